@@ -1,0 +1,17 @@
+import type { ReactNode } from 'react';
+import { AppShell } from '@/components/shell/app-shell';
+import { requireUser } from '@/lib/auth/current-user';
+import { factoryNav } from '@/lib/factories/nav';
+import { listFactoriesForUser } from '@/lib/factories/service';
+
+// Pages about the signed-in person rather than one factory.
+export default async function AccountLayout({ children }: { children: ReactNode }) {
+  const user = await requireUser();
+  const factories = await listFactoriesForUser(user.id);
+  const first = factories[0];
+  return (
+    <AppShell user={user} factories={factories} nav={first ? factoryNav(first.slug) : []}>
+      {children}
+    </AppShell>
+  );
+}

@@ -1,0 +1,21 @@
+import type { ReactNode } from 'react';
+import { AppShell } from '@/components/shell/app-shell';
+import { requireFactoryPage } from '@/lib/auth/current-user';
+import { factoryNav } from '@/lib/factories/nav';
+import { listFactoriesForUser } from '@/lib/factories/service';
+
+export default async function FactoryLayout({ children, params }: { children: ReactNode; params: Promise<{ factory: string }> }) {
+  const { factory: slug } = await params;
+  const context = await requireFactoryPage(slug);
+  const factories = await listFactoriesForUser(context.user.id);
+  return (
+    <AppShell
+      user={context.user}
+      factories={factories}
+      current={{ slug: context.factory.slug, name: context.factory.name, role: context.role }}
+      nav={factoryNav(context.factory.slug)}
+    >
+      {children}
+    </AppShell>
+  );
+}

@@ -1,0 +1,78 @@
+import type { Metadata } from 'next';
+import { MemberActions } from '@/components/members/member-actions';
+import { AddMemberForm } from '@/components/members/add-member-form';
+import { RoleBadge } from '@/components/shell/app-shell';
+import { Badge } from '@/components/ui/badge';
+import { Card, CardBody, CardHeader } from '@/components/ui/card';
+import { PageHeader } from '@/components/ui/page-header';
+import { Table, TBody, TD, TH, THead, TR } from '@/components/ui/table';
+import { requireFactoryPage } from '@/lib/auth/current-user';
+import { listMembers } from '@/lib/members/service';
+
+export const metadata: Metadata = { title: 'Members' };
+
+const dateFormat = new Intl.DateTimeFormat('en', { dateStyle: 'medium' });
+
+// GET /f/[factory]/members: everyone reads the list; admins manage it
+export default async function MembersPage({ params }: { params: Promise<{ factory: string }> }) {
+  const context = await requireFactoryPage((await params).factory);
+  const members = await listMembers(context.factory.id);
+  const manage = context.can('factory:manage');
+
+  return (
+    <>
+      <PageHeader
+        title="Members"
+        description="Admins manage webhooks, secrets and members. Editors edit automations and test filters. Viewers read."
+      />
+      <div className="flex flex-col gap-6">
+        {manage ? (
+          <Card>
+            <CardHeader title="Add a member" description="Give an existing Tripline account access to this factory." />
+            <CardBody>
+              <AddMemberForm factorySlug={context.factory.slug} />
+            </CardBody>
+          </Card>
+        ) : null}
+        <Card>
+          <CardHeader title={`${members.length} ${members.length === 1 ? 'member' : 'members'}`} />
+          <Table>
+            <THead>
+              <TR>
+                <TH>Person</TH>
+                <TH>Role</TH>
+                <TH>Member since</TH>
+                {manage ? <TH className="text-right">Manage</TH> : null}
+              </TR>
+            </THead>
+            <TBody>
+              {members.map((member) => {
+                const isSelf = member.userId === context.user.id;
+                return (
+                  <TR key={member.userId}>
+                    <TD>
+                      <div className="flex items-center gap-2">
+                        <span className="font-medium text-fg">{member.name || member.email}</span>
+                        {isSelf ? <Badge>You</Badge> : null}
+                      </div>
+                      {member.name ? <div className="text-[13px] text-fg-subtle">{member.email}</div> : null}
+                    </TD>
+                    <TD>
+                      <RoleBadge role={member.role} />
+                    </TD>
+                    <TD className="text-fg-muted">{dateFormat.format(member.since)}</TD>
+                    {manage ? (
+                      <TD className="text-right">
+                        <MemberActions factorySlug={context.factory.slug} member={member} isSelf={isSelf} />
+                      </TD>
+                    ) : null}
+                  </TR>
+                );
+              })}
+            </TBody>
+          </Table>
+        </Card>
+      </div>
+    </>
+  );
+}

@@ -1,0 +1,13 @@
+import { redirect } from 'next/navigation';
+import { getCurrentUser } from '@/lib/auth/current-user';
+import { listFactoriesForUser } from '@/lib/factories/service';
+import { needsFirstRun } from '@/lib/users/service';
+
+// GET /: send each visitor where they belong.
+export default async function Home() {
+  if (await needsFirstRun()) redirect('/setup');
+  const user = await getCurrentUser();
+  if (!user) redirect('/signin');
+  const [first] = await listFactoriesForUser(user.id);
+  redirect(first ? `/f/${first.slug}/automations` : '/factories/new');
+}

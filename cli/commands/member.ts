@@ -1,0 +1,33 @@
+import { addMember } from '@/lib/members/service';
+import { AppError } from '@/lib/http/errors';
+import { parseOptions, required } from '../args';
+import { withDatabase } from '../database';
+import { runCommand } from '../run-command';
+
+export const summary = 'Add an existing account to a factory with a role';
+
+const usage = `Usage: npm run tripline -- member add --factory <slug> --email <email> --role <admin|editor|viewer>`;
+
+export function run(args: string[]): Promise<number> {
+  return runCommand(usage, args, async () => {
+    const { values, positionals } = parseOptions(args, {
+      factory: { type: 'string' },
+      email: { type: 'string' },
+      role: { type: 'string' },
+    });
+    if (positionals[0] !== 'add') {
+      console.error(usage);
+      return 2;
+    }
+    const slug = required(values.factory, 'factory');
+    const email = required(values.email, 'email');
+    const role = required(values.role, 'role');
+    return withDatabase(async ({ prisma }) => {
+      const factory = await prisma.factory.findUnique({ where: { slug }, select: { id: true } });
+      if (!factory) throw new AppError('not_found', `No factory has the slug "${slug}"`);
+      const member = await addMember(factory.id, { email, role: role as never }, prisma);
+      console.log(`Added ${member.email} to ${slug} as ${member.role}`);
+      return 0;
+    });
+  });
+}

@@ -1,0 +1,61 @@
+import { verifyPassword } from '@/lib/auth/password';
+import { createFactory } from '@/lib/factories/service';
+import { AppError } from '@/lib/http/errors';
+import { createUser } from '@/lib/users/service';
+import { parseOptions, readStdin, required } from '../args';
+import { withDatabase } from '../database';
+import { runCommand } from '../run-command';
+
+export const summary = 'Create an account and a factory it administers (the first-run page, headless)';
+
+const usage = `Usage: npm run tripline -- setup --email <email> (--password <password> | --password-stdin) --factory <slug>
+                                  [--name <your name>] [--factory-name <name>]
+
+Creates the account (or reuses it when the password matches) and the factory
+with the account as its admin. Running it again with the same values changes
+nothing, so scripts can call it safely.`;
+
+export function run(args: string[]): Promise<number> {
+  return runCommand(usage, args, async () => {
+    const { values } = parseOptions(args, {
+      email: { type: 'string' },
+      password: { type: 'string' },
+      'password-stdin': { type: 'boolean' },
+      factory: { type: 'string' },
+      name: { type: 'string' },
+      'factory-name': { type: 'string' },
+    });
+    const email = required(values.email, 'email').trim().toLowerCase();
+    const password = values['password-stdin'] ? await readStdin() : required(values.password, 'password');
+    const slug = required(values.factory, 'factory');
+    const factoryName = values['factory-name'] ?? slug;
+
+    return withDatabase(async ({ prisma }) => {
+      let user = await prisma.user.findUnique({ where: { email } });
+      if (user) {
+        if (!(await verifyPassword(user.passwordHash, password))) {
+          throw new AppError('conflict', `An account for ${email} exists with a different password`);
+        }
+        console.log(`Account ${email} already exists`);
+      } else {
+        const created = await createUser({ email, password, name: values.name }, prisma);
+        user = await prisma.user.findUniqueOrThrow({ where: { id: created.id } });
+        console.log(`Created account ${email}`);
+      }
+      const factory = await prisma.factory.findUnique({
+        where: { slug },
+        select: { name: true, memberships: { where: { userId: user.id }, select: { role: true } } },
+      });
+      if (factory) {
+        if (factory.memberships[0]?.role !== 'admin') {
+          throw new AppError('conflict', `The factory "${slug}" exists and ${email} is not its admin`);
+        }
+        console.log(`Factory ${slug} already exists with ${email} as admin`);
+      } else {
+        await createFactory(user.id, { slug, name: factoryName }, prisma);
+        console.log(`Created factory ${slug} with ${email} as admin`);
+      }
+      return 0;
+    });
+  });
+}

@@ -1,0 +1,14 @@
+import { getDatabase, setDatabase, type Database } from '@/lib/db';
+import { prepareDatabase } from '@/lib/db/prepare';
+
+/** Opens the configured database (migrating it if needed), runs fn, closes it. */
+export async function withDatabase<T>(fn: (database: Database) => Promise<T>): Promise<T> {
+  const database = getDatabase();
+  try {
+    await prepareDatabase(database, (line) => console.error(`tripline: ${line}`));
+    return await fn(database);
+  } finally {
+    await database.close();
+    setDatabase(undefined);
+  }
+}

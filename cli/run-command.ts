@@ -1,0 +1,24 @@
+import { AppError } from '@/lib/http/errors';
+import { UsageError } from './args';
+
+/** Runs a command body and turns errors into messages and exit codes (2 usage, 1 failure). */
+export async function runCommand(usage: string, args: string[], body: () => Promise<number>): Promise<number> {
+  if (args.includes('--help') || args.includes('-h')) {
+    console.log(usage);
+    return 0;
+  }
+  try {
+    return await body();
+  } catch (error) {
+    if (error instanceof UsageError) {
+      console.error(`${error.message}\n\n${usage}`);
+      return 2;
+    }
+    if (error instanceof AppError) {
+      const fields = error.fields ? Object.entries(error.fields).map(([k, v]) => `\n  ${k}: ${v}`).join('') : '';
+      console.error(`Error: ${error.message}${fields}`);
+      return 1;
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,50 @@
+// The `tripline` command line: `npm run tripline -- <command> [options]`.
+// Each command lives in cli/commands/<name>.ts and returns its exit code.
+
+type Command = { summary: string; run: (args: string[]) => Promise<number> };
+
+const commands: Record<string, () => Promise<Command>> = {
+  setup: () => import('./commands/setup'),
+  token: () => import('./commands/token'),
+  user: () => import('./commands/user'),
+  member: () => import('./commands/member'),
+  migrate: () => import('./commands/migrate'),
+};
+
+function usage(): string {
+  return [
+    'Usage: npm run tripline -- <command> [options]',
+    '',
+    'Commands:',
+    '  setup     Create an account and a factory it administers',
+    '  token     Create a personal API token',
+    '  user      Create an account',
+    '  member    Add an account to a factory with a role',
+    '  migrate   Apply, inspect and create database migrations',
+    '',
+    'Run a command with --help for its options.',
+  ].join('\n');
+}
+
+async function main(argv: string[]): Promise<number> {
+  const [name, ...args] = argv;
+  if (!name || name === '--help' || name === '-h' || name === 'help') {
+    console.log(usage());
+    return name ? 0 : 2;
+  }
+  const load = commands[name];
+  if (!load) {
+    console.error(`Unknown command "${name}".\n\n${usage()}`);
+    return 2;
+  }
+  const command = await load();
+  return command.run(args);
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    console.error(error instanceof Error ? error.message : error);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,154 @@
+import Link from 'next/link';
+import type { ReactNode } from 'react';
+import { Badge } from '@/components/ui/badge';
+import { CheckIcon } from '@/components/ui/icons';
+import { Logo } from '@/components/shell/logo';
+import { Menu, MenuLabel, menuItemClass } from '@/components/shell/menu';
+import { NavLink } from '@/components/shell/nav-link';
+import { SignOutButton } from '@/components/shell/sign-out-button';
+import { roleLabels, type Role } from '@/lib/auth/roles';
+
+type FactoryItem = { slug: string; name: string; role: Role };
+
+function Initials({ text }: { text: string }) {
+  const letters = text
+    .split(/[\s@._-]+/)
+    .filter(Boolean)
+    .slice(0, 2)
+    .map((part) => part[0]?.toUpperCase())
+    .join('');
+  return (
+    <span aria-hidden="true" className="flex size-7 shrink-0 items-center justify-center rounded-md bg-accent-100 text-xs font-semibold text-accent-800">
+      {letters || '?'}
+    </span>
+  );
+}
+
+function FactorySwitcher({ current, factories }: { current?: FactoryItem; factories: FactoryItem[] }) {
+  return (
+    <Menu
+      className="w-full"
+      panelClassName="w-full"
+      label={
+        <span className="flex w-full items-center gap-2.5 rounded-control border border-line bg-surface px-2 py-1.5 shadow-xs hover:border-line-strong">
+          <Initials text={current?.name ?? 'Factory'} />
+          <span className="min-w-0 flex-1">
+            <span className="block truncate text-sm font-semibold text-fg">{current?.name ?? 'Choose a factory'}</span>
+            {current ? <span className="block text-xs text-fg-subtle">{roleLabels[current.role]}</span> : null}
+          </span>
+          <svg viewBox="0 0 20 20" aria-hidden="true" className="size-4 shrink-0 text-fg-subtle">
+            <path d="M6 8l4-4 4 4M6 12l4 4 4-4" fill="none" stroke="currentColor" strokeWidth="1.5" strokeLinecap="round" strokeLinejoin="round" />
+          </svg>
+          <span className="sr-only">Switch factory</span>
+        </span>
+      }
+    >
+      <MenuLabel>Factories</MenuLabel>
+      <ul>
+        {factories.map((factory) => (
+          <li key={factory.slug}>
+            <Link href={`/f/${factory.slug}/automations`} className={menuItemClass} aria-current={factory.slug === current?.slug ? 'true' : undefined}>
+              <Initials text={factory.name} />
+              <span className="min-w-0 flex-1 truncate">{factory.name}</span>
+              {factory.slug === current?.slug ? <CheckIcon className="size-4 text-accent-600" /> : null}
+            </Link>
+          </li>
+        ))}
+      </ul>
+      <div className="my-1 border-t border-line" />
+      <Link href="/factories/new" className={menuItemClass}>
+        <span aria-hidden="true" className="flex size-7 items-center justify-center rounded-md border border-dashed border-line-strong text-fg-muted">
+          +
+        </span>
+        New factory
+      </Link>
+    </Menu>
+  );
+}
+
+const icons = {
+  automations: (
+    <svg viewBox="0 0 24 24" aria-hidden="true" className="size-4" fill="none" stroke="currentColor" strokeWidth="2" strokeLinecap="round" strokeLinejoin="round">
+      <path d="M13 2 3 14h9l-1 8 10-12h-9l1-8z" />
+    </svg>
+  ),
+  members: (
+    <svg viewBox="0 0 24 24" aria-hidden="true" className="size-4" fill="none" stroke="currentColor" strokeWidth="2" strokeLinecap="round" strokeLinejoin="round">
+      <path d="M16 21v-2a4 4 0 0 0-4-4H6a4 4 0 0 0-4 4v2" />
+      <circle cx="9" cy="7" r="4" />
+      <path d="M22 21v-2a4 4 0 0 0-3-3.87M16 3.13a4 4 0 0 1 0 7.75" />
+    </svg>
+  ),
+  secrets: (
+    <svg viewBox="0 0 24 24" aria-hidden="true" className="size-4" fill="none" stroke="currentColor" strokeWidth="2" strokeLinecap="round" strokeLinejoin="round">
+      <rect x="3" y="11" width="18" height="11" rx="2" />
+      <path d="M7 11V7a5 5 0 0 1 10 0v4" />
+    </svg>
+  ),
+};
+
+export type NavItem = { href: string; label: string; icon: keyof typeof icons };
+
+export function AppShell({
+  user,
+  factories,
+  current,
+  nav,
+  children,
+}: {
+  user: { email: string; name: string | null };
+  factories: FactoryItem[];
+  current?: FactoryItem;
+  nav: NavItem[];
+  children: ReactNode;
+}) {
+  return (
+    <div className="flex min-h-screen">
+      <a href="#main" className="sr-only z-50 rounded-control bg-surface px-3 py-2 focus:not-sr-only focus:fixed focus:top-3 focus:left-3">
+        Skip to content
+      </a>
+      <aside className="sticky top-0 flex h-screen w-64 shrink-0 flex-col border-r border-line bg-subtle/70 px-3 py-4">
+        <Link href="/" className="mb-5 px-1.5">
+          <Logo />
+        </Link>
+        <FactorySwitcher current={current} factories={factories} />
+        <nav aria-label="Factory" className="mt-5 flex flex-col gap-0.5">
+          {nav.map((item) => (
+            <NavLink key={item.href} href={item.href} icon={icons[item.icon]}>
+              {item.label}
+            </NavLink>
+          ))}
+        </nav>
+        <div className="mt-auto">
+          <Menu
+            className="w-full"
+            panelClassName="w-full"
+            placement="above"
+            label={
+              <span className="flex w-full items-center gap-2.5 rounded-control px-1.5 py-1.5 hover:bg-zinc-200/50">
+                <Initials text={user.name || user.email} />
+                <span className="min-w-0 flex-1">
+                  <span className="block truncate text-sm font-medium text-fg">{user.name || user.email}</span>
+                  {user.name ? <span className="block truncate text-xs text-fg-subtle">{user.email}</span> : null}
+                </span>
+                <span className="sr-only">Account menu</span>
+              </span>
+            }
+          >
+            <Link href="/settings" className={menuItemClass}>
+              User settings
+            </Link>
+            <SignOutButton />
+          </Menu>
+        </div>
+      </aside>
+      <main id="main" className="min-w-0 flex-1 px-10 py-8">
+        <div className="mx-auto max-w-6xl">{children}</div>
+      </main>
+    </div>
+  );
+}
+
+export function RoleBadge({ role }: { role: Role }) {
+  return <Badge tone={role === 'admin' ? 'accent' : role === 'editor' ? 'info' : 'neutral'}>{roleLabels[role]}</Badge>;
+}

@@ -1,0 +1,94 @@
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import pg from 'pg';
+import { servers } from '../playwright.config';
+import { seedUsers } from './fixtures/seed';
+import { cli, startServer, type RunningServer, type ServerEnv } from './servers';
+
+// Starts the servers the projects in playwright.config.ts talk to, each on
+// a fresh database, and seeds the API servers through the CLI, the way an
+// operator would. Returns the teardown.
+
+const root = path.resolve(__dirname, '..');
+
+async function createPostgresDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
+  const adminUrl = process.env.TEST_DATABASE_URL!;
+  const name = `tripline_e2e_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE "${name}"`);
+  await admin.end();
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const client = new pg.Client({ connectionString: adminUrl });
+      await client.connect();
+      await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      await client.end();
+    },
+  };
+}
+
+function seed(env: ServerEnv): Record<string, string> {
+  const tokens: Record<string, string> = {};
+  for (const user of seedUsers) {
+    if (user.factory) {
+      cli(env, ['setup', '--email', user.email, '--password-stdin', '--factory', user.factory, '--factory-name', user.factoryName ?? user.factory], user.password);
+    } else {
+      cli(env, ['user', 'create', '--email', user.email, '--password-stdin'], user.password);
+    }
+    tokens[user.key] = cli(env, ['token', 'create', '--email', user.email, '--name', 'e2e']);
+  }
+  for (const user of seedUsers) {
+    for (const [factory, role] of user.memberOf ?? []) {
+      cli(env, ['member', 'add', '--factory', factory, '--email', user.email, '--role', role]);
+    }
+  }
+  return tokens;
+}
+
+export default async function globalSetup(): Promise<() => Promise<void>> {
+  const runDir = path.join(root, 'test-results', 'e2e-data', Date.now().toString(36));
+  fs.mkdirSync(runDir, { recursive: true });
+  const started: RunningServer[] = [];
+  const cleanups: Array<() => Promise<void>> = [];
+  const port = (url: string) => Number(new URL(url).port);
+  const common: ServerEnv = {
+    TRIPLINE_SECRETS_KEY: randomBytes(32).toString('base64'),
+    TRIPLINE_AUTH_SECRET: randomBytes(32).toString('base64url'),
+  };
+
+  try {
+    const browserEnv = { ...common, TRIPLINE_DATA_DIR: path.join(runDir, 'browser'), TRIPLINE_BASE_URL: servers.browser };
+    started.push(await startServer('browser', port(servers.browser), browserEnv));
+
+    const pgliteEnv = { ...common, TRIPLINE_DATA_DIR: path.join(runDir, 'api-pglite'), TRIPLINE_BASE_URL: servers.apiPglite };
+    process.env.E2E_TOKENS_API_PGLITE = JSON.stringify(seed(pgliteEnv));
+    started.push(await startServer('api-pglite', port(servers.apiPglite), pgliteEnv));
+
+    if (process.env.TEST_DATABASE_URL) {
+      const database = await createPostgresDatabase();
+      cleanups.push(database.drop);
+      const postgresEnv = {
+        ...common,
+        DATABASE_URL: database.url,
+        TRIPLINE_DATA_DIR: path.join(runDir, 'api-postgres'),
+        TRIPLINE_BASE_URL: servers.apiPostgres,
+      };
+      process.env.E2E_TOKENS_API_POSTGRES = JSON.stringify(seed(postgresEnv));
+      started.push(await startServer('api-postgres', port(servers.apiPostgres), postgresEnv));
+    }
+  } catch (error) {
+    await Promise.all(started.map((server) => server.stop()));
+    for (const cleanup of cleanups) await cleanup();
+    throw error;
+  }
+
+  return async () => {
+    await Promise.all(started.map((server) => server.stop()));
+    for (const cleanup of cleanups) await cleanup();
+  };
+}

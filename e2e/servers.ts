@@ -1,0 +1,64 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+
+// Starting and seeding real Tripline servers for the end-to-end tests.
+
+const root = path.resolve(__dirname, '..');
+
+export type ServerEnv = Record<string, string>;
+
+/** Runs the tripline CLI against a server's database (before that server starts, for PGlite). */
+export function cli(env: ServerEnv, args: string[], input?: string): string {
+  const result = spawnSync(process.execPath, ['--conditions=react-server', '--import', 'tsx', 'cli/tripline.ts', ...args], {
+    cwd: root,
+    env: { ...process.env, ...env },
+    input,
+    encoding: 'utf8',
+  });
+  if (result.status !== 0) {
+    throw new Error(`tripline ${args.join(' ')} failed (${result.status}):\n${result.stderr}\n${result.stdout}`);
+  }
+  return result.stdout.trim();
+}
+
+export type RunningServer = { url: string; process: ChildProcess; logFile: string; stop: () => Promise<void> };
+
+export async function startServer(name: string, port: number, env: ServerEnv): Promise<RunningServer> {
+  const logDir = path.join(root, 'test-results', 'servers');
+  fs.mkdirSync(logDir, { recursive: true });
+  const logFile = path.join(logDir, `${name}.log`);
+  const log = fs.openSync(logFile, 'w');
+  const child = spawn(process.execPath, [path.join(root, 'node_modules/next/dist/bin/next'), 'start', '-p', String(port)], {
+    cwd: root,
+    env: { ...process.env, ...env, PORT: String(port), NEXT_TELEMETRY_DISABLED: '1' },
+    stdio: ['ignore', log, log],
+  });
+  const url = `http://localhost:${port}`;
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null) {
+      throw new Error(`Server ${name} exited with ${child.exitCode}:\n${fs.readFileSync(logFile, 'utf8')}`);
+    }
+    try {
+      const response = await fetch(`${url}/signin`, { redirect: 'manual' });
+      if (response.status < 500) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error(`Server ${name} did not start:\n${fs.readFileSync(logFile, 'utf8')}`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  return {
+    url,
+    process: child,
+    logFile,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+        setTimeout(() => child.kill('SIGKILL'), 10_000).unref();
+      }),
+  };
+}

@@ -1,0 +1,65 @@
+import 'server-only';
+import { authenticateApiToken } from '@/lib/api-tokens/service';
+import { authorizeFactory, type FactoryContext } from '@/lib/auth/guard';
+import type { Permission } from '@/lib/auth/roles';
+import { AppError, errorResponse } from '@/lib/http/errors';
+import type { PublicUser } from '@/lib/users/service';
+
+// Every /api/v1 route handler is wrapped once: bearer-token authentication,
+// the factory role check and error mapping happen here, not in each route.
+
+type RouteContext<P> = { params: Promise<P> };
+
+const authenticateHeader = { 'WWW-Authenticate': 'Bearer realm="tripline"' };
+
+async function authenticate(request: Request): Promise<PublicUser> {
+  const header = request.headers.get('authorization') ?? '';
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  if (!match?.[1]) throw new AppError('unauthorized', 'Send an API token as "Authorization: Bearer <token>"');
+  const user = await authenticateApiToken(match[1]);
+  if (!user) throw new AppError('unauthorized', 'The API token is invalid or was revoked');
+  return user;
+}
+
+function respond(error: unknown): Response {
+  return errorResponse(error, error instanceof AppError && error.code === 'unauthorized' ? authenticateHeader : undefined);
+}
+
+export async function readJson(request: Request): Promise<unknown> {
+  try {
+    return await request.json();
+  } catch {
+    throw new AppError('bad_request', 'The request body must be valid JSON');
+  }
+}
+
+/** A route handler for a signed-in API user. */
+export function withUser<P = Record<string, never>>(
+  handler: (args: { request: Request; user: PublicUser; params: P }) => Promise<Response>,
+) {
+  return async (request: Request, context: RouteContext<P>): Promise<Response> => {
+    try {
+      const user = await authenticate(request);
+      return await handler({ request, user, params: await context.params });
+    } catch (error) {
+      return respond(error);
+    }
+  };
+}
+
+/** A route handler under /api/v1/factories/{factory}/... that needs a permission there. */
+export function withFactory<P extends { factory: string }>(
+  permission: Permission,
+  handler: (args: { request: Request; context: FactoryContext; params: P }) => Promise<Response>,
+) {
+  return async (request: Request, routeContext: RouteContext<P>): Promise<Response> => {
+    try {
+      const user = await authenticate(request);
+      const params = await routeContext.params;
+      const context = await authorizeFactory(user, params.factory, permission);
+      return await handler({ request, context, params });
+    } catch (error) {
+      return respond(error);
+    }
+  };
+}

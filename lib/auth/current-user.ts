@@ -1,0 +1,38 @@
+import 'server-only';
+import { cache } from 'react';
+import { getServerSession } from 'next-auth';
+import { notFound, redirect } from 'next/navigation';
+import { authorizeFactory, type FactoryContext } from '@/lib/auth/guard';
+import { authOptions } from '@/lib/auth/options';
+import type { Permission } from '@/lib/auth/roles';
+import { getSessionUser } from '@/lib/auth/sessions';
+import { AppError } from '@/lib/http/errors';
+import type { PublicUser } from '@/lib/users/service';
+
+/** The signed-in user of this request, or null. Cached for the request. */
+export const getCurrentUser = cache(async (): Promise<PublicUser | null> => {
+  const session = await getServerSession(authOptions());
+  if (!session?.sid) return null;
+  return getSessionUser(session.sid);
+});
+
+/** For pages: the signed-in user, or a redirect to the sign-in page. */
+export async function requireUser(): Promise<PublicUser> {
+  const user = await getCurrentUser();
+  if (!user) redirect('/signin');
+  return user;
+}
+
+/**
+ * For pages: the factory context when the user may read the factory. A
+ * non-member sees a 404, exactly as for a factory that does not exist.
+ */
+export const requireFactoryPage = cache(async (factorySlug: string): Promise<FactoryContext> => {
+  const user = await requireUser();
+  try {
+    return await authorizeFactory(user, factorySlug, 'factory:read' satisfies Permission);
+  } catch (error) {
+    if (error instanceof AppError && error.code === 'not_found') notFound();
+    throw error;
+  }
+});

@@ -1,0 +1,70 @@
+import 'server-only';
+import type { NextAuthOptions } from 'next-auth';
+import CredentialsProvider from 'next-auth/providers/credentials';
+import { getAuthSecret } from '@/lib/crypto/keys';
+import { env } from '@/lib/env';
+import { createSession, deleteSession, SESSION_MAX_AGE_SECONDS } from '@/lib/auth/sessions';
+import { authenticateWithPassword } from '@/lib/users/service';
+
+// next-auth with email and password. The JWT in the cookie only carries the
+// id of a Session row (see sessions.ts), which every request checks.
+
+declare module 'next-auth' {
+  interface Session {
+    sid?: string;
+  }
+}
+
+declare module 'next-auth/jwt' {
+  interface JWT {
+    sid?: string;
+  }
+}
+
+let options: NextAuthOptions | undefined;
+
+export function authOptions(): NextAuthOptions {
+  options ??= {
+    secret: getAuthSecret(),
+    session: { strategy: 'jwt', maxAge: SESSION_MAX_AGE_SECONDS },
+    // Secure cookies exactly when the public URL is https (behind a TLS proxy too).
+    useSecureCookies: env().baseUrl.startsWith('https://'),
+    pages: { signIn: '/signin', error: '/signin' },
+    providers: [
+      CredentialsProvider({
+        name: 'Email and password',
+        credentials: { email: { type: 'email' }, password: { type: 'password' } },
+        async authorize(credentials) {
+          const user = await authenticateWithPassword({ email: credentials?.email, password: credentials?.password });
+          return user ? { id: user.id, email: user.email, name: user.name } : null;
+        },
+      }),
+    ],
+    callbacks: {
+      async jwt({ token, user, trigger }) {
+        if (trigger === 'signIn' && user) {
+          const session = await createSession(user.id, undefined);
+          token.sid = session.id;
+        }
+        return token;
+      },
+      async session({ session, token }) {
+        session.sid = token.sid;
+        return session;
+      },
+    },
+    events: {
+      async signOut({ token }) {
+        if (token?.sid) await deleteSession(token.sid);
+      },
+    },
+    logger: {
+      // next-auth logs credentials-related errors with request details; keep
+      // only the code so nothing sensitive reaches the logs.
+      error: (code) => console.error(`[next-auth] ${code}`),
+      warn: (code) => (code === 'NEXTAUTH_URL' ? undefined : console.warn(`[next-auth] ${code}`)),
+      debug: () => undefined,
+    },
+  };
+  return options;
+}

@@ -1,0 +1,17 @@
+import 'server-only';
+import type { Tx } from '@/lib/db';
+
+// Transaction-scoped advisory locks: held until the transaction ends, shared
+// by every app instance on the same database. Keys are fixed per purpose.
+export const lockKeys = {
+  firstRun: 7_145_001,
+} as const;
+
+export async function advisoryXactLock(tx: Tx, key: number): Promise<void> {
+  await tx.$queryRawUnsafe('SELECT pg_advisory_xact_lock($1::bigint)::text', key);
+}
+
+/** Locks one factory row for the rest of the transaction (serialises its configuration changes). */
+export async function lockFactory(tx: Tx, factoryId: string): Promise<void> {
+  await tx.$queryRawUnsafe('SELECT id FROM "Factory" WHERE id = $1 FOR UPDATE', factoryId);
+}

@@ -1,0 +1,35 @@
+import 'server-only';
+import type { Database } from '@/lib/db';
+import { describeTarget } from '@/lib/db/adapter';
+import { applyPendingMigrations } from '@/lib/db/migrate';
+import { getAuthSecret, getSecretsKey, keyFingerprint } from '@/lib/crypto/keys';
+
+// Run before serving or operating on a database: apply pending migrations,
+// then check that this instance's keys are the ones the database was used
+// with (instances behind a load balancer must share TRIPLINE_SECRETS_KEY and
+// TRIPLINE_AUTH_SECRET; a mismatch would make secrets unreadable and sign
+// people out at random).
+
+export async function prepareDatabase(database: Database, log: (line: string) => void = () => {}): Promise<void> {
+  const applied = await applyPendingMigrations(database.adapter.factory);
+  for (const name of applied) log(`applied migration ${name}`);
+  await verifyKeyFingerprints(database);
+  log(`database ready (${describeTarget(database.adapter.target)})`);
+}
+
+export async function verifyKeyFingerprints(database: Database): Promise<void> {
+  const expected = [
+    { key: 'secrets-key-fingerprint', value: keyFingerprint(getSecretsKey(), 'secrets'), variable: 'TRIPLINE_SECRETS_KEY' },
+    { key: 'auth-secret-fingerprint', value: keyFingerprint(getAuthSecret(), 'auth'), variable: 'TRIPLINE_AUTH_SECRET' },
+  ];
+  for (const { key, value, variable } of expected) {
+    await database.prisma.instanceSetting.upsert({ where: { key }, create: { key, value }, update: {} });
+    const stored = await database.prisma.instanceSetting.findUniqueOrThrow({ where: { key } });
+    if (stored.value !== value) {
+      throw new Error(
+        `${variable} differs from the key this database was set up with (fingerprint ${stored.value}, this instance has ${value}). ` +
+          `Give every instance the same ${variable}.`,
+      );
+    }
+  }
+}

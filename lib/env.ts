@@ -1,0 +1,73 @@
+import 'server-only';
+import path from 'node:path';
+import { z } from 'zod';
+
+// The validated environment. Every variable Tripline reads is listed here (and
+// in the README); bad configuration fails at startup with the variable's name.
+
+const emptyAsUndefined = (value: unknown) => (value === '' ? undefined : value);
+
+const optionalString = z.preprocess(emptyAsUndefined, z.string().optional());
+
+const envSchema = z.object({
+  PORT: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(65535).default(3000)),
+  DATABASE_URL: z.preprocess(
+    emptyAsUndefined,
+    z
+      .string()
+      .regex(/^postgres(ql)?:\/\//, 'must be a postgresql:// connection URL')
+      .optional(),
+  ),
+  TRIPLINE_DATA_DIR: z.preprocess(emptyAsUndefined, z.string().default('.data')),
+  TRIPLINE_BASE_URL: z.preprocess(
+    emptyAsUndefined,
+    z
+      .url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' })
+      .optional(),
+  ),
+  TRIPLINE_SECRETS_KEY: optionalString,
+  TRIPLINE_AUTH_SECRET: optionalString,
+  TRIPLINE_ALLOW_SIGNUP: z.preprocess(
+    emptyAsUndefined,
+    z.enum(['true', 'false'], { error: 'must be true or false' }).default('true'),
+  ),
+});
+
+export type Env = {
+  port: number;
+  databaseUrl: string | undefined;
+  /** Absolute path of the local data folder (embedded database, generated keys). */
+  dataDir: string;
+  /** Public base URL used to show ingress URLs, without a trailing slash. */
+  baseUrl: string;
+  secretsKey: string | undefined;
+  authSecret: string | undefined;
+  /** Whether anyone may create an account at /signup (admins still decide who joins their factory). */
+  allowSignup: boolean;
+};
+
+export function parseEnv(source: NodeJS.ProcessEnv = process.env): Env {
+  const result = envSchema.safeParse(source);
+  if (!result.success) {
+    const lines = result.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`);
+    throw new Error(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  const raw = result.data;
+  return {
+    port: raw.PORT,
+    databaseUrl: raw.DATABASE_URL,
+    dataDir: path.resolve(raw.TRIPLINE_DATA_DIR),
+    baseUrl: (raw.TRIPLINE_BASE_URL ?? `http://localhost:${raw.PORT}`).replace(/\/+$/, ''),
+    secretsKey: raw.TRIPLINE_SECRETS_KEY,
+    authSecret: raw.TRIPLINE_AUTH_SECRET,
+    allowSignup: raw.TRIPLINE_ALLOW_SIGNUP === 'true',
+  };
+}
+
+let cached: Env | undefined;
+
+/** The process environment, parsed once. */
+export function env(): Env {
+  cached ??= parseEnv();
+  return cached;
+}

@@ -1,0 +1,10 @@
+'use server';
+
+import { userAction } from '@/lib/actions/action';
+import { createFactorySchema } from '@/lib/factories/schemas';
+import { createFactory } from '@/lib/factories/service';
+
+export const createFactoryAction = userAction(createFactorySchema, async (user, input) => {
+  const factory = await createFactory(user.id, input);
+  return { slug: factory.slug };
+});

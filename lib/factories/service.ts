@@ -1,0 +1,42 @@
+import 'server-only';
+import { prisma, type DbOrTx, type Tx } from '@/lib/db';
+import type { Role } from '@/lib/auth/roles';
+import { createFactorySchema, type CreateFactoryInput } from '@/lib/factories/schemas';
+import { AppError } from '@/lib/http/errors';
+
+export type FactorySummary = { id: string; slug: string; name: string; role: Role };
+
+const slugTaken = () =>
+  new AppError('conflict', 'This slug is already used by another factory', {
+    slug: 'This slug is already used by another factory',
+  });
+
+/** Creates a factory whose admin is the given user (inside the caller's transaction). */
+export async function createFactoryTx(tx: Tx, userId: string, input: CreateFactoryInput) {
+  const data = createFactorySchema.parse(input);
+  if (await tx.factory.findUnique({ where: { slug: data.slug }, select: { id: true } })) throw slugTaken();
+  return tx.factory.create({
+    data: { slug: data.slug, name: data.name, memberships: { create: { userId, role: 'admin' } } },
+    select: { id: true, slug: true, name: true },
+  });
+}
+
+export async function createFactory(userId: string, input: CreateFactoryInput, db = prisma) {
+  try {
+    return await db.$transaction((tx) => createFactoryTx(tx, userId, input));
+  } catch (error) {
+    // Two creations of the same slug at once: the unique index decides.
+    if ((error as { code?: string }).code === 'P2002') throw slugTaken();
+    throw error;
+  }
+}
+
+/** The factories a user belongs to, with their role, by name. */
+export async function listFactoriesForUser(userId: string, db: DbOrTx = prisma): Promise<FactorySummary[]> {
+  const memberships = await db.membership.findMany({
+    where: { userId },
+    select: { role: true, factory: { select: { id: true, slug: true, name: true } } },
+    orderBy: { factory: { name: 'asc' } },
+  });
+  return memberships.map((m) => ({ ...m.factory, role: m.role }));
+}

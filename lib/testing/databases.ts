@@ -1,0 +1,74 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { openDatabase, type Database } from '@/lib/db';
+import type { DatabaseTarget } from '@/lib/db/adapter';
+import { applyPendingMigrations } from '@/lib/db/migrate';
+
+// Integration tests run against both databases Tripline supports: embedded
+// PGlite (in memory) and a real PostgreSQL server. Each test database is
+// fresh: a new PGlite instance, or a new database on the server named by
+// TEST_DATABASE_URL that is dropped afterwards. Under CI=true a missing
+// TEST_DATABASE_URL is an error, never a skip.
+
+export type TestDatabase = Database & { kind: 'pglite' | 'postgres'; url?: string; drop: () => Promise<void> };
+
+export type TestDatabaseKind = TestDatabase['kind'];
+
+export function testDatabaseKinds(): TestDatabaseKind[] {
+  if (process.env.TEST_DATABASE_URL) return ['pglite', 'postgres'];
+  if (process.env.CI === 'true') {
+    throw new Error('TEST_DATABASE_URL must point at a PostgreSQL server under CI (e.g. postgresql://postgres@127.0.0.1:5432/postgres)');
+  }
+  console.warn('[tests] TEST_DATABASE_URL is not set: PostgreSQL integration tests are skipped (set it to run them).');
+  return ['pglite'];
+}
+
+/** Creates an empty PostgreSQL database on the TEST_DATABASE_URL server and returns its URL. */
+export async function createPostgresDatabase(prefix = 'tripline_test'): Promise<{ url: string; drop: () => Promise<void> }> {
+  const adminUrl = process.env.TEST_DATABASE_URL;
+  if (!adminUrl) throw new Error('TEST_DATABASE_URL is not set');
+  const name = `${prefix}_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE "${name}"`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const client = new pg.Client({ connectionString: adminUrl });
+      await client.connect();
+      try {
+        await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      } finally {
+        await client.end();
+      }
+    },
+  };
+}
+
+/** A fresh, migrated database of the given kind. */
+export async function createTestDatabase(kind: TestDatabaseKind): Promise<TestDatabase> {
+  if (kind === 'pglite') {
+    const database = openDatabase({ kind: 'memory' });
+    await applyPendingMigrations(database.adapter.factory);
+    return { ...database, kind, drop: database.close };
+  }
+  const created = await createPostgresDatabase();
+  const target: DatabaseTarget = { kind: 'postgres', url: created.url };
+  const database = openDatabase(target, { poolSize: 5 });
+  await applyPendingMigrations(database.adapter.factory);
+  return {
+    ...database,
+    kind,
+    url: created.url,
+    drop: async () => {
+      await database.close();
+      await created.drop();
+    },
+  };
+}

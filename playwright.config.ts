@@ -1,0 +1,69 @@
+import fs from 'node:fs';
+import { chromium, defineConfig } from '@playwright/test';
+
+// End-to-end tests against the production build (`next build` first), over
+// real HTTP, in Chromium. e2e/global-setup.ts starts the servers:
+//   browser:       embedded PGlite, empty (first-run setup happens in a test)
+//   api-pglite:    embedded PGlite, seeded with the CLI
+//   api-postgres:  PostgreSQL (TEST_DATABASE_URL), seeded with the CLI
+//
+// The browser is Playwright's own Chromium when installed, otherwise
+// CHROMIUM_PATH or Debian's /usr/bin/chromium.
+
+function chromiumExecutable(): string | undefined {
+  if (process.env.CHROMIUM_PATH) return process.env.CHROMIUM_PATH;
+  try {
+    if (fs.existsSync(chromium.executablePath())) return undefined;
+  } catch {
+    // Playwright's browser is not installed
+  }
+  return fs.existsSync('/usr/bin/chromium') ? '/usr/bin/chromium' : undefined;
+}
+
+const withPostgres = Boolean(process.env.TEST_DATABASE_URL);
+// Ports of the servers global-setup.ts starts (E2E_PORT_BASE moves them all).
+const portBase = Number(process.env.E2E_PORT_BASE ?? 3210);
+export const servers = {
+  browser: `http://localhost:${portBase}`,
+  apiPglite: `http://localhost:${portBase + 1}`,
+  apiPostgres: `http://localhost:${portBase + 2}`,
+};
+
+export default defineConfig({
+  testDir: 'e2e',
+  outputDir: 'test-results/playwright',
+  globalSetup: './e2e/global-setup.ts',
+  fullyParallel: false,
+  workers: 1,
+  forbidOnly: process.env.CI === 'true',
+  retries: 0,
+  timeout: 60_000,
+  expect: { timeout: 10_000 },
+  reporter: [['list'], ['json']],
+  use: {
+    trace: 'retain-on-failure',
+    screenshot: 'only-on-failure',
+    launchOptions: {
+      executablePath: chromiumExecutable(),
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--no-first-run',
+      ],
+    },
+  },
+  projects: [
+    {
+      name: 'browser',
+      testMatch: 'browser/**/*.spec.ts',
+      use: { baseURL: servers.browser, viewport: { width: 1366, height: 850 } },
+    },
+    { name: 'api-pglite', testMatch: 'api/**/*.spec.ts', use: { baseURL: servers.apiPglite } },
+    ...(withPostgres
+      ? [{ name: 'api-postgres', testMatch: 'api/**/*.spec.ts', use: { baseURL: servers.apiPostgres } }]
+      : []),
+  ],
+});

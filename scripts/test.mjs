@@ -1,0 +1,78 @@
+// `npm test`: every test, in order of speed: types and lint, unit and
+// integration tests (Vitest, on embedded PGlite and on PostgreSQL when
+// TEST_DATABASE_URL is set; under CI=true it must be), then a production
+// build and the end-to-end tests over real HTTP in Chromium (Playwright).
+// Prints one closing line: "N passed, N failed".
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+
+const root = path.resolve(import.meta.dirname, '..');
+process.chdir(root);
+process.env.NEXT_TELEMETRY_DISABLED = '1';
+
+const reports = path.join(root, 'test-results');
+fs.mkdirSync(reports, { recursive: true });
+const only = process.argv.slice(2);
+const totals = { passed: 0, failed: 0, skipped: 0 };
+let failedSteps = [];
+
+function step(name, command, args, env = {}) {
+  if (only.length && !only.includes(name)) return true;
+  console.log(`\n=== ${name}: ${[command, ...args].join(' ')}`);
+  const started = Date.now();
+  const result = spawnSync(command, args, { stdio: 'inherit', env: { ...process.env, ...env } });
+  console.log(`=== ${name}: ${result.status === 0 ? 'ok' : 'FAILED'} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  if (result.status !== 0) failedSteps.push(name);
+  return result.status === 0;
+}
+
+function readJson(file) {
+  try {
+    return JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+const node = process.execPath;
+const bin = (name, script) => path.join(root, 'node_modules', name, script);
+
+if (!process.env.TEST_DATABASE_URL && process.env.CI === 'true') {
+  console.error('TEST_DATABASE_URL must be set under CI: the PostgreSQL tests may not be skipped.');
+  process.exit(1);
+}
+
+step('generate', node, ['scripts/prisma-generate.mjs']);
+step('typecheck', node, [bin('typescript', 'bin/tsc'), '--noEmit', '-p', '.']);
+step('lint', node, [bin('eslint', 'bin/eslint.js'), '--max-warnings=0', '.']);
+
+const vitestReport = path.join(reports, 'vitest.json');
+fs.rmSync(vitestReport, { force: true });
+step('vitest', node, [bin('vitest', 'vitest.mjs'), 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${vitestReport}`]);
+const vitest = readJson(vitestReport);
+if (vitest) {
+  totals.passed += vitest.numPassedTests;
+  totals.failed += vitest.numFailedTests;
+  totals.skipped += vitest.numPendingTests + vitest.numTodoTests;
+}
+
+if (step('build', node, [bin('next', 'dist/bin/next'), 'build'])) {
+  const playwrightReport = path.join(reports, 'playwright.json');
+  fs.rmSync(playwrightReport, { force: true });
+  step('e2e', node, [bin('@playwright/test', 'cli.js'), 'test'], { PLAYWRIGHT_JSON_OUTPUT_NAME: playwrightReport });
+  const playwright = readJson(playwrightReport);
+  if (playwright?.stats) {
+    totals.passed += playwright.stats.expected + playwright.stats.flaky;
+    totals.failed += playwright.stats.unexpected;
+    totals.skipped += playwright.stats.skipped;
+  }
+}
+
+if (failedSteps.length) console.log(`\nFailed steps: ${failedSteps.join(', ')}`);
+if (process.env.CI === 'true' && totals.skipped > 0) {
+  console.log(`\n${totals.skipped} tests were skipped, which CI does not allow.`);
+  failedSteps.push('skipped tests');
+}
+console.log(`\n${totals.passed} passed, ${totals.failed} failed${totals.skipped ? `, ${totals.skipped} skipped` : ''}`);
+process.exit(failedSteps.length ? 1 : 0);
