@@ -2,6 +2,10 @@ import type { Metadata } from 'next';
 import type { ReactNode } from 'react';
 import './globals.css';
 
+// Every page depends on the session or the database: render per request,
+// never at build time (the build must not open the database).
+export const dynamic = 'force-dynamic';
+
 export const metadata: Metadata = {
   title: { default: 'Tripline', template: '%s · Tripline' },
   description: 'Webhook ingress for automations',

@@ -10,7 +10,7 @@ import { cli, startServer, type RunningServer, type ServerEnv } from './servers'
 // a fresh database, and seeds the API servers through the CLI, the way an
 // operator would. Returns the teardown.
 
-const root = path.resolve(__dirname, '..');
+const root = path.resolve(import.meta.dirname, '..');
 
 async function createPostgresDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
   const adminUrl = process.env.TEST_DATABASE_URL!;

@@ -4,7 +4,7 @@ import path from 'node:path';
 
 // Starting and seeding real Tripline servers for the end-to-end tests.
 
-const root = path.resolve(__dirname, '..');
+const root = path.resolve(import.meta.dirname, '..');
 
 export type ServerEnv = Record<string, string>;
 

@@ -56,7 +56,7 @@ export function parseEnv(source: NodeJS.ProcessEnv = process.env): Env {
   return {
     port: raw.PORT,
     databaseUrl: raw.DATABASE_URL,
-    dataDir: path.resolve(raw.TRIPLINE_DATA_DIR),
+    dataDir: path.resolve(/*turbopackIgnore: true*/ raw.TRIPLINE_DATA_DIR),
     baseUrl: (raw.TRIPLINE_BASE_URL ?? `http://localhost:${raw.PORT}`).replace(/\/+$/, ''),
     secretsKey: raw.TRIPLINE_SECRETS_KEY,
     authSecret: raw.TRIPLINE_AUTH_SECRET,

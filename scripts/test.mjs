@@ -51,6 +51,7 @@ const vitestReport = path.join(reports, 'vitest.json');
 fs.rmSync(vitestReport, { force: true });
 step('vitest', node, [bin('vitest', 'vitest.mjs'), 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${vitestReport}`]);
 const vitest = readJson(vitestReport);
+if (failedSteps.includes('vitest') && !vitest?.numFailedTests) totals.failed += 1;
 if (vitest) {
   totals.passed += vitest.numPassedTests;
   totals.failed += vitest.numFailedTests;
@@ -62,6 +63,7 @@ if (step('build', node, [bin('next', 'dist/bin/next'), 'build'])) {
   fs.rmSync(playwrightReport, { force: true });
   step('e2e', node, [bin('@playwright/test', 'cli.js'), 'test'], { PLAYWRIGHT_JSON_OUTPUT_NAME: playwrightReport });
   const playwright = readJson(playwrightReport);
+  if (failedSteps.includes('e2e') && !playwright?.stats?.unexpected) totals.failed += 1;
   if (playwright?.stats) {
     totals.passed += playwright.stats.expected + playwright.stats.flaky;
     totals.failed += playwright.stats.unexpected;

@@ -85,7 +85,7 @@ export function FirstRunForm() {
                 placeholder="acme-ops"
                 {...factorySlug}
                 onChange={(event) => {
-                  setSlugEdited(true);
+                  setSlugEdited(event.target.value !== '');
                   void factorySlug.onChange(event);
                 }}
               />

@@ -55,7 +55,7 @@ export function CreateFactoryForm() {
               mono
               {...slug}
               onChange={(event) => {
-                setSlugEdited(true);
+                setSlugEdited(event.target.value !== '');
                 void slug.onChange(event);
               }}
             />

@@ -95,7 +95,7 @@ export function Dialog({
         if (dismissible && pointerDownOnBackdrop.current && event.target === event.currentTarget) onOpenChange(false);
       }}
       className={cn(
-        'm-auto w-[calc(100%-2rem)] max-h-[calc(100dvh-2rem)] overflow-hidden rounded-xl border-0 bg-surface p-0 text-fg shadow-overlay',
+        'm-auto w-[calc(100%-2rem)] max-h-[calc(100dvh-2rem)] overflow-hidden rounded-xl border-0 bg-surface p-0 text-left font-normal text-fg shadow-overlay',
         'open:flex open:flex-col',
         'opacity-0 scale-[0.98] transition-[opacity,scale,display,overlay] transition-discrete duration-150 ease-out',
         'open:opacity-100 open:scale-100 starting:open:opacity-0 starting:open:scale-[0.98]',

@@ -1,7 +1,7 @@
 import { expect, type Page } from '@playwright/test';
 import path from 'node:path';
 
-export const shotsDir = path.resolve(__dirname, '..', '..', 'test-results', 'screenshots');
+export const shotsDir = path.resolve(import.meta.dirname, '..', '..', 'test-results', 'screenshots');
 
 export async function screenshot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: path.join(shotsDir, `${name}.png`), fullPage: true });
@@ -16,7 +16,7 @@ export async function signIn(page: Page, email: string, password: string): Promi
 }
 
 export async function signOut(page: Page): Promise<void> {
-  await page.getByText('Account menu').click();
+  await page.locator('summary', { hasText: 'Account menu' }).click();
   await page.getByRole('button', { name: 'Sign out' }).click();
   await expect(page).toHaveURL(/\/signin/);
 }

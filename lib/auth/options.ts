@@ -24,6 +24,8 @@ declare module 'next-auth/jwt' {
 let options: NextAuthOptions | undefined;
 
 export function authOptions(): NextAuthOptions {
+  // next-auth builds absolute redirect URLs from NEXTAUTH_URL; ours is the public base URL.
+  process.env.NEXTAUTH_URL ??= env().baseUrl;
   options ??= {
     secret: getAuthSecret(),
     session: { strategy: 'jwt', maxAge: SESSION_MAX_AGE_SECONDS },

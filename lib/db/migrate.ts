@@ -30,11 +30,11 @@ export function defaultMigrationsDir(): string {
 
 /** Reads the migrations folder the way the Prisma CLI does (a missing folder is an empty history). */
 export function loadMigrationList(migrationsDir: string = defaultMigrationsDir()): MigrationList {
-  const baseDir = path.resolve(migrationsDir);
+  const baseDir = path.resolve(/*turbopackIgnore: true*/ migrationsDir);
   const lockfile = { path: MIGRATION_LOCK_FILE, content: readFileOrNull(path.join(baseDir, MIGRATION_LOCK_FILE)) };
   let entries: fs.Dirent[] = [];
   try {
-    entries = fs.readdirSync(baseDir, { withFileTypes: true });
+    entries = fs.readdirSync(/*turbopackIgnore: true*/ baseDir, { withFileTypes: true });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
@@ -46,7 +46,7 @@ export function loadMigrationList(migrationsDir: string = defaultMigrationsDir()
       const file = path.join(baseDir, name, MIGRATION_FILE);
       let content: MigrationDirectory['migrationFile']['content'];
       try {
-        content = { tag: 'ok', value: fs.readFileSync(file, 'utf8') };
+        content = { tag: 'ok', value: fs.readFileSync(/*turbopackIgnore: true*/ file, 'utf8') };
       } catch (error) {
         // The engine reports unreadable migrations itself, naming the folder.
         content = { tag: 'error', value: error instanceof Error ? error.message : String(error) };
@@ -57,7 +57,7 @@ export function loadMigrationList(migrationsDir: string = defaultMigrationsDir()
 }
 
 export function readSchema(schemaPath: string = path.resolve(process.cwd(), 'prisma', 'schema.prisma')): SchemaContainer {
-  return { path: schemaPath, content: fs.readFileSync(schemaPath, 'utf8') };
+  return { path: schemaPath, content: fs.readFileSync(/*turbopackIgnore: true*/ schemaPath, 'utf8') };
 }
 
 /** Applies the migrations the database has not seen yet; returns their names. */
@@ -195,7 +195,7 @@ export async function createMigration(
   if (!MIGRATION_NAME.test(name)) {
     throw new Error(`Invalid migration name "${name}": use lowercase letters, digits and underscores (e.g. add_run_index)`);
   }
-  const migrationsDir = path.resolve(options.migrationsDir ?? defaultMigrationsDir());
+  const migrationsDir = path.resolve(/*turbopackIgnore: true*/ options.migrationsDir ?? defaultMigrationsDir());
   const sql = await diffMigrationsToSchema({ migrationsDir, schema: options.schema });
   if (sql === '') return null;
 
@@ -215,7 +215,7 @@ function timestamp(date: Date): string {
 
 function readFileOrNull(file: string): string | null {
   try {
-    return fs.readFileSync(file, 'utf8');
+    return fs.readFileSync(/*turbopackIgnore: true*/ file, 'utf8');
   } catch {
     return null;
   }

@@ -40,7 +40,7 @@ export default async function MembersPage({ params }: { params: Promise<{ factor
             <THead>
               <TR>
                 <TH>Person</TH>
-                <TH>Role</TH>
+                {manage ? null : <TH>Role</TH>}
                 <TH>Member since</TH>
                 {manage ? <TH className="text-right">Manage</TH> : null}
               </TR>
@@ -57,9 +57,11 @@ export default async function MembersPage({ params }: { params: Promise<{ factor
                       </div>
                       {member.name ? <div className="text-[13px] text-fg-subtle">{member.email}</div> : null}
                     </TD>
-                    <TD>
-                      <RoleBadge role={member.role} />
-                    </TD>
+                    {manage ? null : (
+                      <TD>
+                        <RoleBadge role={member.role} />
+                      </TD>
+                    )}
                     <TD className="text-fg-muted">{dateFormat.format(member.since)}</TD>
                     {manage ? (
                       <TD className="text-right">
