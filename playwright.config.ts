@@ -61,6 +61,7 @@ export default defineConfig({
       testMatch: 'browser/**/*.spec.ts',
       use: { baseURL: servers.browser, viewport: { width: 1366, height: 850 } },
     },
+    { name: 'lifecycle', testMatch: 'lifecycle/**/*.spec.ts' },
     { name: 'api-pglite', testMatch: 'api/**/*.spec.ts', use: { baseURL: servers.apiPglite } },
     ...(withPostgres
       ? [{ name: 'api-postgres', testMatch: 'api/**/*.spec.ts', use: { baseURL: servers.apiPostgres } }]

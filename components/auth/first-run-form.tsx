@@ -62,7 +62,8 @@ export function FirstRunForm() {
               <Input type="password" autoComplete="new-password" {...register('password')} />
             </Field>
           </fieldset>
-          <fieldset className="flex flex-col gap-4 border-t border-line pt-5">
+          <div className="border-t border-line" />
+          <fieldset className="flex flex-col gap-4">
             <legend className="mb-3 text-[13px] font-medium tracking-wide text-fg-subtle uppercase">Your first factory</legend>
             <Field label="Factory name" required error={formState.errors.factoryName?.message}>
               <Input

@@ -1,0 +1,44 @@
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { expect, test } from '@playwright/test';
+import { cli, startServer, type RunningServer } from '../servers';
+
+// `npm start` on the embedded database keeps everything across a restart:
+// the account and factory, API tokens, generated keys, and browser sessions.
+
+const port = Number(process.env.E2E_PORT_BASE ?? 3210) + 3;
+const dataDir = path.resolve(import.meta.dirname, '..', '..', 'test-results', 'e2e-data', `restart-${Date.now().toString(36)}`);
+// Empty key variables count as unset: the server generates its keys into the
+// data folder, as on a first `npm start`.
+const env = { TRIPLINE_DATA_DIR: dataDir, TRIPLINE_BASE_URL: `http://localhost:${port}`, TRIPLINE_SECRETS_KEY: '', TRIPLINE_AUTH_SECRET: '' };
+
+test('the embedded database, keys and sessions survive a restart', async ({ page, request }) => {
+  const password = `pw-${randomBytes(6).toString('hex')}`;
+  cli(env, ['setup', '--email', 'restart@example.test', '--password-stdin', '--factory', 'persist', '--factory-name', 'Persist'], password);
+  const token = cli(env, ['token', 'create', '--email', 'restart@example.test']);
+  const keyBefore = fs.readFileSync(path.join(dataDir, 'secrets.key'), 'utf8');
+
+  let server: RunningServer = await startServer('restart-1', port, env);
+  try {
+    await page.goto(`${server.url}/signin`);
+    await page.getByLabel('Email').fill('restart@example.test');
+    await page.getByLabel('Password').fill(password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect(page).toHaveURL(/\/f\/persist\/automations$/);
+  } finally {
+    await server.stop();
+  }
+
+  server = await startServer('restart-2', port, env);
+  try {
+    expect(fs.readFileSync(path.join(dataDir, 'secrets.key'), 'utf8')).toBe(keyBefore);
+    await page.reload();
+    await expect(page).toHaveURL(/\/f\/persist\/automations$/);
+    await expect(page.getByText('Persist').first()).toBeVisible();
+    const response = await request.get(`${server.url}/api/v1/factories`, { headers: { Authorization: `Bearer ${token}` } });
+    expect(await response.json()).toEqual({ factories: [{ slug: 'persist', name: 'Persist', role: 'admin' }] });
+  } finally {
+    await server.stop();
+  }
+});
