@@ -11,6 +11,8 @@ const nextConfig = {
     '@node-rs/argon2',
     'pg',
   ],
+  // A second build folder lets two builds (e.g. tests of two checkouts) coexist.
+  distDir: process.env.NEXT_DIST_DIR || '.next',
   poweredByHeader: false,
   typedRoutes: false,
 };

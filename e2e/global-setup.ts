@@ -79,6 +79,7 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
         TRIPLINE_BASE_URL: servers.apiPostgres,
       };
       process.env.E2E_TOKENS_API_POSTGRES = JSON.stringify(seed(postgresEnv));
+      process.env.E2E_API_POSTGRES_DATABASE_URL = database.url;
       started.push(await startServer('api-postgres', port(servers.apiPostgres), postgresEnv));
     }
   } catch (error) {

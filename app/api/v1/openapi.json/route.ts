@@ -1,0 +1,7 @@
+import { openApiDocument } from '@/lib/api/openapi';
+import { env } from '@/lib/env';
+
+// GET /api/v1/openapi.json: the API's description (public, no token needed)
+export function GET(): Response {
+  return Response.json(openApiDocument(env().baseUrl));
+}

@@ -1,0 +1,169 @@
+import { z } from 'zod';
+import { putSecretSchema } from '@/lib/secrets/schemas';
+import { schemeIds } from '@/lib/signatures/registry';
+import { authModes, providerSecretSchema, updateWebhookSchema } from '@/lib/webhooks/schemas';
+
+// The OpenAPI 3.1 description of /api/v1, served at /api/v1/openapi.json.
+// Request bodies are generated from the same zod schemas the API validates with.
+
+const jsonSchema = (schema: z.ZodType) => z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' });
+
+const errorResponse = (description: string) => ({
+  description,
+  content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+});
+
+const standardErrors = {
+  401: errorResponse('Missing, invalid or revoked API token'),
+  403: errorResponse('The token’s user lacks the role this needs in the factory'),
+  404: errorResponse('Unknown factory (or not a member), or unknown resource'),
+};
+
+const json = (schema: object, description = 'OK') => ({ description, content: { 'application/json': { schema } } });
+const body = (schema: object) => ({ required: true, content: { 'application/json': { schema } } });
+
+const factoryParam = { name: 'factory', in: 'path', required: true, schema: { type: 'string' }, description: 'The factory’s slug' };
+const uidParam = { name: 'uid', in: 'path', required: true, schema: { type: 'string' }, description: 'The webhook’s UID' };
+const nameParam = { name: 'name', in: 'path', required: true, schema: { type: 'string' }, description: 'The team secret’s name' };
+
+const createWebhookBody = {
+  type: 'object',
+  required: ['name'],
+  additionalProperties: false,
+  properties: {
+    name: { type: 'string', pattern: '^[a-z0-9]+(?:[-_][a-z0-9]+)*$', maxLength: 64 },
+    authMode: { type: 'string', enum: [...authModes], default: 'token' },
+    signatureScheme: { type: 'string', enum: schemeIds, description: 'Required when authMode is signature' },
+    providerSecret: { type: 'string', description: 'signature only; blank: generated (Standard Webhooks, GitHub, GitLab) or entered later (provider-issued)' },
+    secretName: { type: 'string', description: 'Team secret that stores the credential; an existing one may be named. Default: suggested from the name' },
+    deliveryIdHeader: { type: 'string', description: 'Request header carrying the sender’s own event ID' },
+  },
+};
+
+export function openApiDocument(baseUrl: string) {
+  return {
+    openapi: '3.1.0',
+    info: { title: 'Tripline management API', version: '1' },
+    servers: [{ url: `${baseUrl}/api/v1` }],
+    security: [{ bearer: [] }],
+    components: {
+      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'A personal API token (trl_...)' } },
+      schemas: {
+        Error: {
+          type: 'object',
+          required: ['error'],
+          properties: {
+            error: {
+              type: 'object',
+              required: ['code', 'message'],
+              properties: {
+                code: { type: 'string' },
+                message: { type: 'string' },
+                fields: { type: 'object', additionalProperties: { type: 'string' } },
+              },
+            },
+          },
+        },
+        Webhook: {
+          type: 'object',
+          properties: {
+            uid: { type: 'string' },
+            name: { type: 'string' },
+            authMode: { type: 'string', enum: [...authModes] },
+            signatureScheme: { type: ['string', 'null'], enum: [...schemeIds, null] },
+            secretName: { type: 'string' },
+            deliveryIdHeader: { type: ['string', 'null'] },
+            enabled: { type: 'boolean' },
+            ingressUrl: { type: 'string', description: 'For url_token webhooks, with a {token} placeholder' },
+            createdAt: { type: 'string', format: 'date-time' },
+            state: { type: 'string', enum: ['enabled', 'disabled', 'awaiting_secret'] },
+            awaitingSecret: { type: 'boolean' },
+            secretChangePending: { type: 'boolean' },
+            lastDeliveryAt: { type: ['string', 'null'], format: 'date-time' },
+          },
+        },
+      },
+    },
+    paths: {
+      '/factories': {
+        get: {
+          summary: 'The caller’s factories and roles',
+          responses: { 200: json({ type: 'object', properties: { factories: { type: 'array' } } }), 401: standardErrors[401] },
+        },
+      },
+      '/factories/{factory}/webhooks': {
+        parameters: [factoryParam],
+        get: {
+          summary: 'List webhooks (any member)',
+          responses: { 200: json({ type: 'object', properties: { webhooks: { type: 'array', items: { $ref: '#/components/schemas/Webhook' } } } }), ...standardErrors },
+        },
+        post: {
+          summary: 'Create a webhook (admin). The response is the only time the secret is returned.',
+          requestBody: body(createWebhookBody),
+          responses: {
+            201: json(
+              {
+                type: 'object',
+                properties: {
+                  webhook: { $ref: '#/components/schemas/Webhook' },
+                  secret: { type: ['string', 'null'] },
+                  ingressUrl: { type: 'string', description: 'For url_token, the real URL containing the secret' },
+                },
+              },
+              'Created',
+            ),
+            400: errorResponse('Body is not JSON'),
+            ...standardErrors,
+            409: errorResponse('Name taken, or the factory has 20 webhooks already'),
+            422: errorResponse('Invalid fields'),
+          },
+        },
+      },
+      '/factories/{factory}/webhooks/{uid}': {
+        parameters: [factoryParam, uidParam],
+        get: { summary: 'Get a webhook', responses: { 200: json({ type: 'object', properties: { webhook: { $ref: '#/components/schemas/Webhook' } } }), ...standardErrors } },
+        patch: {
+          summary: 'Enable or disable (admin). Enabling re-applies the definition, taking up a changed team secret.',
+          requestBody: body(jsonSchema(updateWebhookSchema)),
+          responses: { 200: json({ type: 'object', properties: { webhook: { $ref: '#/components/schemas/Webhook' } } }), ...standardErrors, 422: errorResponse('Invalid fields') },
+        },
+        delete: { summary: 'Delete (admin). Senders get 404 at once.', responses: { 204: { description: 'Deleted' }, ...standardErrors } },
+      },
+      '/factories/{factory}/webhooks/{uid}/rotate-secret': {
+        parameters: [factoryParam, uidParam],
+        post: {
+          summary: 'Rotate a generated secret (admin). The old secret stops working at once.',
+          responses: {
+            200: json({ type: 'object', properties: { secret: { type: 'string' }, ingressUrl: { type: 'string' } } }),
+            ...standardErrors,
+            409: errorResponse('The provider issues this secret: use provider-secret'),
+          },
+        },
+      },
+      '/factories/{factory}/webhooks/{uid}/provider-secret': {
+        parameters: [factoryParam, uidParam],
+        put: {
+          summary: 'Enter the provider-issued secret (admin)',
+          requestBody: body(jsonSchema(providerSecretSchema)),
+          responses: { 200: json({ type: 'object' }), ...standardErrors, 409: errorResponse('Not a signature webhook'), 422: errorResponse('Invalid fields') },
+        },
+      },
+      '/factories/{factory}/secrets': {
+        parameters: [factoryParam],
+        get: { summary: 'List team secrets (admin): names and dates, never values', responses: { 200: json({ type: 'object' }), ...standardErrors } },
+      },
+      '/factories/{factory}/secrets/{name}': {
+        parameters: [factoryParam, nameParam],
+        put: {
+          summary: 'Create or replace a team secret’s value (admin)',
+          requestBody: body(jsonSchema(putSecretSchema)),
+          responses: { 200: json({ type: 'object' }, 'Replaced'), 201: json({ type: 'object' }, 'Created'), ...standardErrors, 422: errorResponse('Invalid fields') },
+        },
+        delete: {
+          summary: 'Delete a team secret (admin)',
+          responses: { 204: { description: 'Deleted' }, ...standardErrors, 409: errorResponse('A webhook uses it') },
+        },
+      },
+    },
+  };
+}

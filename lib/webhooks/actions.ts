@@ -1,0 +1,50 @@
+'use server';
+
+import { revalidatePath } from 'next/cache';
+import { z } from 'zod';
+import { factoryAction } from '@/lib/actions/action';
+import { createWebhookSchema, providerSecretSchema, webhookUidSchema } from '@/lib/webhooks/schemas';
+import { createWebhook, deleteWebhook, rotateWebhookSecret, setProviderSecret, setWebhookEnabled } from '@/lib/webhooks/service';
+
+// Dashboard adapters over lib/webhooks/service.ts. Every webhook operation
+// needs the admin role (managing the factory's configuration).
+
+const webhooksPath = (slug: string) => `/f/${slug}/automations/webhooks`;
+
+export const createWebhookAction = factoryAction('factory:manage', createWebhookSchema, async ({ factory }, input) => {
+  const result = await createWebhook(factory.id, input);
+  revalidatePath(webhooksPath(factory.slug), 'layout');
+  return { uid: result.webhook.uid, secret: result.secret, ingressUrl: result.ingressUrl };
+});
+
+export const setWebhookEnabledAction = factoryAction(
+  'factory:manage',
+  webhookUidSchema.extend({ enabled: z.boolean() }),
+  async ({ factory }, input) => {
+    await setWebhookEnabled(factory.id, input.uid, input.enabled);
+    revalidatePath(webhooksPath(factory.slug), 'layout');
+    return null;
+  },
+);
+
+export const rotateWebhookSecretAction = factoryAction('factory:manage', webhookUidSchema, async ({ factory }, input) => {
+  const result = await rotateWebhookSecret(factory.id, input.uid);
+  revalidatePath(webhooksPath(factory.slug), 'layout');
+  return { secret: result.secret, ingressUrl: result.ingressUrl };
+});
+
+export const setProviderSecretAction = factoryAction(
+  'factory:manage',
+  webhookUidSchema.extend(providerSecretSchema.shape),
+  async ({ factory }, input) => {
+    await setProviderSecret(factory.id, input.uid, { secret: input.secret });
+    revalidatePath(webhooksPath(factory.slug), 'layout');
+    return null;
+  },
+);
+
+export const deleteWebhookAction = factoryAction('factory:manage', webhookUidSchema, async ({ factory }, input) => {
+  await deleteWebhook(factory.id, input.uid);
+  revalidatePath(webhooksPath(factory.slug), 'layout');
+  return null;
+});

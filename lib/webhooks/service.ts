@@ -1,0 +1,352 @@
+import 'server-only';
+import { randomBytes } from 'node:crypto';
+import { prisma, type DbOrTx, type Tx } from '@/lib/db';
+import { lockFactory } from '@/lib/db/locks';
+import { decryptSecret, encryptSecret } from '@/lib/crypto/encryption';
+import { randomBase62 } from '@/lib/crypto/random';
+import { AppError } from '@/lib/http/errors';
+import { isUrlSafe } from '@/lib/secrets/schemas';
+import { createSecretTx, putSecretTx, readSecretValue } from '@/lib/secrets/service';
+import { getScheme, type SchemeId } from '@/lib/signatures/registry';
+import {
+  createWebhookSchema,
+  providerSecretSchema,
+  suggestSecretName,
+  type AuthMode,
+  type CreateWebhookInput,
+} from '@/lib/webhooks/schemas';
+import { ingressUrl } from '@/lib/webhooks/urls';
+
+// The webhook rules, written once for the dashboard, the API and the CLI.
+//
+// Credentials: a webhook's secret lives in a team secret (secretName). When
+// the webhook's definition applies (creation, enabling, rotation, entering a
+// provider secret) the team secret's value is copied, encrypted, onto the
+// webhook: that applied credential is what the ingress checks. A later
+// change of the team secret's value is taken up at the next apply, never
+// silently (spec section 3); the dashboard shows when one is pending.
+
+export const MAX_WEBHOOKS_PER_FACTORY = 20;
+
+export type WebhookState = 'enabled' | 'disabled' | 'awaiting_secret';
+
+export type WebhookView = {
+  uid: string;
+  name: string;
+  authMode: AuthMode;
+  signatureScheme: SchemeId | null;
+  secretName: string;
+  deliveryIdHeader: string | null;
+  enabled: boolean;
+  /** For url_token webhooks, with the {token} placeholder. */
+  ingressUrl: string;
+  createdAt: Date;
+  lastDeliveryAt: Date | null;
+  /** No credential applied yet: a provider-issued secret is awaited. */
+  awaitingSecret: boolean;
+  /** The team secret's value changed after the credential was applied. */
+  secretChangePending: boolean;
+  state: WebhookState;
+};
+
+export type SecretReveal = {
+  webhook: WebhookView;
+  /** Shown exactly once. Null when the webhook uses an existing team secret or awaits the provider's. */
+  secret: string | null;
+  /** The real URL: for url_token it contains the secret. */
+  ingressUrl: string;
+};
+
+const credentialContext = (uid: string) => `webhook-credential:${uid}`;
+
+// 22 base62 characters: about 131 random bits, URL-safe, unguessable.
+const generateUid = () => `wh_${randomBase62(22)}`;
+
+/** A new secret for a webhook whose secret Tripline generates. */
+function generateSecret(authMode: AuthMode, scheme: SchemeId | null): string {
+  if (authMode === 'signature' && scheme === 'standard-webhooks') return `whsec_${randomBytes(32).toString('base64')}`;
+  return randomBytes(32).toString('base64url');
+}
+
+/** Whether Tripline generates this webhook's secret (otherwise the provider issues it). */
+export function secretIsGenerated(authMode: AuthMode, scheme: string | null): boolean {
+  return authMode !== 'signature' || getScheme(scheme ?? '')?.secretSource === 'generated';
+}
+
+function checkProviderSecretFormat(scheme: SchemeId, secret: string): string | null {
+  if (scheme === 'standard-webhooks') {
+    const key = secret.startsWith('whsec_') ? secret.slice(6) : '';
+    if (!key || !/^[A-Za-z0-9+/]+={0,2}$/.test(key) || Buffer.from(key, 'base64').length < 16) {
+      return 'A Standard Webhooks secret looks like whsec_ followed by base64 (at least 16 bytes)';
+    }
+  }
+  return null;
+}
+
+type WebhookRow = {
+  id: string;
+  uid: string;
+  name: string;
+  authMode: AuthMode;
+  signatureScheme: string | null;
+  secretName: string;
+  deliveryIdHeader: string | null;
+  enabled: boolean;
+  credentialEncrypted: string | null;
+  credentialVersion: number | null;
+  createdAt: Date;
+};
+
+const webhookRow = {
+  id: true,
+  uid: true,
+  name: true,
+  authMode: true,
+  signatureScheme: true,
+  secretName: true,
+  deliveryIdHeader: true,
+  enabled: true,
+  credentialEncrypted: true,
+  credentialVersion: true,
+  createdAt: true,
+} as const;
+
+function toView(row: WebhookRow, secretVersion: number | undefined, lastDeliveryAt: Date | null): WebhookView {
+  const awaitingSecret = row.credentialEncrypted === null;
+  return {
+    uid: row.uid,
+    name: row.name,
+    authMode: row.authMode,
+    signatureScheme: (row.signatureScheme as SchemeId | null) ?? null,
+    secretName: row.secretName,
+    deliveryIdHeader: row.deliveryIdHeader,
+    enabled: row.enabled,
+    ingressUrl: ingressUrl(row.uid, row.authMode),
+    createdAt: row.createdAt,
+    lastDeliveryAt,
+    awaitingSecret,
+    secretChangePending: secretVersion !== undefined && secretVersion !== row.credentialVersion,
+    state: awaitingSecret ? 'awaiting_secret' : row.enabled ? 'enabled' : 'disabled',
+  };
+}
+
+async function viewsFor(db: DbOrTx, factoryId: string, rows: WebhookRow[]): Promise<WebhookView[]> {
+  if (rows.length === 0) return [];
+  const [secrets, lastDeliveries] = await Promise.all([
+    db.teamSecret.findMany({
+      where: { factoryId, name: { in: [...new Set(rows.map((r) => r.secretName))] } },
+      select: { name: true, version: true },
+    }),
+    db.delivery.groupBy({ by: ['webhookId'], where: { webhookId: { in: rows.map((r) => r.id) } }, _max: { receivedAt: true } }),
+  ]);
+  const versions = new Map(secrets.map((s) => [s.name, s.version]));
+  const last = new Map(lastDeliveries.map((d) => [d.webhookId, d._max.receivedAt]));
+  return rows.map((row) => toView(row, versions.get(row.secretName), last.get(row.id) ?? null));
+}
+
+export async function listWebhooks(factoryId: string, db: DbOrTx = prisma): Promise<WebhookView[]> {
+  const rows = await db.webhook.findMany({
+    where: { factoryId, deletedAt: null },
+    select: webhookRow,
+    orderBy: { createdAt: 'asc' },
+  });
+  return viewsFor(db, factoryId, rows);
+}
+
+async function findRow(db: DbOrTx, factoryId: string, uid: string): Promise<WebhookRow> {
+  const row = await db.webhook.findFirst({ where: { factoryId, uid, deletedAt: null }, select: webhookRow });
+  if (!row) throw new AppError('not_found', 'Webhook not found');
+  return row;
+}
+
+export async function getWebhook(factoryId: string, uid: string, db: DbOrTx = prisma): Promise<WebhookView> {
+  const [view] = await viewsFor(db, factoryId, [await findRow(db, factoryId, uid)]);
+  return view!;
+}
+
+export async function countWebhooks(factoryId: string, db: DbOrTx = prisma): Promise<number> {
+  return db.webhook.count({ where: { factoryId, deletedAt: null } });
+}
+
+/**
+ * Applies the webhook's definition: resolves its team secret and stores the
+ * value as the webhook's credential. A missing team secret leaves the
+ * webhook awaiting its secret (every request is then refused as auth failure).
+ */
+async function applyCredential(tx: Tx, factoryId: string, row: Pick<WebhookRow, 'id' | 'uid' | 'authMode' | 'secretName'>) {
+  const secret = await readSecretValue(tx, factoryId, row.secretName);
+  if (secret && row.authMode === 'url_token' && !isUrlSafe(secret.value)) {
+    throw new AppError('validation_failed', `The value of ${row.secretName} is not URL-safe, so it cannot be a URL token`, {
+      secretName: `The value of ${row.secretName} is not URL-safe (use only letters, digits, and - . _ ~), so it cannot be a URL token`,
+    });
+  }
+  await tx.webhook.update({
+    where: { id: row.id },
+    data: {
+      credentialEncrypted: secret ? encryptSecret(secret.value, credentialContext(row.uid)) : null,
+      credentialVersion: secret?.version ?? null,
+      appliedAt: new Date(),
+    },
+  });
+  return secret;
+}
+
+async function uniqueSuggestedSecretName(tx: Tx, factoryId: string, webhookName: string): Promise<string> {
+  const base = suggestSecretName(webhookName);
+  const taken = new Set(
+    (await tx.teamSecret.findMany({ where: { factoryId, name: { startsWith: base.slice(0, 40) } }, select: { name: true } })).map((s) => s.name),
+  );
+  if (!taken.has(base)) return base;
+  for (let n = 2; ; n++) {
+    const candidate = `${base.slice(0, 60)}_${n}`;
+    if (!taken.has(candidate)) return candidate;
+  }
+}
+
+export async function createWebhook(factoryId: string, input: CreateWebhookInput, db = prisma): Promise<SecretReveal> {
+  const data = createWebhookSchema.parse(input);
+  const scheme = data.authMode === 'signature' ? (data.signatureScheme ?? null) : null;
+  if (scheme && data.providerSecret) {
+    const problem = checkProviderSecretFormat(scheme, data.providerSecret);
+    if (problem) throw new AppError('validation_failed', problem, { providerSecret: problem });
+  }
+
+  const result = await db.$transaction(async (tx) => {
+    // The factory row lock serialises creations, so the limit and the name
+    // check hold under concurrent requests on any number of instances.
+    await lockFactory(tx, factoryId);
+    if ((await countWebhooks(factoryId, tx)) >= MAX_WEBHOOKS_PER_FACTORY) {
+      throw new AppError(
+        'conflict',
+        `A factory can have at most ${MAX_WEBHOOKS_PER_FACTORY} webhooks. Delete one you no longer use to create another.`,
+      );
+    }
+    if (await tx.webhook.findFirst({ where: { factoryId, name: data.name, deletedAt: null }, select: { id: true } })) {
+      throw new AppError('conflict', `A webhook named ${data.name} already exists`, { name: `A webhook named ${data.name} already exists` });
+    }
+
+    const secretName = data.secretName ?? (await uniqueSuggestedSecretName(tx, factoryId, data.name));
+    const existing = await tx.teamSecret.findUnique({ where: { factoryId_name: { factoryId, name: secretName } }, select: { id: true } });
+    let revealed: string | null = null;
+    if (existing) {
+      if (data.providerSecret) {
+        const message = `${secretName} already exists: leave the provider secret blank to use it, or choose another secret name`;
+        throw new AppError('conflict', message, { providerSecret: message });
+      }
+    } else if (data.providerSecret) {
+      await createSecretTx(tx, factoryId, secretName, data.providerSecret);
+    } else if (secretIsGenerated(data.authMode, scheme)) {
+      revealed = generateSecret(data.authMode, scheme);
+      await createSecretTx(tx, factoryId, secretName, revealed);
+    }
+    // Otherwise the provider issues the secret later: the webhook awaits it.
+
+    const row = await tx.webhook.create({
+      data: {
+        factoryId,
+        uid: generateUid(),
+        name: data.name,
+        authMode: data.authMode,
+        signatureScheme: scheme,
+        secretName,
+        deliveryIdHeader: data.deliveryIdHeader ?? null,
+      },
+      select: webhookRow,
+    });
+    const applied = await applyCredential(tx, factoryId, row);
+    return { row, revealed, applied };
+  });
+
+  const webhook = await getWebhook(factoryId, result.row.uid, db);
+  const token = webhook.authMode === 'url_token' ? (result.revealed ?? undefined) : undefined;
+  return {
+    webhook,
+    secret: result.revealed,
+    ingressUrl: token ? ingressUrl(webhook.uid, webhook.authMode, token) : webhook.ingressUrl,
+  };
+}
+
+/** Enabling re-applies the definition, so a changed team secret is taken up (spec section 3). */
+export async function setWebhookEnabled(factoryId: string, uid: string, enabled: boolean, db = prisma): Promise<WebhookView> {
+  await db.$transaction(async (tx) => {
+    const row = await findRow(tx, factoryId, uid);
+    if (enabled) await applyCredential(tx, factoryId, row);
+    await tx.webhook.update({ where: { id: row.id }, data: { enabled } });
+  });
+  return getWebhook(factoryId, uid, db);
+}
+
+/** A new generated secret, effective at once with no overlap. */
+export async function rotateWebhookSecret(factoryId: string, uid: string, db = prisma): Promise<{ webhook: WebhookView; secret: string; ingressUrl: string }> {
+  const secret = await db.$transaction(async (tx) => {
+    const row = await findRow(tx, factoryId, uid);
+    if (!secretIsGenerated(row.authMode, row.signatureScheme)) {
+      const scheme = getScheme(row.signatureScheme ?? '')?.displayName ?? 'The provider';
+      throw new AppError(
+        'conflict',
+        `${scheme} issues this webhook's secret: roll it on the provider's side, then enter the new secret (PUT .../provider-secret).`,
+      );
+    }
+    const value = generateSecret(row.authMode, (row.signatureScheme as SchemeId | null) ?? null);
+    await putSecretTx(tx, factoryId, row.secretName, value);
+    await applyCredential(tx, factoryId, row);
+    return value;
+  });
+  const webhook = await getWebhook(factoryId, uid, db);
+  return { webhook, secret, ingressUrl: ingressUrl(uid, webhook.authMode, webhook.authMode === 'url_token' ? secret : undefined) };
+}
+
+/** The second step for provider-issued secrets, and how such a secret is replaced later. */
+export async function setProviderSecret(factoryId: string, uid: string, input: { secret: string }, db = prisma): Promise<WebhookView> {
+  const { secret } = providerSecretSchema.parse(input);
+  await db.$transaction(async (tx) => {
+    const row = await findRow(tx, factoryId, uid);
+    if (row.authMode !== 'signature' || !row.signatureScheme) {
+      throw new AppError('conflict', 'Only provider signature webhooks take a provider secret; rotate the secret instead.');
+    }
+    const problem = checkProviderSecretFormat(row.signatureScheme as SchemeId, secret);
+    if (problem) throw new AppError('validation_failed', problem, { secret: problem });
+    await putSecretTx(tx, factoryId, row.secretName, secret);
+    await applyCredential(tx, factoryId, row);
+  });
+  return getWebhook(factoryId, uid, db);
+}
+
+/** Deleted webhooks answer 404 at once; the row stays so automations can say what they pointed at. */
+export async function deleteWebhook(factoryId: string, uid: string, db = prisma): Promise<void> {
+  await db.$transaction(async (tx) => {
+    const row = await findRow(tx, factoryId, uid);
+    await tx.webhook.update({ where: { id: row.id }, data: { deletedAt: new Date(), credentialEncrypted: null } });
+  });
+}
+
+export type LiveWebhook = {
+  id: string;
+  uid: string;
+  factoryId: string;
+  name: string;
+  authMode: AuthMode;
+  signatureScheme: SchemeId | null;
+  deliveryIdHeader: string | null;
+  /** The applied credential in clear, or null while a provider secret is awaited. */
+  credential: string | null;
+};
+
+/** For the ingress: an enabled, undeleted webhook by UID, with its applied credential. */
+export async function findLiveWebhook(uid: string, db: DbOrTx = prisma): Promise<LiveWebhook | null> {
+  const row = await db.webhook.findFirst({
+    where: { uid, enabled: true, deletedAt: null },
+    select: { ...webhookRow, factoryId: true },
+  });
+  if (!row) return null;
+  return {
+    id: row.id,
+    uid: row.uid,
+    factoryId: row.factoryId,
+    name: row.name,
+    authMode: row.authMode,
+    signatureScheme: (row.signatureScheme as SchemeId | null) ?? null,
+    deliveryIdHeader: row.deliveryIdHeader,
+    credential: row.credentialEncrypted ? decryptSecret(row.credentialEncrypted, credentialContext(row.uid)) : null,
+  };
+}
