@@ -1,4 +1,4 @@
-import { AppError } from '@/lib/http/errors';
+import { toAppError } from '@/lib/http/errors';
 import { UsageError } from './args';
 
 /** Runs a command body and turns errors into messages and exit codes (2 usage, 1 failure). */
@@ -14,11 +14,10 @@ export async function runCommand(usage: string, args: string[], body: () => Prom
       console.error(`${error.message}\n\n${usage}`);
       return 2;
     }
-    if (error instanceof AppError) {
-      const fields = error.fields ? Object.entries(error.fields).map(([k, v]) => `\n  ${k}: ${v}`).join('') : '';
-      console.error(`Error: ${error.message}${fields}`);
-      return 1;
-    }
-    throw error;
+    const appError = toAppError(error);
+    if (appError.code === 'internal') throw error;
+    const fields = appError.fields ? Object.entries(appError.fields).map(([k, v]) => `\n  ${k}: ${v}`).join('') : '';
+    console.error(`Error: ${appError.message}${fields}`);
+    return 1;
   }
 }

@@ -8,6 +8,8 @@ const commands: Record<string, () => Promise<Command>> = {
   token: () => import('./commands/token'),
   user: () => import('./commands/user'),
   member: () => import('./commands/member'),
+  webhook: () => import('./commands/webhook'),
+  secret: () => import('./commands/secret'),
   migrate: () => import('./commands/migrate'),
 };
 
@@ -20,6 +22,8 @@ function usage(): string {
     '  token     Create a personal API token',
     '  user      Create an account',
     '  member    Add an account to a factory with a role',
+    '  webhook   List, create, rotate, enable, disable and delete webhooks',
+    '  secret    List, set and delete team secrets',
     '  migrate   Apply, inspect and create database migrations',
     '',
     'Run a command with --help for its options.',

@@ -1,0 +1,94 @@
+import { createWebhook, deleteWebhook, listWebhooks, rotateWebhookSecret, setProviderSecret, setWebhookEnabled } from '@/lib/webhooks/service';
+import { authModeLabels } from '@/lib/webhooks/schemas';
+import { parseOptions, readStdin, required, UsageError } from '../args';
+import { withDatabase } from '../database';
+import { factoryIdOrThrow } from '../factory';
+import { runCommand } from '../run-command';
+
+export const summary = 'List, create, rotate, enable, disable and delete webhooks';
+
+const usage = `Usage: npm run tripline -- webhook <subcommand> --factory <slug> [options]
+
+  list
+  create --name <name> [--auth-mode token|url_token|signature] [--scheme <scheme>]
+         [--provider-secret-stdin] [--secret-name <TEAM_SECRET>] [--delivery-id-header <header>]
+  rotate --uid <uid>                 prints the new secret and ingress URL (shown once)
+  provider-secret --uid <uid>        reads the provider-issued secret from stdin
+  enable --uid <uid> | disable --uid <uid>
+  delete --uid <uid>
+
+create and rotate print the secret once, on its own line after "secret:".`;
+
+export function run(args: string[]): Promise<number> {
+  return runCommand(usage, args, async () => {
+    const { values, positionals } = parseOptions(args, {
+      factory: { type: 'string' },
+      name: { type: 'string' },
+      uid: { type: 'string' },
+      'auth-mode': { type: 'string' },
+      scheme: { type: 'string' },
+      'provider-secret-stdin': { type: 'boolean' },
+      'secret-name': { type: 'string' },
+      'delivery-id-header': { type: 'string' },
+    });
+    const subcommand = positionals[0];
+    const slug = required(values.factory, 'factory');
+    const providerSecret = values['provider-secret-stdin'] || subcommand === 'provider-secret' ? await readStdin() : undefined;
+    return withDatabase(async (database) => {
+      const factoryId = await factoryIdOrThrow(database, slug);
+      const db = database.prisma;
+      switch (subcommand) {
+        case 'list': {
+          for (const w of await listWebhooks(factoryId, db)) {
+            console.log([w.uid, w.name, authModeLabels[w.authMode], w.signatureScheme ?? '-', w.state, w.ingressUrl].join('\t'));
+          }
+          return 0;
+        }
+        case 'create': {
+          const result = await createWebhook(
+            factoryId,
+            {
+              name: required(values.name, 'name'),
+              authMode: values['auth-mode'] as never,
+              signatureScheme: values.scheme as never,
+              providerSecret,
+              secretName: values['secret-name'],
+              deliveryIdHeader: values['delivery-id-header'],
+            },
+            db,
+          );
+          console.log(`uid: ${result.webhook.uid}`);
+          console.log(`ingress URL: ${result.ingressUrl}`);
+          console.log(`team secret: ${result.webhook.secretName}`);
+          if (result.secret) console.log(`secret: ${result.secret}`);
+          if (result.webhook.awaitingSecret) console.log('awaiting the provider-issued secret: enter it with `webhook provider-secret`');
+          return 0;
+        }
+        case 'rotate': {
+          const result = await rotateWebhookSecret(factoryId, required(values.uid, 'uid'), db);
+          console.log(`ingress URL: ${result.ingressUrl}`);
+          console.log(`secret: ${result.secret}`);
+          return 0;
+        }
+        case 'provider-secret': {
+          const webhook = await setProviderSecret(factoryId, required(values.uid, 'uid'), { secret: providerSecret ?? '' }, db);
+          console.log(`${webhook.name}: ${webhook.state}`);
+          return 0;
+        }
+        case 'enable':
+        case 'disable': {
+          const webhook = await setWebhookEnabled(factoryId, required(values.uid, 'uid'), subcommand === 'enable', db);
+          console.log(`${webhook.name}: ${webhook.state}`);
+          return 0;
+        }
+        case 'delete': {
+          await deleteWebhook(factoryId, required(values.uid, 'uid'), db);
+          console.log('deleted');
+          return 0;
+        }
+        default:
+          throw new UsageError(subcommand ? `Unknown subcommand "${subcommand}"` : 'Missing subcommand');
+      }
+    });
+  });
+}

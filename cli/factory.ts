@@ -1,0 +1,9 @@
+import type { Database } from '@/lib/db';
+import { AppError } from '@/lib/http/errors';
+
+/** The factory id for a slug, or a clear error. */
+export async function factoryIdOrThrow({ prisma }: Database, slug: string): Promise<string> {
+  const factory = await prisma.factory.findUnique({ where: { slug }, select: { id: true } });
+  if (!factory) throw new AppError('not_found', `No factory has the slug "${slug}"`);
+  return factory.id;
+}
