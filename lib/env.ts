@@ -27,6 +27,9 @@ const envSchema = z.object({
   ),
   TRIPLINE_SECRETS_KEY: optionalString,
   TRIPLINE_AUTH_SECRET: optionalString,
+  TRIPLINE_DELIVERY_RATE_LIMIT: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(1_000_000).default(60)),
+  TRIPLINE_AUTH_FAILURE_LIMIT: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(1_000_000).default(20)),
+  TRIPLINE_TEST_CLOCK: z.preprocess(emptyAsUndefined, z.enum(['true', 'false']).default('false')),
   TRIPLINE_ALLOW_SIGNUP: z.preprocess(
     emptyAsUndefined,
     z.enum(['true', 'false'], { error: 'must be true or false' }).default('true'),
@@ -44,6 +47,12 @@ export type Env = {
   authSecret: string | undefined;
   /** Whether anyone may create an account at /signup (admins still decide who joins their factory). */
   allowSignup: boolean;
+  /** Deliveries per minute per webhook; excess gets 429. */
+  deliveryRateLimit: number;
+  /** Failed authentication attempts per minute per webhook and client address before 429. */
+  authFailureLimit: number;
+  /** Tests only: honour the X-Tripline-Test-Now header as the current time for signature windows. */
+  testClock: boolean;
 };
 
 export function parseEnv(source: NodeJS.ProcessEnv = process.env): Env {
@@ -61,6 +70,9 @@ export function parseEnv(source: NodeJS.ProcessEnv = process.env): Env {
     secretsKey: raw.TRIPLINE_SECRETS_KEY,
     authSecret: raw.TRIPLINE_AUTH_SECRET,
     allowSignup: raw.TRIPLINE_ALLOW_SIGNUP === 'true',
+    deliveryRateLimit: raw.TRIPLINE_DELIVERY_RATE_LIMIT,
+    authFailureLimit: raw.TRIPLINE_AUTH_FAILURE_LIMIT,
+    testClock: raw.TRIPLINE_TEST_CLOCK === 'true',
   };
 }
 

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { PrismaPg } from '@prisma/adapter-pg';
+import pg from 'pg';
 import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { acquireEmbeddedLock } from '@/lib/db/embedded-lock';
@@ -19,6 +20,8 @@ export type DatabaseTarget =
 export type OpenedAdapter = {
   target: DatabaseTarget;
   factory: SqlMigrationAwareDriverAdapterFactory;
+  /** The PostgreSQL connection pool, shared with the rate limiter (absent on PGlite). */
+  pool?: pg.Pool;
   close: () => Promise<void>;
 };
 
@@ -43,8 +46,9 @@ export function targetFromEnv(config: { databaseUrl?: string; dataDir: string })
 
 export function openAdapter(target: DatabaseTarget, options: { poolSize?: number } = {}): OpenedAdapter {
   if (target.kind === 'postgres') {
-    const factory = new PrismaPg({ connectionString: target.url, max: options.poolSize ?? 10 });
-    return { target, factory, close: async () => {} };
+    const pool = new pg.Pool({ connectionString: target.url, max: options.poolSize ?? 10 });
+    const factory = new PrismaPg(pool);
+    return { target, factory, pool, close: () => pool.end() };
   }
   if (target.kind === 'memory') {
     const client = new PGlite();

@@ -21,8 +21,11 @@ function migrationNames(): string[] {
   return loadMigrationList(migrationsDir).migrationDirectories.map((directory) => directory.path);
 }
 
+/** Table names of the schema's models (the model name, or its @@map). */
 function modelNames(): string[] {
-  return [...readSchema().content.matchAll(/^model (\w+) \{/gm)].map((match) => match[1]!);
+  return [...readSchema().content.matchAll(/^model (\w+) \{([^}]*)\}/gm)].map(
+    (match) => /@@map\("([^"]+)"\)/.exec(match[2]!)?.[1] ?? match[1]!,
+  );
 }
 
 describe('the migration history', () => {

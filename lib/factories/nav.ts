@@ -1,9 +1,11 @@
 import type { NavItem } from '@/components/shell/app-shell';
+import { can, type Role } from '@/lib/auth/roles';
 
-/** The sidebar of a factory: only what works. */
-export function factoryNav(slug: string): NavItem[] {
+/** The sidebar of a factory: only what works, and only what the role may open. */
+export function factoryNav(slug: string, role: Role): NavItem[] {
   return [
     { href: `/f/${slug}/automations`, label: 'Automations', icon: 'automations' },
+    ...(can(role, 'factory:manage') ? [{ href: `/f/${slug}/secrets`, label: 'Secrets', icon: 'secrets' } satisfies NavItem] : []),
     { href: `/f/${slug}/members`, label: 'Members', icon: 'members' },
   ];
 }

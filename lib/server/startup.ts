@@ -2,6 +2,7 @@ import 'server-only';
 import { getDatabase } from '@/lib/db';
 import { prepareDatabase } from '@/lib/db/prepare';
 import { deleteExpiredSessions } from '@/lib/auth/sessions';
+import { pruneDeliveries } from '@/lib/deliveries/retention';
 import { env } from '@/lib/env';
 
 // Server start: every instance applies pending migrations (the schema engine
@@ -31,6 +32,7 @@ export async function startServer(): Promise<void> {
   log(`ingress URLs use ${env().baseUrl}`);
 
   every(HOUR, 'session cleanup', () => deleteExpiredSessions());
+  every(HOUR, 'delivery retention', () => pruneDeliveries());
 
   // Close the embedded database cleanly so its files are consistent on disk.
   const shutdown = () => {

@@ -10,7 +10,7 @@ export default async function AccountLayout({ children }: { children: ReactNode 
   const factories = await listFactoriesForUser(user.id);
   const first = factories[0];
   return (
-    <AppShell user={user} factories={factories} current={first} nav={first ? factoryNav(first.slug) : []}>
+    <AppShell user={user} factories={factories} current={first} nav={first ? factoryNav(first.slug, first.role) : []}>
       {children}
     </AppShell>
   );

@@ -13,7 +13,7 @@ export default async function FactoryLayout({ children, params }: { children: Re
       user={context.user}
       factories={factories}
       current={{ slug: context.factory.slug, name: context.factory.name, role: context.role }}
-      nav={factoryNav(context.factory.slug)}
+      nav={factoryNav(context.factory.slug, context.role)}
     >
       {children}
     </AppShell>

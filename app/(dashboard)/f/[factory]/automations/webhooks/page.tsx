@@ -1,19 +1,122 @@
 import type { Metadata } from 'next';
+import Link from 'next/link';
 import { AutomationsTabs } from '@/components/factories/automations-tabs';
+import { WebhookBadges } from '@/components/webhooks/webhook-badges';
+import { WebhookIcon } from '@/components/webhooks/webhook-icon';
+import { Button, ButtonLink } from '@/components/ui/button';
+import { Card, CardHeader } from '@/components/ui/card';
 import { EmptyState } from '@/components/ui/empty-state';
 import { PageHeader } from '@/components/ui/page-header';
+import { Table, TBody, TD, TH, THead, TR } from '@/components/ui/table';
 import { requireFactoryPage } from '@/lib/auth/current-user';
+import { getScheme } from '@/lib/signatures/registry';
+import { authModeLabels } from '@/lib/webhooks/schemas';
+import { listWebhooks, MAX_WEBHOOKS_PER_FACTORY } from '@/lib/webhooks/service';
 
 export const metadata: Metadata = { title: 'Webhooks' };
 
-// GET /f/[factory]/automations/webhooks: the Webhooks tab
+function NoValue() {
+  return (
+    <>
+      <span aria-hidden="true" className="text-fg-subtle">
+        —
+      </span>
+      <span className="sr-only">None</span>
+    </>
+  );
+}
+
+const dateFormat = new Intl.DateTimeFormat('en', { dateStyle: 'medium' });
+const dateTimeFormat = new Intl.DateTimeFormat('en', { dateStyle: 'medium', timeStyle: 'short' });
+
+// GET /f/[factory]/automations/webhooks: the Webhooks tab; everyone reads it, admins manage
 export default async function WebhooksPage({ params }: { params: Promise<{ factory: string }> }) {
-  const { factory } = await requireFactoryPage((await params).factory);
+  const context = await requireFactoryPage((await params).factory);
+  const { factory } = context;
+  const webhooks = await listWebhooks(factory.id);
+  const manage = context.can('factory:manage');
+  const atLimit = webhooks.length >= MAX_WEBHOOKS_PER_FACTORY;
+  const base = `/f/${factory.slug}/automations/webhooks`;
+
+  // The server refuses the 21st webhook anyway; the disabled button says why before anyone fills the form.
+  const newWebhook = manage ? (
+    atLimit ? (
+      <div className="flex items-center gap-3">
+        <p id="webhook-limit" className="max-w-64 text-right text-[13px] leading-5 text-fg-muted">
+          Limit reached: delete a webhook to create another.
+        </p>
+        <Button type="button" disabled aria-describedby="webhook-limit">
+          New webhook
+        </Button>
+      </div>
+    ) : (
+      <ButtonLink href={`${base}/new`}>New webhook</ButtonLink>
+    )
+  ) : null;
+
   return (
     <>
       <PageHeader title="Automations" description="Automations run when a delivery to one of their webhooks matches a trigger's filter." />
       <AutomationsTabs slug={factory.slug} active="webhooks" />
-      <EmptyState bordered title="No webhooks yet" description="Webhooks give external systems a URL to send events to." />
+      {webhooks.length === 0 ? (
+        <EmptyState
+          bordered
+          icon={<WebhookIcon />}
+          title="No webhooks yet"
+          description={
+            manage
+              ? 'A webhook gives GitHub, Stripe, a cron job or your own app a URL to POST JSON to. Automations start when a delivery matches their trigger.'
+              : 'A webhook gives an external system a URL to POST JSON to. Admins create them; they will be listed here.'
+          }
+          action={newWebhook}
+        />
+      ) : (
+        <Card>
+          <CardHeader
+            title={`${webhooks.length} of ${MAX_WEBHOOKS_PER_FACTORY} webhooks`}
+            description="Each webhook has its own ingress URL and credential. Automations subscribe to one with a Webhook trigger."
+            actions={newWebhook}
+          />
+          <Table>
+            <THead>
+              <TR>
+                <TH>Name</TH>
+                <TH>Authentication</TH>
+                <TH>Provider</TH>
+                <TH>State</TH>
+                <TH>Created</TH>
+                <TH>Last delivery</TH>
+              </TR>
+            </THead>
+            <TBody>
+              {webhooks.map((webhook) => (
+                <TR key={webhook.uid}>
+                  <TD>
+                    <Link
+                      href={`${base}/${webhook.uid}`}
+                      className="font-medium text-fg hover:text-accent-700 hover:underline hover:underline-offset-2 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-accent-600"
+                    >
+                      {webhook.name}
+                    </Link>
+                    <div className="font-mono text-xs text-fg-subtle">{webhook.uid}</div>
+                  </TD>
+                  <TD className="text-fg-muted">{authModeLabels[webhook.authMode]}</TD>
+                  <TD className="text-fg-muted">
+                    {webhook.signatureScheme ? (getScheme(webhook.signatureScheme)?.displayName ?? webhook.signatureScheme) : <NoValue />}
+                  </TD>
+                  <TD>
+                    <WebhookBadges state={webhook.state} secretChangePending={webhook.secretChangePending} />
+                  </TD>
+                  <TD className="whitespace-nowrap text-fg-muted">{dateFormat.format(webhook.createdAt)}</TD>
+                  <TD className="whitespace-nowrap text-fg-muted">
+                    {webhook.lastDeliveryAt ? dateTimeFormat.format(webhook.lastDeliveryAt) : 'Never'}
+                  </TD>
+                </TR>
+              ))}
+            </TBody>
+          </Table>
+        </Card>
+      )}
     </>
   );
 }

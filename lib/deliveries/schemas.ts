@@ -1,0 +1,21 @@
+import { z } from 'zod';
+
+export const deliveryStatuses = ['accepted', 'duplicate', 'rejected_auth', 'rejected_invalid_json', 'rejected_too_large'] as const;
+export type DeliveryStatus = (typeof deliveryStatuses)[number];
+
+export const deliveryStatusLabels: Record<DeliveryStatus | 'handshake', string> = {
+  accepted: 'Accepted',
+  duplicate: 'Duplicate',
+  rejected_auth: 'Rejected (auth)',
+  rejected_invalid_json: 'Rejected (invalid JSON)',
+  rejected_too_large: 'Rejected (too large)',
+  handshake: 'Handshake',
+};
+
+export const listDeliveriesSchema = z.object({
+  status: z.preprocess((v) => (v === '' ? undefined : v), z.enum(deliveryStatuses, { error: `status must be one of ${deliveryStatuses.join(', ')}` }).optional()),
+  limit: z.preprocess((v) => (v === '' || v === undefined ? undefined : v), z.coerce.number().int().min(1, 'limit must be 1 to 100').max(100, 'limit must be 1 to 100').default(50)),
+  cursor: z.preprocess((v) => (v === '' ? undefined : v), z.string().max(200).optional()),
+  q: z.preprocess((v) => (v === '' ? undefined : v), z.string().trim().max(200, 'Search for at most 200 characters').optional()),
+});
+export type ListDeliveriesInput = z.input<typeof listDeliveriesSchema>;

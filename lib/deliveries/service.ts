@@ -1,0 +1,105 @@
+import 'server-only';
+import { prisma, type DbOrTx } from '@/lib/db';
+import { listDeliveriesSchema, type DeliveryStatus, type ListDeliveriesInput } from '@/lib/deliveries/schemas';
+import { AppError } from '@/lib/http/errors';
+import type { Prisma } from '@/lib/generated/prisma/client';
+
+// The delivery log of one webhook: newest first, filtered by status,
+// searched by delivery ID or body text, paged with an opaque keyset cursor
+// (receivedAt, id) that follows the (webhookId, receivedAt DESC, id DESC)
+// index, so page 1,000 costs what page 1 costs.
+
+export type DeliverySummary = {
+  id: string;
+  deliveryId: string;
+  status: DeliveryStatus | 'handshake';
+  size: number;
+  receivedAt: Date;
+  detail: string | null;
+};
+
+export type DeliveryDetail = DeliverySummary & {
+  identitySource: string;
+  remoteAddress: string | null;
+  /** Accepted entries only: the body as received (text) and parsed. */
+  body: string | null;
+  payload: unknown;
+  headers: Record<string, string> | null;
+};
+
+type Cursor = { at: Date; id: string };
+
+function encodeCursor(row: { receivedAt: Date; id: string }): string {
+  return Buffer.from(`${row.receivedAt.toISOString()}|${row.id}`, 'utf8').toString('base64url');
+}
+
+function decodeCursor(cursor: string): Cursor {
+  const [at, id] = Buffer.from(cursor, 'base64url').toString('utf8').split('|');
+  const date = new Date(at ?? '');
+  if (!id || Number.isNaN(date.getTime())) throw new AppError('validation_failed', 'The cursor is not valid', { cursor: 'Use the nextCursor of a previous page' });
+  return { at: date, id };
+}
+
+async function webhookIdOrThrow(db: DbOrTx, factoryId: string, uid: string): Promise<string> {
+  // Deleted webhooks keep their history but are not browsable here.
+  const webhook = await db.webhook.findFirst({ where: { factoryId, uid, deletedAt: null }, select: { id: true } });
+  if (!webhook) throw new AppError('not_found', 'Webhook not found');
+  return webhook.id;
+}
+
+const summary = { id: true, deliveryId: true, status: true, size: true, receivedAt: true, detail: true } as const;
+
+export async function listDeliveries(
+  factoryId: string,
+  uid: string,
+  input: ListDeliveriesInput,
+  db: DbOrTx = prisma,
+): Promise<{ deliveries: DeliverySummary[]; nextCursor: string | null }> {
+  const { status, limit, cursor, q } = listDeliveriesSchema.parse(input);
+  const webhookId = await webhookIdOrThrow(db, factoryId, uid);
+  const where: Prisma.DeliveryWhereInput = { webhookId };
+  if (status) where.status = status;
+  const and: Prisma.DeliveryWhereInput[] = [];
+  if (q) and.push({ OR: [{ deliveryId: { startsWith: q } }, { body: { contains: q, mode: 'insensitive' } }] });
+  if (cursor) {
+    const c = decodeCursor(cursor);
+    and.push({ OR: [{ receivedAt: { lt: c.at } }, { receivedAt: c.at, id: { lt: c.id } }] });
+  }
+  if (and.length) where.AND = and;
+  const rows = await db.delivery.findMany({
+    where,
+    select: summary,
+    orderBy: [{ receivedAt: 'desc' }, { id: 'desc' }],
+    take: limit + 1,
+  });
+  const page = rows.slice(0, limit);
+  const last = page[page.length - 1];
+  return { deliveries: page, nextCursor: rows.length > limit && last ? encodeCursor(last) : null };
+}
+
+export async function getDelivery(factoryId: string, uid: string, id: string, db: DbOrTx = prisma): Promise<DeliveryDetail> {
+  const webhookId = await webhookIdOrThrow(db, factoryId, uid);
+  const row = await db.delivery.findFirst({
+    where: { id, webhookId },
+    select: { ...summary, identitySource: true, remoteAddress: true, body: true, headers: true },
+  });
+  if (!row) throw new AppError('not_found', 'Delivery not found');
+  const keepsPayload = row.status === 'accepted' && row.body !== null;
+  return {
+    ...row,
+    body: keepsPayload ? row.body : null,
+    payload: keepsPayload ? (JSON.parse(row.body!) as unknown) : null,
+    headers: keepsPayload ? (row.headers as Record<string, string> | null) : null,
+  };
+}
+
+export function deliveryJson(delivery: DeliverySummary) {
+  return {
+    id: delivery.id,
+    deliveryId: delivery.deliveryId,
+    status: delivery.status,
+    size: delivery.size,
+    receivedAt: delivery.receivedAt.toISOString(),
+    detail: delivery.detail,
+  };
+}

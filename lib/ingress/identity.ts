@@ -1,0 +1,49 @@
+import { createHash } from 'node:crypto';
+import { MAX_DELIVERY_ID_LENGTH } from '@/lib/ingress/limits';
+
+// Delivery identity (spec 4.1 rule 4), in order of preference:
+//   (a) the header named by the webhook's Delivery ID header setting,
+//   (b) the provider's delivery header, for signature webhooks,
+//   (c) X-Service-Delivery-Id,
+//   (d) a hash of the body.
+// A sender ID is used verbatim when it is 1 to 200 printable ASCII
+// characters (after trimming spaces). An over-long or odd ID (control or
+// non-ASCII characters) is not truncated, which could merge distinct IDs:
+// it is replaced by "id-sha256:" and the SHA-256 of its bytes, a stable,
+// bounded identity that still deduplicates retries. An empty header counts
+// as absent.
+
+export type IdentitySource = 'configured_header' | 'provider_header' | 'service_header' | 'body_hash';
+
+export type Identity = { deliveryId: string; source: IdentitySource };
+
+const PRINTABLE_ASCII = /^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/;
+
+export function normaliseSenderId(raw: string): string | null {
+  const value = raw.trim();
+  if (value === '') return null;
+  if (value.length <= MAX_DELIVERY_ID_LENGTH && PRINTABLE_ASCII.test(value)) return value;
+  return `id-sha256:${createHash('sha256').update(value, 'utf8').digest('hex')}`;
+}
+
+export function bodyHashId(body: Buffer): string {
+  return `sha256:${createHash('sha256').update(body).digest('hex')}`;
+}
+
+export function deliveryIdentity(input: {
+  headers: Headers;
+  body: Buffer;
+  configuredHeader: string | null;
+  providerId: string | null;
+}): Identity {
+  const candidates: Array<[string | null, IdentitySource]> = [
+    [input.configuredHeader ? input.headers.get(input.configuredHeader) : null, 'configured_header'],
+    [input.providerId, 'provider_header'],
+    [input.headers.get('x-service-delivery-id'), 'service_header'],
+  ];
+  for (const [raw, source] of candidates) {
+    const id = raw === null ? null : normaliseSenderId(raw);
+    if (id) return { deliveryId: id, source };
+  }
+  return { deliveryId: bodyHashId(input.body), source: 'body_hash' };
+}

@@ -1,0 +1,121 @@
+import 'server-only';
+import { randomBase62 } from '@/lib/crypto/random';
+import { authenticate } from '@/lib/ingress/authenticate';
+import { declaredTooLarge, readBodyWithLimit } from '@/lib/ingress/body';
+import { requestNow } from '@/lib/ingress/clock';
+import { redactHeaders } from '@/lib/ingress/headers';
+import { deliveryIdentity, normaliseSenderId, type Identity } from '@/lib/ingress/identity';
+import { parseJsonBody } from '@/lib/ingress/json';
+import { MAX_BODY_BYTES } from '@/lib/ingress/limits';
+import { consume, getLimiters } from '@/lib/ingress/rate-limit';
+import { recordAccepted, recordRejected, type RejectedStatus } from '@/lib/ingress/record';
+import { accepted, ingressError, notFound } from '@/lib/ingress/responses';
+import { getScheme } from '@/lib/signatures/registry';
+import { providerDeliveryId } from '@/lib/signatures/verify';
+import { findLiveWebhook, type LiveWebhook } from '@/lib/webhooks/service';
+import { ingressUrl } from '@/lib/webhooks/urls';
+
+// POST /webhooks/w/<uid>[/<token>]: the hot path, in this order:
+//   1. find the live webhook (unknown, disabled, deleted: one identical 404)
+//   2. only POST (405 with Allow: POST); a declared Content-Length over the limit: 413 at once
+//   3. token and URL-token credentials, before the body is read (401)
+//   4. read the body, never more than the limit (413)
+//   5. provider signatures over the raw bytes (401)
+//   6. the failed-authentication budget turns further failures into 429
+//   7. the delivery rate limit (429 with Retry-After)
+//   8. valid JSON (400)
+//   9. delivery identity, dedup and the log entry in one statement (202)
+
+const UID_SHAPE = /^[A-Za-z0-9_-]{1,64}$/;
+
+export type IngressParams = { uid: string; token?: string };
+
+function remoteAddress(headers: Headers): string | null {
+  // Next.js fills X-Forwarded-For with the socket address when no proxy set it.
+  return headers.get('x-forwarded-for')?.split(',')[0]?.trim().slice(0, 100) || null;
+}
+
+/** The identity of a rejected request: the sender's ID when it gave one, else the body hash, else a request ID. */
+function rejectedIdentity(webhook: LiveWebhook, headers: Headers, body: Buffer | null): Identity {
+  if (body) {
+    return deliveryIdentity({ headers, body, configuredHeader: webhook.deliveryIdHeader, providerId: providerIdFor(webhook, headers) });
+  }
+  for (const header of [webhook.deliveryIdHeader, 'x-service-delivery-id']) {
+    const id = header ? normaliseSenderId(headers.get(header) ?? '') : null;
+    if (id) return { deliveryId: id, source: header === webhook.deliveryIdHeader ? 'configured_header' : 'service_header' };
+  }
+  return { deliveryId: `req_${randomBase62(20)}`, source: 'body_hash' };
+}
+
+function providerIdFor(webhook: LiveWebhook, headers: Headers): string | null {
+  return webhook.authMode === 'signature' && webhook.signatureScheme ? providerDeliveryId(webhook.signatureScheme, headers) : null;
+}
+
+export async function handleIngress(request: Request, params: IngressParams): Promise<Response> {
+  if (!UID_SHAPE.test(params.uid)) return notFound();
+  const webhook = await findLiveWebhook(params.uid);
+  // A path token only exists for url_token webhooks; anywhere else the URL is unknown.
+  if (!webhook || (params.token !== undefined && webhook.authMode !== 'url_token')) return notFound();
+  if (request.method !== 'POST') return ingressError('method_not_allowed', { Allow: 'POST' });
+
+  const headers = request.headers;
+  const address = remoteAddress(headers);
+  const reject = async (status: RejectedStatus, size: number, detail: string, body: Buffer | null) => {
+    await recordRejected({ webhookId: webhook.id, status, identity: rejectedIdentity(webhook, headers, body), size, detail, remoteAddress: address });
+  };
+
+  const declared = declaredTooLarge(headers, MAX_BODY_BYTES);
+  if (declared !== null) {
+    await reject('rejected_too_large', declared, `Content-Length ${declared} exceeds ${MAX_BODY_BYTES} bytes`, null);
+    return ingressError('payload_too_large');
+  }
+
+  const authFailed = async (detail: string, body: Buffer | null, size: number): Promise<Response> => {
+    const budget = await consume(getLimiters().authFailure, `${webhook.uid}:${address ?? 'unknown'}`);
+    if (!budget.allowed) return ingressError('rate_limited', { 'Retry-After': String(budget.retryAfterSeconds) });
+    await reject('rejected_auth', size, detail, body);
+    return ingressError('unauthorized');
+  };
+
+  const now = requestNow(headers);
+  const publicUrl = ingressUrl(webhook.uid, webhook.authMode, params.token);
+  const bodyFree = { webhook, headers, pathToken: params.token, body: Buffer.alloc(0), now, url: publicUrl };
+  if (webhook.authMode !== 'signature') {
+    const result = authenticate(bodyFree);
+    if (!result.ok) return authFailed(result.detail, null, Number(headers.get('content-length') ?? 0) || 0);
+  }
+
+  const read = await readBodyWithLimit(request.body, MAX_BODY_BYTES);
+  if (!read.ok) {
+    await reject('rejected_too_large', read.size, `body exceeds ${MAX_BODY_BYTES} bytes`, null);
+    return ingressError('payload_too_large');
+  }
+  const body = read.bytes;
+
+  if (webhook.authMode === 'signature') {
+    const result = authenticate({ ...bodyFree, body });
+    if (!result.ok) return authFailed(result.detail, body, body.length);
+  }
+
+  const rate = await consume(getLimiters().delivery, webhook.uid);
+  if (!rate.allowed) return ingressError('rate_limited', { 'Retry-After': String(rate.retryAfterSeconds) });
+
+  const json = parseJsonBody(body);
+  if (!json.ok) {
+    await reject('rejected_invalid_json', body.length, 'the body is not valid UTF-8 JSON', body);
+    return ingressError('invalid_json');
+  }
+
+  const identity = deliveryIdentity({ headers, body, configuredHeader: webhook.deliveryIdHeader, providerId: providerIdFor(webhook, headers) });
+  const scheme = webhook.signatureScheme ? getScheme(webhook.signatureScheme) : undefined;
+  await recordAccepted({
+    webhookId: webhook.id,
+    identity,
+    size: body.length,
+    body: json.text,
+    headers: redactHeaders(headers, scheme?.signatureHeaders ?? []),
+    remoteAddress: address,
+  });
+  return accepted(identity.deliveryId);
+}
+

@@ -1,0 +1,62 @@
+import 'server-only';
+import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import { getDatabase, type Database } from '@/lib/db';
+import { env } from '@/lib/env';
+import { RATE_WINDOW_SECONDS } from '@/lib/ingress/limits';
+
+// Two budgets, both per minute, kept by rate-limiter-flexible:
+//   delivery:     authenticated deliveries per webhook (TRIPLINE_DELIVERY_RATE_LIMIT, default 60);
+//   auth failure: failed authentication attempts per webhook and client address
+//                 (TRIPLINE_AUTH_FAILURE_LIMIT, default 20).
+// On PostgreSQL the counters live in the shared rate_limits table, so every
+// instance behind a load balancer sees the same counts; embedded PGlite is a
+// single process, where memory is the shared state.
+//
+// The failure budget only ever turns a failing request's 401 into a 429: a
+// request with valid credentials is never refused by it, so an attacker
+// cannot lock the legitimate sender out by failing on purpose.
+
+export type Limiters = { delivery: RateLimiterAbstract; authFailure: RateLimiterAbstract };
+
+function createLimiters(database: Database): Limiters {
+  const { deliveryRateLimit, authFailureLimit } = env();
+  const pool = database.adapter.pool;
+  if (pool) {
+    const common = { storeClient: pool, storeType: 'pool', tableName: 'rate_limits', tableCreated: true, duration: RATE_WINDOW_SECONDS };
+    return {
+      delivery: new RateLimiterPostgres({ ...common, keyPrefix: 'delivery', points: deliveryRateLimit }),
+      authFailure: new RateLimiterPostgres({ ...common, keyPrefix: 'authfail', points: authFailureLimit }),
+    };
+  }
+  return {
+    delivery: new RateLimiterMemory({ keyPrefix: 'delivery', points: deliveryRateLimit, duration: RATE_WINDOW_SECONDS }),
+    authFailure: new RateLimiterMemory({ keyPrefix: 'authfail', points: authFailureLimit, duration: RATE_WINDOW_SECONDS }),
+  };
+}
+
+const cache = new WeakMap<Database, Limiters>();
+
+export function getLimiters(): Limiters {
+  const database = getDatabase();
+  let limiters = cache.get(database);
+  if (!limiters) {
+    limiters = createLimiters(database);
+    cache.set(database, limiters);
+  }
+  return limiters;
+}
+
+export type Consumed = { allowed: true } | { allowed: false; retryAfterSeconds: number };
+
+/** Takes one point; when the budget is spent, how many whole seconds until it refills. */
+export async function consume(limiter: RateLimiterAbstract, key: string): Promise<Consumed> {
+  try {
+    await limiter.consume(key);
+    return { allowed: true };
+  } catch (error) {
+    if (error instanceof RateLimiterRes) {
+      return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(error.msBeforeNext / 1000)) };
+    }
+    throw error;
+  }
+}

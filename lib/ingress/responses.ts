@@ -1,0 +1,38 @@
+// Every ingress response. Non-202 answers share one JSON shape and never
+// echo anything the sender sent (least of all a credential).
+
+type Code = 'not_found' | 'method_not_allowed' | 'unauthorized' | 'payload_too_large' | 'invalid_json' | 'rate_limited';
+
+const messages: Record<Code, string> = {
+  not_found: 'No webhook at this URL',
+  method_not_allowed: 'Only POST is accepted',
+  unauthorized: 'Authentication failed',
+  payload_too_large: 'The body is larger than 262,144 bytes (256 KiB)',
+  invalid_json: 'The body is not valid JSON',
+  rate_limited: 'Too many requests',
+};
+
+const statuses: Record<Code, number> = {
+  not_found: 404,
+  method_not_allowed: 405,
+  unauthorized: 401,
+  payload_too_large: 413,
+  invalid_json: 400,
+  rate_limited: 429,
+};
+
+const baseHeaders = { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' };
+
+export function ingressError(code: Code, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify({ error: { code, message: messages[code] } }), {
+    status: statuses[code],
+    headers: { ...baseHeaders, ...headers },
+  });
+}
+
+export function accepted(deliveryId: string): Response {
+  return new Response(JSON.stringify({ delivery_id: deliveryId }), { status: 202, headers: baseHeaders });
+}
+
+/** The one 404: unknown, disabled and deleted webhooks and wrong UIDs look exactly alike. */
+export const notFound = () => ingressError('not_found');

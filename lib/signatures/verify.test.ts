@@ -1,0 +1,375 @@
+import { createHmac, randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { Webhook } from 'standardwebhooks';
+import { afterAll, describe, expect, it } from 'vitest';
+import { verify as github } from './github';
+import { verify as gitlab } from './gitlab';
+import { verify as linear } from './linear';
+import { schemeIds, type SchemeId } from './registry';
+import { verify as shopify } from './shopify';
+import { verify as slack } from './slack';
+import { verify as standardWebhooks } from './standard-webhooks';
+import { verify as stripe } from './stripe';
+import type { Verifier, VerifyInput } from './types';
+import { providerDeliveryId, verifySignature } from './verify';
+
+// The verifiers themselves, bypassing verifySignature's safety net, so a throw fails the test instead of reading as 'malformed'.
+const direct: Record<SchemeId, Verifier> = { 'standard-webhooks': standardWebhooks, github, stripe, slack, linear, shopify, gitlab };
+
+type Vector = {
+  scheme: string;
+  secret: string;
+  headers: Record<string, string>;
+  body: string;
+  expected: 'valid' | 'invalid';
+  now: number | null;
+  reason?: string;
+};
+
+const vectors = JSON.parse(readFileSync(new URL('./fixtures/signatures.json', import.meta.url), 'utf8')) as Vector[];
+
+// Vector scheme names that the core verifiers cover; everything else belongs to later schemes.
+const coreSchemeOf: Record<string, SchemeId> = {
+  'standard-webhooks-v1': 'standard-webhooks',
+  svix: 'standard-webhooks',
+  github: 'github',
+  stripe: 'stripe',
+  slack: 'slack',
+  linear: 'linear',
+  shopify: 'shopify',
+  gitlab: 'gitlab',
+};
+
+// Any fixed time serves vectors that sign no timestamp.
+const FIXED_NOW = 1_700_000_000;
+
+const passed = new Map<SchemeId, number>(schemeIds.map((id) => [id, 0]));
+const total = new Map<SchemeId, number>(schemeIds.map((id) => [id, 0]));
+const unrepresentable = new Map<SchemeId, number>();
+const notYetCovered = new Map<string, number>();
+
+function hmacHex(key: string, ...parts: (string | Buffer)[]): string {
+  const hmac = createHmac('sha256', key);
+  for (const part of parts) hmac.update(part);
+  return hmac.digest('hex');
+}
+
+describe('published signature vectors', () => {
+  vectors.forEach((vector, index) => {
+    const scheme = Object.hasOwn(coreSchemeOf, vector.scheme) ? coreSchemeOf[vector.scheme] : undefined;
+    if (scheme === undefined) {
+      notYetCovered.set(vector.scheme, (notYetCovered.get(vector.scheme) ?? 0) + 1);
+      return;
+    }
+    total.set(scheme, (total.get(scheme) ?? 0) + 1);
+    const headers = new Headers(vector.headers);
+    const name = `${vector.scheme} #${index}: ${vector.expected}${vector.reason ? ` (${vector.reason})` : ''}`;
+
+    // WHATWG Headers (like every HTTP parser) strips leading and trailing
+    // whitespace from values, so a vector whose point is such whitespace
+    // cannot reach a verifier over HTTP. Assert that instead of the outcome;
+    // the focused tests below cover the exact-match intent.
+    const normalised = Object.entries(vector.headers).filter(([key, value]) => headers.get(key) !== value);
+    if (normalised.length > 0) {
+      it(`${name}: not representable over HTTP`, () => {
+        for (const [key, value] of normalised) expect(headers.get(key)).toBe(value.trim());
+        unrepresentable.set(scheme, (unrepresentable.get(scheme) ?? 0) + 1);
+      });
+      return;
+    }
+
+    it(name, () => {
+      const result = verifySignature(scheme, {
+        rawBody: Buffer.from(vector.body, 'utf8'),
+        headers,
+        secret: vector.secret,
+        now: vector.now ?? FIXED_NOW,
+      });
+      expect(result.ok).toBe(vector.expected === 'valid');
+      passed.set(scheme, (passed.get(scheme) ?? 0) + 1);
+    });
+  });
+
+  afterAll(() => {
+    const core = schemeIds.map((id) => {
+      const extra = unrepresentable.get(id);
+      return `${id} ${passed.get(id)}/${total.get(id)}${extra ? ` (${extra} not representable over HTTP)` : ''}`;
+    });
+    const later = [...notYetCovered].map(([scheme, count]) => `${scheme} ${count}`);
+    const laterCount = [...notYetCovered.values()].reduce((sum, count) => sum + count, 0);
+    console.log(`signature vectors: ${core.join(', ')}; not yet covered: ${laterCount} (${later.join(', ')})`);
+  });
+});
+
+function vectorInput(index: number, overrides: Partial<VerifyInput> = {}): VerifyInput {
+  const vector = vectors[index];
+  if (!vector) throw new Error(`no vector #${index}`);
+  return {
+    rawBody: Buffer.from(vector.body, 'utf8'),
+    headers: new Headers(vector.headers),
+    secret: vector.secret,
+    now: vector.now ?? FIXED_NOW,
+    ...overrides,
+  };
+}
+
+// Fixture indexes of the published valid vectors the focused tests start from.
+const STANDARD = 0;
+const GITHUB = 9;
+const STRIPE = 12;
+const SLACK = 15;
+const SHOPIFY = 17;
+const LINEAR = 29;
+const GITLAB = 55;
+const baseVector: Record<SchemeId, number> = {
+  'standard-webhooks': STANDARD,
+  github: GITHUB,
+  stripe: STRIPE,
+  slack: SLACK,
+  linear: LINEAR,
+  shopify: SHOPIFY,
+  gitlab: GITLAB,
+};
+const signatureHeader: Record<SchemeId, string> = {
+  'standard-webhooks': 'webhook-signature',
+  github: 'X-Hub-Signature-256',
+  stripe: 'Stripe-Signature',
+  slack: 'X-Slack-Signature',
+  linear: 'Linear-Signature',
+  shopify: 'X-Shopify-Hmac-Sha256',
+  gitlab: 'X-Gitlab-Token',
+};
+
+describe('verifySignature', () => {
+  it('starts from valid vectors', () => {
+    for (const scheme of schemeIds) expect(verifySignature(scheme, vectorInput(baseVector[scheme])), scheme).toEqual({ ok: true });
+  });
+
+  it('rejects a body with one byte changed', () => {
+    for (const scheme of schemeIds) {
+      if (scheme === 'gitlab') continue; // GitLab signs nothing; its token does not depend on the body.
+      const input = vectorInput(baseVector[scheme]);
+      const rawBody = Buffer.from(input.rawBody);
+      rawBody[rawBody.length - 2] = (rawBody[rawBody.length - 2] ?? 0) ^ 0x01;
+      expect(verifySignature(scheme, { ...input, rawBody }), scheme).toEqual({ ok: false, reason: 'mismatch' });
+    }
+  });
+
+  it('reports missing headers as missing', () => {
+    for (const scheme of schemeIds) {
+      expect(verifySignature(scheme, vectorInput(baseVector[scheme], { headers: new Headers() })), scheme).toEqual({ ok: false, reason: 'missing' });
+      const headers = new Headers(vectorInput(baseVector[scheme]).headers);
+      headers.set(signatureHeader[scheme], '');
+      expect(verifySignature(scheme, vectorInput(baseVector[scheme], { headers })), `${scheme} empty`).toEqual({ ok: false, reason: 'missing' });
+    }
+    const slack = new Headers(vectorInput(SLACK).headers);
+    slack.delete('X-Slack-Request-Timestamp');
+    expect(verifySignature('slack', vectorInput(SLACK, { headers: slack }))).toEqual({ ok: false, reason: 'missing' });
+    const standard = new Headers(vectorInput(STANDARD).headers);
+    standard.delete('webhook-id');
+    expect(verifySignature('standard-webhooks', vectorInput(STANDARD, { headers: standard }))).toEqual({ ok: false, reason: 'missing' });
+  });
+
+  it('reports junk headers as malformed', () => {
+    const junk = ['junk', 'sha256=xyz', 'v1,not base64!', 't=abc,v1=00', 'v0=zz', '=', ',,,'];
+    for (const scheme of schemeIds) {
+      if (scheme === 'gitlab') continue; // A GitLab token is opaque: any other value is a mismatch.
+      for (const value of junk) {
+        const headers = new Headers(vectorInput(baseVector[scheme]).headers);
+        headers.set(signatureHeader[scheme], value);
+        expect(direct[scheme](vectorInput(baseVector[scheme], { headers })), `${scheme}: ${value}`).toEqual({ ok: false, reason: 'malformed' });
+      }
+    }
+    const badTimestamps: [SchemeId, string, string][] = [
+      ['standard-webhooks', 'webhook-timestamp', '1614265330.5'],
+      ['standard-webhooks', 'webhook-timestamp', '-1614265330'],
+      ['slack', 'X-Slack-Request-Timestamp', 'yesterday'],
+    ];
+    for (const [scheme, name, value] of badTimestamps) {
+      const headers = new Headers(vectorInput(baseVector[scheme]).headers);
+      headers.set(name, value);
+      expect(direct[scheme](vectorInput(baseVector[scheme], { headers })), `${name}: ${value}`).toEqual({ ok: false, reason: 'malformed' });
+    }
+    const stripe = vectorInput(STRIPE).headers.get('Stripe-Signature') ?? '';
+    const twoTimestamps = new Headers({ 'Stripe-Signature': `t=1,${stripe}` });
+    expect(verifySignature('stripe', vectorInput(STRIPE, { headers: twoTimestamps }))).toEqual({ ok: false, reason: 'malformed' });
+    const onlyV0 = new Headers({ 'Stripe-Signature': stripe.replace(/,v1=[0-9a-f]+/, '') });
+    expect(verifySignature('stripe', vectorInput(STRIPE, { headers: onlyV0 }))).toEqual({ ok: false, reason: 'malformed' });
+  });
+
+  it('accepts a Standard Webhooks header whose only valid entry is the last of many', () => {
+    const valid = vectorInput(STANDARD).headers.get('webhook-signature') ?? '';
+    const decoys = Array.from({ length: 50 }, (_, i) => `v1,${randomBytes(32).toString('base64')} v2,${valid.slice(3)} v1a,${i}`);
+    const headers = new Headers(vectorInput(STANDARD).headers);
+    headers.set('webhook-signature', `${decoys.join(' ')} ${valid}`);
+    expect(verifySignature('standard-webhooks', vectorInput(STANDARD, { headers }))).toEqual({ ok: true });
+    headers.set('webhook-signature', decoys.join(' '));
+    expect(verifySignature('standard-webhooks', vectorInput(STANDARD, { headers }))).toEqual({ ok: false, reason: 'mismatch' });
+  });
+
+  it('accepts a Stripe header whose only valid v1 is the last of many', () => {
+    const header = vectorInput(STRIPE).headers.get('Stripe-Signature') ?? '';
+    const [timestamp, ...signatures] = header.split(',');
+    const decoys = Array.from({ length: 50 }, () => `v1=${randomBytes(32).toString('hex')}`);
+    const valid = signatures.filter((entry) => entry.startsWith('v1='));
+    const headers = new Headers({ 'Stripe-Signature': [timestamp, ...decoys, 'v0=00', ...valid].join(',') });
+    expect(verifySignature('stripe', vectorInput(STRIPE, { headers }))).toEqual({ ok: true });
+    headers.set('Stripe-Signature', [timestamp, ...decoys].join(','));
+    expect(verifySignature('stripe', vectorInput(STRIPE, { headers }))).toEqual({ ok: false, reason: 'mismatch' });
+  });
+
+  it('holds Standard Webhooks to ±300 s, boundaries included', () => {
+    const sentAt = 1614265330;
+    expect(verifySignature('standard-webhooks', vectorInput(STANDARD, { now: sentAt + 300 }))).toEqual({ ok: true });
+    expect(verifySignature('standard-webhooks', vectorInput(STANDARD, { now: sentAt - 300 }))).toEqual({ ok: true });
+    expect(verifySignature('standard-webhooks', vectorInput(STANDARD, { now: sentAt + 301 }))).toEqual({ ok: false, reason: 'stale' });
+    // A timestamp 301 s in the future.
+    expect(verifySignature('standard-webhooks', vectorInput(STANDARD, { now: sentAt - 301 }))).toEqual({ ok: false, reason: 'stale' });
+  });
+
+  it('reports stale only for a genuine signature', () => {
+    const headers = new Headers(vectorInput(STANDARD).headers);
+    headers.set('webhook-signature', `v1,${randomBytes(32).toString('base64')}`);
+    expect(verifySignature('standard-webhooks', vectorInput(STANDARD, { headers, now: 2_000_000_000 }))).toEqual({ ok: false, reason: 'mismatch' });
+  });
+
+  it('lets Stripe timestamps run ahead of our clock but not fall more than 300 s behind', () => {
+    const t = 1533204620;
+    expect(verifySignature('stripe', vectorInput(STRIPE, { now: t + 300 }))).toEqual({ ok: true });
+    expect(verifySignature('stripe', vectorInput(STRIPE, { now: t + 301 }))).toEqual({ ok: false, reason: 'stale' });
+    expect(verifySignature('stripe', vectorInput(STRIPE, { now: t - 3600 }))).toEqual({ ok: true });
+  });
+
+  it('holds Slack to five minutes either way', () => {
+    const ts = 1531420618;
+    expect(verifySignature('slack', vectorInput(SLACK, { now: ts + 300 }))).toEqual({ ok: true });
+    expect(verifySignature('slack', vectorInput(SLACK, { now: ts - 301 }))).toEqual({ ok: false, reason: 'stale' });
+  });
+
+  it('checks Linear webhookTimestamp (ms) to ±60 s and requires it', () => {
+    const sentAt = 1717000000;
+    expect(verifySignature('linear', vectorInput(LINEAR, { now: sentAt - 60 }))).toEqual({ ok: true });
+    expect(verifySignature('linear', vectorInput(LINEAR, { now: sentAt - 61 }))).toEqual({ ok: false, reason: 'stale' });
+    const secret = vectors[LINEAR]?.secret ?? '';
+    for (const body of ['{"action":"create"}', '{"webhookTimestamp":"1717000000000"}', '[1717000000000]', 'not json']) {
+      const headers = new Headers({ 'Linear-Signature': hmacHex(secret, body) });
+      expect(verifySignature('linear', { rawBody: Buffer.from(body), headers, secret, now: sentAt }), body).toEqual({ ok: false, reason: 'malformed' });
+    }
+  });
+
+  it('compares the GitLab token exactly, without trimming either side', () => {
+    const token = 'gitlab-token-TESTONLY';
+    const check = (header: string, secret: string) => verifySignature('gitlab', { rawBody: Buffer.alloc(0), headers: new Headers({ 'X-Gitlab-Token': header }), secret, now: FIXED_NOW });
+    expect(check(token, token)).toEqual({ ok: true });
+    expect(check(token, `${token} `)).toEqual({ ok: false, reason: 'mismatch' });
+    expect(check(`${token}x`, token)).toEqual({ ok: false, reason: 'mismatch' });
+    expect(check(token.toLowerCase(), token)).toEqual({ ok: false, reason: 'mismatch' });
+    expect(check(token.slice(0, -1), token)).toEqual({ ok: false, reason: 'mismatch' });
+    // GitLab sends a non-ASCII token as UTF-8; Headers hands us those bytes one char each.
+    expect(check(Buffer.from('jeton-été', 'utf8').toString('latin1'), 'jeton-été')).toEqual({ ok: true });
+  });
+
+  it('fails closed on an empty or unusable secret', () => {
+    for (const scheme of schemeIds) {
+      expect(verifySignature(scheme, vectorInput(baseVector[scheme], { secret: '' })), scheme).toEqual({ ok: false, reason: 'mismatch' });
+    }
+    for (const secret of ['whsec_', 'whsec_!!!!', 'whsec_a b']) {
+      expect(verifySignature('standard-webhooks', vectorInput(STANDARD, { secret })), secret).toEqual({ ok: false, reason: 'mismatch' });
+    }
+    // An empty X-Gitlab-Token must not match an empty secret either.
+    const headers = new Headers({ 'X-Gitlab-Token': '' });
+    expect(verifySignature('gitlab', { rawBody: Buffer.alloc(0), headers, secret: '', now: FIXED_NOW }).ok).toBe(false);
+  });
+
+  it('keeps the whsec_ prefixes apart: Stripe keys with the whole string, Standard Webhooks with the decoded rest', () => {
+    const secret = `whsec_${randomBytes(24).toString('base64')}`;
+    const body = '{"id":"evt_1"}\n';
+    const t = '1700000000';
+    const stripeHeaders = new Headers({ 'Stripe-Signature': `t=${t},v1=${hmacHex(secret, `${t}.`, body)}` });
+    expect(verifySignature('stripe', { rawBody: Buffer.from(body), headers: stripeHeaders, secret, now: 1700000000 })).toEqual({ ok: true });
+    const wrongKey = new Headers({ 'Stripe-Signature': `t=${t},v1=${createHmac('sha256', Buffer.from(secret.slice(6), 'base64')).update(`${t}.${body}`).digest('hex')}` });
+    expect(verifySignature('stripe', { rawBody: Buffer.from(body), headers: wrongKey, secret, now: 1700000000 })).toEqual({ ok: false, reason: 'mismatch' });
+  });
+
+  it('verifies non-UTF-8 bodies byte for byte', () => {
+    const rawBody = Buffer.from([0xff, 0xfe, 0x00, 0x80, 0xc3, 0x28, 0x7b]);
+    const secret = 'binary-secret';
+    const github = new Headers({ 'X-Hub-Signature-256': `sha256=${hmacHex(secret, rawBody)}` });
+    expect(verifySignature('github', { rawBody, headers: github, secret, now: FIXED_NOW })).toEqual({ ok: true });
+    const shopify = new Headers({ 'X-Shopify-Hmac-Sha256': createHmac('sha256', secret).update(rawBody).digest('base64') });
+    expect(verifySignature('shopify', { rawBody, headers: shopify, secret, now: FIXED_NOW })).toEqual({ ok: true });
+    const slack = new Headers({ 'X-Slack-Request-Timestamp': String(FIXED_NOW), 'X-Slack-Signature': `v0=${hmacHex(secret, `v0:${FIXED_NOW}:`, rawBody)}` });
+    expect(verifySignature('slack', { rawBody, headers: slack, secret, now: FIXED_NOW })).toEqual({ ok: true });
+    // Re-encoding the body as a string would have replaced the invalid bytes and broken the signature.
+    const lossy = Buffer.from(rawBody.toString('utf8'), 'utf8');
+    expect(verifySignature('github', { rawBody: lossy, headers: github, secret, now: FIXED_NOW })).toEqual({ ok: false, reason: 'mismatch' });
+    const linear = new Headers({ 'Linear-Signature': hmacHex(secret, rawBody) });
+    expect(verifySignature('linear', { rawBody, headers: linear, secret, now: FIXED_NOW })).toEqual({ ok: false, reason: 'malformed' });
+  });
+
+  it('does not throw on huge or hostile headers', () => {
+    const huge = [
+      'A'.repeat(100 * 1024),
+      `v1,${'A'.repeat(100 * 1024)}`,
+      Array.from({ length: 5000 }, () => 'v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=').join(' ').slice(0, 100 * 1024),
+      `t=1,${'v1=0,'.repeat(20 * 1024)}`,
+      `sha256=${'f'.repeat(100 * 1024)}`,
+      '\u00ff'.repeat(100 * 1024),
+    ];
+    for (const scheme of schemeIds) {
+      for (const value of huge) {
+        const input = vectorInput(baseVector[scheme]);
+        const headers = new Headers(input.headers);
+        for (const name of ['webhook-id', 'webhook-timestamp', signatureHeader[scheme], 'X-Slack-Request-Timestamp']) headers.set(name, value);
+        expect(direct[scheme]({ ...input, headers }).ok, scheme).toBe(false);
+      }
+    }
+  });
+
+  it('refuses a scheme id that is not in the registry', () => {
+    expect(verifySignature('toString' as SchemeId, vectorInput(GITHUB))).toEqual({ ok: false, reason: 'mismatch' });
+  });
+});
+
+describe('Standard Webhooks against the standardwebhooks package', () => {
+  it('verifies what the reference library signs, and nothing else', () => {
+    const payloads = ['{"test": 2432232314}', '', '{"emoji":"🪝","quote":"\\"","nl":"\\n"}\n', 'x'.repeat(100_000)];
+    for (const payload of payloads) {
+      const secret = `whsec_${randomBytes(32).toString('base64')}`;
+      const webhook = new Webhook(secret);
+      const msgId = `msg_${randomBytes(12).toString('hex')}`;
+      const now = Math.floor(Date.now() / 1000);
+      const signature = webhook.sign(msgId, new Date(now * 1000), payload);
+      const headers = new Headers({ 'webhook-id': msgId, 'webhook-timestamp': String(now), 'webhook-signature': signature });
+      const input = { rawBody: Buffer.from(payload, 'utf8'), headers, secret, now };
+      expect(verifySignature('standard-webhooks', input)).toEqual({ ok: true });
+      // The library agrees the same delivery is valid, so the two implementations sign the same content.
+      expect(() => webhook.verify(payload, Object.fromEntries(headers), { jsonParse: false })).not.toThrow();
+
+      const svix = new Headers({ 'svix-id': msgId, 'svix-timestamp': String(now), 'svix-signature': signature });
+      expect(verifySignature('standard-webhooks', { ...input, headers: svix })).toEqual({ ok: true });
+
+      const otherSecret = `whsec_${randomBytes(32).toString('base64')}`;
+      expect(verifySignature('standard-webhooks', { ...input, secret: otherSecret })).toEqual({ ok: false, reason: 'mismatch' });
+      expect(verifySignature('standard-webhooks', { ...input, rawBody: Buffer.from(`${payload} `, 'utf8') })).toEqual({ ok: false, reason: 'mismatch' });
+      const otherId = new Headers(headers);
+      otherId.set('webhook-id', `${msgId}x`);
+      expect(verifySignature('standard-webhooks', { ...input, headers: otherId })).toEqual({ ok: false, reason: 'mismatch' });
+    }
+  });
+});
+
+describe('providerDeliveryId', () => {
+  it('reads the registry header, with svix-id as the Standard Webhooks fallback', () => {
+    expect(providerDeliveryId('standard-webhooks', new Headers({ 'webhook-id': 'msg_1', 'svix-id': 'msg_2' }))).toBe('msg_1');
+    expect(providerDeliveryId('standard-webhooks', new Headers({ 'svix-id': 'msg_2' }))).toBe('msg_2');
+    expect(providerDeliveryId('github', new Headers({ 'X-GitHub-Delivery': '72d3162e-cc78-11e3-81ab-4c9367dc0958' }))).toBe('72d3162e-cc78-11e3-81ab-4c9367dc0958');
+    expect(providerDeliveryId('linear', vectorInput(LINEAR).headers)).toBe('1f0a3c1e-5b8e-4a51-9a2d-3c0e7d2f9b11');
+    expect(providerDeliveryId('shopify', vectorInput(SHOPIFY).headers)).toBe('123456789');
+    expect(providerDeliveryId('gitlab', vectorInput(GITLAB).headers)).toBe('13792a34-cac6-4fda-95a8-c58e00a3954e');
+    expect(providerDeliveryId('stripe', vectorInput(STRIPE).headers)).toBeNull();
+    expect(providerDeliveryId('slack', vectorInput(SLACK).headers)).toBeNull();
+    expect(providerDeliveryId('github', new Headers())).toBeNull();
+    expect(providerDeliveryId('github', new Headers({ 'X-GitHub-Delivery': '' }))).toBeNull();
+  });
+});
