@@ -27,6 +27,8 @@ export const servers = {
   browser: `http://localhost:${portBase}`,
   apiPglite: `http://localhost:${portBase + 1}`,
   apiPostgres: `http://localhost:${portBase + 2}`,
+  // portBase + 3: e2e/lifecycle/restart.spec.ts
+  apiPostgresB: `http://localhost:${portBase + 4}`,
 };
 
 export default defineConfig({
@@ -64,7 +66,7 @@ export default defineConfig({
     { name: 'lifecycle', testMatch: 'lifecycle/**/*.spec.ts' },
     { name: 'api-pglite', testMatch: 'api/**/*.spec.ts', use: { baseURL: servers.apiPglite } },
     ...(withPostgres
-      ? [{ name: 'api-postgres', testMatch: 'api/**/*.spec.ts', use: { baseURL: servers.apiPostgres } }]
+      ? [{ name: 'api-postgres', testMatch: ['api/**/*.spec.ts', 'api-postgres/**/*.spec.ts'], use: { baseURL: servers.apiPostgres } }]
       : []),
   ],
 });

@@ -65,22 +65,30 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
     const browserEnv = { ...common, TRIPLINE_DATA_DIR: path.join(runDir, 'browser'), TRIPLINE_BASE_URL: servers.browser };
     started.push(await startServer('browser', port(servers.browser), browserEnv));
 
-    const pgliteEnv = { ...common, TRIPLINE_DATA_DIR: path.join(runDir, 'api-pglite'), TRIPLINE_BASE_URL: servers.apiPglite };
+    // API servers honour X-Tripline-Test-Now so signature vectors are checked at their own time.
+    const pgliteEnv = { ...common, TRIPLINE_TEST_CLOCK: 'true', TRIPLINE_DATA_DIR: path.join(runDir, 'api-pglite'), TRIPLINE_BASE_URL: servers.apiPglite };
     process.env.E2E_TOKENS_API_PGLITE = JSON.stringify(seed(pgliteEnv));
-    started.push(await startServer('api-pglite', port(servers.apiPglite), pgliteEnv));
+    const pgliteServer = await startServer('api-pglite', port(servers.apiPglite), pgliteEnv);
+    started.push(pgliteServer);
+    process.env.E2E_PID_API_PGLITE = String(pgliteServer.process.pid);
 
     if (process.env.TEST_DATABASE_URL) {
       const database = await createPostgresDatabase();
       cleanups.push(database.drop);
       const postgresEnv = {
         ...common,
+        TRIPLINE_TEST_CLOCK: 'true',
         DATABASE_URL: database.url,
         TRIPLINE_DATA_DIR: path.join(runDir, 'api-postgres'),
         TRIPLINE_BASE_URL: servers.apiPostgres,
       };
       process.env.E2E_TOKENS_API_POSTGRES = JSON.stringify(seed(postgresEnv));
       process.env.E2E_API_POSTGRES_DATABASE_URL = database.url;
-      started.push(await startServer('api-postgres', port(servers.apiPostgres), postgresEnv));
+      const postgresServer = await startServer('api-postgres', port(servers.apiPostgres), postgresEnv);
+      started.push(postgresServer);
+      process.env.E2E_PID_API_POSTGRES = String(postgresServer.process.pid);
+      // A second instance on the same database, as behind a load balancer.
+      started.push(await startServer('api-postgres-b', port(servers.apiPostgresB), { ...postgresEnv, TRIPLINE_DATA_DIR: path.join(runDir, 'api-postgres-b') }));
     }
   } catch (error) {
     await Promise.all(started.map((server) => server.stop()));

@@ -1,0 +1,357 @@
+import { expect, test, type Browser, type Page } from '@playwright/test';
+import { screenshot, signIn } from './helpers';
+
+// Webhooks and team secrets in the dashboard, on this spec's own factory and
+// accounts: creation in every authentication mode with the secret shown
+// once, the provider's second step, enable/disable, rotation, deletion, the
+// Secrets page, the 20-webhook limit, and what an editor may see.
+
+const admin = { name: 'Wren Admin', email: 'wren@hooks.test', password: 'wren password 123' };
+const editor = { name: 'Eli Editor', email: 'eli@hooks.test', password: 'eli password 1234' };
+const factory = { name: 'Hook Works', slug: 'hook-works' };
+const webhooksPath = `/f/${factory.slug}/automations/webhooks`;
+
+/** The browser server starts empty; when this spec runs alone nobody has completed the first run yet. */
+async function completeFirstRunIfNeeded(browser: Browser): Promise<void> {
+  const page = await (await browser.newContext()).newPage();
+  await page.goto('/setup');
+  if (new URL(page.url()).pathname === '/setup') {
+    await page.getByLabel('Email').fill('first-run@hooks.test');
+    await page.getByLabel('Password').fill('first run password');
+    await page.getByLabel('Factory name').fill('First Run');
+    await page.getByRole('button', { name: 'Create account and factory' }).click();
+    await expect(page).toHaveURL(/\/f\/first-run\/automations$/);
+  }
+  await page.context().close();
+}
+
+async function signUp(page: Page, user: { name: string; email: string; password: string }): Promise<void> {
+  await page.goto('/signup');
+  await page.getByLabel(/^Name/).fill(user.name);
+  await page.getByLabel('Email').fill(user.email);
+  await page.getByLabel('Password').fill(user.password);
+  await page.getByRole('button', { name: 'Create account' }).click();
+  await expect(page).toHaveURL(/\/factories\/new/);
+}
+
+type NewWebhook = { name: string; mode: 'Bearer token' | 'URL token' | 'Provider signature'; scheme?: string; providerSecret?: string };
+
+/** Fills and submits the New webhook form that is on the page. */
+async function submitWebhookForm(page: Page, webhook: NewWebhook): Promise<void> {
+  const form = page.getByRole('form', { name: 'New webhook' });
+  await form.getByRole('textbox', { name: 'Name', exact: true }).fill(webhook.name);
+  await form.getByRole('radio', { name: webhook.mode }).check();
+  if (webhook.scheme) await form.getByLabel('Provider scheme').selectOption(webhook.scheme);
+  if (webhook.providerSecret) await form.getByLabel('Provider secret').fill(webhook.providerSecret);
+  await form.getByRole('button', { name: 'Create webhook' }).click();
+}
+
+/** Creates a webhook through the form and returns what the result panel shows once. */
+async function createWebhook(page: Page, webhook: NewWebhook): Promise<{ url: string; secret: string | null }> {
+  await page.goto(`${webhooksPath}/new`);
+  await submitWebhookForm(page, webhook);
+  await expect(page.getByRole('heading', { name: 'Webhook created' })).toBeVisible();
+  const url = await page.getByLabel('Ingress URL').inputValue();
+  const secretField = page.getByLabel('Secret', { exact: true });
+  const secret = (await secretField.count()) > 0 ? await secretField.inputValue() : null;
+  return { url, secret };
+}
+
+async function openWebhook(page: Page, name: string): Promise<void> {
+  await page.goto(webhooksPath);
+  await page.getByRole('link', { name, exact: true }).click();
+  await expect(page.getByRole('heading', { name, level: 1 })).toBeVisible();
+}
+
+const stateBadge = (page: Page) => page.locator('main header');
+
+test.describe.serial('webhooks and team secrets', () => {
+  let page: Page;
+  let deploysSecret = '';
+
+  test.beforeAll(async ({ browser }) => {
+    await completeFirstRunIfNeeded(browser);
+
+    const editorPage = await (await browser.newContext()).newPage();
+    await signUp(editorPage, editor);
+    await editorPage.context().close();
+
+    page = await (await browser.newContext()).newPage();
+    await signUp(page, admin);
+    await page.getByRole('textbox', { name: 'Name', exact: true }).fill(factory.name);
+    await page.getByRole('button', { name: 'Create factory' }).click();
+    await expect(page).toHaveURL(new RegExp(`/f/${factory.slug}/automations$`));
+
+    await page.goto(`/f/${factory.slug}/members`);
+    const form = page.getByRole('form', { name: 'Add a member' });
+    await form.getByLabel('Email').fill(editor.email);
+    await form.getByLabel('Role').selectOption('editor');
+    await form.getByRole('button', { name: 'Add member' }).click();
+    await expect(page.getByText(`${editor.email} was added.`)).toBeVisible();
+  });
+
+  test.afterAll(async () => {
+    await page.context().close();
+  });
+
+  test('an admin creates a bearer-token webhook and sees its secret exactly once', async () => {
+    await page.goto(webhooksPath);
+    await expect(page.getByRole('heading', { name: 'No webhooks yet' })).toBeVisible();
+    await screenshot(page, 'webhooks-empty');
+    await page.getByRole('link', { name: 'New webhook' }).click();
+    await expect(page).toHaveURL(`${webhooksPath}/new`);
+
+    const form = page.getByRole('form', { name: 'New webhook' });
+    await form.getByRole('button', { name: 'Create webhook' }).click();
+    await expect(form.getByText('Enter a name')).toBeVisible();
+
+    await form.getByRole('textbox', { name: 'Name', exact: true }).fill('deploys');
+    await expect(form.getByRole('radio', { name: 'Bearer token' })).toBeChecked();
+    await expect(form.getByLabel('Secret name')).toHaveValue('DEPLOYS_WEBHOOK_SECRET');
+    await expect(form.getByLabel('Provider scheme')).toHaveCount(0);
+    await screenshot(page, 'webhook-create-form');
+    await form.getByRole('button', { name: 'Create webhook' }).click();
+
+    await expect(page.getByRole('heading', { name: 'Webhook created' })).toBeVisible();
+    await expect(page.getByRole('alert').filter({ hasText: 'Copy the secret now: you will not see it again' })).toBeVisible();
+    const url = await page.getByLabel('Ingress URL').inputValue();
+    expect(url).toMatch(/\/webhooks\/w\/wh_[A-Za-z0-9]+$/);
+    deploysSecret = await page.getByLabel('Secret', { exact: true }).inputValue();
+    expect(deploysSecret.length).toBeGreaterThanOrEqual(32);
+    await expect(page.locator('pre')).toContainText(`curl -X POST '${url}'`);
+    await expect(page.locator('pre')).toContainText(`-H 'Authorization: Bearer ${deploysSecret}'`);
+    await screenshot(page, 'webhook-created');
+
+    await page.reload();
+    await expect(page.getByRole('form', { name: 'New webhook' })).toBeVisible();
+    await expect(page.getByRole('heading', { name: 'Webhook created' })).toHaveCount(0);
+    expect(await page.content()).not.toContain(deploysSecret);
+
+    await openWebhook(page, 'deploys');
+    await expect(page.getByLabel('Ingress URL')).toHaveValue(url);
+    await expect(stateBadge(page).getByText('Enabled', { exact: true })).toBeVisible();
+    expect(await page.content()).not.toContain(deploysSecret);
+  });
+
+  test('a URL-token webhook shows its URL with the token once, then with {token}', async () => {
+    const { url, secret } = await createWebhook(page, { name: 'cron-job', mode: 'URL token' });
+    expect(secret).toBeTruthy();
+    expect(url).toMatch(new RegExp(`/webhooks/w/wh_[A-Za-z0-9]+/${secret}$`));
+    await expect(page.locator('pre')).toContainText(`curl -X POST '${url}'`);
+    await expect(page.locator('pre')).not.toContainText('Authorization');
+
+    await page.getByRole('link', { name: 'Go to webhook' }).click();
+    await expect(page.getByRole('heading', { name: 'cron-job', level: 1 })).toBeVisible();
+    await expect(page.getByLabel('Ingress URL')).toHaveValue(url.replace(secret!, '{token}'));
+    await expect(page.getByText('The URL contains the secret in place of {token}; it was shown once at creation.')).toBeVisible();
+    expect(await page.content()).not.toContain(secret!);
+  });
+
+  test('a GitHub signature webhook takes the secret the admin chose', async () => {
+    await page.goto(`${webhooksPath}/new`);
+    const form = page.getByRole('form', { name: 'New webhook' });
+    await form.getByRole('textbox', { name: 'Name', exact: true }).fill('github-pushes');
+    await form.getByRole('radio', { name: 'Provider signature' }).check();
+    await form.getByLabel('Provider scheme').selectOption('github');
+    await expect(form.getByText('In the repository or organization, open Settings → Webhooks → Add webhook.')).toBeVisible();
+    await expect(form.getByText('Leave blank and Tripline generates one to give the sender.')).toBeVisible();
+    await form.getByLabel('Provider secret').fill('a-github-secret-of-our-choosing');
+    await form.getByLabel('Delivery ID header').fill('X-Request-Id');
+    await screenshot(page, 'webhook-create-form-signature');
+    await form.getByRole('button', { name: 'Create webhook' }).click();
+
+    await expect(page.getByRole('heading', { name: 'Webhook created' })).toBeVisible();
+    await expect(page.getByLabel('Secret', { exact: true })).toHaveCount(0);
+    await expect(page.getByText('Set up GitHub')).toBeVisible();
+    await expect(page.locator('pre')).toHaveCount(0);
+
+    await page.getByRole('link', { name: 'Go to webhook' }).click();
+    await expect(page.getByRole('heading', { name: 'Set up GitHub' })).toBeVisible();
+    await expect(page.getByText('x-request-id', { exact: true })).toBeVisible();
+    expect(await page.content()).not.toContain('a-github-secret-of-our-choosing');
+  });
+
+  test('a Standard Webhooks webhook with a blank secret gets a generated whsec_ secret', async () => {
+    const { secret } = await createWebhook(page, { name: 'svix-events', mode: 'Provider signature', scheme: 'standard-webhooks' });
+    expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]+=*$/);
+    await expect(page.getByText('Set up Standard Webhooks (and Svix)')).toBeVisible();
+  });
+
+  test('a Stripe webhook awaits the secret Stripe issues, entered in a second step', async () => {
+    await page.goto(`${webhooksPath}/new`);
+    const form = page.getByRole('form', { name: 'New webhook' });
+    await form.getByRole('radio', { name: 'Provider signature' }).check();
+    await form.getByLabel('Provider scheme').selectOption('stripe');
+    await expect(
+      form.getByText('Leave blank if Stripe issues it only after you give it the URL: you will enter it in a second step.'),
+    ).toBeVisible();
+    await submitWebhookForm(page, { name: 'stripe-payments', mode: 'Provider signature' });
+    await expect(page.getByRole('heading', { name: 'Webhook created' })).toBeVisible();
+    await expect(page.getByLabel('Secret', { exact: true })).toHaveCount(0);
+    await expect(page.getByText(/Next: give Stripe the URL, then enter the secret it issues on the webhook.s page/)).toBeVisible();
+    await screenshot(page, 'webhook-created-awaiting');
+
+    await page.getByRole('link', { name: 'Go to webhook' }).click();
+    await expect(stateBadge(page).getByText('Awaiting secret')).toBeVisible();
+    const waiting = page.getByRole('alert').filter({ hasText: 'every request is refused (401) until you enter it' });
+    await expect(waiting).toContainText('Developers → Webhooks → Add endpoint');
+    await screenshot(page, 'webhook-awaiting-secret');
+
+    await waiting.getByRole('button', { name: 'Save secret' }).click();
+    await expect(waiting.getByText('Enter the secret the provider issued')).toBeVisible();
+    await waiting.getByLabel('Provider secret').fill('whsec_issued_by_stripe_123');
+    await waiting.getByRole('button', { name: 'Save secret' }).click();
+    await expect(stateBadge(page).getByText('Enabled', { exact: true })).toBeVisible();
+    await expect(waiting).toHaveCount(0);
+    await expect(page.getByRole('heading', { name: 'Replace provider secret' })).toBeVisible();
+    await expect(page.getByRole('button', { name: 'Rotate secret' })).toHaveCount(0);
+    await screenshot(page, 'webhook-detail-provider');
+  });
+
+  test('the list shows every webhook with its authentication, provider and state', async () => {
+    await page.goto(webhooksPath);
+    await expect(page.getByRole('heading', { name: '5 of 20 webhooks' })).toBeVisible();
+    const row = (name: string) => page.getByRole('row').filter({ has: page.getByRole('link', { name, exact: true }) });
+    await expect(row('deploys')).toContainText('Bearer token');
+    await expect(row('deploys')).toContainText('Never');
+    await expect(row('cron-job')).toContainText('URL token');
+    await expect(row('github-pushes')).toContainText('GitHub');
+    await expect(row('svix-events')).toContainText('Standard Webhooks (and Svix)');
+    await expect(row('stripe-payments')).toContainText('Enabled');
+    await screenshot(page, 'webhooks-list');
+  });
+
+  test('an admin disables, enables, rotates and deletes webhooks', async () => {
+    await openWebhook(page, 'deploys');
+    const enabled = page.getByRole('switch', { name: 'Enabled' });
+    await expect(enabled).toBeChecked();
+    await enabled.click();
+    await expect(stateBadge(page).getByText('Disabled', { exact: true })).toBeVisible();
+    await expect(enabled).not.toBeChecked();
+    await page.reload();
+    await expect(page.getByRole('switch', { name: 'Enabled' })).not.toBeChecked();
+    await page.getByRole('switch', { name: 'Enabled' }).click();
+    await expect(stateBadge(page).getByText('Enabled', { exact: true })).toBeVisible();
+
+    await page.getByRole('button', { name: 'Rotate secret' }).click();
+    const dialog = page.locator('dialog[open]');
+    await expect(dialog).toContainText('The old secret stops working immediately, with no overlap.');
+    await screenshot(page, 'webhook-rotate-dialog');
+    await dialog.getByRole('button', { name: 'Rotate secret' }).click();
+    const rotated = page.getByLabel('New secret');
+    await expect(rotated).toHaveValue(/.{32,}/);
+    expect(await rotated.inputValue()).not.toBe(deploysSecret);
+    await screenshot(page, 'webhook-detail-rotated');
+    await page.reload();
+    await expect(page.getByLabel('New secret')).toHaveCount(0);
+
+    await openWebhook(page, 'cron-job');
+    await page.getByRole('button', { name: 'Delete webhook' }).click();
+    await expect(page.locator('dialog[open]')).toContainText('Senders get 404 immediately.');
+    await page.locator('dialog[open]').getByRole('button', { name: 'Delete webhook' }).click();
+    await expect(page).toHaveURL(new RegExp(`${webhooksPath}$`));
+    await expect(page.getByRole('link', { name: 'cron-job', exact: true })).toHaveCount(0);
+    await expect(page.getByRole('heading', { name: '4 of 20 webhooks' })).toBeVisible();
+  });
+
+  test('admins manage team secrets; a changed value is pending until the webhook applies again', async () => {
+    await page.getByRole('navigation', { name: 'Factory' }).getByRole('link', { name: 'Secrets' }).click();
+    await expect(page.getByRole('heading', { name: 'Secrets', level: 1 })).toBeVisible();
+    const row = (name: string) => page.getByRole('row').filter({ hasText: name });
+    await expect(row('DEPLOYS_WEBHOOK_SECRET').getByRole('link', { name: 'deploys' })).toBeVisible();
+    await expect(row('CRON_JOB_WEBHOOK_SECRET')).toContainText('Not used');
+
+    await row('DEPLOYS_WEBHOOK_SECRET').getByRole('button', { name: 'Delete' }).click();
+    await page.locator('dialog[open]').getByRole('button', { name: 'Delete secret' }).click();
+    await expect(row('DEPLOYS_WEBHOOK_SECRET').getByRole('alert')).toContainText('DEPLOYS_WEBHOOK_SECRET is used by the webhook deploys');
+
+    const form = page.getByRole('form', { name: 'Add a secret' });
+    await form.getByLabel('Name').fill('SHARED_TOKEN');
+    await form.getByLabel('Value').fill('a shared value');
+    await form.getByRole('button', { name: 'Add secret' }).click();
+    await expect(page.getByText('SHARED_TOKEN was added.')).toBeVisible();
+    await screenshot(page, 'secrets');
+    await row('SHARED_TOKEN').getByRole('button', { name: 'Delete' }).click();
+    await page.locator('dialog[open]').getByRole('button', { name: 'Delete secret' }).click();
+    await expect(row('SHARED_TOKEN')).toHaveCount(0);
+
+    await row('DEPLOYS_WEBHOOK_SECRET').getByRole('button', { name: 'Replace value' }).click();
+    const dialog = page.locator('dialog[open]');
+    await expect(dialog).toContainText('keep checking the old value until they next apply');
+    await dialog.getByLabel('New value').fill('a-new-deploys-secret-value-0123456789');
+    await screenshot(page, 'secret-replace-dialog');
+    await dialog.getByRole('button', { name: 'Replace value' }).click();
+    await expect(page.locator('dialog[open]')).toHaveCount(0);
+
+    await openWebhook(page, 'deploys');
+    await expect(stateBadge(page).getByText('Secret change pending')).toBeVisible();
+    await expect(page.getByRole('alert').filter({ hasText: 'Turn Enabled off and on to apply it.' })).toBeVisible();
+    await page.getByRole('switch', { name: 'Enabled' }).click();
+    await expect(stateBadge(page).getByText('Disabled', { exact: true })).toBeVisible();
+    await page.getByRole('switch', { name: 'Enabled' }).click();
+    await expect(stateBadge(page).getByText('Enabled', { exact: true })).toBeVisible();
+    await expect(stateBadge(page).getByText('Secret change pending')).toHaveCount(0);
+  });
+
+  test('an editor reads webhooks but manages nothing and has no Secrets page', async ({ browser }) => {
+    const editorPage = await (await browser.newContext()).newPage();
+    await signIn(editorPage, editor.email, editor.password);
+    await editorPage.goto(webhooksPath);
+    await expect(editorPage.getByRole('heading', { name: '4 of 20 webhooks' })).toBeVisible();
+    await expect(editorPage.getByRole('link', { name: 'New webhook' })).toHaveCount(0);
+    await expect(editorPage.getByRole('button', { name: 'New webhook' })).toHaveCount(0);
+    await expect(editorPage.getByRole('navigation', { name: 'Factory' }).getByRole('link', { name: 'Secrets' })).toHaveCount(0);
+
+    await editorPage.getByRole('link', { name: 'deploys', exact: true }).click();
+    await expect(editorPage.getByRole('heading', { name: 'deploys', level: 1 })).toBeVisible();
+    await expect(editorPage.getByLabel('Ingress URL')).toHaveValue(/\/webhooks\/w\/wh_/);
+    await expect(editorPage.getByRole('switch')).toHaveCount(0);
+    await expect(editorPage.getByRole('button', { name: /Rotate|Delete|Replace|Save/ })).toHaveCount(0);
+    await screenshot(editorPage, 'webhook-detail-editor');
+
+    await openWebhook(editorPage, 'stripe-payments');
+    await expect(editorPage.getByRole('heading', { name: 'Set up Stripe' })).toBeVisible();
+    await expect(editorPage.getByRole('form')).toHaveCount(0);
+
+    await editorPage.goto(`${webhooksPath}/new`);
+    await expect(editorPage.getByRole('heading', { name: 'You need the admin role' })).toBeVisible();
+    await expect(editorPage.getByRole('form', { name: 'New webhook' })).toHaveCount(0);
+    await editorPage.goto(`/f/${factory.slug}/secrets`);
+    await expect(editorPage.getByRole('heading', { name: 'You need the admin role' })).toBeVisible();
+    await expect(editorPage.getByRole('table')).toHaveCount(0);
+    expect((await editorPage.goto(`${webhooksPath}/wh_doesnotexist`))?.status()).toBe(404);
+    await editorPage.context().close();
+  });
+
+  test('the 21st webhook is refused', async () => {
+    // Four exist; the form's "Create another" makes the next ones quickly.
+    await page.goto(`${webhooksPath}/new`);
+    for (let n = 5; n <= 19; n++) {
+      await submitWebhookForm(page, { name: `bulk-${n}`, mode: 'Bearer token' });
+      await expect(page.getByRole('heading', { name: 'Webhook created' })).toBeVisible();
+      await page.getByRole('button', { name: 'Create another webhook' }).click();
+    }
+    // A second tab opened before the last free slot is taken.
+    const late = await page.context().newPage();
+    await late.goto(`${webhooksPath}/new`);
+    await expect(late.getByRole('form', { name: 'New webhook' })).toBeVisible();
+
+    await submitWebhookForm(page, { name: 'bulk-20', mode: 'Bearer token' });
+    await expect(page.getByRole('heading', { name: 'Webhook created' })).toBeVisible();
+    await page.getByRole('button', { name: 'Create another webhook' }).click();
+    await expect(page.getByRole('heading', { name: 'This factory has 20 webhooks, the most it can have' })).toBeVisible();
+    await screenshot(page, 'webhook-new-at-limit');
+
+    await submitWebhookForm(late, { name: 'one-too-many', mode: 'Bearer token' });
+    await expect(late.getByRole('alert').filter({ hasText: 'A factory can have at most 20 webhooks. Delete one you no longer use to create another.' })).toBeVisible();
+    await screenshot(late, 'webhook-create-refused');
+    await late.close();
+
+    await page.goto(webhooksPath);
+    await expect(page.getByRole('heading', { name: '20 of 20 webhooks' })).toBeVisible();
+    await expect(page.getByRole('button', { name: 'New webhook' })).toBeDisabled();
+    await expect(page.getByText('Limit reached: delete a webhook to create another.')).toBeVisible();
+    await expect(page.getByRole('link', { name: 'one-too-many' })).toHaveCount(0);
+    await screenshot(page, 'webhooks-list-limit');
+  });
+});
