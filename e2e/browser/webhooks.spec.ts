@@ -68,6 +68,9 @@ const stateBadge = (page: Page) => page.locator('main header');
 test.describe.serial('webhooks and team secrets', () => {
   let page: Page;
   let deploysSecret = '';
+  let deploysUrl = '';
+  let cronJobUrl = '';
+  const hello = { data: { hello: 'world' } };
 
   test.beforeAll(async ({ browser }) => {
     await completeFirstRunIfNeeded(browser);
@@ -94,7 +97,7 @@ test.describe.serial('webhooks and team secrets', () => {
     await page.context().close();
   });
 
-  test('an admin creates a bearer-token webhook and sees its secret exactly once', async () => {
+  test('an admin creates a bearer-token webhook and sees its secret exactly once', async ({ request }) => {
     await page.goto(webhooksPath);
     await expect(page.getByRole('heading', { name: 'No webhooks yet' })).toBeVisible();
     await screenshot(page, 'webhooks-empty');
@@ -116,11 +119,15 @@ test.describe.serial('webhooks and team secrets', () => {
     await expect(page.getByRole('alert').filter({ hasText: 'Copy the secret now: you will not see it again' })).toBeVisible();
     const url = await page.getByLabel('Ingress URL').inputValue();
     expect(url).toMatch(/\/webhooks\/w\/wh_[A-Za-z0-9]+$/);
+    deploysUrl = url;
     deploysSecret = await page.getByLabel('Secret', { exact: true }).inputValue();
     expect(deploysSecret.length).toBeGreaterThanOrEqual(32);
     await expect(page.locator('pre')).toContainText(`curl -X POST '${url}'`);
     await expect(page.locator('pre')).toContainText(`-H 'Authorization: Bearer ${deploysSecret}'`);
     await screenshot(page, 'webhook-created');
+    // What the panel shows is what the sender needs.
+    expect((await request.post(url, { ...hello, headers: { Authorization: `Bearer ${deploysSecret}` } })).status()).toBe(202);
+    expect((await request.post(url, hello)).status()).toBe(401);
 
     await page.reload();
     await expect(page.getByRole('form', { name: 'New webhook' })).toBeVisible();
@@ -133,9 +140,11 @@ test.describe.serial('webhooks and team secrets', () => {
     expect(await page.content()).not.toContain(deploysSecret);
   });
 
-  test('a URL-token webhook shows its URL with the token once, then with {token}', async () => {
+  test('a URL-token webhook shows its URL with the token once, then with {token}', async ({ request }) => {
     const { url, secret } = await createWebhook(page, { name: 'cron-job', mode: 'URL token' });
     expect(secret).toBeTruthy();
+    cronJobUrl = url;
+    expect((await request.post(url, hello)).status()).toBe(202);
     expect(url).toMatch(new RegExp(`/webhooks/w/wh_[A-Za-z0-9]+/${secret}$`));
     await expect(page.locator('pre')).toContainText(`curl -X POST '${url}'`);
     await expect(page.locator('pre')).not.toContainText('Authorization');
@@ -213,7 +222,8 @@ test.describe.serial('webhooks and team secrets', () => {
     await expect(page.getByRole('heading', { name: '5 of 20 webhooks' })).toBeVisible();
     const row = (name: string) => page.getByRole('row').filter({ has: page.getByRole('link', { name, exact: true }) });
     await expect(row('deploys')).toContainText('Bearer token');
-    await expect(row('deploys')).toContainText('Never');
+    await expect(row('deploys')).not.toContainText('Never');
+    await expect(row('svix-events')).toContainText('Never');
     await expect(row('cron-job')).toContainText('URL token');
     await expect(row('github-pushes')).toContainText('GitHub');
     await expect(row('svix-events')).toContainText('Standard Webhooks (and Svix)');
@@ -221,13 +231,14 @@ test.describe.serial('webhooks and team secrets', () => {
     await screenshot(page, 'webhooks-list');
   });
 
-  test('an admin disables, enables, rotates and deletes webhooks', async () => {
+  test('an admin disables, enables, rotates and deletes webhooks', async ({ request }) => {
     await openWebhook(page, 'deploys');
     const enabled = page.getByRole('switch', { name: 'Enabled' });
     await expect(enabled).toBeChecked();
     await enabled.click();
     await expect(stateBadge(page).getByText('Disabled', { exact: true })).toBeVisible();
     await expect(enabled).not.toBeChecked();
+    expect((await request.post(deploysUrl, { ...hello, headers: { Authorization: `Bearer ${deploysSecret}` } })).status()).toBe(404);
     await page.reload();
     await expect(page.getByRole('switch', { name: 'Enabled' })).not.toBeChecked();
     await page.getByRole('switch', { name: 'Enabled' }).click();
@@ -240,7 +251,10 @@ test.describe.serial('webhooks and team secrets', () => {
     await dialog.getByRole('button', { name: 'Rotate secret' }).click();
     const rotated = page.getByLabel('New secret');
     await expect(rotated).toHaveValue(/.{32,}/);
-    expect(await rotated.inputValue()).not.toBe(deploysSecret);
+    const newSecret = await rotated.inputValue();
+    expect(newSecret).not.toBe(deploysSecret);
+    expect((await request.post(deploysUrl, { ...hello, headers: { Authorization: `Bearer ${deploysSecret}` } })).status()).toBe(401);
+    expect((await request.post(deploysUrl, { ...hello, headers: { Authorization: `Bearer ${newSecret}` } })).status()).toBe(202);
     await screenshot(page, 'webhook-detail-rotated');
     await page.reload();
     await expect(page.getByLabel('New secret')).toHaveCount(0);
@@ -252,6 +266,7 @@ test.describe.serial('webhooks and team secrets', () => {
     await expect(page).toHaveURL(new RegExp(`${webhooksPath}$`));
     await expect(page.getByRole('link', { name: 'cron-job', exact: true })).toHaveCount(0);
     await expect(page.getByRole('heading', { name: '4 of 20 webhooks' })).toBeVisible();
+    expect((await request.post(cronJobUrl, hello)).status()).toBe(404);
   });
 
   test('admins manage team secrets; a changed value is pending until the webhook applies again', async () => {

@@ -91,7 +91,7 @@ export async function deleteSecret(factoryId: string, name: string, db = prisma)
     const users = await tx.webhook.findMany({ where: { factoryId, secretName: name, deletedAt: null }, select: { name: true } });
     if (users.length > 0) {
       const names = users.map((u) => u.name).join(', ');
-      throw new AppError('conflict', `${name} is used by ${users.length === 1 ? 'the webhook' : 'the webhooks'} ${names}. Delete or change ${users.length === 1 ? 'it' : 'them'} first.`);
+      throw new AppError('conflict', `${name} is used by ${users.length === 1 ? 'the webhook' : 'the webhooks'} ${names}. Delete ${users.length === 1 ? 'it' : 'them'} first.`);
     }
     const { count } = await tx.teamSecret.deleteMany({ where: { factoryId, name } });
     if (count === 0) throw new AppError('not_found', `No secret named ${name}`);

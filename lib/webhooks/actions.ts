@@ -14,7 +14,13 @@ const webhooksPath = (slug: string) => `/f/${slug}/automations/webhooks`;
 export const createWebhookAction = factoryAction('factory:manage', createWebhookSchema, async ({ factory }, input) => {
   const result = await createWebhook(factory.id, input);
   revalidatePath(webhooksPath(factory.slug), 'layout');
-  return { uid: result.webhook.uid, secret: result.secret, ingressUrl: result.ingressUrl };
+  return {
+    uid: result.webhook.uid,
+    secret: result.secret,
+    ingressUrl: result.ingressUrl,
+    secretName: result.webhook.secretName,
+    state: result.webhook.state,
+  };
 });
 
 export const setWebhookEnabledAction = factoryAction(

@@ -284,7 +284,7 @@ export async function rotateWebhookSecret(factoryId: string, uid: string, db = p
       const scheme = getScheme(row.signatureScheme ?? '')?.displayName ?? 'The provider';
       throw new AppError(
         'conflict',
-        `${scheme} issues this webhook's secret: roll it on the provider's side, then enter the new secret (PUT .../provider-secret).`,
+        `${scheme} issues this webhook's secret: roll it on the provider's side, then enter the new provider secret.`,
       );
     }
     const value = generateSecret(row.authMode, (row.signatureScheme as SchemeId | null) ?? null);

@@ -100,7 +100,7 @@ export default async function WebhooksPage({ params }: { params: Promise<{ facto
                     </Link>
                     <div className="font-mono text-xs text-fg-subtle">{webhook.uid}</div>
                   </TD>
-                  <TD className="text-fg-muted">{authModeLabels[webhook.authMode]}</TD>
+                  <TD className="whitespace-nowrap text-fg-muted">{authModeLabels[webhook.authMode]}</TD>
                   <TD className="text-fg-muted">
                     {webhook.signatureScheme ? (getScheme(webhook.signatureScheme)?.displayName ?? webhook.signatureScheme) : <NoValue />}
                   </TD>

@@ -1,0 +1,437 @@
+'use client';
+
+import { zodResolver } from '@hookform/resolvers/zod';
+import { useRouter } from 'next/navigation';
+import { useId, useState } from 'react';
+import { useForm, useWatch, type Resolver } from 'react-hook-form';
+import type { z } from 'zod';
+import { applyFieldErrors } from '@/components/auth/apply-field-errors';
+import { FormError } from '@/components/auth/form-error';
+import { SchemeSetup } from '@/components/webhooks/scheme-setup';
+import { WebhookIcon } from '@/components/webhooks/webhook-icon';
+import { Alert } from '@/components/ui/alert';
+import { Button, ButtonLink } from '@/components/ui/button';
+import { Card, CardBody, CardFooter, CardHeader } from '@/components/ui/card';
+import { cn } from '@/components/ui/cn';
+import { CodeBlock } from '@/components/ui/code-block';
+import { CopyField } from '@/components/ui/copy-button';
+import { EmptyState } from '@/components/ui/empty-state';
+import { Field } from '@/components/ui/field';
+import { CheckCircleIcon } from '@/components/ui/icons';
+import { Input } from '@/components/ui/input';
+import { Select } from '@/components/ui/select';
+import { getScheme, schemeIds, schemes, type SchemeId } from '@/lib/signatures/registry';
+import { createWebhookAction } from '@/lib/webhooks/actions';
+import { authModeLabels, authModes, createWebhookSchema, suggestSecretName, type AuthMode } from '@/lib/webhooks/schemas';
+
+type FormValues = {
+  name: string;
+  authMode: AuthMode;
+  signatureScheme: string;
+  providerSecret: string;
+  secretName: string;
+  deliveryIdHeader: string;
+};
+
+type CreateWebhookValues = z.output<typeof createWebhookSchema>;
+
+const fieldNames = ['name', 'authMode', 'signatureScheme', 'providerSecret', 'secretName', 'deliveryIdHeader'] as const;
+
+const defaultValues: FormValues = {
+  name: '',
+  authMode: 'token',
+  signatureScheme: '',
+  providerSecret: '',
+  secretName: '',
+  deliveryIdHeader: '',
+};
+
+const authModeDescriptions: Record<AuthMode, string> = {
+  token: 'The sender puts a secret Tripline generates in an Authorization header.',
+  url_token: 'The secret is part of the URL, for senders that cannot set headers.',
+  signature: 'The provider signs each request: GitHub, Stripe, Standard Webhooks…',
+};
+
+// The schema preprocesses blanks, so zod types its input as unknown; the form holds plain strings.
+const schemaResolver = zodResolver(createWebhookSchema) as unknown as Resolver<FormValues, unknown, CreateWebhookValues>;
+
+// The provider fields keep what was typed while another mode is chosen (so
+// switching back restores it), but only a signature webhook submits them.
+const resolver: Resolver<FormValues, unknown, CreateWebhookValues> = (values, context, options) =>
+  schemaResolver(
+    values.authMode === 'signature' ? values : { ...values, signatureScheme: '', providerSecret: '' },
+    context,
+    options,
+  );
+
+/** The suggested team secret name, numbered like the server does when the plain suggestion is taken. */
+function suggestFreeSecretName(webhookName: string, taken: ReadonlySet<string>): string {
+  if (!webhookName.trim()) return '';
+  const base = suggestSecretName(webhookName.trim());
+  if (!taken.has(base)) return base;
+  for (let n = 2; ; n++) {
+    const candidate = `${base.slice(0, 60)}_${n}`;
+    if (!taken.has(candidate)) return candidate;
+  }
+}
+
+type Created = {
+  uid: string;
+  name: string;
+  authMode: AuthMode;
+  scheme: SchemeId | null;
+  secretName: string | null;
+  secret: string | null;
+  ingressUrl: string;
+  providerSecretGiven: boolean;
+  existingSecret: boolean;
+};
+
+export function CreateWebhookForm({
+  factorySlug,
+  secretNames,
+  atLimit,
+  limit,
+}: {
+  factorySlug: string;
+  /** Names of the factory's team secrets, offered for Secret name. */
+  secretNames: string[];
+  atLimit: boolean;
+  limit: number;
+}) {
+  const router = useRouter();
+  const ids = useId();
+  const webhooksPath = `/f/${factorySlug}/automations/webhooks`;
+  const [formError, setFormError] = useState<string | null>(null);
+  const [secretNameEdited, setSecretNameEdited] = useState(false);
+  // The secret lives only here, in memory, until the panel is left.
+  const [created, setCreated] = useState<Created | null>(null);
+  const { register, handleSubmit, formState, setError, setValue, control, reset } = useForm<FormValues, unknown, CreateWebhookValues>({
+    resolver,
+    defaultValues,
+  });
+  const taken = new Set(secretNames);
+  const [authMode, schemeId, secretName] = useWatch({ control, name: ['authMode', 'signatureScheme', 'secretName'] });
+  const scheme = authMode === 'signature' ? getScheme(schemeId) : undefined;
+  const namesExisting = secretName.trim() !== '' && taken.has(secretName.trim());
+
+  const name = register('name');
+  const secretNameField = register('secretName');
+
+  const onSubmit = handleSubmit(async (values) => {
+    setFormError(null);
+    const result = await createWebhookAction(factorySlug, values);
+    if (!result.ok) {
+      setFormError(applyFieldErrors(result.error, setError, fieldNames));
+      return;
+    }
+    setCreated({
+      uid: result.data.uid,
+      name: values.name,
+      authMode: values.authMode,
+      scheme: values.authMode === 'signature' ? (values.signatureScheme ?? null) : null,
+      secretName: values.secretName ?? null,
+      secret: result.data.secret,
+      ingressUrl: result.data.ingressUrl,
+      providerSecretGiven: Boolean(values.providerSecret),
+      existingSecret: values.secretName !== undefined && taken.has(values.secretName),
+    });
+    router.refresh();
+  });
+
+  if (created) {
+    return (
+      <CreatedPanel
+        created={created}
+        webhooksPath={webhooksPath}
+        onCreateAnother={() => {
+          setCreated(null);
+          setSecretNameEdited(false);
+          setFormError(null);
+          reset(defaultValues);
+        }}
+      />
+    );
+  }
+
+  if (atLimit) {
+    return (
+      <EmptyState
+        bordered
+        className="max-w-3xl"
+        icon={<WebhookIcon />}
+        title={`This factory has ${limit} webhooks, the most it can have`}
+        description="Delete a webhook you no longer use to create another."
+        action={
+          <ButtonLink href={webhooksPath} variant="secondary">
+            Back to webhooks
+          </ButtonLink>
+        }
+      />
+    );
+  }
+
+  return (
+    <Card className="max-w-3xl">
+      <form onSubmit={onSubmit} noValidate aria-label="New webhook">
+        <CardBody className="flex flex-col gap-6">
+          <FormError message={formError} />
+          <Field
+            label="Name"
+            required
+            error={formState.errors.name?.message}
+            hint="Lowercase letters, digits, and hyphens or underscores, for example github-deploys. Automations show it."
+          >
+            <Input
+              autoFocus
+              autoComplete="off"
+              spellCheck={false}
+              placeholder="github-deploys"
+              {...name}
+              onChange={(event) => {
+                void name.onChange(event);
+                if (!secretNameEdited) setValue('secretName', suggestFreeSecretName(event.target.value, taken));
+              }}
+            />
+          </Field>
+
+          <fieldset className="flex flex-col gap-3" aria-describedby={formState.errors.authMode ? `${ids}-auth-error` : undefined}>
+            <legend className="mb-1.5 text-sm font-medium text-fg">Authentication</legend>
+            <div className="grid gap-3 md:grid-cols-3">
+              {authModes.map((mode) => (
+                <label
+                  key={mode}
+                  className={cn(
+                    'flex cursor-pointer gap-3 rounded-lg border border-line-strong bg-surface p-3.5 shadow-xs transition-[border-color,box-shadow,background-color] duration-150',
+                    'hover:border-zinc-400/70',
+                    'has-checked:border-accent-500 has-checked:bg-accent-50/50 has-checked:ring-1 has-checked:ring-accent-500',
+                    'has-focus-visible:ring-3 has-focus-visible:ring-accent-500/25',
+                  )}
+                >
+                  <input
+                    type="radio"
+                    value={mode}
+                    aria-labelledby={`${ids}-${mode}-label`}
+                    aria-describedby={`${ids}-${mode}-description`}
+                    className="mt-0.5 size-4 shrink-0 cursor-pointer accent-accent-600 focus-visible:outline-none"
+                    {...register('authMode')}
+                  />
+                  <span className="min-w-0">
+                    <span id={`${ids}-${mode}-label`} className="block font-medium text-fg">
+                      {authModeLabels[mode]}
+                      {mode === 'token' ? <span className="ml-1.5 text-[13px] font-normal text-fg-subtle">Default</span> : null}
+                    </span>
+                    <span id={`${ids}-${mode}-description`} className="mt-0.5 block text-[13px] leading-5 text-fg-muted">
+                      {authModeDescriptions[mode]}
+                    </span>
+                  </span>
+                </label>
+              ))}
+            </div>
+            {formState.errors.authMode ? (
+              <p id={`${ids}-auth-error`} role="alert" className="text-[13px] text-red-700">
+                {formState.errors.authMode.message}
+              </p>
+            ) : null}
+          </fieldset>
+
+          {authMode === 'signature' ? (
+            <div className="flex flex-col gap-5 rounded-lg border border-line bg-subtle/50 p-4">
+              <Field label="Provider scheme" required error={formState.errors.signatureScheme?.message}>
+                <Select placeholder="Choose the provider that signs the requests" {...register('signatureScheme')}>
+                  {schemeIds.map((id) => (
+                    <option key={id} value={id}>
+                      {schemes[id].displayName}
+                    </option>
+                  ))}
+                </Select>
+              </Field>
+              {scheme ? (
+                <div className="rounded-lg border border-line bg-surface p-4">
+                  <p className="mb-3 text-[13px] font-semibold text-fg">Set up {scheme.displayName}</p>
+                  <SchemeSetup scheme={scheme} />
+                </div>
+              ) : null}
+              <Field
+                label="Provider secret"
+                optional
+                error={formState.errors.providerSecret?.message}
+                hint={
+                  !scheme
+                    ? 'Leave blank if Tripline should generate it, or if the provider issues it only after you give it the URL.'
+                    : scheme.secretSource === 'generated'
+                      ? 'Leave blank and Tripline generates one to give the sender.'
+                      : `Leave blank if ${scheme.displayName} issues it only after you give it the URL: you will enter it in a second step.`
+                }
+              >
+                <Input type="password" autoComplete="off" spellCheck={false} mono {...register('providerSecret')} />
+              </Field>
+            </div>
+          ) : null}
+
+          <Field
+            label="Secret name"
+            error={formState.errors.secretName?.message}
+            hint={
+              <>
+                The team secret that stores the credential. Name an existing team secret to use its value instead.
+                {namesExisting ? (
+                  <span className="mt-1 block font-medium text-accent-700">
+                    {secretName.trim()} exists: its current value becomes this webhook’s credential, so nothing new is generated.
+                  </span>
+                ) : null}
+              </>
+            }
+          >
+            <Input
+              mono
+              autoComplete="off"
+              spellCheck={false}
+              list={secretNames.length > 0 ? `${ids}-secret-names` : undefined}
+              placeholder="GITHUB_DEPLOYS_WEBHOOK_SECRET"
+              {...secretNameField}
+              onChange={(event) => {
+                setSecretNameEdited(event.target.value !== '');
+                void secretNameField.onChange(event);
+              }}
+            />
+          </Field>
+          {secretNames.length > 0 ? (
+            <datalist id={`${ids}-secret-names`}>
+              {secretNames.map((secret) => (
+                <option key={secret} value={secret} />
+              ))}
+            </datalist>
+          ) : null}
+
+          <Field
+            label="Delivery ID header"
+            optional
+            error={formState.errors.deliveryIdHeader?.message}
+            hint="A request header in which the sender puts its own event ID, used to spot duplicates."
+          >
+            <Input mono autoComplete="off" spellCheck={false} placeholder="X-Request-Id" {...register('deliveryIdHeader')} />
+          </Field>
+        </CardBody>
+        <CardFooter>
+          <ButtonLink href={webhooksPath} variant="secondary">
+            Cancel
+          </ButtonLink>
+          <Button type="submit" loading={formState.isSubmitting}>
+            Create webhook
+          </Button>
+        </CardFooter>
+      </form>
+    </Card>
+  );
+}
+
+function curlExample(created: Created): string | null {
+  const secretText = created.secret ?? `<value of ${created.secretName ?? 'the team secret'}>`;
+  if (created.authMode === 'token') {
+    return [
+      `curl -X POST '${created.ingressUrl}' \\`,
+      `  -H 'Authorization: Bearer ${secretText}' \\`,
+      `  -H 'Content-Type: application/json' \\`,
+      `  -d '{"hello":"world"}'`,
+    ].join('\n');
+  }
+  if (created.authMode === 'url_token') {
+    return [`curl -X POST '${created.ingressUrl}' \\`, `  -H 'Content-Type: application/json' \\`, `  -d '{"hello":"world"}'`].join('\n');
+  }
+  return null;
+}
+
+function CreatedPanel({ created, webhooksPath, onCreateAnother }: { created: Created; webhooksPath: string; onCreateAnother: () => void }) {
+  const scheme = created.scheme ? schemes[created.scheme] : undefined;
+  const curl = curlExample(created);
+  const awaitingSecret = scheme?.secretSource === 'provider' && created.secret === null && !created.providerSecretGiven && !created.existingSecret;
+  const webhookPath = `${webhooksPath}/${created.uid}`;
+  const summary = awaitingSecret
+    ? `${created.name} is ready for ${scheme?.displayName ?? 'the provider'}’s URL. It refuses requests until you enter the secret.`
+    : `${created.name} accepts deliveries now. Automations can subscribe to it with a Webhook trigger.`;
+
+  return (
+    <Card className="max-w-3xl">
+      <CardHeader
+        title={
+          <span className="flex items-center gap-2">
+            <CheckCircleIcon className="size-5 text-emerald-600" />
+            Webhook created
+          </span>
+        }
+        description={summary}
+      />
+      <CardBody className="flex flex-col gap-5">
+        {created.secret !== null ? (
+          <Alert tone="warning" title="Copy the secret now: you will not see it again">
+            Tripline stores it encrypted and never shows it back. If it is lost, rotate the secret on the webhook’s page.
+          </Alert>
+        ) : null}
+        <Field
+          label="Ingress URL"
+          hint={
+            created.authMode === 'url_token' && created.secret !== null
+              ? 'The URL contains the secret: treat it like a password.'
+              : created.authMode === 'url_token'
+                ? `Replace {token} with the value of ${created.secretName ?? 'the team secret'}.`
+                : undefined
+          }
+        >
+          <CopyField value={created.ingressUrl} copyLabel="Copy URL" />
+        </Field>
+        {created.secret !== null ? (
+          <Field
+            label="Secret"
+            hint={
+              created.secretName ? (
+                <>
+                  Stored in the team secret <code className="font-mono text-[12px] text-fg">{created.secretName}</code>.
+                </>
+              ) : undefined
+            }
+          >
+            <CopyField value={created.secret} copyLabel="Copy secret" />
+          </Field>
+        ) : created.existingSecret ? (
+          <p className="text-fg-muted">
+            The credential is the current value of the team secret <code className="font-mono text-[13px] text-fg">{created.secretName}</code>.
+          </p>
+        ) : created.providerSecretGiven ? (
+          <p className="text-fg-muted">
+            The provider secret you entered is stored
+            {created.secretName ? (
+              <>
+                {' '}in the team secret <code className="font-mono text-[13px] text-fg">{created.secretName}</code>
+              </>
+            ) : null}
+            .
+          </p>
+        ) : null}
+        {curl ? <CodeBlock title="Send a test delivery" language="bash" code={curl} /> : null}
+        {scheme ? (
+          <div className="rounded-lg border border-line bg-subtle/50 p-4">
+            <p className="mb-3 text-[13px] font-semibold text-fg">Set up {scheme.displayName}</p>
+            <SchemeSetup scheme={scheme} />
+          </div>
+        ) : null}
+        {awaitingSecret && scheme ? (
+          <Alert tone="info" title={`Next: give ${scheme.displayName} the URL, then enter the secret it issues on the webhook’s page`}>
+            Until then the webhook answers every request with 401.
+          </Alert>
+        ) : null}
+      </CardBody>
+      <CardFooter align="between">
+        <Button type="button" variant="ghost" onClick={onCreateAnother}>
+          Create another webhook
+        </Button>
+        <div className="flex gap-2">
+          <ButtonLink href={webhooksPath} variant="secondary">
+            Back to webhooks
+          </ButtonLink>
+          <ButtonLink href={webhookPath}>Go to webhook</ButtonLink>
+        </div>
+      </CardFooter>
+    </Card>
+  );
+}

@@ -1,0 +1,27 @@
+import type { SchemeInfo } from '@/lib/signatures/registry';
+import { cn } from '@/components/ui/cn';
+
+/** A provider's setup steps and what its secret looks like, as the registry describes them. */
+export function SchemeSetup({ scheme, className }: { scheme: SchemeInfo; className?: string }) {
+  return (
+    <div className={cn('flex flex-col gap-3', className)}>
+      <ol className="flex flex-col gap-2">
+        {scheme.setup.map((step, index) => (
+          <li key={index} className="flex gap-3 text-[13px] leading-5 text-fg-muted">
+            <span
+              aria-hidden="true"
+              className="flex size-5 shrink-0 items-center justify-center rounded-full bg-accent-50 text-[11px] font-semibold text-accent-700 ring-1 ring-accent-600/20 ring-inset"
+            >
+              {index + 1}
+            </span>
+            <span className="min-w-0 pt-px">{step}</span>
+          </li>
+        ))}
+      </ol>
+      <p className="text-[13px] leading-5 text-fg-muted">
+        <span className="font-medium text-fg">The secret: </span>
+        {scheme.secretHint}.
+      </p>
+    </div>
+  );
+}
