@@ -20,8 +20,10 @@ export type DatabaseTarget =
 export type OpenedAdapter = {
   target: DatabaseTarget;
   factory: SqlMigrationAwareDriverAdapterFactory;
-  /** The PostgreSQL connection pool, shared with the rate limiter (absent on PGlite). */
+  /** The PostgreSQL connection pool, shared with the rate limiter and the ingress's SQL (absent on PGlite). */
   pool?: pg.Pool;
+  /** The embedded database, for the ingress's SQL (absent on PostgreSQL). */
+  pglite?: PGlite;
   close: () => Promise<void>;
 };
 
@@ -52,7 +54,7 @@ export function openAdapter(target: DatabaseTarget, options: { poolSize?: number
   }
   if (target.kind === 'memory') {
     const client = new PGlite();
-    return { target, factory: new PrismaPGlite(client), close: () => client.close() };
+    return { target, factory: new PrismaPGlite(client), pglite: client, close: () => client.close() };
   }
   // PGlite is a single connection inside this process: a second process
   // opening the same folder would corrupt it, so a lock file keeps it to one.
@@ -62,6 +64,7 @@ export function openAdapter(target: DatabaseTarget, options: { poolSize?: number
   return {
     target,
     factory: new PrismaPGlite(client),
+    pglite: client,
     close: async () => {
       try {
         await client.close();

@@ -1,5 +1,5 @@
 import 'server-only';
-import { prisma } from '@/lib/db';
+import { sql } from '@/lib/db/sql';
 import { randomBase62 } from '@/lib/crypto/random';
 import type { Identity } from '@/lib/ingress/identity';
 
@@ -22,19 +22,11 @@ export async function recordRejected(input: {
   detail: string;
   remoteAddress: string | null;
 }): Promise<void> {
-  await prisma.delivery.create({
-    data: {
-      id: newDeliveryRowId(),
-      webhookId: input.webhookId,
-      deliveryId: input.identity.deliveryId,
-      identitySource: input.identity.source,
-      status: input.status,
-      size: input.size,
-      detail: input.detail,
-      remoteAddress: input.remoteAddress,
-    },
-    select: { id: true },
-  });
+  await sql(
+    `INSERT INTO "Delivery" ("id", "webhookId", "deliveryId", "identitySource", "status", "size", "receivedAt", "detail", "remoteAddress")
+     VALUES ($1, $2, $3, $4::"IdentitySource", $5::"DeliveryStatus", $6, now(), $7, $8)`,
+    [newDeliveryRowId(), input.webhookId, input.identity.deliveryId, input.identity.source, input.status, input.size, input.detail, input.remoteAddress],
+  );
 }
 
 export async function recordAccepted(input: {
@@ -46,7 +38,7 @@ export async function recordAccepted(input: {
   remoteAddress: string | null;
 }): Promise<{ id: string; status: 'accepted' | 'duplicate' }> {
   const id = newDeliveryRowId();
-  const rows = await prisma.$queryRawUnsafe<Array<{ status: 'accepted' | 'duplicate' }>>(
+  const rows = await sql<{ status: 'accepted' | 'duplicate' }>(
     `WITH claimed AS (
        INSERT INTO "DeliveryIdentity" ("webhookId", "deliveryId", "acceptedId", "createdAt")
        VALUES ($1, $2, $3, now())
@@ -62,14 +54,7 @@ export async function recordAccepted(input: {
             $8,
             CASE WHEN EXISTS (SELECT 1 FROM claimed) THEN NULL ELSE 'identity already accepted' END
      RETURNING "status"::text AS status`,
-    input.webhookId,
-    input.identity.deliveryId,
-    id,
-    input.identity.source,
-    input.size,
-    input.body,
-    JSON.stringify(input.headers),
-    input.remoteAddress,
+    [input.webhookId, input.identity.deliveryId, id, input.identity.source, input.size, input.body, JSON.stringify(input.headers), input.remoteAddress],
   );
   return { id, status: rows[0]!.status };
 }

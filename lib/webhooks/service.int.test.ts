@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { setDatabase } from '@/lib/db';
 import { createFactory } from '@/lib/factories/service';
 import { AppError } from '@/lib/http/errors';
 import { createSecret, deleteSecret, listSecrets, replaceSecretValue } from '@/lib/secrets/service';
@@ -39,11 +40,16 @@ describe.each(testDatabaseKinds())('webhooks and team secrets on %s', (kind) => 
 
   beforeAll(async () => {
     database = await createTestDatabase(kind);
+    // The ingress lookup runs on the process's database.
+    setDatabase(database);
     const user = await createUser({ email: 'admin@example.com', password: 'a long enough password' }, database.prisma);
     factoryId = (await createFactory(user.id, { name: 'Acme', slug: 'acme' }, database.prisma)).id;
     otherFactoryId = (await createFactory(user.id, { name: 'Other', slug: 'other' }, database.prisma)).id;
   });
-  afterAll(() => database?.drop());
+  afterAll(async () => {
+    setDatabase(undefined);
+    await database?.drop();
+  });
 
   it('creates a bearer-token webhook with a generated secret, shown once and stored in a suggested team secret', async () => {
     const db = database.prisma;
@@ -53,7 +59,7 @@ describe.each(testDatabaseKinds())('webhooks and team secrets on %s', (kind) => 
     expect(result.secret).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(result.webhook.uid).toMatch(/^wh_[A-Za-z0-9]{22}$/);
     expect(result.ingressUrl).toBe(`http://localhost:3000/webhooks/w/${result.webhook.uid}`);
-    expect((await findLiveWebhook(result.webhook.uid, db))?.credential).toBe(result.secret);
+    expect((await findLiveWebhook(result.webhook.uid))?.credential).toBe(result.secret);
     expect((await listSecrets(factoryId, db)).map((s) => s.name)).toContain('CI_EVENTS_WEBHOOK_SECRET');
   });
 
@@ -74,7 +80,7 @@ describe.each(testDatabaseKinds())('webhooks and team secrets on %s', (kind) => 
     remember('has/slash and space');
     const shared = await createWebhook(factoryId, { name: 'shared', authMode: 'url_token', secretName: 'SHARED_TOKEN' }, db);
     expect(shared.secret).toBeNull();
-    expect((await findLiveWebhook(shared.webhook.uid, db))?.credential).toBe('url-safe_value.123~');
+    expect((await findLiveWebhook(shared.webhook.uid))?.credential).toBe('url-safe_value.123~');
 
     const before = await db.webhook.count();
     const refused = await appError(createWebhook(factoryId, { name: 'unsafe', authMode: 'url_token', secretName: 'NOT_URL_SAFE' }, db));
@@ -107,12 +113,12 @@ describe.each(testDatabaseKinds())('webhooks and team secrets on %s', (kind) => 
     const stripe = await createWebhook(factoryId, { name: 'stripe', authMode: 'signature', signatureScheme: 'stripe' }, db);
     expect(stripe.secret).toBeNull();
     expect(stripe.webhook).toMatchObject({ state: 'awaiting_secret', awaitingSecret: true, secretName: 'STRIPE_WEBHOOK_SECRET' });
-    expect((await findLiveWebhook(stripe.webhook.uid, db))?.credential).toBeNull();
+    expect((await findLiveWebhook(stripe.webhook.uid))?.credential).toBeNull();
     await expect(rotateWebhookSecret(factoryId, stripe.webhook.uid, db)).rejects.toThrow(/issues this webhook's secret/);
 
     const updated = await setProviderSecret(factoryId, stripe.webhook.uid, { secret: remember('whsec_stripe_issued_value')! }, db);
     expect(updated.state).toBe('enabled');
-    expect((await findLiveWebhook(stripe.webhook.uid, db))?.credential).toBe('whsec_stripe_issued_value');
+    expect((await findLiveWebhook(stripe.webhook.uid))?.credential).toBe('whsec_stripe_issued_value');
   });
 
   it('rotates at once with no overlap', async () => {
@@ -122,7 +128,7 @@ describe.each(testDatabaseKinds())('webhooks and team secrets on %s', (kind) => 
     const rotated = await rotateWebhookSecret(factoryId, created.webhook.uid, db);
     remember(rotated.secret);
     expect(rotated.secret).not.toBe(created.secret);
-    expect((await findLiveWebhook(created.webhook.uid, db))?.credential).toBe(rotated.secret);
+    expect((await findLiveWebhook(created.webhook.uid))?.credential).toBe(rotated.secret);
   });
 
   it('takes up a changed team secret only when the definition applies again (Enabled off and on)', async () => {
@@ -130,14 +136,14 @@ describe.each(testDatabaseKinds())('webhooks and team secrets on %s', (kind) => 
     const created = await createWebhook(factoryId, { name: 'uptake' }, db);
     remember(created.secret);
     await replaceSecretValue(factoryId, created.webhook.secretName, remember('replaced-value')!, db);
-    expect((await findLiveWebhook(created.webhook.uid, db))?.credential).toBe(created.secret);
+    expect((await findLiveWebhook(created.webhook.uid))?.credential).toBe(created.secret);
     expect((await getWebhook(factoryId, created.webhook.uid, db)).secretChangePending).toBe(true);
 
     await setWebhookEnabled(factoryId, created.webhook.uid, false, db);
-    expect(await findLiveWebhook(created.webhook.uid, db)).toBeNull();
+    expect(await findLiveWebhook(created.webhook.uid)).toBeNull();
     const enabled = await setWebhookEnabled(factoryId, created.webhook.uid, true, db);
     expect(enabled.secretChangePending).toBe(false);
-    expect((await findLiveWebhook(created.webhook.uid, db))?.credential).toBe('replaced-value');
+    expect((await findLiveWebhook(created.webhook.uid))?.credential).toBe('replaced-value');
   });
 
   it('deletes: the webhook is unknown at once, its name is free again, and its secret may then be deleted', async () => {
@@ -149,7 +155,7 @@ describe.each(testDatabaseKinds())('webhooks and team secrets on %s', (kind) => 
     expect(refused.message).toMatch(/used by the webhook doomed/);
 
     await deleteWebhook(factoryId, created.webhook.uid, db);
-    expect(await findLiveWebhook(created.webhook.uid, db)).toBeNull();
+    expect(await findLiveWebhook(created.webhook.uid)).toBeNull();
     expect((await appError(getWebhook(factoryId, created.webhook.uid, db))).code).toBe('not_found');
     expect((await listWebhooks(factoryId, db)).map((w) => w.name)).not.toContain('doomed');
     await deleteSecret(factoryId, created.webhook.secretName, db);

@@ -2,6 +2,7 @@ import 'server-only';
 import { randomBytes } from 'node:crypto';
 import { prisma, type DbOrTx, type Tx } from '@/lib/db';
 import { lockFactory } from '@/lib/db/locks';
+import { sql } from '@/lib/db/sql';
 import { decryptSecret, encryptSecret } from '@/lib/crypto/encryption';
 import { randomBase62 } from '@/lib/crypto/random';
 import { AppError } from '@/lib/http/errors';
@@ -333,11 +334,22 @@ export type LiveWebhook = {
 };
 
 /** For the ingress: an enabled, undeleted webhook by UID, with its applied credential. */
-export async function findLiveWebhook(uid: string, db: DbOrTx = prisma): Promise<LiveWebhook | null> {
-  const row = await db.webhook.findFirst({
-    where: { uid, enabled: true, deletedAt: null },
-    select: { ...webhookRow, factoryId: true },
-  });
+export async function findLiveWebhook(uid: string): Promise<LiveWebhook | null> {
+  // Plain SQL: this runs on every ingress request.
+  const [row] = await sql<{
+    id: string;
+    uid: string;
+    factoryId: string;
+    name: string;
+    authMode: AuthMode;
+    signatureScheme: string | null;
+    deliveryIdHeader: string | null;
+    credentialEncrypted: string | null;
+  }>(
+    `SELECT "id", "uid", "factoryId", "name", "authMode"::text AS "authMode", "signatureScheme", "deliveryIdHeader", "credentialEncrypted"
+       FROM "Webhook" WHERE "uid" = $1 AND "enabled" AND "deletedAt" IS NULL`,
+    [uid],
+  );
   if (!row) return null;
   return {
     id: row.id,

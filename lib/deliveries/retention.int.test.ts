@@ -1,0 +1,64 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pruneDeliveries, RETENTION_MIN_ENTRIES } from '@/lib/deliveries/retention';
+import { createFactory } from '@/lib/factories/service';
+import { createTestDatabase, testDatabaseKinds, type TestDatabase } from '@/lib/testing/databases';
+import { createUser } from '@/lib/users/service';
+
+const DAY = 24 * 60 * 60 * 1000;
+
+describe.each(testDatabaseKinds())('delivery log retention on %s', (kind) => {
+  let database: TestDatabase;
+  let busy: string;
+  let quiet: string;
+  const now = new Date('2026-11-23T12:00:00Z');
+
+  beforeAll(async () => {
+    database = await createTestDatabase(kind);
+    const db = database.prisma;
+    const user = await createUser({ email: 'a@example.com', password: 'a long enough password' }, db);
+    const factory = await createFactory(user.id, { name: 'Factory', slug: 'retention' }, db);
+    const webhook = (name: string) =>
+      db.webhook.create({ data: { factoryId: factory.id, uid: `wh_${name}`, name, secretName: 'S' }, select: { id: true } });
+    busy = (await webhook('busy')).id;
+    quiet = (await webhook('quiet')).id;
+    // busy: 80 entries, one per hour going back from 10 days ago to 6.7 days ago... spread over 13 days.
+    const rows = [];
+    for (let i = 0; i < 80; i++) {
+      const receivedAt = new Date(now.getTime() - i * 4 * 60 * 60 * 1000); // every 4 h: 13.2 days
+      const accepted = i % 2 === 0;
+      rows.push({ id: `busy-${i}`, webhookId: busy, deliveryId: `evt-${i}`, identitySource: 'service_header' as const, status: accepted ? ('accepted' as const) : ('rejected_auth' as const), size: 2, receivedAt, body: accepted ? '{}' : null });
+    }
+    // quiet: 10 old entries only (all older than 7 days, but within its newest 50).
+    for (let i = 0; i < 10; i++) {
+      rows.push({ id: `quiet-${i}`, webhookId: quiet, deliveryId: `q-${i}`, identitySource: 'body_hash' as const, status: 'accepted' as const, size: 2, receivedAt: new Date(now.getTime() - (30 + i) * DAY), body: '{}' });
+    }
+    await db.delivery.createMany({ data: rows });
+    await db.deliveryIdentity.createMany({
+      data: rows.filter((r) => r.status === 'accepted').map((r) => ({ webhookId: r.webhookId, deliveryId: r.deliveryId, acceptedId: r.id })),
+    });
+  });
+  afterAll(() => database?.drop());
+
+  it('keeps the newest 50 per webhook and everything from the last 7 days, and prunes the rest', async () => {
+    const db = database.prisma;
+    const pruned = await pruneDeliveries(db, now);
+    const kept = await db.delivery.findMany({ where: { webhookId: busy }, select: { id: true, receivedAt: true }, orderBy: { receivedAt: 'desc' } });
+    // Entries 0..41 are within 7 days (i * 4 h <= 168 h -> i <= 42); the newest 50 are 0..49.
+    expect(kept.length).toBe(RETENTION_MIN_ENTRIES);
+    expect(kept.map((k) => k.id)).toEqual(Array.from({ length: 50 }, (_, i) => `busy-${i}`));
+    expect(pruned).toBe(30);
+    expect(await db.delivery.count({ where: { webhookId: quiet } })).toBe(10);
+  });
+
+  it('drops the identities of pruned entries, so dedup covers exactly the retained window', async () => {
+    const db = database.prisma;
+    const identities = await db.deliveryIdentity.findMany({ where: { webhookId: busy }, select: { deliveryId: true } });
+    expect(identities.map((i) => i.deliveryId).sort()).toEqual(
+      Array.from({ length: 25 }, (_, k) => `evt-${k * 2}`).sort(),
+    );
+  });
+
+  it('is a no-op when run again', async () => {
+    expect(await pruneDeliveries(database.prisma, now)).toBe(0);
+  });
+});
