@@ -2,7 +2,6 @@ import 'server-only';
 import { prisma, type DbOrTx } from '@/lib/db';
 import { listDeliveriesSchema, type DeliveryStatus, type ListDeliveriesInput } from '@/lib/deliveries/schemas';
 import { AppError } from '@/lib/http/errors';
-import type { Prisma } from '@/lib/generated/prisma/client';
 
 // The delivery log of one webhook: newest first, filtered by status,
 // searched by delivery ID or body text, paged with an opaque keyset cursor
@@ -57,21 +56,31 @@ export async function listDeliveries(
 ): Promise<{ deliveries: DeliverySummary[]; nextCursor: string | null }> {
   const { status, limit, cursor, q } = listDeliveriesSchema.parse(input);
   const webhookId = await webhookIdOrThrow(db, factoryId, uid);
-  const where: Prisma.DeliveryWhereInput = { webhookId };
-  if (status) where.status = status;
-  const and: Prisma.DeliveryWhereInput[] = [];
-  if (q) and.push({ OR: [{ deliveryId: { startsWith: q } }, { body: { contains: q, mode: 'insensitive' } }] });
+  // Plain SQL for the row-value comparison ("receivedAt", "id") < (...),
+  // which PostgreSQL answers straight from the (webhookId, receivedAt, id)
+  // index however deep the page is.
+  const params: unknown[] = [webhookId];
+  const where = ['"webhookId" = $1'];
+  if (status) {
+    params.push(status);
+    where.push(`"status" = $${params.length}::"DeliveryStatus"`);
+  }
+  if (q) {
+    params.push(q, `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
+    where.push(`("deliveryId" = $${params.length - 1} OR "body" ILIKE $${params.length})`);
+  }
   if (cursor) {
     const c = decodeCursor(cursor);
-    and.push({ OR: [{ receivedAt: { lt: c.at } }, { receivedAt: c.at, id: { lt: c.id } }] });
+    params.push(c.at, c.id);
+    where.push(`("receivedAt", "id") < ($${params.length - 1}, $${params.length})`);
   }
-  if (and.length) where.AND = and;
-  const rows = await db.delivery.findMany({
-    where,
-    select: summary,
-    orderBy: [{ receivedAt: 'desc' }, { id: 'desc' }],
-    take: limit + 1,
-  });
+  params.push(limit + 1);
+  const rows = await db.$queryRawUnsafe<DeliverySummary[]>(
+    `SELECT "id", "deliveryId", "status"::text AS "status", "size", "receivedAt", "detail"
+       FROM "Delivery" WHERE ${where.join(' AND ')}
+      ORDER BY "receivedAt" DESC, "id" DESC LIMIT $${params.length}`,
+    ...params,
+  );
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
   return { deliveries: page, nextCursor: rows.length > limit && last ? encodeCursor(last) : null };
