@@ -49,6 +49,9 @@ export function targetFromEnv(config: { databaseUrl?: string; dataDir: string })
 export function openAdapter(target: DatabaseTarget, options: { poolSize?: number } = {}): OpenedAdapter {
   if (target.kind === 'postgres') {
     const pool = new pg.Pool({ connectionString: target.url, max: options.poolSize ?? 10 });
+    // An idle connection that the server closes (a restart, a failover) must
+    // not crash the process: the pool replaces it on next use.
+    pool.on('error', (error) => console.error(`[tripline] database connection lost: ${error.message}`));
     const factory = new PrismaPg(pool);
     return { target, factory, pool, close: () => pool.end() };
   }

@@ -12,19 +12,22 @@ export type Db = PrismaClient;
 export type Tx = Prisma.TransactionClient;
 export type DbOrTx = Db | Tx;
 
-export type Database = { prisma: PrismaClient; adapter: OpenedAdapter; close: () => Promise<void> };
+export type Database = { prisma: PrismaClient; adapter: OpenedAdapter; close: () => Promise<void>; closed: boolean };
 
 export function openDatabase(target: DatabaseTarget, options: { poolSize?: number } = {}): Database {
   const adapter = openAdapter(target, options);
   const client = new PrismaClient({ adapter: adapter.factory });
-  return {
+  const database: Database = {
     prisma: client,
     adapter,
+    closed: false,
     close: async () => {
+      database.closed = true;
       await client.$disconnect();
       await adapter.close();
     },
   };
+  return database;
 }
 
 // Next.js may evaluate this module in more than one bundle of the same
@@ -37,6 +40,11 @@ export function getDatabase(): Database {
   const holder = globalThis as GlobalWithDb;
   holder[globalKey] ??= openDatabase(targetFromEnv(env()));
   return holder[globalKey];
+}
+
+/** The process-wide database if one is open, without opening it. */
+export function peekDatabase(): Database | undefined {
+  return (globalThis as GlobalWithDb)[globalKey];
 }
 
 /** Replaces the process-wide database (tests and the CLI pick their own). */

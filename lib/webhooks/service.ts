@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { prisma, type DbOrTx, type Tx } from '@/lib/db';
 import { lockFactory } from '@/lib/db/locks';
 import { sql } from '@/lib/db/sql';
+import { forgetWebhook, liveWebhookCache } from '@/lib/webhooks/live-cache';
 import { decryptSecret, encryptSecret } from '@/lib/crypto/encryption';
 import { randomBase62 } from '@/lib/crypto/random';
 import { AppError } from '@/lib/http/errors';
@@ -274,6 +275,7 @@ export async function setWebhookEnabled(factoryId: string, uid: string, enabled:
     if (enabled) await applyCredential(tx, factoryId, row);
     await tx.webhook.update({ where: { id: row.id }, data: { enabled } });
   });
+  forgetWebhook(uid);
   return getWebhook(factoryId, uid, db);
 }
 
@@ -293,6 +295,7 @@ export async function rotateWebhookSecret(factoryId: string, uid: string, db = p
     await applyCredential(tx, factoryId, row);
     return value;
   });
+  forgetWebhook(uid);
   const webhook = await getWebhook(factoryId, uid, db);
   return { webhook, secret, ingressUrl: ingressUrl(uid, webhook.authMode, webhook.authMode === 'url_token' ? secret : undefined) };
 }
@@ -310,6 +313,7 @@ export async function setProviderSecret(factoryId: string, uid: string, input: {
     await putSecretTx(tx, factoryId, row.secretName, secret);
     await applyCredential(tx, factoryId, row);
   });
+  forgetWebhook(uid);
   return getWebhook(factoryId, uid, db);
 }
 
@@ -319,6 +323,7 @@ export async function deleteWebhook(factoryId: string, uid: string, db = prisma)
     const row = await findRow(tx, factoryId, uid);
     await tx.webhook.update({ where: { id: row.id }, data: { deletedAt: new Date(), credentialEncrypted: null } });
   });
+  forgetWebhook(uid);
 }
 
 export type LiveWebhook = {
@@ -333,9 +338,13 @@ export type LiveWebhook = {
   credential: string | null;
 };
 
-/** For the ingress: an enabled, undeleted webhook by UID, with its applied credential. */
-export async function findLiveWebhook(uid: string): Promise<LiveWebhook | null> {
-  // Plain SQL: this runs on every ingress request.
+/** For the ingress: an enabled, undeleted webhook by UID, with its applied credential (cached, see live-cache.ts). */
+export function findLiveWebhook(uid: string): Promise<LiveWebhook | null> {
+  return liveWebhookCache<LiveWebhook>().read(uid, () => loadLiveWebhook(uid));
+}
+
+async function loadLiveWebhook(uid: string): Promise<LiveWebhook | null> {
+  // Plain SQL: this runs on every ingress request the cache cannot answer.
   const [row] = await sql<{
     id: string;
     uid: string;

@@ -1,0 +1,151 @@
+import 'server-only';
+import pg from 'pg';
+import { getDatabase, peekDatabase, type Database } from '@/lib/db';
+
+// An in-process cache of live webhooks for the ingress, so most deliveries
+// skip the lookup query. It must never serve a webhook that was disabled,
+// deleted or re-keyed, on any instance:
+//   - every change to a Webhook row fires pg_notify('tripline_webhook_changed', uid)
+//     from a database trigger (migration webhook_change_notifications), so no
+//     code path, and no manual SQL, can forget to announce it;
+//   - on PostgreSQL each instance LISTENs on a dedicated connection and drops
+//     the entry; while that connection is down the cache is not used at all;
+//   - the instance that made the change also drops it synchronously;
+//   - a generation counter stops a lookup that raced with a change from
+//     storing the stale row it read;
+//   - entries expire after a minute regardless, as a last safety net.
+// Embedded PGlite is a single process: local invalidation is complete there.
+// Only live webhooks are cached (an unknown UID always asks the database).
+
+const CHANNEL = 'tripline_webhook_changed';
+const TTL_MS = 60_000;
+const MAX_ENTRIES = 10_000;
+
+type Entry<T> = { value: T; expires: number };
+
+class LiveWebhookCache<T> {
+  private entries = new Map<string, Entry<T>>();
+  private generation = 0;
+  private listening = false;
+  private starting: Promise<void> | undefined;
+
+  constructor(private readonly database: Database) {}
+
+  get enabled(): boolean {
+    return this.listening;
+  }
+
+  /** Starts listening for changes (once); until it succeeds the cache is bypassed. */
+  start(): void {
+    if (this.database.closed) return;
+    this.starting ??= this.listen().catch((error: unknown) => {
+      this.starting = undefined;
+      if (this.database.closed) return;
+      console.error(`[tripline] webhook change listener failed: ${(error as Error).message}; retrying`);
+      setTimeout(() => this.start(), 5_000).unref();
+    });
+  }
+
+  private async listen(): Promise<void> {
+    const { adapter } = this.database;
+    if (!adapter.pool || adapter.target.kind !== 'postgres') {
+      this.listening = true;
+      return;
+    }
+    const client = new pg.Client({ connectionString: adapter.target.url });
+    const lost = (reason: string) => {
+      const wasListening = this.listening;
+      this.listening = false;
+      this.clear();
+      client.removeAllListeners();
+      client.on('error', () => undefined);
+      client.end().catch(() => undefined);
+      this.starting = undefined;
+      if (this.database.closed) return;
+      if (wasListening) console.error(`[tripline] webhook change listener lost (${reason}); cache off until it reconnects`);
+      setTimeout(() => this.start(), 1_000).unref();
+    };
+    client.on('error', (error) => lost(error.message));
+    client.on('end', () => lost('connection closed'));
+    client.on('notification', (message) => {
+      if (message.channel === CHANNEL && message.payload) this.invalidate(message.payload);
+    });
+    await client.connect();
+    await client.query(`LISTEN ${CHANNEL}`);
+    if (this.database.closed) {
+      await client.end();
+      return;
+    }
+    this.clear();
+    this.listening = true;
+    closeWith(this.database, () => {
+      this.listening = false;
+      client.removeAllListeners();
+      client.on('error', () => undefined);
+      return client.end().catch(() => undefined);
+    });
+  }
+
+  /** The cached webhook, or undefined when the caller must ask the database. */
+  get(uid: string): T | undefined {
+    if (!this.listening) return undefined;
+    const entry = this.entries.get(uid);
+    if (!entry) return undefined;
+    if (entry.expires <= Date.now()) {
+      this.entries.delete(uid);
+      return undefined;
+    }
+    return entry.value;
+  }
+
+  /** Reads through the cache: load() runs when needed; its result is kept only if nothing changed meanwhile. */
+  async read(uid: string, load: () => Promise<T | null>): Promise<T | null> {
+    const cached = this.get(uid);
+    if (cached !== undefined) return cached;
+    const generation = this.generation;
+    const value = await load();
+    if (value !== null && this.listening && generation === this.generation) {
+      if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
+      this.entries.set(uid, { value, expires: Date.now() + TTL_MS });
+    }
+    return value;
+  }
+
+  invalidate(uid: string): void {
+    this.generation++;
+    this.entries.delete(uid);
+  }
+
+  clear(): void {
+    this.generation++;
+    this.entries.clear();
+  }
+}
+
+// The listener connection closes with its database.
+function closeWith(database: Database, stop: () => Promise<unknown>): void {
+  const close = database.close;
+  database.close = async () => {
+    await stop();
+    await close();
+  };
+}
+
+const caches = new WeakMap<Database, LiveWebhookCache<unknown>>();
+
+export function liveWebhookCache<T>(): LiveWebhookCache<T> {
+  const database = getDatabase();
+  let cache = caches.get(database);
+  if (!cache) {
+    cache = new LiveWebhookCache(database);
+    caches.set(database, cache);
+    cache.start();
+  }
+  return cache as LiveWebhookCache<T>;
+}
+
+/** Called after a change to a webhook commits, so this instance forgets it at once. */
+export function forgetWebhook(uid: string): void {
+  const database = peekDatabase();
+  if (database) caches.get(database)?.invalidate(uid);
+}
