@@ -1,5 +1,5 @@
-import { expect, test, type Browser, type Page } from '@playwright/test';
-import { screenshot, signIn } from './helpers';
+import { expect, test, type Page } from '@playwright/test';
+import { completeFirstRunIfNeeded, screenshot, setUpFactory, signIn } from './helpers';
 
 // Webhooks and team secrets in the dashboard, on this spec's own factory and
 // accounts: creation in every authentication mode with the secret shown
@@ -10,29 +10,6 @@ const admin = { name: 'Wren Admin', email: 'wren@hooks.test', password: 'wren pa
 const editor = { name: 'Eli Editor', email: 'eli@hooks.test', password: 'eli password 1234' };
 const factory = { name: 'Hook Works', slug: 'hook-works' };
 const webhooksPath = `/f/${factory.slug}/automations/webhooks`;
-
-/** The browser server starts empty; when this spec runs alone nobody has completed the first run yet. */
-async function completeFirstRunIfNeeded(browser: Browser): Promise<void> {
-  const page = await (await browser.newContext()).newPage();
-  await page.goto('/setup');
-  if (new URL(page.url()).pathname === '/setup') {
-    await page.getByLabel('Email').fill('first-run@hooks.test');
-    await page.getByLabel('Password').fill('first run password');
-    await page.getByLabel('Factory name').fill('First Run');
-    await page.getByRole('button', { name: 'Create account and factory' }).click();
-    await expect(page).toHaveURL(/\/f\/first-run\/automations$/);
-  }
-  await page.context().close();
-}
-
-async function signUp(page: Page, user: { name: string; email: string; password: string }): Promise<void> {
-  await page.goto('/signup');
-  await page.getByLabel(/^Name/).fill(user.name);
-  await page.getByLabel('Email').fill(user.email);
-  await page.getByLabel('Password').fill(user.password);
-  await page.getByRole('button', { name: 'Create account' }).click();
-  await expect(page).toHaveURL(/\/factories\/new/);
-}
 
 type NewWebhook = { name: string; mode: 'Bearer token' | 'URL token' | 'Provider signature'; scheme?: string; providerSecret?: string };
 
@@ -73,24 +50,9 @@ test.describe.serial('webhooks and team secrets', () => {
   const hello = { data: { hello: 'world' } };
 
   test.beforeAll(async ({ browser }) => {
-    await completeFirstRunIfNeeded(browser);
+    await completeFirstRunIfNeeded(browser, 'first-run@hooks.test');
 
-    const editorPage = await (await browser.newContext()).newPage();
-    await signUp(editorPage, editor);
-    await editorPage.context().close();
-
-    page = await (await browser.newContext()).newPage();
-    await signUp(page, admin);
-    await page.getByRole('textbox', { name: 'Name', exact: true }).fill(factory.name);
-    await page.getByRole('button', { name: 'Create factory' }).click();
-    await expect(page).toHaveURL(new RegExp(`/f/${factory.slug}/automations$`));
-
-    await page.goto(`/f/${factory.slug}/members`);
-    const form = page.getByRole('form', { name: 'Add a member' });
-    await form.getByLabel('Email').fill(editor.email);
-    await form.getByLabel('Role').selectOption('editor');
-    await form.getByRole('button', { name: 'Add member' }).click();
-    await expect(page.getByText(`${editor.email} was added.`)).toBeVisible();
+    page = await setUpFactory(browser, { admin, factory, member: editor, role: 'editor' });
   });
 
   test.afterAll(async () => {

@@ -13,7 +13,7 @@ import { MAX_DELIVERY_ID_LENGTH } from '@/lib/ingress/limits';
 // bounded identity that still deduplicates retries. An empty header counts
 // as absent.
 
-export type IdentitySource = 'configured_header' | 'provider_header' | 'service_header' | 'body_hash';
+export type IdentitySource = 'configured_header' | 'provider_header' | 'service_header' | 'body_hash' | 'request_id';
 
 export type Identity = { deliveryId: string; source: IdentitySource };
 

@@ -32,7 +32,9 @@ export type IngressParams = { uid: string; token?: string };
 
 function remoteAddress(headers: Headers): string | null {
   // Next.js fills X-Forwarded-For with the socket address when no proxy set it.
-  return headers.get('x-forwarded-for')?.split(',')[0]?.trim().slice(0, 100) || null;
+  const first = headers.get('x-forwarded-for')?.split(',')[0]?.trim().slice(0, 100);
+  // IPv4 clients of a dual-stack socket appear as ::ffff:a.b.c.d.
+  return first?.replace(/^::ffff:(\d+\.\d+\.\d+\.\d+)$/, '$1') || null;
 }
 
 /** The identity of a rejected request: the sender's ID when it gave one, else the body hash, else a request ID. */
@@ -44,7 +46,7 @@ function rejectedIdentity(webhook: LiveWebhook, headers: Headers, body: Buffer |
     const id = header ? normaliseSenderId(headers.get(header) ?? '') : null;
     if (id) return { deliveryId: id, source: header === webhook.deliveryIdHeader ? 'configured_header' : 'service_header' };
   }
-  return { deliveryId: `req_${randomBase62(20)}`, source: 'body_hash' };
+  return { deliveryId: `req_${randomBase62(20)}`, source: 'request_id' };
 }
 
 function providerIdFor(webhook: LiveWebhook, headers: Headers): string | null {
@@ -66,7 +68,7 @@ export async function handleIngress(request: Request, params: IngressParams): Pr
 
   const declared = declaredTooLarge(headers, MAX_BODY_BYTES);
   if (declared !== null) {
-    await reject('rejected_too_large', declared, `Content-Length ${declared} exceeds ${MAX_BODY_BYTES} bytes`, null);
+    await reject('rejected_too_large', declared, `Content-Length ${declared} exceeds the 256 KB limit (${MAX_BODY_BYTES} bytes)`, null);
     return ingressError('payload_too_large');
   }
 
@@ -87,7 +89,7 @@ export async function handleIngress(request: Request, params: IngressParams): Pr
 
   const read = await readBodyWithLimit(request.body, MAX_BODY_BYTES);
   if (!read.ok) {
-    await reject('rejected_too_large', read.size, `body exceeds ${MAX_BODY_BYTES} bytes`, null);
+    await reject('rejected_too_large', read.size, `the body exceeds the 256 KB limit (${MAX_BODY_BYTES} bytes)`, null);
     return ingressError('payload_too_large');
   }
   const body = read.bytes;

@@ -34,7 +34,10 @@ function createLimiters(database: Database): Limiters {
   };
 }
 
-const cache = new WeakMap<Database, Limiters>();
+// On globalThis, like the database: one set of limiters per process however
+// many bundles include this module.
+const cacheKey = Symbol.for('tripline.rateLimiters');
+const cache: WeakMap<Database, Limiters> = ((globalThis as Record<symbol, unknown>)[cacheKey] ??= new WeakMap()) as WeakMap<Database, Limiters>;
 
 export function getLimiters(): Limiters {
   const database = getDatabase();

@@ -131,7 +131,13 @@ function closeWith(database: Database, stop: () => Promise<unknown>): void {
   };
 }
 
-const caches = new WeakMap<Database, LiveWebhookCache<unknown>>();
+// On globalThis: Next.js bundles this module separately for route handlers
+// and server actions, and both must see the one cache of the process.
+const cachesKey = Symbol.for('tripline.liveWebhookCaches');
+const caches: WeakMap<Database, LiveWebhookCache<unknown>> = ((globalThis as Record<symbol, unknown>)[cachesKey] ??= new WeakMap()) as WeakMap<
+  Database,
+  LiveWebhookCache<unknown>
+>;
 
 export function liveWebhookCache<T>(): LiveWebhookCache<T> {
   const database = getDatabase();

@@ -1,7 +1,9 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
+import { DetailRow } from '@/components/ui/detail-row';
 import { notFound } from 'next/navigation';
-import { cache, type ReactNode } from 'react';
+import { cache } from 'react';
+import { DeliveriesCard, type DeliveryLogView } from '@/components/deliveries/deliveries-card';
 import { DeleteWebhook } from '@/components/webhooks/delete-webhook';
 import { ProviderSecretForm } from '@/components/webhooks/provider-secret-form';
 import { RotateSecret } from '@/components/webhooks/rotate-secret';
@@ -13,6 +15,9 @@ import { Card, CardBody, CardHeader } from '@/components/ui/card';
 import { CopyField } from '@/components/ui/copy-button';
 import { PageHeader } from '@/components/ui/page-header';
 import { requireFactoryPage } from '@/lib/auth/current-user';
+import { RETENTION_DAYS, RETENTION_MIN_ENTRIES } from '@/lib/deliveries/retention';
+import { deliveryStatuses, type DeliveryStatus } from '@/lib/deliveries/schemas';
+import { listDeliveries } from '@/lib/deliveries/service';
 import { AppError } from '@/lib/http/errors';
 import { listSecrets } from '@/lib/secrets/service';
 import { getScheme } from '@/lib/signatures/registry';
@@ -40,17 +45,39 @@ export async function generateMetadata({ params }: { params: Promise<{ factory: 
 /** Registry hints are phrases ("the app’s Signing Secret"); alone under a field they read as a sentence. */
 const sentence = (phrase: string) => `${phrase.charAt(0).toUpperCase()}${phrase.slice(1)}.`;
 
-function Detail({ label, children }: { label: string; children: ReactNode }) {
-  return (
-    <div className="grid gap-1 px-5 py-3.5 sm:grid-cols-[11rem_minmax(0,1fr)] sm:gap-4">
-      <dt className="text-[13px] font-medium text-fg-muted sm:pt-0.5">{label}</dt>
-      <dd className="min-w-0 text-fg">{children}</dd>
-    </div>
-  );
+
+type SearchParams = Record<string, string | string[] | undefined>;
+
+const DELIVERIES_PER_PAGE = 25;
+
+const firstValue = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value) ?? '';
+
+/** The delivery log page the URL asks for (?status=&q=&cursor=); unknown values are ignored, a bad cursor is reported. */
+async function loadDeliveryLog(factoryId: string, uid: string, path: string, search: SearchParams): Promise<DeliveryLogView> {
+  const statusParam = firstValue(search.status);
+  const status = (deliveryStatuses as readonly string[]).includes(statusParam) ? (statusParam as DeliveryStatus) : null;
+  const q = firstValue(search.q).trim().slice(0, 200);
+  const cursor = firstValue(search.cursor) || null;
+  const view = { path, status, q, cursor, now: Date.now() };
+  if (cursor && cursor.length > 200) return { ...view, page: null };
+  try {
+    const page = await listDeliveries(factoryId, uid, { status: status ?? undefined, q: q || undefined, cursor: cursor ?? undefined, limit: DELIVERIES_PER_PAGE });
+    return { ...view, page };
+  } catch (error) {
+    if (error instanceof AppError && error.code === 'validation_failed' && cursor) return { ...view, page: null };
+    if (error instanceof AppError && error.code === 'not_found') notFound();
+    throw error;
+  }
 }
 
-// GET /f/[factory]/automations/webhooks/[uid]: every member reads it; admins manage it
-export default async function WebhookPage({ params }: { params: Promise<{ factory: string; uid: string }> }) {
+// GET /f/[factory]/automations/webhooks/[uid]: every member reads it and its delivery log; admins manage it
+export default async function WebhookPage({
+  params,
+  searchParams,
+}: {
+  params: Promise<{ factory: string; uid: string }>;
+  searchParams: Promise<SearchParams>;
+}) {
   const { factory: slug, uid } = await params;
   const context = await requireFactoryPage(slug);
   const { factory } = context;
@@ -59,6 +86,8 @@ export default async function WebhookPage({ params }: { params: Promise<{ factor
   const scheme = webhook.signatureScheme ? getScheme(webhook.signatureScheme) : undefined;
   const generated = secretIsGenerated(webhook.authMode, webhook.signatureScheme);
   const base = `/f/${factory.slug}/automations`;
+  const webhookPath = `${base}/webhooks/${webhook.uid}`;
+  const deliveryLog = await loadDeliveryLog(factory.id, webhook.uid, webhookPath, await searchParams);
   const sharedWith = manage
     ? ((await listSecrets(factory.id)).find((secret) => secret.name === webhook.secretName)?.usedBy ?? [])
         .filter((user) => user.uid !== webhook.uid)
@@ -107,20 +136,20 @@ export default async function WebhookPage({ params }: { params: Promise<{ factor
         <Card>
           <CardHeader title="Details" />
           <dl className="divide-y divide-line">
-            <Detail label="Ingress URL">
+            <DetailRow label="Ingress URL">
               <CopyField value={webhook.ingressUrl} aria-label="Ingress URL" copyLabel="Copy URL" />
               {webhook.authMode === 'url_token' ? (
                 <p className="mt-1.5 text-[13px] text-fg-muted">The URL contains the secret in place of {'{token}'}; it was shown once at creation.</p>
               ) : null}
-            </Detail>
-            <Detail label="UID">
+            </DetailRow>
+            <DetailRow label="UID">
               <span className="font-mono text-[13px]">{webhook.uid}</span>
-            </Detail>
-            <Detail label="Authentication">{authModeLabels[webhook.authMode]}</Detail>
+            </DetailRow>
+            <DetailRow label="Authentication">{authModeLabels[webhook.authMode]}</DetailRow>
             {webhook.authMode === 'signature' ? (
-              <Detail label="Provider scheme">{scheme?.displayName ?? webhook.signatureScheme}</Detail>
+              <DetailRow label="Provider scheme">{scheme?.displayName ?? webhook.signatureScheme}</DetailRow>
             ) : null}
-            <Detail label="Secret name">
+            <DetailRow label="Secret name">
               {manage ? (
                 <Link href={`/f/${factory.slug}/secrets`} className="font-mono text-[13px] text-accent-700 hover:underline hover:underline-offset-2">
                   {webhook.secretName}
@@ -128,8 +157,8 @@ export default async function WebhookPage({ params }: { params: Promise<{ factor
               ) : (
                 <span className="font-mono text-[13px]">{webhook.secretName}</span>
               )}
-            </Detail>
-            <Detail label="Delivery ID header">
+            </DetailRow>
+            <DetailRow label="Delivery ID header">
               {webhook.deliveryIdHeader ? (
                 <span className="font-mono text-[13px]">{webhook.deliveryIdHeader}</span>
               ) : (
@@ -143,9 +172,9 @@ export default async function WebhookPage({ params }: { params: Promise<{ factor
                   ) : null}
                 </>
               )}
-            </Detail>
-            <Detail label="Created">{dateTimeFormat.format(webhook.createdAt)}</Detail>
-            <Detail label="Last delivery">{webhook.lastDeliveryAt ? dateTimeFormat.format(webhook.lastDeliveryAt) : 'Never'}</Detail>
+            </DetailRow>
+            <DetailRow label="Created">{dateTimeFormat.format(webhook.createdAt)}</DetailRow>
+            <DetailRow label="Last delivery">{webhook.lastDeliveryAt ? dateTimeFormat.format(webhook.lastDeliveryAt) : 'Never'}</DetailRow>
           </dl>
         </Card>
 
@@ -157,6 +186,13 @@ export default async function WebhookPage({ params }: { params: Promise<{ factor
             </CardBody>
           </Card>
         ) : null}
+
+        <DeliveriesCard
+          view={deliveryLog}
+          webhook={{ uid: webhook.uid, authMode: webhook.authMode, ingressUrl: webhook.ingressUrl, providerName: scheme?.displayName ?? null }}
+          entryPath={(id) => `${webhookPath}/deliveries/${encodeURIComponent(id)}`}
+          retention={{ days: RETENTION_DAYS, entries: RETENTION_MIN_ENTRIES }}
+        />
 
         {manage ? (
           <Card>

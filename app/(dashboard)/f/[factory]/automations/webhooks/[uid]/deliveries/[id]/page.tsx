@@ -1,0 +1,181 @@
+import type { Metadata } from 'next';
+import { DetailRow } from '@/components/ui/detail-row';
+import { notFound } from 'next/navigation';
+import { cache } from 'react';
+import { formatBytes, formatExactBytes, identitySourceLabels, receivedFormat, relativeTime, sentence } from '@/components/deliveries/format';
+import { JsonViewer } from '@/components/deliveries/json-viewer';
+import { RequestHeaders } from '@/components/deliveries/request-headers';
+import { DeliveryStatusBadge } from '@/components/deliveries/status-badge';
+import { Alert } from '@/components/ui/alert';
+import { ButtonLink } from '@/components/ui/button';
+import { Card, CardBody, CardHeader } from '@/components/ui/card';
+import { CopyButton } from '@/components/ui/copy-button';
+import { ArrowLeftIcon } from '@/components/ui/icons';
+import { PageHeader } from '@/components/ui/page-header';
+import { requireFactoryPage } from '@/lib/auth/current-user';
+import { getDelivery, type DeliveryDetail } from '@/lib/deliveries/service';
+import { AppError } from '@/lib/http/errors';
+import { getScheme } from '@/lib/signatures/registry';
+import { getWebhook, type WebhookView } from '@/lib/webhooks/service';
+
+type Params = Promise<{ factory: string; uid: string; id: string }>;
+
+function orNotFound<T>(load: () => Promise<T>): Promise<T> {
+  return load().catch((error: unknown) => {
+    if (error instanceof AppError && error.code === 'not_found') notFound();
+    throw error;
+  });
+}
+
+// Cached so the metadata and the page share the queries.
+const loadEntry = cache(async (factoryId: string, uid: string, id: string): Promise<{ webhook: WebhookView; delivery: DeliveryDetail }> => {
+  const webhook = await orNotFound(() => getWebhook(factoryId, uid));
+  const delivery = await orNotFound(() => getDelivery(factoryId, uid, id));
+  return { webhook, delivery };
+});
+
+export async function generateMetadata({ params }: { params: Params }): Promise<Metadata> {
+  const { factory: slug, uid, id } = await params;
+  const { factory } = await requireFactoryPage(slug);
+  const { webhook } = await loadEntry(factory.id, uid, id);
+  return { title: `Delivery · ${webhook.name}` };
+}
+
+
+/** The header that carried the sender's ID, when the webhook says which. */
+function identityHeader(delivery: DeliveryDetail, webhook: WebhookView): string | null {
+  if (delivery.identitySource === 'configured_header') return webhook.deliveryIdHeader;
+  if (delivery.identitySource === 'provider_header') return (webhook.signatureScheme && getScheme(webhook.signatureScheme)?.deliveryIdHeader) || null;
+  return null;
+}
+
+function identitySource(delivery: DeliveryDetail): string {
+  return identitySourceLabels[delivery.identitySource] ?? delivery.identitySource;
+}
+
+/** Entries recorded before addresses were normalised may read "::ffff:127.0.0.1". */
+const clientAddress = (address: string) => /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i.exec(address)?.[1] ?? address;
+
+// GET /f/[factory]/automations/webhooks/[uid]/deliveries/[id]: one entry of the delivery log; every member reads it
+export default async function DeliveryPage({ params }: { params: Params }) {
+  const { factory: slug, uid, id } = await params;
+  const { factory } = await requireFactoryPage(slug);
+  const { webhook, delivery } = await loadEntry(factory.id, uid, id);
+  const base = `/f/${factory.slug}/automations`;
+  const webhookPath = `${base}/webhooks/${webhook.uid}`;
+  const relative = relativeTime(delivery.receivedAt);
+  const header = identityHeader(delivery, webhook);
+  const body = delivery.status === 'accepted' ? delivery.body : null;
+
+  return (
+    <>
+      <PageHeader
+        title="Delivery"
+        meta={<DeliveryStatusBadge status={delivery.status} />}
+        description={
+          <>
+            A request to {webhook.name}, received {relative ?? `on ${receivedFormat.format(delivery.receivedAt)}`}.
+          </>
+        }
+        breadcrumbs={[
+          { label: 'Automations', href: base },
+          { label: 'Webhooks', href: `${base}/webhooks` },
+          { label: webhook.name, href: webhookPath },
+          { label: 'Delivery' },
+        ]}
+        actions={
+          <ButtonLink href={`${webhookPath}#deliveries`} variant="secondary">
+            <ArrowLeftIcon />
+            All deliveries
+          </ButtonLink>
+        }
+      />
+      <div className="flex flex-col gap-6">
+        <Card>
+          <CardHeader title="Details" />
+          <dl className="divide-y divide-line">
+            <DetailRow label="Status">
+              <DeliveryStatusBadge status={delivery.status} />
+            </DetailRow>
+            <DetailRow label="Delivery ID">
+              <span className="flex min-w-0 items-center gap-1">
+                <span className="min-w-0 font-mono text-[13px] break-all">{delivery.deliveryId}</span>
+                <CopyButton value={delivery.deliveryId} label="Copy delivery ID" className="-my-1" />
+              </span>
+            </DetailRow>
+            <DetailRow label="Identity source">
+              {identitySource(delivery)}
+              {header ? <span className="ml-1.5 font-mono text-[13px] text-fg-muted">({header})</span> : null}
+            </DetailRow>
+            <DetailRow label="Size">
+              {formatExactBytes(delivery.size)}
+              {delivery.size >= 1024 ? <span className="ml-1.5 text-fg-muted">({formatBytes(delivery.size)})</span> : null}
+            </DetailRow>
+            <DetailRow label="Received">
+              <time dateTime={delivery.receivedAt.toISOString()} title={delivery.receivedAt.toISOString()}>
+                {receivedFormat.format(delivery.receivedAt)}
+              </time>
+              {relative ? <span className="ml-1.5 text-fg-muted">· {relative}</span> : null}
+            </DetailRow>
+            <DetailRow label="Client address">
+              {delivery.remoteAddress ? (
+                <span className="font-mono text-[13px]" title={delivery.remoteAddress}>
+                  {clientAddress(delivery.remoteAddress)}
+                </span>
+              ) : (
+                <span className="text-fg-muted">Unknown</span>
+              )}
+            </DetailRow>
+            {delivery.detail ? <DetailRow label="Detail">{sentence(delivery.detail)}</DetailRow> : null}
+          </dl>
+        </Card>
+
+        {body !== null ? (
+          <>
+            <Card>
+              <CardHeader title="Payload" description="The body exactly as received. A run started by this delivery gets it as event-payload.json." />
+              <CardBody>
+                <JsonViewer body={body} />
+              </CardBody>
+            </Card>
+            {delivery.headers ? (
+              <Card>
+                <CardHeader title="Request headers" description="Credentials, signatures and anything named like a secret are kept as [redacted]." />
+                <RequestHeaders headers={delivery.headers} />
+              </Card>
+            ) : null}
+          </>
+        ) : (
+          <Card>
+            <CardHeader title="Payload" />
+            <CardBody>
+              {delivery.status === 'duplicate' ? (
+                <Alert
+                  tone="info"
+                  title="Payload not kept: only accepted deliveries keep their payload"
+                  actions={
+                    <ButtonLink
+                      href={`${webhookPath}?${new URLSearchParams({ status: 'accepted', q: delivery.deliveryId })}#deliveries`}
+                      variant="secondary"
+                      size="sm"
+                    >
+                      Find the accepted delivery
+                    </ButtonLink>
+                  }
+                >
+                  This request repeated the ID of a delivery that was already accepted; that one keeps the payload and the headers.
+                </Alert>
+              ) : (
+                <Alert tone="info" title="Payload not kept: only accepted deliveries keep their payload">
+                  {delivery.status === 'handshake'
+                    ? 'A handshake keeps its metadata only.'
+                    : 'Rejected requests keep their metadata only: no body and no headers.'}
+                </Alert>
+              )}
+            </CardBody>
+          </Card>
+        )}
+      </div>
+    </>
+  );
+}

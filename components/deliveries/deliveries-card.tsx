@@ -1,0 +1,247 @@
+import Link from 'next/link';
+import { Alert } from '@/components/ui/alert';
+import { ButtonLink } from '@/components/ui/button';
+import { Card, CardFooter, CardHeader } from '@/components/ui/card';
+import { CodeBlock } from '@/components/ui/code-block';
+import { EmptyState } from '@/components/ui/empty-state';
+import { ArrowLeftIcon, ArrowRightIcon, InboxIcon } from '@/components/ui/icons';
+import { Table, TableEmpty, TBody, TD, TH, THead, TR } from '@/components/ui/table';
+import { deliveryStatusLabels, type DeliveryStatus } from '@/lib/deliveries/schemas';
+import type { DeliverySummary } from '@/lib/deliveries/service';
+import type { AuthMode } from '@/lib/webhooks/schemas';
+import { AutoRefresh } from './auto-refresh';
+import { DeliveryFilters } from './delivery-filters';
+import { formatBytes, formatExactBytes, receivedFormat, relativeTime, sentence } from './format';
+import { DeliveryStatusBadge } from './status-badge';
+
+export type DeliveryLogView = {
+  /** The page that holds the card: filters and pages are its search params. */
+  path: string;
+  status: DeliveryStatus | null;
+  q: string;
+  cursor: string | null;
+  /** When the page was read (for "2 min ago"). */
+  now: number;
+  /** Null when the cursor could not be read. */
+  page: { deliveries: DeliverySummary[]; nextCursor: string | null } | null;
+};
+
+export type DeliveryLogWebhook = {
+  uid: string;
+  authMode: AuthMode;
+  /** With the {token} placeholder for URL-token webhooks. */
+  ingressUrl: string;
+  /** Display name of the signature provider, if any. */
+  providerName: string | null;
+};
+
+function href(path: string, params: Record<string, string | null>): string {
+  const search = new URLSearchParams();
+  for (const [key, value] of Object.entries(params)) if (value) search.set(key, value);
+  const query = search.toString();
+  return `${query ? `${path}?${query}` : path}#deliveries`;
+}
+
+function testRequest(webhook: DeliveryLogWebhook): string | null {
+  const lines = [`curl -X POST '${webhook.ingressUrl}' \\`];
+  if (webhook.authMode === 'token') lines.push(`  -H 'Authorization: Bearer <secret>' \\`);
+  else if (webhook.authMode !== 'url_token') return null;
+  lines.push(`  -H 'Content-Type: application/json' \\`, `  -d '{"hello":"world"}'`);
+  return lines.join('\n');
+}
+
+function NoDeliveriesYet({ webhook }: { webhook: DeliveryLogWebhook }) {
+  const curl = testRequest(webhook);
+  return (
+    <EmptyState
+      icon={<InboxIcon />}
+      title="No deliveries yet"
+      description={
+        curl
+          ? 'Every request that reaches this webhook is listed here within seconds. Send a test request to see one.'
+          : `Every request that reaches this webhook is listed here within seconds${webhook.providerName ? `, from ${webhook.providerName}’s first event on` : ''}.`
+      }
+    >
+      {curl ? (
+        <div className="mt-5 w-full max-w-2xl text-left">
+          <CodeBlock title="Send a test request" language="bash" code={curl} />
+          <p className="mt-2 text-[13px] text-fg-muted">
+            {webhook.authMode === 'token' ? (
+              <>
+                Replace <code className="font-mono text-[12px] text-fg">{'<secret>'}</code> with the webhook’s secret, shown once when it was created.
+              </>
+            ) : (
+              <>
+                Replace <code className="font-mono text-[12px] text-fg">{'{token}'}</code> with the webhook’s secret, shown once when it was created.
+              </>
+            )}
+          </p>
+        </div>
+      ) : null}
+    </EmptyState>
+  );
+}
+
+function Received({ at, now }: { at: Date; now: number }) {
+  const relative = relativeTime(at, now);
+  return (
+    <time dateTime={at.toISOString()} title={at.toISOString()} className="flex flex-col leading-5">
+      <span className="whitespace-nowrap text-fg">{receivedFormat.format(at)}</span>
+      {relative ? <span className="text-xs text-fg-subtle">{relative}</span> : null}
+    </time>
+  );
+}
+
+/** The delivery log of one webhook: filters, the newest-first table and keyset pages. */
+export function DeliveriesCard({
+  view,
+  webhook,
+  entryPath,
+  retention,
+}: {
+  view: DeliveryLogView;
+  webhook: DeliveryLogWebhook;
+  /** Path of an entry's page, from its row id. */
+  entryPath: (id: string) => string;
+  retention: { days: number; entries: number };
+}) {
+  const { page, status, q, cursor, now } = view;
+  const filtered = Boolean(status || q);
+  const rows = page?.deliveries ?? [];
+  const neverReceived = page !== null && rows.length === 0 && !filtered && !cursor;
+  // Only the first page follows new deliveries: an older page would shift under the reader.
+  const live = !cursor;
+  const first = href(view.path, { status, q });
+
+  return (
+    <Card id="deliveries" role="region" aria-label="Deliveries" className="scroll-mt-6">
+      <CardHeader
+        title="Deliveries"
+        description={`Every request that reached this webhook, newest first. Kept for ${retention.days} days, and at least the latest ${retention.entries}.`}
+        actions={live ? <AutoRefresh /> : null}
+      />
+      {neverReceived ? (
+        <NoDeliveriesYet webhook={webhook} />
+      ) : (
+        <>
+          <div className="border-b border-line px-5 py-3">
+            <DeliveryFilters status={status} q={q} />
+          </div>
+          {page === null ? (
+            <div className="px-5 py-5">
+              <Alert
+                tone="warning"
+                title="This page of the log is no longer available"
+                actions={
+                  <ButtonLink href={first} variant="secondary" size="sm">
+                    Go to the newest deliveries
+                  </ButtonLink>
+                }
+              >
+                The link to it is not valid. Start again from the newest deliveries.
+              </Alert>
+            </div>
+          ) : (
+            <Table>
+              <THead>
+                <TR>
+                  <TH className="w-52">Status</TH>
+                  <TH>Delivery ID</TH>
+                  <TH numeric className="w-24">
+                    Size
+                  </TH>
+                  <TH className="w-56">Received</TH>
+                  <TH className="w-20">
+                    <span className="sr-only">Actions</span>
+                  </TH>
+                </TR>
+              </THead>
+              <TBody>
+                {rows.length === 0 ? (
+                  cursor && !filtered ? (
+                    <TableEmpty colSpan={5} title="No older deliveries" description="This is the end of the log.">
+                      <ButtonLink href={first} variant="secondary" size="sm">
+                        Newest deliveries
+                      </ButtonLink>
+                    </TableEmpty>
+                  ) : (
+                    <TableEmpty
+                      colSpan={5}
+                      title={cursor ? 'No older deliveries match' : 'No deliveries match'}
+                      description={
+                        q
+                          ? `No delivery ID or payload matches “${q}”${status ? ` among ${deliveryStatusLabels[status]} deliveries` : ''}.`
+                          : `No delivery in the log is ${status ? deliveryStatusLabels[status] : 'listed'}.`
+                      }
+                    >
+                      <ButtonLink href={href(view.path, {})} variant="secondary" size="sm">
+                        Clear filters
+                      </ButtonLink>
+                    </TableEmpty>
+                  )
+                ) : (
+                  rows.map((delivery) => (
+                    <TR key={delivery.id} data-delivery-id={delivery.deliveryId}>
+                      <TD className="py-3">
+                        <DeliveryStatusBadge status={delivery.status} />
+                      </TD>
+                      <TD className="max-w-0 py-3">
+                        <span title={delivery.deliveryId} className="block truncate font-mono text-[13px] text-fg">
+                          {delivery.deliveryId}
+                        </span>
+                        {delivery.detail && delivery.status !== 'accepted' ? (
+                          <span className="block truncate text-xs text-fg-subtle" title={sentence(delivery.detail)}>
+                            {sentence(delivery.detail)}
+                          </span>
+                        ) : null}
+                      </TD>
+                      <TD numeric className="py-3 whitespace-nowrap text-fg-muted">
+                        <span title={formatExactBytes(delivery.size)}>{formatBytes(delivery.size)}</span>
+                      </TD>
+                      <TD className="py-3">
+                        <Received at={delivery.receivedAt} now={now} />
+                      </TD>
+                      <TD className="py-3 text-right">
+                        <Link
+                          href={entryPath(delivery.id)}
+                          className="rounded-sm font-medium whitespace-nowrap text-accent-700 hover:text-accent-800 hover:underline hover:underline-offset-2 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-accent-600"
+                        >
+                          View<span className="sr-only"> delivery {delivery.deliveryId}</span>
+                        </Link>
+                      </TD>
+                    </TR>
+                  ))
+                )}
+              </TBody>
+            </Table>
+          )}
+          {page && (cursor || page.nextCursor) ? (
+            <CardFooter align="between">
+              <p className="text-[13px] text-fg-muted">
+                {rows.length === 0
+                  ? null
+                  : cursor
+                    ? `Showing ${rows.length} older ${rows.length === 1 ? 'delivery' : 'deliveries'}`
+                    : `Showing the ${rows.length} newest deliveries`}
+              </p>
+              <nav aria-label="Delivery pages" className="flex items-center gap-2">
+                {cursor ? (
+                  <ButtonLink href={first} variant="secondary" size="sm">
+                    <ArrowLeftIcon />
+                    Newest
+                  </ButtonLink>
+                ) : null}
+                {page.nextCursor ? (
+                  <ButtonLink href={href(view.path, { status, q, cursor: page.nextCursor })} variant="secondary" size="sm" rel="next">
+                    Older
+                    <ArrowRightIcon />
+                  </ButtonLink>
+                ) : null}
+              </nav>
+            </CardFooter>
+          ) : null}
+        </>
+      )}
+    </Card>
+  );
+}

@@ -1,0 +1,62 @@
+import type { BadgeTone } from '@/components/ui/badge';
+import type { DeliveryStatus } from '@/lib/deliveries/schemas';
+
+// Presentation of delivery log entries, shared by the log table and the entry page.
+
+export type AnyDeliveryStatus = DeliveryStatus | 'handshake';
+
+export const deliveryStatusTones: Record<AnyDeliveryStatus, BadgeTone> = {
+  accepted: 'success',
+  duplicate: 'neutral',
+  rejected_auth: 'danger',
+  rejected_invalid_json: 'danger',
+  rejected_too_large: 'danger',
+  handshake: 'info',
+};
+
+/** How the delivery ID was chosen (spec 4.1 rule 4), in words. */
+export const identitySourceLabels: Record<string, string> = {
+  configured_header: 'Delivery ID header',
+  provider_header: 'Provider delivery header',
+  service_header: 'X-Service-Delivery-Id',
+  body_hash: 'Hash of the body',
+  request_id: 'Request ID (no sender ID, body not read)',
+};
+
+const integer = new Intl.NumberFormat('en');
+const oneDecimal = new Intl.NumberFormat('en', { maximumFractionDigits: 1 });
+
+/** "512 B", "1.2 KB", "256 KB" (1 KB = 1,024 bytes, as the ingress limit counts). */
+export function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${integer.format(bytes)} B`;
+  if (bytes < 1024 * 1024) return `${oneDecimal.format(bytes / 1024)} KB`;
+  return `${oneDecimal.format(bytes / (1024 * 1024))} MB`;
+}
+
+/** "1 byte", "1,234 bytes". */
+export function formatExactBytes(bytes: number): string {
+  return `${integer.format(bytes)} ${bytes === 1 ? 'byte' : 'bytes'}`;
+}
+
+/** "just now", "42 s ago", "2 min ago", "3 h ago", "5 days ago"; null past 30 days (the date says it). */
+export function relativeTime(date: Date, now: number = Date.now()): string | null {
+  const seconds = Math.max(0, Math.round((now - date.getTime()) / 1000));
+  if (seconds < 5) return 'just now';
+  if (seconds < 60) return `${seconds} s ago`;
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 60) return `${minutes} min ago`;
+  const hours = Math.floor(minutes / 60);
+  if (hours < 24) return `${hours} h ago`;
+  const days = Math.floor(hours / 24);
+  if (days <= 30) return `${days} ${days === 1 ? 'day' : 'days'} ago`;
+  return null;
+}
+
+export const receivedFormat = new Intl.DateTimeFormat('en', { dateStyle: 'medium', timeStyle: 'medium' });
+
+/** Details are recorded as phrases ("wrong bearer token"); shown alone they read as a sentence. */
+export function sentence(phrase: string): string {
+  const text = phrase.trim();
+  if (!text) return text;
+  return `${text.charAt(0).toUpperCase()}${text.slice(1)}${/[.!?]$/.test(text) ? '' : '.'}`;
+}

@@ -1,0 +1,11 @@
+import { Badge } from '@/components/ui/badge';
+import { deliveryStatusLabels } from '@/lib/deliveries/schemas';
+import { deliveryStatusTones, type AnyDeliveryStatus } from './format';
+
+export function DeliveryStatusBadge({ status }: { status: AnyDeliveryStatus }) {
+  return (
+    <Badge tone={deliveryStatusTones[status]} dot>
+      {deliveryStatusLabels[status]}
+    </Badge>
+  );
+}

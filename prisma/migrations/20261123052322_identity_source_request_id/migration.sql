@@ -1,0 +1,2 @@
+-- AlterEnum
+ALTER TYPE "IdentitySource" ADD VALUE 'request_id';
