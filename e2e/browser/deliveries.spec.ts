@@ -281,7 +281,7 @@ test.describe.serial('the delivery log', () => {
     await expect(detail('Size')).toHaveText('17 bytes');
     // Refused before its body was read: no hash, a request ID.
     await expect(detail('Delivery ID')).toContainText(/^req_/);
-    await expect(detail('Identity source')).toHaveText('Request ID (the body was not read)');
+    await expect(detail('Identity source')).toHaveText('Request ID (no sender ID, body not read)');
     await expect(page.getByRole('status').filter({ hasText: 'Payload not kept: only accepted deliveries keep their payload' })).toBeVisible();
     await expect(page.getByTestId('json-tree')).toHaveCount(0);
     await expect(page.getByRole('button', { name: 'Copy JSON' })).toHaveCount(0);
