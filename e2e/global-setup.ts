@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import pg from 'pg';
+import { createPostgresDatabase } from '../lib/testing/postgres';
 import { servers } from '../playwright.config';
 import { seedUsers } from './fixtures/seed';
 import { cli, startServer, type RunningServer, type ServerEnv } from './servers';
@@ -11,26 +11,6 @@ import { cli, startServer, type RunningServer, type ServerEnv } from './servers'
 // operator would. Returns the teardown.
 
 const root = path.resolve(import.meta.dirname, '..');
-
-async function createPostgresDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
-  const adminUrl = process.env.TEST_DATABASE_URL!;
-  const name = `tripline_e2e_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE "${name}"`);
-  await admin.end();
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    drop: async () => {
-      const client = new pg.Client({ connectionString: adminUrl });
-      await client.connect();
-      await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-      await client.end();
-    },
-  };
-}
 
 function seed(env: ServerEnv): Record<string, string> {
   const tokens: Record<string, string> = {};
@@ -73,7 +53,7 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
     process.env.E2E_PID_API_PGLITE = String(pgliteServer.process.pid);
 
     if (process.env.TEST_DATABASE_URL) {
-      const database = await createPostgresDatabase();
+      const database = await createPostgresDatabase('tripline_e2e');
       cleanups.push(database.drop);
       const postgresEnv = {
         ...common,

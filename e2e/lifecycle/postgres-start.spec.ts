@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import pg from 'pg';
+import { createPostgresDatabase } from '../../lib/testing/postgres';
 import { startServer } from '../servers';
 
 // `npm start` with DATABASE_URL pointing at an empty PostgreSQL database:
@@ -13,21 +14,16 @@ const port = Number(process.env.E2E_PORT_BASE ?? 3210) + 5;
 
 test('a server on an empty PostgreSQL database migrates it at start', async ({ page }) => {
   test.skip(!adminUrl, 'needs TEST_DATABASE_URL (always set under CI)');
-  const name = `tripline_e2e_start_${Date.now().toString(36)}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE "${name}"`);
-  const url = new URL(adminUrl!);
-  url.pathname = `/${name}`;
+  const database = await createPostgresDatabase('tripline_e2e_start', adminUrl);
   const server = await startServer('postgres-start', port, {
-    DATABASE_URL: url.toString(),
-    TRIPLINE_DATA_DIR: path.resolve(import.meta.dirname, '..', '..', 'test-results', 'e2e-data', name),
+    DATABASE_URL: database.url,
+    TRIPLINE_DATA_DIR: path.resolve(import.meta.dirname, '..', '..', 'test-results', 'e2e-data', `postgres-start-${Date.now().toString(36)}`),
     TRIPLINE_BASE_URL: `http://localhost:${port}`,
     TRIPLINE_SECRETS_KEY: randomBytes(32).toString('base64'),
     TRIPLINE_AUTH_SECRET: randomBytes(32).toString('base64url'),
   });
   try {
-    const db = new pg.Client({ connectionString: url.toString() });
+    const db = new pg.Client({ connectionString: database.url });
     await db.connect();
     const { rows } = await db.query('SELECT migration_name, finished_at, rolled_back_at, applied_steps_count, checksum FROM _prisma_migrations ORDER BY migration_name');
     await db.end();
@@ -43,7 +39,6 @@ test('a server on an empty PostgreSQL database migrates it at start', async ({ p
     await expect(page.getByRole('heading', { name: 'Set up Tripline' })).toBeVisible();
   } finally {
     await server.stop();
-    await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-    await admin.end();
+    await database.drop();
   }
 });

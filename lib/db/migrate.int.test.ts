@@ -13,7 +13,8 @@ import {
   migrationStatus,
   readSchema,
 } from '@/lib/db/migrate';
-import { createPostgresDatabase, testDatabaseKinds } from '@/lib/testing/databases';
+import { testDatabaseKinds } from '@/lib/testing/databases';
+import { createPostgresDatabase } from '@/lib/testing/postgres';
 
 const migrationsDir = path.resolve('prisma/migrations');
 

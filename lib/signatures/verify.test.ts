@@ -1,5 +1,4 @@
 import { createHmac, randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, describe, expect, it } from 'vitest';
 import { verify as github } from './github';
@@ -12,33 +11,12 @@ import { verify as standardWebhooks } from './standard-webhooks';
 import { verify as stripe } from './stripe';
 import type { Verifier, VerifyInput } from './types';
 import { providerDeliveryId, verifySignature } from './verify';
+import { coreSchemeOf, loadVectors } from './fixtures/vectors';
 
 // The verifiers themselves, bypassing verifySignature's safety net, so a throw fails the test instead of reading as 'malformed'.
 const direct: Record<SchemeId, Verifier> = { 'standard-webhooks': standardWebhooks, github, stripe, slack, linear, shopify, gitlab };
 
-type Vector = {
-  scheme: string;
-  secret: string;
-  headers: Record<string, string>;
-  body: string;
-  expected: 'valid' | 'invalid';
-  now: number | null;
-  reason?: string;
-};
-
-const vectors = JSON.parse(readFileSync(new URL('./fixtures/signatures.json', import.meta.url), 'utf8')) as Vector[];
-
-// Vector scheme names that the core verifiers cover; everything else belongs to later schemes.
-const coreSchemeOf: Record<string, SchemeId> = {
-  'standard-webhooks-v1': 'standard-webhooks',
-  svix: 'standard-webhooks',
-  github: 'github',
-  stripe: 'stripe',
-  slack: 'slack',
-  linear: 'linear',
-  shopify: 'shopify',
-  gitlab: 'gitlab',
-};
+const vectors = loadVectors();
 
 // Any fixed time serves vectors that sign no timestamp.
 const FIXED_NOW = 1_700_000_000;

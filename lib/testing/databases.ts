@@ -1,8 +1,7 @@
-import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { openDatabase, type Database } from '@/lib/db';
 import type { DatabaseTarget } from '@/lib/db/adapter';
 import { applyPendingMigrations } from '@/lib/db/migrate';
+import { createPostgresDatabase } from '@/lib/testing/postgres';
 
 // Integration tests run against both databases Tripline supports: embedded
 // PGlite (in memory) and a real PostgreSQL server. Each test database is
@@ -21,34 +20,6 @@ export function testDatabaseKinds(): TestDatabaseKind[] {
   }
   console.warn('[tests] TEST_DATABASE_URL is not set: PostgreSQL integration tests are skipped (set it to run them).');
   return ['pglite'];
-}
-
-/** Creates an empty PostgreSQL database on the TEST_DATABASE_URL server and returns its URL. */
-export async function createPostgresDatabase(prefix = 'tripline_test'): Promise<{ url: string; drop: () => Promise<void> }> {
-  const adminUrl = process.env.TEST_DATABASE_URL;
-  if (!adminUrl) throw new Error('TEST_DATABASE_URL is not set');
-  const name = `${prefix}_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  try {
-    await admin.query(`CREATE DATABASE "${name}"`);
-  } finally {
-    await admin.end();
-  }
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    drop: async () => {
-      const client = new pg.Client({ connectionString: adminUrl });
-      await client.connect();
-      try {
-        await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-      } finally {
-        await client.end();
-      }
-    },
-  };
 }
 
 /** A fresh, migrated database of the given kind. */
