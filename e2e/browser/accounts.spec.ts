@@ -148,6 +148,8 @@ test.describe.serial('accounts, factories and members', () => {
     await page.goto('/f/acme-operations/members');
     const bobRow = page.getByRole('row').filter({ hasText: bob.email });
     await bobRow.getByLabel(`Role of ${bob.email}`).selectOption('editor');
+    // The select follows the saved role: it shows "editor" once the action has finished.
+    await expect(bobRow.getByLabel(`Role of ${bob.email}`)).toHaveValue('editor');
     await page.reload();
     await expect(page.getByLabel(`Role of ${bob.email}`)).toHaveValue('editor');
 
