@@ -128,23 +128,18 @@ async function benchDatabase(kind) {
     const steady = load({ url: base, targets, connections: 20, duration, rate: 200 });
 
     const accepted = (result) => result.statusCodes?.['202']?.count ?? 0;
+    const deliveries = (result) => ({
+      acceptedPerSecond: Math.round(accepted(result) / result.duration),
+      p50: result.latency.p50,
+      p99: result.latency.p99,
+      errors: result.errors + result.timeouts,
+      other: result.non2xx,
+    });
     return {
       kind,
       trivial: { perSecond: trivial.perSecond, p50: trivial.latency.p50, p99: trivial.latency.p99, non2xx: trivial.non2xx },
-      ingress: {
-        acceptedPerSecond: Math.round(accepted(ingress) / ingress.duration),
-        p50: ingress.latency.p50,
-        p99: ingress.latency.p99,
-        errors: ingress.errors + ingress.timeouts,
-        other: ingress.non2xx,
-      },
-      steady200: {
-        acceptedPerSecond: Math.round(accepted(steady) / steady.duration),
-        p50: steady.latency.p50,
-        p99: steady.latency.p99,
-        errors: steady.errors + steady.timeouts,
-        other: steady.non2xx,
-      },
+      ingress: deliveries(ingress),
+      steady200: deliveries(steady),
       ratio: Number((accepted(ingress) / ingress.duration / trivial.perSecond).toFixed(2)),
     };
   } finally {
