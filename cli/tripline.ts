@@ -11,6 +11,7 @@ const commands: Record<string, () => Promise<Command>> = {
   webhook: () => import('./commands/webhook'),
   secret: () => import('./commands/secret'),
   migrate: () => import('./commands/migrate'),
+  worker: () => import('./commands/worker'),
 };
 
 function usage(): string {
@@ -25,6 +26,7 @@ function usage(): string {
     '  webhook   List, create, rotate, enable, disable and delete webhooks',
     '  secret    List, set and delete team secrets',
     '  migrate   Apply, inspect and create database migrations',
+    '  worker    Execute queued automation runs',
     '',
     'Run a command with --help for its options.',
   ].join('\n');

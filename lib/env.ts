@@ -34,7 +34,25 @@ const envSchema = z.object({
     emptyAsUndefined,
     z.enum(['true', 'false'], { error: 'must be true or false' }).default('true'),
   ),
+  TRIPLINE_RUN_COMMAND: optionalString,
+  TRIPLINE_RUN_HTTP_URL: z.preprocess(emptyAsUndefined, z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' }).optional()),
+  TRIPLINE_RUN_HTTP_SECRET: z.preprocess(
+    emptyAsUndefined,
+    z
+      .string()
+      .regex(/^whsec_[A-Za-z0-9+/]{16,}={0,2}$/, 'must be a Standard Webhooks secret: whsec_ followed by base64 (at least 12 bytes)')
+      .optional(),
+  ),
+  TRIPLINE_RUN_HTTP_ATTEMPTS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(50).default(5)),
+  TRIPLINE_RUN_TIMEOUT_SECONDS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(86_400).default(600)),
+  TRIPLINE_RUN_WORKERS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(64).default(2)),
 });
+
+/** Who executes runs (configured by the operator, never by dashboard users). */
+export type ExecutorConfig =
+  | { kind: 'none' }
+  | { kind: 'command'; command: string; timeoutMs: number }
+  | { kind: 'http'; url: string; secret: string; attempts: number; timeoutMs: number };
 
 export type Env = {
   port: number;
@@ -53,7 +71,23 @@ export type Env = {
   authFailureLimit: number;
   /** Tests only: honour the X-Tripline-Test-Now header as the current time for signature windows. */
   testClock: boolean;
+  executor: ExecutorConfig;
+  /** Runs executed at once by this instance; 0 leaves execution to other instances or `tripline worker`. */
+  runWorkers: number;
 };
+
+function executorConfig(raw: z.output<typeof envSchema>): ExecutorConfig {
+  const timeoutMs = raw.TRIPLINE_RUN_TIMEOUT_SECONDS * 1000;
+  if (raw.TRIPLINE_RUN_COMMAND && raw.TRIPLINE_RUN_HTTP_URL) {
+    throw new Error('Invalid configuration:\n  TRIPLINE_RUN_COMMAND and TRIPLINE_RUN_HTTP_URL: set one executor, not both');
+  }
+  if (raw.TRIPLINE_RUN_COMMAND) return { kind: 'command', command: raw.TRIPLINE_RUN_COMMAND, timeoutMs };
+  if (raw.TRIPLINE_RUN_HTTP_URL) {
+    if (!raw.TRIPLINE_RUN_HTTP_SECRET) throw new Error('Invalid configuration:\n  TRIPLINE_RUN_HTTP_SECRET: required with TRIPLINE_RUN_HTTP_URL (whsec_…)');
+    return { kind: 'http', url: raw.TRIPLINE_RUN_HTTP_URL, secret: raw.TRIPLINE_RUN_HTTP_SECRET, attempts: raw.TRIPLINE_RUN_HTTP_ATTEMPTS, timeoutMs };
+  }
+  return { kind: 'none' };
+}
 
 export function parseEnv(source: NodeJS.ProcessEnv = process.env): Env {
   const result = envSchema.safeParse(source);
@@ -73,6 +107,8 @@ export function parseEnv(source: NodeJS.ProcessEnv = process.env): Env {
     deliveryRateLimit: raw.TRIPLINE_DELIVERY_RATE_LIMIT,
     authFailureLimit: raw.TRIPLINE_AUTH_FAILURE_LIMIT,
     testClock: raw.TRIPLINE_TEST_CLOCK === 'true',
+    executor: executorConfig(raw),
+    runWorkers: raw.TRIPLINE_RUN_WORKERS,
   };
 }
 

@@ -4,6 +4,7 @@ import { prepareDatabase } from '@/lib/db/prepare';
 import { deleteExpiredSessions } from '@/lib/auth/sessions';
 import { pruneDeliveries } from '@/lib/deliveries/retention';
 import { env } from '@/lib/env';
+import { startWorkers } from '@/lib/runs/worker';
 
 // Server start: every instance applies pending migrations (the schema engine
 // serialises concurrent instances with an advisory lock, as Prisma Migrate
@@ -33,6 +34,14 @@ export async function startServer(): Promise<void> {
 
   every(HOUR, 'session cleanup', () => deleteExpiredSessions());
   every(HOUR, 'delivery retention', () => pruneDeliveries());
+
+  const { executor, runWorkers } = env();
+  if (executor.kind === 'none') log('no run executor is configured: runs stay queued (see TRIPLINE_RUN_COMMAND, TRIPLINE_RUN_HTTP_URL)');
+  else if (runWorkers === 0) log(`runs are executed elsewhere (TRIPLINE_RUN_WORKERS=0)`);
+  else {
+    startWorkers(executor, runWorkers, { log });
+    log(`${runWorkers} run worker${runWorkers === 1 ? '' : 's'} started (${executor.kind} executor)`);
+  }
 
   // Close the embedded database cleanly so its files are consistent on disk.
   const shutdown = () => {

@@ -9,6 +9,7 @@ import { randomBase62 } from '@/lib/crypto/random';
 import { AppError } from '@/lib/http/errors';
 import { isUrlSafe } from '@/lib/secrets/schemas';
 import { createSecretTx, putSecretTx, readSecretValue } from '@/lib/secrets/service';
+import type { PayloadFilter } from '@/lib/filters';
 import { getScheme, type SchemeId } from '@/lib/signatures/registry';
 import {
   createWebhookSchema,
@@ -336,7 +337,11 @@ export type LiveWebhook = {
   deliveryIdHeader: string | null;
   /** The applied credential in clear, or null while a provider secret is awaited. */
   credential: string | null;
+  /** The triggers of enabled automations that select this webhook, in automation and trigger order. */
+  triggers: LiveTrigger[];
 };
+
+export type LiveTrigger = { automationId: string; automationName: string; prompt: string; payloadFilter: PayloadFilter | null };
 
 /** For the ingress: an enabled, undeleted webhook by UID, with its applied credential (cached, see live-cache.ts). */
 export function findLiveWebhook(uid: string): Promise<LiveWebhook | null> {
@@ -354,9 +359,16 @@ async function loadLiveWebhook(uid: string): Promise<LiveWebhook | null> {
     signatureScheme: string | null;
     deliveryIdHeader: string | null;
     credentialEncrypted: string | null;
+    triggers: LiveTrigger[] | null;
   }>(
-    `SELECT "id", "uid", "factoryId", "name", "authMode"::text AS "authMode", "signatureScheme", "deliveryIdHeader", "credentialEncrypted"
-       FROM "Webhook" WHERE "uid" = $1 AND "enabled" AND "deletedAt" IS NULL`,
+    // The triggers come along in the same query: most deliveries then cost no
+    // lookup at all (the cache), and the rest one round trip.
+    `SELECT w."id", w."uid", w."factoryId", w."name", w."authMode"::text AS "authMode", w."signatureScheme", w."deliveryIdHeader", w."credentialEncrypted",
+            (SELECT json_agg(json_build_object('automationId', a."id", 'automationName', a."name", 'prompt', a."prompt", 'payloadFilter', t."payloadFilter")
+                             ORDER BY a."createdAt", a."id", t."position")
+               FROM "WebhookTrigger" t JOIN "Automation" a ON a."id" = t."automationId"
+              WHERE t."webhookUid" = w."uid" AND a."enabled" AND a."factoryId" = w."factoryId") AS "triggers"
+       FROM "Webhook" w WHERE w."uid" = $1 AND w."enabled" AND w."deletedAt" IS NULL`,
     [uid],
   );
   if (!row) return null;
@@ -369,5 +381,6 @@ async function loadLiveWebhook(uid: string): Promise<LiveWebhook | null> {
     signatureScheme: (row.signatureScheme as SchemeId | null) ?? null,
     deliveryIdHeader: row.deliveryIdHeader,
     credential: row.credentialEncrypted ? decryptSecret(row.credentialEncrypted, credentialContext(row.uid)) : null,
+    triggers: row.triggers ?? [],
   };
 }

@@ -1,0 +1,75 @@
+import { z } from 'zod';
+import { payloadFilterSchema, type PayloadFilter } from '@/lib/filters';
+
+// An automation as the dashboard, the API and (later) definition files write
+// it. A trigger is written exactly as the spec shows it (section 2.3):
+//   {"provider": "webhook", "event": "received",
+//    "filter": {"webhook_ids": ["<one webhook UID>"], "payload": {...}}}
+// Several webhooks means several triggers, so `webhook_ids` holds exactly one
+// UID. Unknown keys are refused at every level: a typo such as "paylod"
+// would otherwise silently turn a filter into "match everything".
+
+export const MAX_TRIGGERS = 20;
+export const MAX_PROMPT_LENGTH = 20_000;
+
+export const automationNameSchema = z.string().trim().min(1, 'Enter a name').max(100, 'Use at most 100 characters');
+
+export const promptSchema = z
+  .string()
+  .trim()
+  .min(1, 'Write the prompt the run starts with')
+  .max(MAX_PROMPT_LENGTH, `Use at most ${MAX_PROMPT_LENGTH.toLocaleString('en-US')} characters`);
+
+const webhookUidSchema = z.string().trim().regex(/^wh_[A-Za-z0-9]{1,64}$/, 'Pick a webhook (a UID such as wh_…)');
+
+export const triggerSchema = z.strictObject(
+  {
+    provider: z.literal('webhook', { error: 'The provider of a webhook trigger is "webhook"' }),
+    event: z.literal('received', { error: 'The event of a webhook trigger is "received"' }),
+    filter: z.strictObject(
+      {
+        webhook_ids: z
+          .array(webhookUidSchema, { error: 'List the webhook UID in "webhook_ids"' })
+          .length(1, 'A trigger selects exactly one webhook; add another trigger for another webhook'),
+        // null, like absence, means "every delivery of the webhook".
+        payload: payloadFilterSchema.nullish(),
+      },
+      { error: 'A trigger needs a filter with "webhook_ids"' },
+    ),
+  },
+  { error: 'A trigger is an object with provider, event and filter' },
+);
+
+export type TriggerInput = z.output<typeof triggerSchema>;
+
+export const triggersSchema = z.array(triggerSchema).max(MAX_TRIGGERS, `An automation has at most ${MAX_TRIGGERS} triggers`);
+
+export const createAutomationSchema = z.strictObject({
+  name: automationNameSchema,
+  prompt: promptSchema,
+  enabled: z.boolean().default(true),
+  triggers: triggersSchema.default([]),
+});
+export type CreateAutomationInput = z.input<typeof createAutomationSchema>;
+
+export const updateAutomationSchema = z.strictObject({
+  name: automationNameSchema.optional(),
+  prompt: promptSchema.optional(),
+  enabled: z.boolean().optional(),
+  triggers: triggersSchema.optional(),
+});
+export type UpdateAutomationInput = z.input<typeof updateAutomationSchema>;
+
+export const testFilterSchema = z.strictObject({
+  trigger: z.number({ error: 'Give the trigger’s index' }).int().min(0, 'Trigger indexes start at 0'),
+  deliveryId: z.string().trim().min(1, 'Give the delivery log entry’s id').max(100),
+});
+
+/** A trigger in the canonical shape, from its stored columns. */
+export function triggerFromColumns(webhookUid: string, payloadFilter: PayloadFilter | null): TriggerInput {
+  return {
+    provider: 'webhook',
+    event: 'received',
+    filter: payloadFilter ? { webhook_ids: [webhookUid], payload: payloadFilter } : { webhook_ids: [webhookUid] },
+  };
+}

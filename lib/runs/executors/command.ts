@@ -1,0 +1,89 @@
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { composedPrompt } from '@/lib/runs/envelope';
+import { clip, type ClaimedRun, type ExecutionOutcome } from '@/lib/runs/executors/types';
+
+// The command executor: the operator's program runs in a fresh working
+// directory that holds the run's attachments (event-payload.json), with the
+// composed prompt (prompt + envelope) on stdin. It runs through /bin/sh so
+// operators can write an ordinary command line (the command is theirs; no
+// delivery data is ever put into it). Its output (stdout and stderr,
+// interleaved as produced) is kept; exit code 0 is success. Past the time
+// limit the whole process group is killed.
+//
+// The child does not inherit Tripline's own configuration (TRIPLINE_* keys,
+// DATABASE_URL): a run's program acts on untrusted payloads and has no
+// business holding the secrets key or database credentials.
+
+const HIDDEN_ENV = /^(TRIPLINE_|DATABASE_URL$|TEST_DATABASE_URL$|NEXTAUTH_)/;
+
+function childEnv(run: ClaimedRun, payloadFile: string): Record<string, string | undefined> {
+  const env: Record<string, string | undefined> = {};
+  for (const [key, value] of Object.entries(process.env)) if (!HIDDEN_ENV.test(key)) env[key] = value;
+  env.TRIPLINE_RUN_ID = run.id;
+  env.TRIPLINE_AUTOMATION_ID = run.automationId;
+  env.TRIPLINE_PAYLOAD_FILE = payloadFile;
+  return env;
+}
+
+export async function executeCommand(run: ClaimedRun, config: { command: string; timeoutMs: number }): Promise<ExecutionOutcome> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'tripline-run-'));
+  try {
+    for (const attachment of run.attachments) {
+      await writeFile(path.join(dir, path.basename(attachment.name)), attachment.content, 'utf8');
+    }
+    return await runProgram(run, config, dir);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+function runProgram(run: ClaimedRun, config: { command: string; timeoutMs: number }, dir: string): Promise<ExecutionOutcome> {
+  return new Promise((resolve) => {
+    const child = spawn('/bin/sh', ['-c', config.command], {
+      cwd: dir,
+      env: childEnv(run, path.join(dir, 'event-payload.json')) as NodeJS.ProcessEnv,
+      detached: true,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let output = '';
+    let timedOut = false;
+    const append = (chunk: Buffer) => {
+      output += chunk.toString('utf8');
+      // Keep memory bounded for chatty programs: twice the stored size, then cut.
+      if (output.length > 256 * 1024) output = output.slice(-128 * 1024);
+    };
+    child.stdout.on('data', append);
+    child.stderr.on('data', append);
+    const killGroup = () => {
+      try {
+        if (child.pid) process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    };
+    const timer = setTimeout(() => {
+      timedOut = true;
+      killGroup();
+    }, config.timeoutMs);
+    child.stdin.on('error', () => undefined); // a program that ignores stdin may close it early
+    child.stdin.end(composedPrompt(run.prompt, run.envelope));
+    child.on('error', (error) => {
+      clearTimeout(timer);
+      resolve({ status: 'failed', output: null, error: `The command could not start: ${error.message}` });
+    });
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      const kept = clip(output);
+      if (timedOut) {
+        resolve({ status: 'failed', output: kept, error: `The command ran longer than ${Math.round(config.timeoutMs / 1000)} s and was stopped` });
+      } else if (code === 0) {
+        resolve({ status: 'succeeded', output: kept });
+      } else {
+        resolve({ status: 'failed', output: kept, error: signal ? `The command was killed by ${signal}` : `The command exited with code ${code}` });
+      }
+    });
+  });
+}

@@ -1,0 +1,99 @@
+import 'server-only';
+import { prisma, type DbOrTx } from '@/lib/db';
+import { notFound } from '@/lib/http/errors';
+import type { RunAttachment, RunEnvelope } from '@/lib/runs/envelope';
+
+// Reading runs: the Runs views (per automation, per delivery) and the run
+// page. Runs are created by the ingress (lib/ingress/record.ts) and moved
+// through their lifecycle by the workers (lib/runs/worker.ts).
+
+export type RunStatus = 'queued' | 'running' | 'succeeded' | 'failed';
+
+export type RunSummary = {
+  id: string;
+  status: RunStatus;
+  automation: { id: string; name: string };
+  delivery: { id: string; deliveryId: string; webhookUid: string; webhookName: string } | null;
+  attempts: number;
+  createdAt: Date;
+  startedAt: Date | null;
+  finishedAt: Date | null;
+};
+
+export type RunView = RunSummary & {
+  prompt: string;
+  envelope: RunEnvelope;
+  attachments: RunAttachment[];
+  output: string | null;
+  error: string | null;
+};
+
+const summarySelect = {
+  id: true,
+  status: true,
+  attempts: true,
+  createdAt: true,
+  startedAt: true,
+  finishedAt: true,
+  automation: { select: { id: true, name: true } },
+  delivery: { select: { id: true, deliveryId: true, webhook: { select: { uid: true, name: true } } } },
+} as const;
+
+type SummaryRow = {
+  id: string;
+  status: RunStatus;
+  attempts: number;
+  createdAt: Date;
+  startedAt: Date | null;
+  finishedAt: Date | null;
+  automation: { id: string; name: string };
+  delivery: { id: string; deliveryId: string; webhook: { uid: string; name: string } } | null;
+};
+
+function toSummary(row: SummaryRow): RunSummary {
+  return {
+    id: row.id,
+    status: row.status,
+    automation: row.automation,
+    delivery: row.delivery
+      ? { id: row.delivery.id, deliveryId: row.delivery.deliveryId, webhookUid: row.delivery.webhook.uid, webhookName: row.delivery.webhook.name }
+      : null,
+    attempts: row.attempts,
+    createdAt: row.createdAt,
+    startedAt: row.startedAt,
+    finishedAt: row.finishedAt,
+  };
+}
+
+export const RUN_PAGE_SIZE = 50;
+
+/** Newest first; filtered by automation and/or delivery log entry. */
+export async function listRuns(
+  factoryId: string,
+  filter: { automationId?: string; deliveryId?: string; limit?: number },
+  db: DbOrTx = prisma,
+): Promise<RunSummary[]> {
+  const rows = await db.run.findMany({
+    where: { factoryId, automationId: filter.automationId, deliveryId: filter.deliveryId },
+    select: summarySelect,
+    orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+    take: Math.min(Math.max(filter.limit ?? RUN_PAGE_SIZE, 1), 200),
+  });
+  return rows.map(toSummary);
+}
+
+export async function getRun(factoryId: string, id: string, db: DbOrTx = prisma): Promise<RunView> {
+  const row = await db.run.findFirst({
+    where: { id, factoryId },
+    select: { ...summarySelect, prompt: true, envelope: true, attachments: true, output: true, error: true },
+  });
+  if (!row) throw notFound('No run with this id in this factory');
+  return {
+    ...toSummary(row),
+    prompt: row.prompt,
+    envelope: row.envelope as RunEnvelope,
+    attachments: row.attachments as RunAttachment[],
+    output: row.output,
+    error: row.error,
+  };
+}
