@@ -11,8 +11,9 @@ import type { DeliverySummary } from '@/lib/deliveries/service';
 import type { AuthMode } from '@/lib/webhooks/schemas';
 import { AutoRefresh } from './auto-refresh';
 import { DeliveryFilters } from './delivery-filters';
-import { formatBytes, formatExactBytes, receivedFormat, relativeTime, sentence } from './format';
+import { formatBytes, formatExactBytes, sentence } from './format';
 import { DeliveryStatusBadge } from './status-badge';
+import { Timestamp } from './timestamp';
 
 export type DeliveryLogView = {
   /** The page that holds the card: filters and pages are its search params. */
@@ -79,16 +80,6 @@ function NoDeliveriesYet({ webhook }: { webhook: DeliveryLogWebhook }) {
         </div>
       ) : null}
     </EmptyState>
-  );
-}
-
-function Received({ at, now }: { at: Date; now: number }) {
-  const relative = relativeTime(at, now);
-  return (
-    <time dateTime={at.toISOString()} title={at.toISOString()} className="flex flex-col leading-5">
-      <span className="whitespace-nowrap text-fg">{receivedFormat.format(at)}</span>
-      {relative ? <span className="text-xs text-fg-subtle">{relative}</span> : null}
-    </time>
   );
 }
 
@@ -199,7 +190,7 @@ export function DeliveriesCard({
                         <span title={formatExactBytes(delivery.size)}>{formatBytes(delivery.size)}</span>
                       </TD>
                       <TD className="py-3">
-                        <Received at={delivery.receivedAt} now={now} />
+                        <Timestamp at={delivery.receivedAt} now={now} />
                       </TD>
                       <TD className="py-3 text-right">
                         <Link

@@ -1,7 +1,7 @@
 import { EmptyState } from '@/components/ui/empty-state';
 
-/** Shown instead of an admin-only page, so a member who follows a link learns why there is nothing to do. */
-export function AdminRequired({ factoryName, task }: { factoryName: string; task: string }) {
+/** Shown instead of an admin-only (or editor-only) page, so a member who follows a link learns why there is nothing to do. */
+export function AdminRequired({ factoryName, task, role = 'admin' }: { factoryName: string; task: string; role?: 'admin' | 'editor' }) {
   return (
     <EmptyState
       bordered
@@ -11,8 +11,8 @@ export function AdminRequired({ factoryName, task }: { factoryName: string; task
           <path d="M7 11V7a5 5 0 0 1 10 0v4" />
         </svg>
       }
-      title="You need the admin role"
-      description={`Only admins of ${factoryName} can ${task}. Ask an admin to do it for you or to change your role on the Members page.`}
+      title={`You need the ${role} role`}
+      description={`Only ${role === 'admin' ? 'admins' : 'editors and admins'} of ${factoryName} can ${task}. Ask an admin to do it for you or to change your role on the Members page.`}
     />
   );
 }

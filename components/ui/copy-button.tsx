@@ -121,6 +121,16 @@ export function CopyButton({
   );
 }
 
+/** An identifier in running text (a delivery ID, a run ID) with an icon copy button. */
+export function CopyableId({ value, label }: { value: string; label: string }) {
+  return (
+    <span className="flex min-w-0 items-center gap-1">
+      <span className="min-w-0 font-mono text-[13px] break-all">{value}</span>
+      <CopyButton value={value} label={label} className="-my-1" />
+    </span>
+  );
+}
+
 export type CopyFieldProps = Omit<ComponentProps<'input'>, 'value' | 'defaultValue' | 'type' | 'readOnly' | 'children'> & {
   /** The value shown and copied (a secret, URL, id…). */
   value: string;

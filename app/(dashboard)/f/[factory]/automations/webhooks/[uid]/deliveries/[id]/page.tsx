@@ -6,15 +6,17 @@ import { formatBytes, formatExactBytes, identitySourceLabels, receivedFormat, re
 import { JsonViewer } from '@/components/deliveries/json-viewer';
 import { RequestHeaders } from '@/components/deliveries/request-headers';
 import { DeliveryStatusBadge } from '@/components/deliveries/status-badge';
+import { RunsCard } from '@/components/runs/runs-card';
 import { Alert } from '@/components/ui/alert';
 import { ButtonLink } from '@/components/ui/button';
 import { Card, CardBody, CardHeader } from '@/components/ui/card';
-import { CopyButton } from '@/components/ui/copy-button';
+import { CopyableId } from '@/components/ui/copy-button';
 import { ArrowLeftIcon } from '@/components/ui/icons';
 import { PageHeader } from '@/components/ui/page-header';
 import { requireFactoryPage } from '@/lib/auth/current-user';
 import { getDelivery, type DeliveryDetail } from '@/lib/deliveries/service';
 import { AppError } from '@/lib/http/errors';
+import { listRuns } from '@/lib/runs/service';
 import { getScheme } from '@/lib/signatures/registry';
 import { getWebhook, type WebhookView } from '@/lib/webhooks/service';
 
@@ -66,6 +68,8 @@ export default async function DeliveryPage({ params }: { params: Params }) {
   const relative = relativeTime(delivery.receivedAt);
   const header = identityHeader(delivery, webhook);
   const body = delivery.status === 'accepted' ? delivery.body : null;
+  // Only an accepted delivery can start runs (spec section 6).
+  const runs = body !== null ? await listRuns(factory.id, { deliveryId: delivery.id }) : null;
 
   return (
     <>
@@ -98,10 +102,7 @@ export default async function DeliveryPage({ params }: { params: Params }) {
               <DeliveryStatusBadge status={delivery.status} />
             </DetailRow>
             <DetailRow label="Delivery ID">
-              <span className="flex min-w-0 items-center gap-1">
-                <span className="min-w-0 font-mono text-[13px] break-all">{delivery.deliveryId}</span>
-                <CopyButton value={delivery.deliveryId} label="Copy delivery ID" className="-my-1" />
-              </span>
+              <CopyableId value={delivery.deliveryId} label="Copy delivery ID" />
             </DetailRow>
             <DetailRow label="Identity source">
               {identitySource(delivery)}
@@ -138,6 +139,19 @@ export default async function DeliveryPage({ params }: { params: Params }) {
                 <JsonViewer body={body} />
               </CardBody>
             </Card>
+            {runs ? (
+              <RunsCard
+                factorySlug={factory.slug}
+                runs={runs}
+                show="automation"
+                title="Runs started by this delivery"
+                description="One run for each enabled automation with a trigger on this webhook whose payload filter matched."
+                empty={{
+                  title: 'No runs',
+                  description: 'No enabled automation had a trigger on this webhook whose payload filter matched this delivery.',
+                }}
+              />
+            ) : null}
             {delivery.headers ? (
               <Card>
                 <CardHeader title="Request headers" description="Credentials, signatures and anything named like a secret are kept as [redacted]." />

@@ -1,0 +1,98 @@
+import type { Metadata } from 'next';
+import { notFound } from 'next/navigation';
+import { cache } from 'react';
+import { AutomationForm } from '@/components/automations/automation-form';
+import { DeleteAutomation } from '@/components/automations/delete-automation';
+import { triggerFormValues } from '@/components/automations/form-values';
+import { triggerWebhookOption, type WebhookOption } from '@/components/automations/webhook-option';
+import { RunsCard } from '@/components/runs/runs-card';
+import { Badge } from '@/components/ui/badge';
+import { Card, CardHeader } from '@/components/ui/card';
+import { PageHeader } from '@/components/ui/page-header';
+import { requireFactoryPage } from '@/lib/auth/current-user';
+import { getAutomation, type AutomationView } from '@/lib/automations/service';
+import { AppError } from '@/lib/http/errors';
+import { listRuns } from '@/lib/runs/service';
+import { listWebhooks } from '@/lib/webhooks/service';
+
+type Params = Promise<{ factory: string; id: string }>;
+
+// Cached so the metadata and the page share one query.
+const loadAutomation = cache(async (factoryId: string, id: string): Promise<AutomationView> => {
+  try {
+    return await getAutomation(factoryId, id);
+  } catch (error) {
+    if (error instanceof AppError && error.code === 'not_found') notFound();
+    throw error;
+  }
+});
+
+export async function generateMetadata({ params }: { params: Params }): Promise<Metadata> {
+  const { factory: slug, id } = await params;
+  const { factory } = await requireFactoryPage(slug);
+  return { title: (await loadAutomation(factory.id, id)).name };
+}
+
+// GET /f/[factory]/automations/[id]: the editor and the runs; every member reads it, editors and admins edit
+export default async function AutomationPage({ params }: { params: Params }) {
+  const { factory: slug, id } = await params;
+  const context = await requireFactoryPage(slug);
+  const { factory } = context;
+  const automation = await loadAutomation(factory.id, id);
+  const edit = context.can('automations:edit');
+  const base = `/f/${factory.slug}/automations`;
+  const [webhooks, runs] = await Promise.all([listWebhooks(factory.id), listRuns(factory.id, { automationId: automation.id })]);
+
+  // The live webhooks, then any deleted one a saved trigger still names (it stays visible, marked).
+  const options: WebhookOption[] = webhooks.map((webhook) => ({ uid: webhook.uid, name: webhook.name, state: webhook.state }));
+  for (const { webhook } of automation.triggers) {
+    if (!options.some((option) => option.uid === webhook.uid)) options.push(triggerWebhookOption(webhook));
+  }
+
+  return (
+    <>
+      <PageHeader
+        title={automation.name}
+        meta={
+          <Badge tone={automation.enabled ? 'success' : 'neutral'} dot>
+            {automation.enabled ? 'Enabled' : 'Disabled'}
+          </Badge>
+        }
+        description={edit ? 'Changes apply to the next delivery once saved.' : 'You can read this automation and test its filters; editors and admins change it.'}
+        breadcrumbs={[{ label: 'Automations', href: base }, { label: automation.name }]}
+      />
+      <div className="flex flex-col gap-6">
+        <AutomationForm
+          factorySlug={factory.slug}
+          automationId={automation.id}
+          webhooks={options}
+          readOnly={!edit}
+          initialValues={{
+            name: automation.name,
+            prompt: automation.prompt,
+            enabled: automation.enabled,
+            triggers: automation.triggers.map(({ trigger }) => triggerFormValues(trigger)),
+          }}
+        />
+
+        <RunsCard
+          factorySlug={factory.slug}
+          runs={runs}
+          show="delivery"
+          title="Runs"
+          description={`Every run of this automation, newest first${runs.length >= 50 ? ' (the latest 50)' : ''}. Each was started by one delivery.`}
+          empty={{ title: 'No runs yet', description: 'A run starts when a delivery to one of the triggers’ webhooks matches its payload filter.' }}
+        />
+
+        {edit ? (
+          <Card>
+            <CardHeader title="Manage" />
+            <section aria-label="Delete automation" className="px-5 py-4">
+              <DeleteAutomation factorySlug={factory.slug} id={automation.id} name={automation.name} runCount={automation.runCount} />
+            </section>
+          </Card>
+        ) : null}
+      </div>
+    </>
+  );
+}

@@ -1,0 +1,103 @@
+import { z } from 'zod';
+import { parseJsonTree } from '@/components/deliveries/json-viewer';
+import { sentence } from '@/components/deliveries/format';
+import { automationNameSchema, MAX_TRIGGERS, promptSchema, type CreateAutomationInput, type TriggerInput } from '@/lib/automations/schemas';
+import { validateFilter, type PayloadFilter } from '@/lib/filters';
+
+// The automation editor holds a trigger as a webhook UID (picked by name)
+// and the payload filter as JSON text; these turn that into the canonical
+// trigger the service takes, with every problem explained in words.
+
+export type TriggerFormValues = { webhookUid: string; payload: string };
+export type AutomationFormValues = { name: string; prompt: string; enabled: boolean; triggers: TriggerFormValues[] };
+
+export const emptyTrigger: TriggerFormValues = { webhookUid: '', payload: '' };
+
+function lineAndColumn(text: string, position: number): string {
+  const before = text.slice(0, position);
+  const line = before.split('\n').length;
+  return `line ${line}, column ${position - before.lastIndexOf('\n')}`;
+}
+
+const VALUE_END = /["\d}\]el]/;
+const VALUE_START = /["{[\d-]/;
+
+/** Why JSON text does not parse, in words with the place; null when it parses. */
+export function explainJsonSyntax(text: string): string | null {
+  try {
+    JSON.parse(text);
+    return null;
+  } catch {
+    // explained below
+  }
+  let position: number | null = null;
+  try {
+    parseJsonTree(text);
+  } catch (error) {
+    const match = /position (\d+)/.exec((error as Error).message);
+    if (match) position = Number(match[1]);
+  }
+  if (position === null) return 'Not valid JSON: a string holds a character or backslash escape JSON does not allow.';
+  if (position >= text.length) return 'Not valid JSON: it ends too early; a closing }, ] or " is missing.';
+  const at = `Not valid JSON at ${lineAndColumn(text, position)}`;
+  const char = text[position]!;
+  const previous = text.slice(0, position).trimEnd().slice(-1);
+  const word = /^[A-Za-z_$][\w$]*/.exec(text.slice(position))?.[0];
+  if (char === "'") return `${at}: use double quotes (") around text and field names, not single quotes.`;
+  if ((char === '}' || char === ']') && previous === ',') return `${at}: remove the comma before ${char}.`;
+  if ((char === '}' || char === ',') && previous === ':') return `${at}: a value is missing after the colon.`;
+  if (word) return `${at}: put ${word} in double quotes ("${word}"); only true, false and null go without them.`;
+  if (VALUE_START.test(char) && VALUE_END.test(previous)) return `${at}: a comma is missing before this.`;
+  return `${at}: unexpected ${JSON.stringify(char)}.`;
+}
+
+export type PayloadFilterText = { ok: true; filter: PayloadFilter | null } | { ok: false; messages: string[] };
+
+/** The payload filter written in the editor: blank means none (every delivery matches). */
+export function readPayloadFilter(text: string): PayloadFilterText {
+  if (text.trim() === '') return { ok: true, filter: null };
+  const syntax = explainJsonSyntax(text);
+  if (syntax) return { ok: false, messages: [syntax] };
+  const value = JSON.parse(text) as unknown;
+  if (value === null) return { ok: true, filter: null };
+  const result = validateFilter(value);
+  return result.ok ? { ok: true, filter: result.filter } : { ok: false, messages: result.errors.map((error) => sentence(error.message)) };
+}
+
+export function toTrigger(webhookUid: string, filter: PayloadFilter | null): TriggerInput {
+  return { provider: 'webhook', event: 'received', filter: filter ? { webhook_ids: [webhookUid], payload: filter } : { webhook_ids: [webhookUid] } };
+}
+
+export const triggerFormSchema = z
+  .object({
+    webhookUid: z.string().min(1, 'Pick the webhook whose deliveries start this automation'),
+    payload: z.string(),
+  })
+  .transform((values, ctx) => {
+    const read = readPayloadFilter(values.payload);
+    if (!read.ok) {
+      ctx.addIssue({ code: 'custom', path: ['payload'], message: read.messages.join(' ') });
+      return z.NEVER;
+    }
+    return toTrigger(values.webhookUid, read.filter);
+  });
+
+export const automationFormSchema = z.object({
+  name: automationNameSchema,
+  prompt: promptSchema,
+  enabled: z.boolean(),
+  triggers: z.array(triggerFormSchema).max(MAX_TRIGGERS, `An automation has at most ${MAX_TRIGGERS} triggers`),
+}) satisfies z.ZodType<CreateAutomationInput, AutomationFormValues>;
+
+/** The form field a server error belongs to (the service keys them like the API body). */
+export function formField(serverKey: string): string {
+  const trigger = /^triggers\.(\d+)\.filter\.(webhook_ids|payload)(\.\d+)?$/.exec(serverKey);
+  if (trigger) return `triggers.${trigger[1]}.${trigger[2] === 'payload' ? 'payload' : 'webhookUid'}`;
+  return serverKey;
+}
+
+/** The editor's values for a saved trigger. */
+export function triggerFormValues(trigger: TriggerInput): TriggerFormValues {
+  const payload = trigger.filter.payload;
+  return { webhookUid: trigger.filter.webhook_ids[0] ?? '', payload: payload ? JSON.stringify(payload, null, 2) : '' };
+}

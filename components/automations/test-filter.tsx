@@ -1,0 +1,205 @@
+'use client';
+
+import { useCallback, useEffect, useState, useTransition, type ReactNode } from 'react';
+import { receivedFormat, sentence } from '@/components/deliveries/format';
+import { Button } from '@/components/ui/button';
+import { cn } from '@/components/ui/cn';
+import { Field } from '@/components/ui/field';
+import { CheckCircleIcon, CheckIcon, XIcon } from '@/components/ui/icons';
+import { Select } from '@/components/ui/select';
+import { listTestDeliveriesAction, testTriggerAction } from '@/lib/automations/actions';
+import type { TriggerInput } from '@/lib/automations/schemas';
+import type { TestFilterResult } from '@/lib/automations/test-filter';
+import type { FilterCheck } from '@/lib/filters';
+
+// Test filter (spec 2.3): runs one trigger, exactly as it is written in the
+// editor (unsaved edits included), against a delivery its webhook accepted,
+// and shows each check with its reason. Nothing is saved and no run starts.
+
+type TestDelivery = { id: string; deliveryId: string; receivedAt: Date };
+
+type Deliveries = { state: 'loading' } | { state: 'loaded'; items: TestDelivery[] } | { state: 'failed'; message: string };
+
+export type TriggerToTest = { ok: true; trigger: TriggerInput } | { ok: false; message: string };
+
+function Mark({ passed }: { passed: boolean }) {
+  return passed ? (
+    <CheckIcon className="mt-0.5 size-4 shrink-0 text-emerald-600" aria-label="Passed" />
+  ) : (
+    <XIcon className="mt-0.5 size-4 shrink-0 text-red-600" aria-label="Failed" />
+  );
+}
+
+function CheckRow({ label, passed, reason, children }: { label: string; passed: boolean; reason: string; children?: ReactNode }) {
+  return (
+    <li className="flex gap-2.5 px-4 py-3">
+      <Mark passed={passed} />
+      <div className="min-w-0 flex-1">
+        <p>
+          <span className="font-medium text-fg">{label}:</span> <span className="text-fg-muted">{sentence(reason)}</span>
+        </p>
+        {children}
+      </div>
+    </li>
+  );
+}
+
+function Condition({ check }: { check: FilterCheck }) {
+  return (
+    <li className="flex gap-2 py-1.5" data-passed={check.passed}>
+      <Mark passed={check.passed} />
+      <p className="min-w-0 text-[13px] leading-5 text-fg-muted">
+        <code className="font-mono text-fg">{check.path}</code>: expected <code className="font-mono text-fg break-all">{check.expected}</code>, got{' '}
+        <code className="font-mono text-fg break-all">{check.actual}</code>{' '}
+        <span className={check.passed ? 'text-emerald-700' : 'text-red-700'}>({check.reason})</span>
+      </p>
+    </li>
+  );
+}
+
+export function TestFilterResultView({ result, deliveryId }: { result: TestFilterResult; deliveryId: string }) {
+  const { wouldTrigger, webhookCheck, payloadCheck, automationCheck } = result;
+  return (
+    <div
+      role="status"
+      aria-label="Test filter result"
+      className={cn('overflow-hidden rounded-lg border bg-surface', wouldTrigger ? 'border-emerald-200' : 'border-red-200')}
+    >
+      <div className={cn('flex flex-wrap items-center gap-x-2.5 gap-y-1 px-4 py-3', wouldTrigger ? 'bg-emerald-50 text-emerald-900' : 'bg-red-50 text-red-900')}>
+        {wouldTrigger ? <CheckCircleIcon className="size-4 shrink-0 text-emerald-600" /> : <XIcon className="size-4 shrink-0 text-red-600" />}
+        <p className="font-semibold">{wouldTrigger ? 'Would trigger' : 'Would not trigger'}</p>
+        <p className="min-w-0 text-[13px] opacity-80">
+          delivery <span className="font-mono break-all">{deliveryId}</span>
+        </p>
+      </div>
+      <ul className="divide-y divide-line">
+        <CheckRow label="Webhook" passed={webhookCheck.passed} reason={webhookCheck.reason} />
+        <CheckRow label="Payload filter" passed={payloadCheck.passed} reason={payloadCheck.reason}>
+          {payloadCheck.checks.length > 0 ? (
+            <ul aria-label="Conditions" className="mt-1.5">
+              {payloadCheck.checks.map((check, index) => (
+                <Condition key={index} check={check} />
+              ))}
+            </ul>
+          ) : null}
+        </CheckRow>
+        <CheckRow label="Automation" passed={automationCheck.passed} reason={automationCheck.reason} />
+      </ul>
+    </div>
+  );
+}
+
+/**
+ * The Test filter panel of one trigger. `version` identifies the trigger as
+ * currently written: a result is shown only while it still describes it.
+ */
+export function TestFilter({
+  factorySlug,
+  webhook,
+  version,
+  readTrigger,
+}: {
+  factorySlug: string;
+  /** The trigger's webhook as currently picked, or null when none is. */
+  webhook: { uid: string; name: string; listable: boolean } | null;
+  version: string;
+  /** The trigger and the automation's Enabled as currently written, or why they cannot be tested. */
+  readTrigger: () => { trigger: TriggerToTest; automationEnabled: boolean };
+}) {
+  const [deliveries, setDeliveries] = useState<Deliveries>({ state: 'loading' });
+  const [picked, setPicked] = useState('');
+  const [outcome, setOutcome] = useState<{ version: string; deliveryId: string; result: TestFilterResult } | null>(null);
+  const [problem, setProblem] = useState<string | null>(null);
+  const [testing, startTest] = useTransition();
+  const uid = webhook?.listable ? webhook.uid : null;
+
+  const load = useCallback(async (webhookUid: string) => {
+    setDeliveries({ state: 'loading' });
+    const result = await listTestDeliveriesAction(factorySlug, { uid: webhookUid });
+    if (!result.ok) {
+      setDeliveries({ state: 'failed', message: result.error.message });
+      return;
+    }
+    setDeliveries({ state: 'loaded', items: result.data });
+    setPicked((current) => (result.data.some((d) => d.id === current) ? current : (result.data[0]?.id ?? '')));
+  }, [factorySlug]);
+
+  useEffect(() => {
+    // eslint-disable-next-line react-hooks/set-state-in-effect -- the picker's options follow the trigger's webhook
+    if (uid) void load(uid);
+  }, [uid, load]);
+
+  const run = () =>
+    startTest(async () => {
+      setProblem(null);
+      const { trigger, automationEnabled } = readTrigger();
+      if (!trigger.ok) {
+        setProblem(trigger.message);
+        return;
+      }
+      const result = await testTriggerAction(factorySlug, { trigger: trigger.trigger, deliveryId: picked, automationEnabled });
+      if (!result.ok) {
+        setProblem(Object.values(result.error.fields ?? {})[0] ?? result.error.message);
+        return;
+      }
+      const delivery = deliveries.state === 'loaded' ? deliveries.items.find((d) => d.id === picked) : undefined;
+      setOutcome({ version, deliveryId: delivery?.deliveryId ?? picked, result: result.data });
+    });
+
+  let body: ReactNode;
+  if (!webhook) body = <p className="text-[13px] text-fg-muted">Pick a webhook to test this trigger against one of its deliveries.</p>;
+  else if (!uid) body = <p className="text-[13px] text-fg-muted">The webhook {webhook.name} was deleted, so this trigger never fires and has no deliveries to test.</p>;
+  else if (deliveries.state === 'loading') body = <p className="text-[13px] text-fg-muted">Loading the deliveries of {webhook.name}…</p>;
+  else if (deliveries.state === 'failed') body = <p role="alert" className="text-[13px] text-red-700">{deliveries.message}</p>;
+  else if (deliveries.items.length === 0) {
+    body = (
+      <div className="flex flex-wrap items-center gap-x-3 gap-y-2">
+        <p className="text-[13px] text-fg-muted">{webhook.name} has no accepted delivery yet. Send one to its ingress URL, then test.</p>
+        <Button type="button" variant="secondary" size="sm" onClick={() => void load(webhook.uid)}>
+          Reload deliveries
+        </Button>
+      </div>
+    );
+  } else {
+    body = (
+      <div className="flex flex-wrap items-end gap-2">
+        <Field label="Delivery" className="min-w-64 flex-1">
+          <Select value={picked} onChange={(event) => setPicked(event.target.value)} className="font-mono text-[13px]">
+            {deliveries.items.map((delivery) => (
+              <option key={delivery.id} value={delivery.id}>
+                {delivery.deliveryId} · {receivedFormat.format(delivery.receivedAt)}
+              </option>
+            ))}
+          </Select>
+        </Field>
+        <div className="flex gap-2">
+          <Button type="button" variant="secondary" onClick={() => void load(webhook.uid)} disabled={testing}>
+            Reload
+          </Button>
+          <Button type="button" onClick={run} loading={testing} disabled={!picked}>
+            Test filter
+          </Button>
+        </div>
+      </div>
+    );
+  }
+
+  return (
+    <section aria-label="Test filter" className="flex flex-col gap-3 rounded-lg border border-line bg-subtle/50 p-4">
+      <div>
+        <h4 className="text-[13px] font-semibold text-fg">Test filter</h4>
+        <p className="mt-0.5 text-[13px] text-fg-muted">
+          Checks this trigger as written, unsaved edits included, against one of the latest deliveries its webhook accepted. Nothing is saved
+          and no run starts.
+        </p>
+      </div>
+      {body}
+      {problem ? (
+        <p role="alert" className="text-[13px] text-red-700">
+          {problem}
+        </p>
+      ) : null}
+      {outcome && outcome.version === version ? <TestFilterResultView result={outcome.result} deliveryId={outcome.deliveryId} /> : null}
+    </section>
+  );
+}

@@ -1,0 +1,20 @@
+import { Badge, type BadgeTone } from '@/components/ui/badge';
+import type { RunStatus } from '@/lib/runs/service';
+
+const statuses: Record<RunStatus, { label: string; tone: BadgeTone }> = {
+  queued: { label: 'Queued', tone: 'neutral' },
+  running: { label: 'Running', tone: 'info' },
+  succeeded: { label: 'Succeeded', tone: 'success' },
+  failed: { label: 'Failed', tone: 'danger' },
+};
+
+export const runIsActive = (status: RunStatus) => status === 'queued' || status === 'running';
+
+export function RunStatusBadge({ status }: { status: RunStatus }) {
+  const { label, tone } = statuses[status];
+  return (
+    <Badge tone={tone} dot>
+      {label}
+    </Badge>
+  );
+}

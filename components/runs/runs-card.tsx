@@ -1,0 +1,99 @@
+import Link from 'next/link';
+import type { ReactNode } from 'react';
+import { AutoRefresh } from '@/components/deliveries/auto-refresh';
+import { Timestamp } from '@/components/deliveries/timestamp';
+import { Card, CardHeader } from '@/components/ui/card';
+import { EmptyState } from '@/components/ui/empty-state';
+import { Table, TBody, TD, TH, THead, TR } from '@/components/ui/table';
+import type { RunSummary } from '@/lib/runs/service';
+import { deliveryPath, runDuration, runPath } from './format';
+import { runIsActive, RunStatusBadge } from './run-status-badge';
+
+const linkStyle =
+  'rounded-sm text-accent-700 hover:text-accent-800 hover:underline hover:underline-offset-2 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-accent-600';
+
+/**
+ * Runs, newest first: on an automation's page (each names its delivery) or
+ * on a delivery's page (each names its automation). Follows queued and
+ * running runs live until they finish.
+ */
+export function RunsCard({
+  factorySlug,
+  runs,
+  show,
+  title,
+  description,
+  empty,
+}: {
+  factorySlug: string;
+  runs: RunSummary[];
+  /** The column that says where each run comes from. */
+  show: 'delivery' | 'automation';
+  title: string;
+  description: ReactNode;
+  empty: { title: string; description: string };
+}) {
+  const live = runs.some((run) => runIsActive(run.status));
+  return (
+    <Card id="runs" role="region" aria-label={title} className="scroll-mt-6">
+      <CardHeader title={title} description={description} actions={live ? <AutoRefresh /> : null} />
+      {runs.length === 0 ? (
+        <EmptyState title={empty.title} description={empty.description} className="py-10" />
+      ) : (
+        <Table>
+          <THead>
+            <TR>
+              <TH className="w-32">Status</TH>
+              <TH>{show === 'delivery' ? 'Delivery ID' : 'Automation'}</TH>
+              <TH className="w-52">Queued</TH>
+              <TH className="w-28">Duration</TH>
+              <TH className="w-20">
+                <span className="sr-only">Actions</span>
+              </TH>
+            </TR>
+          </THead>
+          <TBody>
+            {runs.map((run) => (
+              <TR key={run.id} data-run-id={run.id}>
+                <TD className="py-3">
+                  <RunStatusBadge status={run.status} />
+                </TD>
+                <TD className="max-w-0 py-3">
+                  {show === 'automation' ? (
+                    <Link href={`/f/${factorySlug}/automations/${run.automation.id}`} className={`font-medium ${linkStyle}`}>
+                      {run.automation.name}
+                    </Link>
+                  ) : run.delivery ? (
+                    <>
+                      <Link
+                        href={deliveryPath(factorySlug, run.delivery)}
+                        title={run.delivery.deliveryId}
+                        className={`block truncate font-mono text-[13px] ${linkStyle}`}
+                      >
+                        {run.delivery.deliveryId}
+                      </Link>
+                      <span className="block truncate text-xs text-fg-subtle">to {run.delivery.webhookName}</span>
+                    </>
+                  ) : (
+                    <span className="text-fg-muted">Delivery no longer in the log</span>
+                  )}
+                </TD>
+                <TD className="py-3">
+                  <Timestamp at={run.createdAt} />
+                </TD>
+                <TD className="py-3 whitespace-nowrap text-fg-muted tabular-nums">
+                  {runDuration(run) ?? (run.status === 'running' ? 'Running…' : <span aria-label="Not finished">—</span>)}
+                </TD>
+                <TD className="py-3 text-right">
+                  <Link href={runPath(factorySlug, run)} className={`font-medium whitespace-nowrap ${linkStyle}`}>
+                    View<span className="sr-only"> run {run.id}</span>
+                  </Link>
+                </TD>
+              </TR>
+            ))}
+          </TBody>
+        </Table>
+      )}
+    </Card>
+  );
+}
