@@ -39,7 +39,11 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
   const common: ServerEnv = {
     TRIPLINE_SECRETS_KEY: randomBytes(32).toString('base64'),
     TRIPLINE_AUTH_SECRET: randomBytes(32).toString('base64url'),
+    // Runs execute a real program: e2e/fixtures/agent.mjs.
+    TRIPLINE_RUN_COMMAND: `"${process.execPath}" "${path.join(root, 'e2e', 'fixtures', 'agent.mjs')}"`,
+    AGENT_LOG: path.join(runDir, 'agent.log'),
   };
+  process.env.E2E_AGENT_LOG = common.AGENT_LOG;
 
   try {
     const browserEnv = { ...common, TRIPLINE_DATA_DIR: path.join(runDir, 'browser'), TRIPLINE_BASE_URL: servers.browser };

@@ -59,6 +59,7 @@ export async function claimRun(worker: string, leaseMs: number): Promise<Claimed
     envelope: row.envelope,
     attachments: row.attachments,
     attempt: row.attempts,
+    worker,
   };
 }
 

@@ -25,6 +25,7 @@ function childEnv(run: ClaimedRun, payloadFile: string): Record<string, string |
   env.TRIPLINE_RUN_ID = run.id;
   env.TRIPLINE_AUTOMATION_ID = run.automationId;
   env.TRIPLINE_PAYLOAD_FILE = payloadFile;
+  env.TRIPLINE_WORKER_ID = run.worker;
   return env;
 }
 
@@ -39,6 +40,8 @@ export async function executeCommand(run: ClaimedRun, config: { command: string;
     await rm(dir, { recursive: true, force: true });
   }
 }
+
+const seconds = (ms: number) => (ms / 1000).toLocaleString('en-US', { maximumFractionDigits: 1 });
 
 function runProgram(run: ClaimedRun, config: { command: string; timeoutMs: number }, dir: string): Promise<ExecutionOutcome> {
   return new Promise((resolve) => {
@@ -78,7 +81,7 @@ function runProgram(run: ClaimedRun, config: { command: string; timeoutMs: numbe
       clearTimeout(timer);
       const kept = clip(output);
       if (timedOut) {
-        resolve({ status: 'failed', output: kept, error: `The command ran longer than ${Math.round(config.timeoutMs / 1000)} s and was stopped` });
+        resolve({ status: 'failed', output: kept, error: `The command ran longer than ${seconds(config.timeoutMs)} s and was stopped` });
       } else if (code === 0) {
         resolve({ status: 'succeeded', output: kept });
       } else {

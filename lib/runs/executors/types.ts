@@ -13,6 +13,8 @@ export type ClaimedRun = {
   attachments: RunAttachment[];
   /** 1 on the first attempt. */
   attempt: number;
+  /** The worker that claimed it (host:pid:random). */
+  worker: string;
 };
 
 export type ExecutionOutcome =

@@ -1,0 +1,22 @@
+import { readJson, withFactory } from '@/lib/api/handler';
+import { automationJson } from '@/lib/automations/json';
+import { deleteAutomation, getAutomation, updateAutomation } from '@/lib/automations/service';
+
+type Params = { factory: string; id: string };
+
+// GET /api/v1/factories/{factory}/automations/{id}
+export const GET = withFactory<Params>('factory:read', async ({ context, params }) => {
+  return Response.json({ automation: automationJson(await getAutomation(context.factory.id, params.id)) });
+});
+
+// PATCH /api/v1/factories/{factory}/automations/{id} with any of {"name","prompt","enabled","triggers"}
+export const PATCH = withFactory<Params>('automations:edit', async ({ request, context, params }) => {
+  const automation = await updateAutomation(context.factory.id, params.id, (await readJson(request)) as never);
+  return Response.json({ automation: automationJson(automation) });
+});
+
+// DELETE /api/v1/factories/{factory}/automations/{id}: its triggers and runs go with it
+export const DELETE = withFactory<Params>('automations:edit', async ({ context, params }) => {
+  await deleteAutomation(context.factory.id, params.id);
+  return new Response(null, { status: 204 });
+});

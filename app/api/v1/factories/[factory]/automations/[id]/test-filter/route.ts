@@ -1,0 +1,12 @@
+import { readJson, withFactory } from '@/lib/api/handler';
+import { testFilterSchema } from '@/lib/automations/schemas';
+import { testSavedTrigger } from '@/lib/automations/test-filter';
+
+type Params = { factory: string; id: string };
+
+// POST /api/v1/factories/{factory}/automations/{id}/test-filter with {"trigger": <index>, "deliveryId": <log entry id>}:
+// changes nothing, so every member may ask
+export const POST = withFactory<Params>('factory:read', async ({ request, context, params }) => {
+  const input = testFilterSchema.parse(await readJson(request));
+  return Response.json(await testSavedTrigger(context.factory.id, params.id, input));
+});

@@ -1,0 +1,10 @@
+import { withFactory } from '@/lib/api/handler';
+import { runJson } from '@/lib/automations/json';
+import { getRun } from '@/lib/runs/service';
+
+type Params = { factory: string; id: string };
+
+// GET /api/v1/factories/{factory}/runs/{id}: the prompt, envelope and attachments exactly as the executor received them
+export const GET = withFactory<Params>('factory:read', async ({ context, params }) => {
+  return Response.json({ run: runJson(await getRun(context.factory.id, params.id)) });
+});

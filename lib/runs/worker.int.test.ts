@@ -1,0 +1,140 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Webhook } from 'standardwebhooks';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { setDatabase } from '@/lib/db';
+import { createFactory } from '@/lib/factories/service';
+import { composeEnvelope } from '@/lib/runs/envelope';
+import { claimRun, failAbandonedRuns, processOne, startWorkers } from '@/lib/runs/worker';
+import { createTestDatabase, testDatabaseKinds, type TestDatabase } from '@/lib/testing/databases';
+import { createUser } from '@/lib/users/service';
+
+// The run lifecycle on both databases: claiming hands each run to exactly
+// one worker, a vanished worker's run fails instead of running twice, the
+// HTTP executor signs with Standard Webhooks and retries with backoff, the
+// command executor enforces its time limit, no executor leaves runs queued.
+
+const SECRET = `whsec_${Buffer.from('a test secret for the executor').toString('base64')}`;
+
+describe.each(testDatabaseKinds())('run workers on %s', (kind) => {
+  let database: TestDatabase;
+  let automationId: string;
+  let factoryId: string;
+  let serial = 0;
+
+  async function queueRuns(count: number, body = '{"n":1}'): Promise<string[]> {
+    const ids = Array.from({ length: count }, () => `run_test_${kind}_${serial++}`);
+    const { envelope, attachments } = composeEnvelope({ webhookName: 'hook', webhookUid: 'wh_test', deliveryId: 'd1', body });
+    await database.prisma.run.createMany({
+      data: ids.map((id, i) => ({ id, factoryId, automationId, prompt: 'Do it.', envelope, attachments, createdAt: new Date(Date.now() - 1000 + i) })),
+    });
+    return ids;
+  }
+
+  beforeAll(async () => {
+    database = await createTestDatabase(kind);
+    setDatabase(database);
+    const user = await createUser({ email: 'w@example.com', password: 'a long enough password' }, database.prisma);
+    factoryId = (await createFactory(user.id, { name: 'Workers', slug: 'workers' }, database.prisma)).id;
+    automationId = (await database.prisma.automation.create({ data: { factoryId, name: 'Auto', prompt: 'Do it.' } })).id;
+  });
+  beforeEach(() => database.prisma.run.deleteMany());
+  afterAll(async () => {
+    setDatabase(undefined);
+    await database?.drop();
+  });
+
+  it('hands each queued run to exactly one of many concurrent claims', async () => {
+    const ids = await queueRuns(20);
+    const claims = await Promise.all(Array.from({ length: 40 }, (_, i) => claimRun(`worker-${i % 4}`, 60_000)));
+    const claimed = claims.filter((c) => c !== null).map((c) => c.id);
+    expect(claimed.sort()).toEqual([...ids].sort());
+    const rows = await database.prisma.run.findMany({ select: { status: true, attempts: true, lockedBy: true, startedAt: true } });
+    for (const row of rows) expect(row).toMatchObject({ status: 'running', attempts: 1, lockedBy: expect.stringMatching(/^worker-/), startedAt: expect.any(Date) });
+  });
+
+  it('fails a run whose worker vanished instead of executing it again', async () => {
+    const [id] = await queueRuns(1);
+    expect((await claimRun('gone', 1))?.id).toBe(id);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(await failAbandonedRuns()).toBe(1);
+    expect(await claimRun('next', 60_000)).toBeNull();
+    const run = await database.prisma.run.findUniqueOrThrow({ where: { id } });
+    expect(run.status).toBe('failed');
+    expect(run.error).toMatch(/stopped before it finished/);
+  });
+
+  it('leaves runs queued when no executor is configured', async () => {
+    await queueRuns(2);
+    const pool = startWorkers({ kind: 'none' }, 2);
+    await pool.done;
+    expect(await database.prisma.run.count({ where: { status: 'queued' } })).toBe(2);
+  });
+
+  it('stops a command that runs past its time limit', async () => {
+    const [id] = await queueRuns(1);
+    expect(await processOne('w', { kind: 'command', command: 'echo started; sleep 5', timeoutMs: 300 })).toBe(true);
+    const run = await database.prisma.run.findUniqueOrThrow({ where: { id } });
+    expect(run).toMatchObject({ status: 'failed', error: 'The command ran longer than 0.3 s and was stopped', output: 'started\n' });
+    expect(run.finishedAt).toBeInstanceOf(Date);
+  });
+
+  it('POSTs the run signed with Standard Webhooks, retrying with backoff until it succeeds', async () => {
+    const received: { headers: http.IncomingHttpHeaders; body: string }[] = [];
+    const server = http.createServer((request, response) => {
+      let body = '';
+      request.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
+      request.on('end', () => {
+        received.push({ headers: request.headers, body });
+        response.statusCode = received.length === 1 ? 503 : 200;
+        response.end(received.length === 1 ? 'busy' : 'accepted by the agent');
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/runs`;
+    const executor = { kind: 'http' as const, url, secret: SECRET, attempts: 3, timeoutMs: 5_000 };
+    try {
+      const [id] = await queueRuns(1, '{"issue": 7}');
+      expect(await processOne('w', executor)).toBe(true);
+      let run = await database.prisma.run.findUniqueOrThrow({ where: { id } });
+      expect(run).toMatchObject({ status: 'queued', attempts: 1, lockedBy: null, output: 'busy' });
+      expect(run.error).toBe('The executor URL answered HTTP 503 (attempt 1 of 3; retrying in 10 s)');
+      // Not before its backoff has passed.
+      expect(run.lockedUntil!.getTime()).toBeGreaterThan(Date.now() + 8_000);
+      expect(await processOne('w', executor)).toBe(false);
+
+      await database.prisma.run.update({ where: { id }, data: { lockedUntil: new Date(Date.now() - 1) } });
+      expect(await processOne('w', executor)).toBe(true);
+      run = await database.prisma.run.findUniqueOrThrow({ where: { id } });
+      expect(run).toMatchObject({ status: 'succeeded', attempts: 2, output: 'accepted by the agent', error: null });
+
+      expect(received).toHaveLength(2);
+      for (const request of received) {
+        // The receiver's own check, with the standardwebhooks package: throws on a bad signature.
+        const payload = new Webhook(SECRET).verify(request.body, request.headers as Record<string, string>) as { run: Record<string, unknown> };
+        expect(request.headers['webhook-id']).toBe(id);
+        expect(payload.run).toMatchObject({ id, prompt: 'Do it.', attachments: [{ name: 'event-payload.json', content: '{"issue": 7}' }] });
+        expect(payload.run.composedPrompt).toMatch(/^Do it\.\n\n---\nThis run was started by a webhook delivery\./);
+      }
+      expect(() => new Webhook(SECRET).verify(`${received[0]!.body} `, received[0]!.headers as Record<string, string>)).toThrow();
+
+      // Out of attempts: failed for good.
+      const [last] = await queueRuns(1);
+      await database.prisma.run.update({ where: { id: last }, data: { attempts: 2 } });
+      server.removeAllListeners('request');
+      server.on('request', (_request, response) => {
+        response.statusCode = 500;
+        response.end();
+      });
+      expect(await processOne('w', executor)).toBe(true);
+      expect(await database.prisma.run.findUniqueOrThrow({ where: { id: last } })).toMatchObject({
+        status: 'failed',
+        attempts: 3,
+        error: 'The executor URL answered HTTP 500 (attempt 3 of 3; no attempts left)',
+      });
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+});
