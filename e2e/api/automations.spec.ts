@@ -271,3 +271,69 @@ test('runs are executed once each, even with several workers on the database', a
     expect(servers.size).toBe(2);
   }
 });
+
+test('Why not explains each automation, Backtest runs an unsaved filter over recent deliveries, Replay starts what matches today', async ({ request, tokens, baseURL }) => {
+  const hook = await createWebhook(request, tokens.admin, { name: 'replay' });
+  const opened = await createAutomation(request, tokens.editor, { triggers: [trigger(hook.uid, { action: 'opened' })] });
+  const disabled = await createAutomation(request, tokens.editor, { enabled: false, triggers: [trigger(hook.uid)] });
+  const closed = await logEntry(request, tokens.admin, hook.uid, await post(baseURL!, hook, '{"action":"closed"}'));
+  const open = await logEntry(request, tokens.admin, hook.uid, await post(baseURL!, hook, '{"action":"opened"}'));
+  const whyNot = async (entry: { id: string }) => {
+    const response = await request.get(`${base}/webhooks/${hook.uid}/deliveries/${entry.id}/automations`, { headers: bearer(tokens.viewer) });
+    expect(response.status()).toBe(200);
+    const body = await response.json();
+    return new Map(body.automations.map((a: { automation: { id: string }; summary: string; run: unknown }) => [a.automation.id, a]));
+  };
+
+  let explained = await whyNot(closed);
+  expect(explained.get(opened.id)).toMatchObject({
+    run: null,
+    summary: 'Did not start: the payload filter did not match (path "action": expected "opened", got "closed" (different value))',
+  });
+  expect(explained.get(disabled.id)).toMatchObject({ run: null, summary: 'Did not start: the automation is disabled' });
+  expect((await whyNot(open)).get(opened.id)).toMatchObject({ summary: 'Started a run', run: { status: expect.any(String), replay: false } });
+
+  // Backtest an unsaved filter over the webhook's recent accepted deliveries, newest first.
+  const backtest = await request.post(`${base}/automations/backtest`, { headers: bearer(tokens.viewer), data: { trigger: trigger(hook.uid, { action: ['closed'] }) } });
+  expect(backtest.status()).toBe(200);
+  const tested = await backtest.json();
+  expect(tested).toMatchObject({ tested: 2, wouldTrigger: 1, webhook: { uid: hook.uid, state: 'live' } });
+  expect(tested.deliveries.map((d: { id: string; wouldTrigger: boolean }) => [d.id, d.wouldTrigger])).toEqual([
+    [open.id, false],
+    [closed.id, true],
+  ]);
+  expect(tested.deliveries[0].failures).toEqual(['path "action": expected one of ["closed"], got "opened" (not in the list)']);
+  const badBacktest = await request.post(`${base}/automations/backtest`, { headers: bearer(tokens.viewer), data: { trigger: trigger(hook.uid, { action: { $in: [1] } }) } });
+  expect(badBacktest.status()).toBe(422);
+
+  // Fix the filter; the closed delivery now matches but did not start anything, and Why not says so.
+  await request.patch(`${base}/automations/${opened.id}`, { headers: bearer(tokens.editor), data: { triggers: [trigger(hook.uid, { action: ['opened', 'closed'] })] } });
+  explained = await whyNot(closed);
+  expect(explained.get(opened.id)).toMatchObject({
+    run: null,
+    summary: 'Did not start, but matches today: the automation changed after the delivery arrived. Replay the delivery to start it.',
+  });
+
+  const replay = (token: string, entry: { id: string }) => request.post(`${base}/webhooks/${hook.uid}/deliveries/${entry.id}/replay`, { headers: bearer(token) });
+  expect((await replay(tokens.editor, closed)).status()).toBe(403);
+  const first = await replay(tokens.admin, closed);
+  expect(first.status()).toBe(200);
+  expect(await first.json()).toMatchObject({ started: [{ automationId: opened.id, automationName: opened.name, runId: expect.stringMatching(/^run_/) }], alreadyRun: [], replayCount: 1 });
+  // Replaying again starts nothing new: that automation already ran for this delivery.
+  expect(await (await replay(tokens.admin, closed)).json()).toMatchObject({ started: [], alreadyRun: [{ automationId: opened.id }], replayCount: 2 });
+  expect(await (await replay(tokens.admin, open)).json()).toMatchObject({ started: [], alreadyRun: [{ automationId: opened.id }] });
+
+  const runs = await runsOf(request, tokens.admin, `delivery=${closed.id}`);
+  expect(runs).toEqual([expect.objectContaining({ automation: { id: opened.id, name: opened.name }, replay: true })]);
+  expect(await whyNot(closed).then((m) => m.get(opened.id))).toMatchObject({ summary: 'Started a run when the delivery was replayed' });
+  const entry = (await (await request.get(`${base}/webhooks/${hook.uid}/deliveries/${closed.id}`, { headers: bearer(tokens.viewer) })).json()).delivery;
+  expect(entry.replay).toEqual({ count: 2, lastAt: expect.any(String), lastBy: 'admin@acme.test' });
+
+  // Only accepted entries can be replayed.
+  expect((await rawPost(baseURL!, hook.url, { Authorization: 'Bearer wrong' }, Buffer.from('{}'))).status).toBe(401);
+  const rejected = (await (await request.get(`${base}/webhooks/${hook.uid}/deliveries?status=rejected_auth`, { headers: bearer(tokens.admin) })).json()).deliveries[0];
+  const refused = await replay(tokens.admin, rejected);
+  expect(refused.status()).toBe(409);
+  expect((await refused.json()).error.message).toBe('Only Accepted deliveries can be replayed: duplicates and rejected requests keep no payload');
+  expect((await whyNot(rejected)).get(opened.id)).toMatchObject({ summary: 'Did not start: only Accepted deliveries start runs' });
+});

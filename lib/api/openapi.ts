@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { backtestSchema, createAutomationSchema, testFilterSchema, updateAutomationSchema } from '@/lib/automations/schemas';
 import { putSecretSchema } from '@/lib/secrets/schemas';
 import { schemeIds } from '@/lib/signatures/registry';
 import { authModes, providerSecretSchema, updateWebhookSchema } from '@/lib/webhooks/schemas';
@@ -24,6 +25,7 @@ const body = (schema: object) => ({ required: true, content: { 'application/json
 
 const factoryParam = { name: 'factory', in: 'path', required: true, schema: { type: 'string' }, description: 'The factory’s slug' };
 const uidParam = { name: 'uid', in: 'path', required: true, schema: { type: 'string' }, description: 'The webhook’s UID' };
+const idParam = (what: string) => ({ name: 'id', in: 'path', required: true, schema: { type: 'string' }, description: what });
 const nameParam = { name: 'name', in: 'path', required: true, schema: { type: 'string' }, description: 'The team secret’s name' };
 
 const createWebhookBody = {
@@ -163,6 +165,85 @@ export function openApiDocument(baseUrl: string) {
           summary: 'Delete a team secret (admin)',
           responses: { 204: { description: 'Deleted' }, ...standardErrors, 409: errorResponse('A webhook uses it') },
         },
+      },
+      '/factories/{factory}/webhooks/{uid}/deliveries': {
+        parameters: [factoryParam, uidParam],
+        get: {
+          summary: 'The delivery log, newest first',
+          parameters: [
+            { name: 'status', in: 'query', schema: { type: 'string', enum: ['accepted', 'duplicate', 'rejected_auth', 'rejected_invalid_json', 'rejected_too_large'] } },
+            { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 100, default: 50 } },
+            { name: 'cursor', in: 'query', schema: { type: 'string' }, description: 'nextCursor of the previous page' },
+            { name: 'q', in: 'query', schema: { type: 'string' }, description: 'A delivery ID (exact) or text in the body' },
+          ],
+          responses: { 200: json({ type: 'object' }), ...standardErrors, 422: errorResponse('Invalid query') },
+        },
+      },
+      '/factories/{factory}/webhooks/{uid}/deliveries/{id}': {
+        parameters: [factoryParam, uidParam, idParam('The delivery log entry’s id')],
+        get: { summary: 'One log entry; Accepted entries add payload and headers', responses: { 200: json({ type: 'object' }), ...standardErrors } },
+      },
+      '/factories/{factory}/webhooks/{uid}/deliveries/{id}/automations': {
+        parameters: [factoryParam, uidParam, idParam('The delivery log entry’s id')],
+        get: { summary: 'Why not: the run each automation on the webhook started, or why not', responses: { 200: json({ type: 'object' }), ...standardErrors } },
+      },
+      '/factories/{factory}/webhooks/{uid}/deliveries/{id}/replay': {
+        parameters: [factoryParam, uidParam, idParam('The delivery log entry’s id')],
+        post: {
+          summary: 'Replay an Accepted delivery against today’s automations (admin)',
+          responses: { 200: json({ type: 'object' }), ...standardErrors, 409: errorResponse('The entry is not Accepted') },
+        },
+      },
+      '/factories/{factory}/automations': {
+        parameters: [factoryParam],
+        get: { summary: 'List automations (any member)', responses: { 200: json({ type: 'object' }), ...standardErrors } },
+        post: {
+          summary: 'Create an automation (editor or admin)',
+          requestBody: body(jsonSchema(createAutomationSchema)),
+          responses: { 201: json({ type: 'object' }, 'Created'), ...standardErrors, 422: errorResponse('Invalid fields, e.g. triggers.0.filter.payload') },
+        },
+      },
+      '/factories/{factory}/automations/{id}': {
+        parameters: [factoryParam, idParam('The automation’s id')],
+        get: { summary: 'Read an automation', responses: { 200: json({ type: 'object' }), ...standardErrors } },
+        patch: {
+          summary: 'Change an automation (editor or admin)',
+          requestBody: body(jsonSchema(updateAutomationSchema)),
+          responses: { 200: json({ type: 'object' }), ...standardErrors, 422: errorResponse('Invalid fields') },
+        },
+        delete: { summary: 'Delete an automation and its runs (editor or admin)', responses: { 204: { description: 'Deleted' }, ...standardErrors } },
+      },
+      '/factories/{factory}/automations/{id}/test-filter': {
+        parameters: [factoryParam, idParam('The automation’s id')],
+        post: {
+          summary: 'Would this stored delivery trigger this saved trigger?',
+          requestBody: body(jsonSchema(testFilterSchema)),
+          responses: { 200: json({ type: 'object' }), ...standardErrors, 422: errorResponse('No such trigger, or the entry is not Accepted') },
+        },
+      },
+      '/factories/{factory}/automations/backtest': {
+        parameters: [factoryParam],
+        post: {
+          summary: 'Run a trigger as written over its webhook’s recent Accepted deliveries',
+          requestBody: body(jsonSchema(backtestSchema)),
+          responses: { 200: json({ type: 'object' }), ...standardErrors, 422: errorResponse('Invalid trigger') },
+        },
+      },
+      '/factories/{factory}/runs': {
+        parameters: [factoryParam],
+        get: {
+          summary: 'List runs, newest first',
+          parameters: [
+            { name: 'automation', in: 'query', schema: { type: 'string' } },
+            { name: 'delivery', in: 'query', schema: { type: 'string' }, description: 'A delivery log entry’s id' },
+            { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 200 } },
+          ],
+          responses: { 200: json({ type: 'object' }), ...standardErrors },
+        },
+      },
+      '/factories/{factory}/runs/{id}': {
+        parameters: [factoryParam, idParam('The run’s id')],
+        get: { summary: 'A run with its prompt, envelope, attachments and outcome', responses: { 200: json({ type: 'object' }), ...standardErrors } },
       },
     },
   };

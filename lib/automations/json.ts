@@ -27,6 +27,7 @@ export function runSummaryJson(run: RunSummary) {
     automation: run.automation,
     delivery: run.delivery,
     attempts: run.attempts,
+    replay: run.replay,
     createdAt: run.createdAt.toISOString(),
     startedAt: run.startedAt?.toISOString() ?? null,
     finishedAt: run.finishedAt?.toISOString() ?? null,

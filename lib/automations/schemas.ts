@@ -73,3 +73,8 @@ export function triggerFromColumns(webhookUid: string, payloadFilter: PayloadFil
     filter: payloadFilter ? { webhook_ids: [webhookUid], payload: payloadFilter } : { webhook_ids: [webhookUid] },
   };
 }
+
+export const backtestSchema = z.strictObject({
+  trigger: triggerSchema,
+  limit: z.number({ error: 'limit must be a number' }).int().min(1, 'limit is at least 1').max(100, 'limit is at most 100').optional(),
+});

@@ -1,6 +1,6 @@
 import 'server-only';
 import { prisma, type DbOrTx } from '@/lib/db';
-import { evaluateFilter, type FilterCheck } from '@/lib/filters';
+import { describeCheck, evaluateFilter, type FilterCheck } from '@/lib/filters';
 import { AppError } from '@/lib/http/errors';
 import { getAutomation } from '@/lib/automations/service';
 import { triggerSchema, type TriggerInput } from '@/lib/automations/schemas';
@@ -95,4 +95,46 @@ export async function testSavedTrigger(
     });
   }
   return testTrigger(factoryId, { trigger: trigger.trigger, deliveryId: input.deliveryId, automationEnabled: automation.enabled }, db);
+}
+
+export const BACKTEST_MAX = 100;
+
+export type BacktestResult = {
+  webhook: { uid: string; name: string; state: 'live' | 'disabled' | 'deleted' };
+  tested: number;
+  wouldTrigger: number;
+  deliveries: { id: string; deliveryId: string; receivedAt: Date; wouldTrigger: boolean; failures: string[] }[];
+};
+
+/**
+ * Backtest: a trigger's filter as written (unsaved edits included) over the
+ * most recent Accepted deliveries of its webhook, newest first.
+ */
+export async function backtestTrigger(factoryId: string, input: { trigger: TriggerInput; limit?: number }, db: DbOrTx = prisma): Promise<BacktestResult> {
+  const trigger = triggerSchema.parse(input.trigger);
+  const uid = trigger.filter.webhook_ids[0]!;
+  const webhook = await db.webhook.findFirst({ where: { factoryId, uid }, select: { id: true, name: true, enabled: true, deletedAt: true } });
+  if (!webhook) throw new AppError('validation_failed', 'No such webhook', { 'trigger.filter.webhook_ids': `No webhook with UID ${uid} in this factory` });
+  const deliveries = await db.delivery.findMany({
+    where: { webhookId: webhook.id, status: 'accepted', body: { not: null } },
+    select: { id: true, deliveryId: true, receivedAt: true, body: true },
+    orderBy: [{ receivedAt: 'desc' }, { id: 'desc' }],
+    take: Math.min(Math.max(input.limit ?? BACKTEST_MAX, 1), BACKTEST_MAX),
+  });
+  const results = deliveries.map((delivery) => {
+    const result = evaluateFilter(trigger.filter.payload ?? null, JSON.parse(delivery.body!) as unknown);
+    return {
+      id: delivery.id,
+      deliveryId: delivery.deliveryId,
+      receivedAt: delivery.receivedAt,
+      wouldTrigger: result.matched,
+      failures: result.checks.filter((c) => !c.passed).map(describeCheck),
+    };
+  });
+  return {
+    webhook: { uid, name: webhook.name, state: webhook.deletedAt ? 'deleted' : webhook.enabled ? 'live' : 'disabled' },
+    tested: results.length,
+    wouldTrigger: results.filter((r) => r.wouldTrigger).length,
+    deliveries: results,
+  };
 }

@@ -24,6 +24,8 @@ export type DeliveryDetail = DeliverySummary & {
   body: string | null;
   payload: unknown;
   headers: Record<string, string> | null;
+  /** The last replay against the automations of the day, if any. */
+  replay: { count: number; lastAt: Date; lastBy: string | null } | null;
 };
 
 type Cursor = { at: Date; id: string };
@@ -90,12 +92,14 @@ export async function getDelivery(factoryId: string, uid: string, id: string, db
   const webhookId = await webhookIdOrThrow(db, factoryId, uid);
   const row = await db.delivery.findFirst({
     where: { id, webhookId },
-    select: { ...summary, identitySource: true, remoteAddress: true, body: true, headers: true },
+    select: { ...summary, identitySource: true, remoteAddress: true, body: true, headers: true, replayCount: true, replayedAt: true, replayedBy: true },
   });
   if (!row) throw new AppError('not_found', 'Delivery not found');
   const keepsPayload = row.status === 'accepted' && row.body !== null;
+  const { replayCount, replayedAt, replayedBy, ...rest } = row;
   return {
-    ...row,
+    ...rest,
+    replay: replayedAt ? { count: replayCount, lastAt: replayedAt, lastBy: replayedBy } : null,
     body: keepsPayload ? row.body : null,
     payload: keepsPayload ? (JSON.parse(row.body!) as unknown) : null,
     headers: keepsPayload ? (row.headers as Record<string, string> | null) : null,

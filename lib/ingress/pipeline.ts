@@ -8,9 +8,8 @@ import { deliveryIdentity, normaliseSenderId, type Identity } from '@/lib/ingres
 import { parseJsonBody } from '@/lib/ingress/json';
 import { MAX_BODY_BYTES } from '@/lib/ingress/limits';
 import { consume, getLimiters } from '@/lib/ingress/rate-limit';
-import { recordAccepted, recordRejected, type NewRun, type RejectedStatus } from '@/lib/ingress/record';
-import { matchesFilter } from '@/lib/filters';
-import { composeEnvelope } from '@/lib/runs/envelope';
+import { recordAccepted, recordRejected, type RejectedStatus } from '@/lib/ingress/record';
+import { runsToStart } from '@/lib/runs/start';
 import { accepted, ingressError, notFound } from '@/lib/ingress/responses';
 import { getScheme } from '@/lib/signatures/registry';
 import { providerDeliveryId } from '@/lib/signatures/verify';
@@ -53,19 +52,6 @@ function rejectedIdentity(webhook: LiveWebhook, headers: Headers, body: Buffer |
 
 function providerIdFor(webhook: LiveWebhook, headers: Headers): string | null {
   return webhook.authMode === 'signature' && webhook.signatureScheme ? providerDeliveryId(webhook.signatureScheme, headers) : null;
-}
-
-/** One run per enabled automation with a trigger whose payload filter matches (two matching triggers: still one run). */
-function runsToStart(webhook: LiveWebhook, deliveryId: string, json: { text: string; value: unknown }): NewRun[] {
-  const runs: NewRun[] = [];
-  const started = new Set<string>();
-  for (const trigger of webhook.triggers) {
-    if (started.has(trigger.automationId) || !matchesFilter(trigger.payloadFilter, json.value)) continue;
-    started.add(trigger.automationId);
-    const { envelope, attachments } = composeEnvelope({ webhookName: webhook.name, webhookUid: webhook.uid, deliveryId, body: json.text });
-    runs.push({ automationId: trigger.automationId, prompt: trigger.prompt, envelope, attachments });
-  }
-  return runs;
 }
 
 export async function handleIngress(request: Request, params: IngressParams): Promise<Response> {
@@ -129,7 +115,7 @@ export async function handleIngress(request: Request, params: IngressParams): Pr
     webhookId: webhook.id,
     factoryId: webhook.factoryId,
     identity,
-    runs: runsToStart(webhook, identity.deliveryId, json),
+    runs: runsToStart(webhook, webhook.triggers, { deliveryId: identity.deliveryId, text: json.text, value: json.value }),
     size: body.length,
     body: json.text,
     headers: redactHeaders(headers, scheme?.signatureHeaders ?? []),

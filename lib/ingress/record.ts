@@ -2,6 +2,7 @@ import 'server-only';
 import { sql } from '@/lib/db/sql';
 import { randomBase62 } from '@/lib/crypto/random';
 import type { Identity } from '@/lib/ingress/identity';
+import { newRunId, type NewRun } from '@/lib/runs/start';
 
 // Writing the delivery log. An accepted request is one SQL statement: it
 // claims the identity in DeliveryIdentity (primary key: webhook, delivery
@@ -33,10 +34,6 @@ export async function recordRejected(input: {
     [newDeliveryRowId(), input.webhookId, input.identity.deliveryId, input.identity.source, input.status, input.size, input.detail, input.remoteAddress],
   );
 }
-
-export type NewRun = { automationId: string; prompt: string; envelope: unknown; attachments: unknown };
-
-const newRunId = () => `run_${randomBase62(22)}`;
 
 export async function recordAccepted(input: {
   webhookId: string;

@@ -15,6 +15,8 @@ export type RunSummary = {
   automation: { id: string; name: string };
   delivery: { id: string; deliveryId: string; webhookUid: string; webhookName: string } | null;
   attempts: number;
+  /** Started by an admin's replay of the delivery. */
+  replay: boolean;
   createdAt: Date;
   startedAt: Date | null;
   finishedAt: Date | null;
@@ -32,6 +34,7 @@ const summarySelect = {
   id: true,
   status: true,
   attempts: true,
+  replay: true,
   createdAt: true,
   startedAt: true,
   finishedAt: true,
@@ -43,6 +46,7 @@ type SummaryRow = {
   id: string;
   status: RunStatus;
   attempts: number;
+  replay: boolean;
   createdAt: Date;
   startedAt: Date | null;
   finishedAt: Date | null;
@@ -59,6 +63,7 @@ function toSummary(row: SummaryRow): RunSummary {
       ? { id: row.delivery.id, deliveryId: row.delivery.deliveryId, webhookUid: row.delivery.webhook.uid, webhookName: row.delivery.webhook.name }
       : null,
     attempts: row.attempts,
+    replay: row.replay,
     createdAt: row.createdAt,
     startedAt: row.startedAt,
     finishedAt: row.finishedAt,

@@ -9,7 +9,7 @@ import { randomBase62 } from '@/lib/crypto/random';
 import { AppError } from '@/lib/http/errors';
 import { isUrlSafe } from '@/lib/secrets/schemas';
 import { createSecretTx, putSecretTx, readSecretValue } from '@/lib/secrets/service';
-import type { PayloadFilter } from '@/lib/filters';
+import { activeTriggersSql, type ActiveTrigger } from '@/lib/runs/start';
 import { getScheme, type SchemeId } from '@/lib/signatures/registry';
 import {
   createWebhookSchema,
@@ -341,7 +341,7 @@ export type LiveWebhook = {
   triggers: LiveTrigger[];
 };
 
-export type LiveTrigger = { automationId: string; automationName: string; prompt: string; payloadFilter: PayloadFilter | null };
+export type LiveTrigger = ActiveTrigger;
 
 /** For the ingress: an enabled, undeleted webhook by UID, with its applied credential (cached, see live-cache.ts). */
 export function findLiveWebhook(uid: string): Promise<LiveWebhook | null> {
@@ -364,10 +364,7 @@ async function loadLiveWebhook(uid: string): Promise<LiveWebhook | null> {
     // The triggers come along in the same query: most deliveries then cost no
     // lookup at all (the cache), and the rest one round trip.
     `SELECT w."id", w."uid", w."factoryId", w."name", w."authMode"::text AS "authMode", w."signatureScheme", w."deliveryIdHeader", w."credentialEncrypted",
-            (SELECT json_agg(json_build_object('automationId', a."id", 'automationName', a."name", 'prompt', a."prompt", 'payloadFilter', t."payloadFilter")
-                             ORDER BY a."createdAt", a."id", t."position")
-               FROM "WebhookTrigger" t JOIN "Automation" a ON a."id" = t."automationId"
-              WHERE t."webhookUid" = w."uid" AND a."enabled" AND a."factoryId" = w."factoryId") AS "triggers"
+            ${activeTriggersSql('w."uid"', 'w."factoryId"')} AS "triggers"
        FROM "Webhook" w WHERE w."uid" = $1 AND w."enabled" AND w."deletedAt" IS NULL`,
     [uid],
   );

@@ -8,6 +8,7 @@ export const GET = withFactory<{ factory: string; uid: string; id: string }>('fa
     delivery: {
       ...deliveryJson(delivery),
       identitySource: delivery.identitySource,
+      replay: delivery.replay && { count: delivery.replay.count, lastAt: delivery.replay.lastAt.toISOString(), lastBy: delivery.replay.lastBy },
       ...(delivery.status === 'accepted' ? { payload: delivery.payload, headers: delivery.headers } : {}),
     },
   });

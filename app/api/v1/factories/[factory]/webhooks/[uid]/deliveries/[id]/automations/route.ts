@@ -1,0 +1,10 @@
+import { withFactory } from '@/lib/api/handler';
+import { explainDelivery } from '@/lib/automations/why-not';
+
+type Params = { factory: string; uid: string; id: string };
+
+// GET /api/v1/factories/{factory}/webhooks/{uid}/deliveries/{id}/automations:
+// each automation with a trigger on the webhook, and the run it started or why not
+export const GET = withFactory<Params>('factory:read', async ({ context, params }) => {
+  return Response.json(await explainDelivery(context.factory.id, params.uid, params.id));
+});

@@ -1,0 +1,64 @@
+import 'server-only';
+import { prisma, type DbOrTx } from '@/lib/db';
+import { describeCheck, evaluateFilter, type FilterCheck, type PayloadFilter } from '@/lib/filters';
+import { AppError } from '@/lib/http/errors';
+import { listAutomationsForWebhook } from '@/lib/automations/service';
+
+// Why not: for one delivery log entry, each automation with a trigger on its
+// webhook, and whether the delivery started a run of it or, if not, why.
+// Silent non-matches are what users of other products complain about most.
+// The filters are today's: when an automation changed after the delivery
+// arrived, the answer says so (and Replay can start what now matches).
+
+export type TriggerExplanation = { index: number; matched: boolean; checks: FilterCheck[]; failures: string[] };
+
+export type AutomationExplanation = {
+  automation: { id: string; name: string; enabled: boolean };
+  run: { id: string; status: string; replay: boolean } | null;
+  /** One sentence: started, or the main reason it did not. */
+  summary: string;
+  /** The triggers on this webhook (by index in the automation) and how the payload fares today. */
+  triggers: TriggerExplanation[];
+};
+
+export type DeliveryExplanation = { note: string | null; automations: AutomationExplanation[] };
+
+export async function explainDelivery(factoryId: string, uid: string, deliveryRowId: string, db: DbOrTx = prisma): Promise<DeliveryExplanation> {
+  const delivery = await db.delivery.findFirst({
+    where: { id: deliveryRowId, webhook: { uid, factoryId } },
+    select: { id: true, status: true, body: true, receivedAt: true, runs: { select: { id: true, status: true, replay: true, automationId: true } } },
+  });
+  if (!delivery) throw new AppError('not_found', 'No delivery log entry with this id for this webhook');
+  const automations = await listAutomationsForWebhook(factoryId, uid, db);
+  const runs = new Map(delivery.runs.map((run) => [run.automationId, run]));
+  const accepted = delivery.status === 'accepted' && delivery.body !== null;
+  const payload = accepted ? (JSON.parse(delivery.body!) as unknown) : undefined;
+
+  const explained = automations.map((automation): AutomationExplanation => {
+    const run = runs.get(automation.id) ?? null;
+    const triggers = automation.triggers
+      .filter((t) => t.trigger.filter.webhook_ids[0] === uid)
+      .map((t) => {
+        if (!accepted) return { index: t.index, matched: false, checks: [], failures: [] };
+        const result = evaluateFilter((t.trigger.filter.payload as PayloadFilter | undefined) ?? null, payload);
+        return { index: t.index, matched: result.matched, checks: result.checks, failures: result.checks.filter((c) => !c.passed).map(describeCheck) };
+      });
+    const base = { automation: { id: automation.id, name: automation.name, enabled: automation.enabled }, run: run ? { id: run.id, status: run.status, replay: run.replay } : null, triggers };
+    if (run) return { ...base, summary: run.replay ? 'Started a run when the delivery was replayed' : 'Started a run' };
+    if (!accepted) return { ...base, summary: 'Did not start: only Accepted deliveries start runs' };
+    if (!automation.enabled) return { ...base, summary: 'Did not start: the automation is disabled' };
+    if (triggers.some((t) => t.matched)) {
+      const when = automation.createdAt > delivery.receivedAt ? 'was created after the delivery arrived' : automation.updatedAt > delivery.receivedAt ? 'changed after the delivery arrived' : 'did not match when the delivery arrived';
+      return { ...base, summary: `Did not start, but matches today: the automation ${when}. Replay the delivery to start it.` };
+    }
+    const first = triggers.flatMap((t) => t.failures)[0];
+    return { ...base, summary: `Did not start: the payload filter did not match${first ? ` (${first})` : ''}` };
+  });
+
+  const note = accepted
+    ? null
+    : delivery.status === 'duplicate'
+      ? 'This entry is a Duplicate: the identity was already accepted, so it started nothing.'
+      : 'This request was rejected, so it started nothing.';
+  return { note, automations: explained };
+}

@@ -1,0 +1,68 @@
+import 'server-only';
+import { prisma } from '@/lib/db';
+import { AppError } from '@/lib/http/errors';
+import { activeTriggersSql, newRunId, runsToStart, type ActiveTrigger } from '@/lib/runs/start';
+
+// Replay (admins): re-evaluates a stored Accepted delivery against today's
+// automations, for example after a filter was fixed. It starts runs for the
+// matching enabled automations that have not run for this delivery yet (the
+// (automation, delivery) unique key makes that exact, even for two replays
+// at once), records the replay on the log entry, and never re-checks
+// authentication or signature age: the delivery was authenticated when it
+// arrived. A deleted webhook's deliveries cannot be replayed (its triggers
+// never fire); a disabled webhook's can.
+
+export type ReplayResult = {
+  started: { runId: string; automationId: string; automationName: string }[];
+  /** Matching automations that already have a run for this delivery. */
+  alreadyRun: { automationId: string; automationName: string }[];
+  replayCount: number;
+};
+
+export async function replayDelivery(factoryId: string, uid: string, deliveryRowId: string, actor: { email: string }, db = prisma): Promise<ReplayResult> {
+  return db.$transaction(async (tx) => {
+    const [delivery] = await tx.$queryRawUnsafe<
+      { id: string; deliveryId: string; status: string; body: string | null; webhookName: string; webhookUid: string; triggers: ActiveTrigger[] | null }[]
+    >(
+      `SELECT d."id", d."deliveryId", d."status"::text AS "status", d."body", w."name" AS "webhookName", w."uid" AS "webhookUid",
+              ${activeTriggersSql('w."uid"', 'w."factoryId"')} AS "triggers"
+         FROM "Delivery" d JOIN "Webhook" w ON w."id" = d."webhookId"
+        WHERE d."id" = $1 AND w."uid" = $2 AND w."factoryId" = $3 AND w."deletedAt" IS NULL
+          FOR UPDATE OF d`,
+      deliveryRowId,
+      uid,
+      factoryId,
+    );
+    if (!delivery) throw new AppError('not_found', 'No delivery log entry with this id for this webhook');
+    if (delivery.status !== 'accepted' || delivery.body === null) {
+      throw new AppError('conflict', 'Only Accepted deliveries can be replayed: duplicates and rejected requests keep no payload');
+    }
+    const triggers = delivery.triggers ?? [];
+    const runs = runsToStart({ name: delivery.webhookName, uid: delivery.webhookUid }, triggers, {
+      deliveryId: delivery.deliveryId,
+      text: delivery.body,
+      value: JSON.parse(delivery.body) as unknown,
+    });
+    const created = runs.length
+      ? await tx.run.createManyAndReturn({
+          data: runs.map((run) => ({ ...run, id: newRunId(), factoryId, deliveryId: delivery.id, replay: true })),
+          skipDuplicates: true,
+          select: { id: true, automationId: true },
+        })
+      : [];
+    const names = new Map(triggers.map((t) => [t.automationId, t.automationName]));
+    const startedIds = new Set(created.map((run) => run.automationId));
+    const updated = await tx.delivery.update({
+      where: { id: delivery.id },
+      data: { replayedAt: new Date(), replayedBy: actor.email, replayCount: { increment: 1 } },
+      select: { replayCount: true },
+    });
+    return {
+      started: created.map((run) => ({ runId: run.id, automationId: run.automationId, automationName: names.get(run.automationId) ?? '' })),
+      alreadyRun: runs
+        .filter((run) => !startedIds.has(run.automationId))
+        .map((run) => ({ automationId: run.automationId, automationName: names.get(run.automationId) ?? '' })),
+      replayCount: updated.replayCount,
+    };
+  });
+}

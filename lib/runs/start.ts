@@ -1,0 +1,43 @@
+import { randomBase62 } from '@/lib/crypto/random';
+import { matchesFilter, type PayloadFilter } from '@/lib/filters';
+import { composeEnvelope, type RunAttachment, type RunEnvelope } from '@/lib/runs/envelope';
+
+// Which runs a delivery starts (spec 4.1 rule 3): one per enabled automation
+// with a trigger on the webhook whose payload filter matches; an automation
+// with two matching triggers starts one run. Shared by the ingress (at
+// arrival) and replay (against today's automations). Pure code.
+
+/** A trigger of an enabled automation, with what a run of it starts with. */
+export type ActiveTrigger = { automationId: string; automationName: string; prompt: string; payloadFilter: PayloadFilter | null };
+
+export const newRunId = () => `run_${randomBase62(22)}`;
+
+export type NewRun = { automationId: string; prompt: string; envelope: RunEnvelope; attachments: RunAttachment[] };
+
+export function runsToStart(
+  webhook: { name: string; uid: string },
+  triggers: readonly ActiveTrigger[],
+  delivery: { deliveryId: string; text: string; value: unknown },
+): NewRun[] {
+  const runs: NewRun[] = [];
+  const started = new Set<string>();
+  for (const trigger of triggers) {
+    if (started.has(trigger.automationId) || !matchesFilter(trigger.payloadFilter, delivery.value)) continue;
+    started.add(trigger.automationId);
+    const { envelope, attachments } = composeEnvelope({ webhookName: webhook.name, webhookUid: webhook.uid, deliveryId: delivery.deliveryId, body: delivery.text });
+    runs.push({ automationId: trigger.automationId, prompt: trigger.prompt, envelope, attachments });
+  }
+  return runs;
+}
+
+/**
+ * The triggers of a webhook's enabled automations as one SQL expression (a
+ * JSON array or NULL), in automation then trigger order. `uidColumn` names
+ * the webhook UID to match and `factoryColumn` its factory.
+ */
+export function activeTriggersSql(uidColumn: string, factoryColumn: string): string {
+  return `(SELECT json_agg(json_build_object('automationId', a."id", 'automationName', a."name", 'prompt', a."prompt", 'payloadFilter', t."payloadFilter")
+                          ORDER BY a."createdAt", a."id", t."position")
+            FROM "WebhookTrigger" t JOIN "Automation" a ON a."id" = t."automationId"
+           WHERE t."webhookUid" = ${uidColumn} AND a."enabled" AND a."factoryId" = ${factoryColumn})`;
+}
