@@ -64,3 +64,31 @@ export const definitionFilesSchema = z.object({
   files: z.record(z.string().min(1).max(200), z.string().max(MAX_DEFINITION_BYTES, `Each file must be at most ${MAX_DEFINITION_BYTES} bytes`)),
 });
 export type DefinitionFiles = Record<string, string>;
+
+// A repository the server can reach: an absolute path on the server, or a
+// file://, https://, http://, ssh:// or git:// URL, or scp-like user@host:path.
+// Never an option (leading "-") and never git's ext:: transport, which runs commands.
+export const repositoryUrlSchema = z
+  .string()
+  .trim()
+  .min(1, 'Enter the repository’s path or URL')
+  .max(1000, 'Use at most 1,000 characters')
+  .refine(
+    (url) => /^(\/|file:\/\/|https?:\/\/|ssh:\/\/|git:\/\/|[A-Za-z0-9._-]+@[A-Za-z0-9.-]+:)/.test(url) && !/\s/.test(url),
+    'Enter an absolute path on the server, or a file://, https://, ssh:// or git:// URL (or user@host:path)',
+  );
+
+export const branchSchema = z
+  .string()
+  .trim()
+  .min(1, 'Enter a branch')
+  .max(200, 'Use at most 200 characters')
+  .refine(
+    (branch) =>
+      /^[A-Za-z0-9._/-]+$/.test(branch) &&
+      !/^[-/.]|\/$|\.\.|\/\/|\.lock$|\/\./.test(branch),
+    'Enter a branch name such as main or release/prod',
+  );
+
+export const repositorySettingsSchema = z.object({ url: repositoryUrlSchema, branch: branchSchema.default('main') });
+export type RepositorySettings = z.output<typeof repositorySettingsSchema>;

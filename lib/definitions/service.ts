@@ -45,6 +45,10 @@ export async function recordApplyFailure(factoryId: string, failure: Omit<ApplyF
   });
 }
 
+export async function clearApplyFailure(factoryId: string, db: DbOrTx = prisma): Promise<void> {
+  await db.factory.update({ where: { id: factoryId }, data: { lastApplyError: Prisma.DbNull } });
+}
+
 /** The files of a factory's live webhooks, as the dashboard would write them. */
 export async function exportDefinitionFiles(factoryId: string, db: DbOrTx = prisma): Promise<DefinitionFiles> {
   const webhooks = await listWebhookDefinitions(factoryId, db);

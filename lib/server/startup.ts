@@ -3,6 +3,7 @@ import { getDatabase } from '@/lib/db';
 import { prepareDatabase } from '@/lib/db/prepare';
 import { deleteExpiredSessions } from '@/lib/auth/sessions';
 import { pruneDeliveries } from '@/lib/deliveries/retention';
+import { syncAllRepositories } from '@/lib/definitions/repository';
 import { env } from '@/lib/env';
 
 // Server start: every instance applies pending migrations (the schema engine
@@ -33,6 +34,10 @@ export async function startServer(): Promise<void> {
 
   every(HOUR, 'session cleanup', () => deleteExpiredSessions());
   every(HOUR, 'delivery retention', () => pruneDeliveries());
+  // Repository-backed factories apply new commits of their production branch.
+  // Every instance checks; the factory row lock makes one apply each commit.
+  const syncInterval = env().repositorySyncInterval;
+  if (syncInterval > 0) every(syncInterval * 1000, 'repository sync', () => syncAllRepositories(log));
 
   // Close the embedded database cleanly so its files are consistent on disk.
   const shutdown = () => {
