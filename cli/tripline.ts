@@ -11,6 +11,10 @@ const commands: Record<string, () => Promise<Command>> = {
   webhook: () => import('./commands/webhook'),
   secret: () => import('./commands/secret'),
   migrate: () => import('./commands/migrate'),
+  factory: () => import('./commands/factory'),
+  validate: () => import('./commands/definitions').then((m) => m.validate),
+  plan: () => import('./commands/definitions').then((m) => m.plan),
+  apply: () => import('./commands/definitions').then((m) => m.apply),
 };
 
 function usage(): string {
@@ -25,6 +29,10 @@ function usage(): string {
     '  webhook   List, create, rotate, enable, disable and delete webhooks',
     '  secret    List, set and delete team secrets',
     '  migrate   Apply, inspect and create database migrations',
+    '  factory   Choose where a factory keeps its webhook definitions',
+    '  validate  Check webhook definition files offline',
+    '  plan      Show what applying definition files would change',
+    '  apply     Apply definition files to a managed factory',
     '',
     'Run a command with --help for its options.',
   ].join('\n');

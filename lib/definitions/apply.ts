@@ -43,7 +43,7 @@ function refuse(current: ConfigSource): AppError {
     'conflict',
     current === 'repository'
       ? 'This factory applies the production branch of its git repository: commit the files there, then sync.'
-      : 'This factory’s webhooks are managed in the dashboard: switch it to managed definition files in its settings first.',
+      : 'This factory’s webhooks are managed in the dashboard: switch it to managed definition files in its settings (or with `tripline factory use-managed`) first.',
   );
 }
 
