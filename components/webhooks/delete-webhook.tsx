@@ -8,7 +8,8 @@ import { deleteWebhookAction } from '@/lib/webhooks/actions';
 
 const consequences = 'Senders get 404 immediately. Automations whose trigger selects it stay visible but stop firing. The delivery history is kept.';
 
-export function DeleteWebhook({ factorySlug, uid, name }: { factorySlug: string; uid: string; name: string }) {
+export function DeleteWebhook({ factorySlug, uid, name, managed = false }: { factorySlug: string; uid: string; name: string; managed?: boolean }) {
+  const description = managed ? `${consequences} Its definition file, webhooks/${name}.yaml, is removed.` : consequences;
   const router = useRouter();
   const [error, setError] = useState<string | null>(null);
 
@@ -27,12 +28,12 @@ export function DeleteWebhook({ factorySlug, uid, name }: { factorySlug: string;
       <div className="flex flex-wrap items-start justify-between gap-x-6 gap-y-3">
         <div className="min-w-0 flex-1">
           <h3 className="font-medium text-fg">Delete webhook</h3>
-          <p className="mt-0.5 max-w-2xl text-fg-muted">{consequences}</p>
+          <p className="mt-0.5 max-w-2xl text-fg-muted">{description}</p>
         </div>
         <ConfirmDialog
           trigger="Delete webhook"
           title={`Delete ${name}?`}
-          description={consequences}
+          description={description}
           confirmLabel="Delete webhook"
           onConfirm={remove}
         />
