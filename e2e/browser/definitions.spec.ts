@@ -55,8 +55,8 @@ test.describe.serial('factory as code', () => {
     await expect(page.getByRole('radio', { name: /^Dashboard/ })).toBeChecked();
     await page.getByRole('radio', { name: /^Managed definition files/ }).check();
     await page.getByRole('button', { name: 'Save' }).click();
-    await expect(page.getByRole('heading', { name: 'Definition files' })).toBeVisible();
-    await expect(page.getByText('No definition files')).toBeVisible();
+    await expect(page.getByRole('heading', { name: 'Definition files', exact: true })).toBeVisible();
+    await expect(page.getByRole('heading', { name: 'No definition files' })).toBeVisible();
 
     await page.goto(webhooksPath);
     await expect(page.getByRole('status').filter({ hasText: 'Kept in definition files' })).toContainText('renaming is deleting it and creating another');
@@ -93,7 +93,7 @@ test.describe.serial('factory as code', () => {
     );
     await page.goto(settingsPath);
     await page.getByRole('radio', { name: /^Git repository/ }).check();
-    await page.getByLabel('Repository').fill(repo.dir);
+    await page.getByRole('textbox', { name: 'Repository' }).fill(repo.dir);
     await expect(page.getByLabel('Production branch')).toHaveValue('main');
     await page.getByRole('button', { name: 'Check repository' }).click();
 
@@ -132,7 +132,7 @@ test.describe.serial('factory as code', () => {
     const problems = dialog.getByRole('list', { name: 'Problems' });
     await expect(problems).toContainText('unknown key "colour"');
     await screenshot(page, 'definitions-repository-broken');
-    await dialog.getByRole('button', { name: 'Close' }).click();
+    await dialog.getByText('Close', { exact: true }).click();
     await expect(page.getByTestId('applied-commit')).not.toHaveText(broken.slice(0, 12));
   });
 });
