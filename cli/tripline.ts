@@ -12,6 +12,10 @@ const commands: Record<string, () => Promise<Command>> = {
   secret: () => import('./commands/secret'),
   migrate: () => import('./commands/migrate'),
   worker: () => import('./commands/worker'),
+  factory: () => import('./commands/factory'),
+  validate: () => import('./commands/definitions').then((m) => m.validate),
+  plan: () => import('./commands/definitions').then((m) => m.plan),
+  apply: () => import('./commands/definitions').then((m) => m.apply),
 };
 
 function usage(): string {
@@ -27,6 +31,10 @@ function usage(): string {
     '  secret    List, set and delete team secrets',
     '  migrate   Apply, inspect and create database migrations',
     '  worker    Execute queued automation runs',
+    '  factory   Choose where a factory keeps its webhook definitions',
+    '  validate  Check webhook definition files offline',
+    '  plan      Show what applying definition files would change',
+    '  apply     Apply definition files to a managed factory',
     '',
     'Run a command with --help for its options.',
   ].join('\n');

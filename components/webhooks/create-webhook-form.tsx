@@ -12,7 +12,7 @@ import { WebhookIcon } from '@/components/webhooks/webhook-icon';
 import { Alert } from '@/components/ui/alert';
 import { Button, ButtonLink } from '@/components/ui/button';
 import { Card, CardBody, CardFooter, CardHeader } from '@/components/ui/card';
-import { cn } from '@/components/ui/cn';
+import { choiceCardClass, choiceRadioClass } from '@/components/ui/choice-card';
 import { CodeBlock } from '@/components/ui/code-block';
 import { CopyField } from '@/components/ui/copy-button';
 import { EmptyState } from '@/components/ui/empty-state';
@@ -201,19 +201,14 @@ export function CreateWebhookForm({
               {authModes.map((mode) => (
                 <label
                   key={mode}
-                  className={cn(
-                    'flex cursor-pointer gap-3 rounded-lg border border-line-strong bg-surface p-3.5 shadow-xs transition-[border-color,box-shadow,background-color] duration-150',
-                    'hover:border-zinc-400/70',
-                    'has-checked:border-accent-500 has-checked:bg-accent-50/50 has-checked:ring-1 has-checked:ring-accent-500',
-                    'has-focus-visible:ring-3 has-focus-visible:ring-accent-500/25',
-                  )}
+                  className={choiceCardClass}
                 >
                   <input
                     type="radio"
                     value={mode}
                     aria-labelledby={`${ids}-${mode}-label`}
                     aria-describedby={`${ids}-${mode}-description`}
-                    className="mt-0.5 size-4 shrink-0 cursor-pointer accent-accent-600 focus-visible:outline-none"
+                    className={choiceRadioClass}
                     {...register('authMode')}
                   />
                   <span className="min-w-0">

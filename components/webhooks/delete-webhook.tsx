@@ -5,12 +5,12 @@ import { deleteWebhookAction } from '@/lib/webhooks/actions';
 
 const consequences = 'Senders get 404 immediately. Automations whose trigger selects it stay visible but stop firing. The delivery history is kept.';
 
-export function DeleteWebhook({ factorySlug, uid, name }: { factorySlug: string; uid: string; name: string }) {
+export function DeleteWebhook({ factorySlug, uid, name, managed = false }: { factorySlug: string; uid: string; name: string; managed?: boolean }) {
   return (
     <DeleteSection
       label="Delete webhook"
       confirmTitle={`Delete ${name}?`}
-      consequences={consequences}
+      consequences={managed ? `${consequences} Its definition file, webhooks/${name}.yaml, is removed.` : consequences}
       remove={() => deleteWebhookAction(factorySlug, { uid })}
       redirectTo={`/f/${factorySlug}/automations/webhooks`}
     />

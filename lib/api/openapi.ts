@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { backtestSchema, createAutomationSchema, testFilterSchema, updateAutomationSchema } from '@/lib/automations/schemas';
+import { definitionFilesSchema } from '@/lib/definitions/schemas';
 import { putSecretSchema } from '@/lib/secrets/schemas';
 import { schemeIds } from '@/lib/signatures/registry';
 import { authModes, providerSecretSchema, updateWebhookSchema } from '@/lib/webhooks/schemas';
@@ -65,6 +66,32 @@ export function openApiDocument(baseUrl: string) {
               },
             },
           },
+        },
+        Plan: {
+          type: 'object',
+          properties: {
+            valid: { type: 'boolean', description: 'false when any problem would make the apply fail' },
+            actions: {
+              type: 'array',
+              items: {
+                type: 'object',
+                properties: {
+                  action: { type: 'string', enum: ['create', 'update', 'delete'] },
+                  name: { type: 'string' },
+                  file: { type: 'string' },
+                  uid: { type: ['string', 'null'] },
+                  changes: { type: 'array', items: { type: 'string' } },
+                },
+              },
+            },
+            unchanged: { type: 'array', items: { type: 'string' } },
+            problems: { type: 'array', items: { $ref: '#/components/schemas/DefinitionProblem' } },
+          },
+        },
+        DefinitionProblem: {
+          type: 'object',
+          required: ['file', 'message'],
+          properties: { file: { type: 'string' }, key: { type: 'string' }, message: { type: 'string' } },
         },
         Webhook: {
           type: 'object',
@@ -148,6 +175,34 @@ export function openApiDocument(baseUrl: string) {
           summary: 'Enter the provider-issued secret (admin)',
           requestBody: body(jsonSchema(providerSecretSchema)),
           responses: { 200: json({ type: 'object' }), ...standardErrors, 409: errorResponse('Not a signature webhook'), 422: errorResponse('Invalid fields') },
+        },
+      },
+      '/factories/{factory}/definitions': {
+        parameters: [factoryParam],
+        get: {
+          summary: 'The factory’s definition files (admin): kept ones on a managed factory, the applied commit’s on a repository-backed one',
+          responses: { 200: json({ type: 'object', properties: { configSource: { type: 'string', enum: ['dashboard', 'managed', 'repository'] }, files: { type: 'object', additionalProperties: { type: 'string' } } } }), ...standardErrors },
+        },
+      },
+      '/factories/{factory}/definitions/plan': {
+        parameters: [factoryParam],
+        post: {
+          summary: 'What applying the files would create, update and delete, and every problem (admin). Changes nothing.',
+          requestBody: body(jsonSchema(definitionFilesSchema)),
+          responses: { 200: json({ type: 'object', properties: { plan: { $ref: '#/components/schemas/Plan' } } }), ...standardErrors, 422: errorResponse('Body is not {"files": {path: text}}') },
+        },
+      },
+      '/factories/{factory}/definitions/apply': {
+        parameters: [factoryParam],
+        post: {
+          summary: 'Apply the files to a managed factory, all or nothing (admin)',
+          requestBody: body(jsonSchema(definitionFilesSchema)),
+          responses: {
+            200: json({ type: 'object', properties: { applied: { type: 'boolean' }, changed: { type: 'boolean' }, created: { type: 'array' }, plan: { $ref: '#/components/schemas/Plan' } } }),
+            ...standardErrors,
+            409: errorResponse('The factory is not managed (dashboard or repository-backed)'),
+            422: errorResponse('Problems in the files (error.problems); nothing was applied'),
+          },
         },
       },
       '/factories/{factory}/secrets': {

@@ -7,5 +7,6 @@ export function factoryNav(slug: string, role: Role): NavItem[] {
     { href: `/f/${slug}/automations`, label: 'Automations', icon: 'automations' },
     ...(can(role, 'factory:manage') ? [{ href: `/f/${slug}/secrets`, label: 'Secrets', icon: 'secrets' } satisfies NavItem] : []),
     { href: `/f/${slug}/members`, label: 'Members', icon: 'members' },
+    ...(can(role, 'factory:manage') ? [{ href: `/f/${slug}/settings`, label: 'Settings', icon: 'settings' } satisfies NavItem] : []),
   ];
 }

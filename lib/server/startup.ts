@@ -3,6 +3,7 @@ import { getDatabase } from '@/lib/db';
 import { prepareDatabase } from '@/lib/db/prepare';
 import { deleteExpiredSessions } from '@/lib/auth/sessions';
 import { pruneDeliveries } from '@/lib/deliveries/retention';
+import { syncAllRepositories } from '@/lib/definitions/repository';
 import { env } from '@/lib/env';
 import { startWorkers } from '@/lib/runs/worker';
 
@@ -34,6 +35,10 @@ export async function startServer(): Promise<void> {
 
   every(HOUR, 'session cleanup', () => deleteExpiredSessions());
   every(HOUR, 'delivery retention', () => pruneDeliveries());
+  // Repository-backed factories apply new commits of their production branch.
+  // Every instance checks; the factory row lock makes one apply each commit.
+  const syncInterval = env().repositorySyncInterval;
+  if (syncInterval > 0) every(syncInterval * 1000, 'repository sync', () => syncAllRepositories(log));
 
   const { executor, runWorkers } = env();
   if (executor.kind === 'none') log('no run executor is configured: runs stay queued (see TRIPLINE_RUN_COMMAND, TRIPLINE_RUN_HTTP_URL)');

@@ -6,12 +6,16 @@ import { sql } from '@/lib/db/sql';
 import { forgetWebhook, liveWebhookCache } from '@/lib/webhooks/live-cache';
 import { decryptSecret, encryptSecret } from '@/lib/crypto/encryption';
 import { randomBase62 } from '@/lib/crypto/random';
+import { definitionFile } from '@/lib/definitions/parse';
+import type { WebhookDefinition } from '@/lib/definitions/schemas';
+import { removeDefinitionFileTx, writeDefinitionFileTx } from '@/lib/definitions/store';
 import { AppError } from '@/lib/http/errors';
 import { isUrlSafe } from '@/lib/secrets/schemas';
 import { createSecretTx, putSecretTx, readSecretValue } from '@/lib/secrets/service';
 import { activeTriggersSql, type ActiveTrigger } from '@/lib/runs/start';
 import { getScheme, type SchemeId } from '@/lib/signatures/registry';
 import {
+  MAX_WEBHOOKS_PER_FACTORY,
   createWebhookSchema,
   providerSecretSchema,
   suggestSecretName,
@@ -28,8 +32,15 @@ import { ingressUrl } from '@/lib/webhooks/urls';
 // webhook: that applied credential is what the ingress checks. A later
 // change of the team secret's value is taken up at the next apply, never
 // silently (spec section 3); the dashboard shows when one is pending.
+//
+// Where definitions live (Factory.configSource): on a dashboard factory the
+// database is the truth. On a managed factory every dashboard change also
+// writes or removes the webhook's definition file in the same transaction,
+// and applies it. On a repository-backed factory the git repository is the
+// truth: only the Enabled toggle works here, and lib/definitions applies the
+// production branch through the *Tx functions below.
 
-export const MAX_WEBHOOKS_PER_FACTORY = 20;
+export { MAX_WEBHOOKS_PER_FACTORY };
 
 export type WebhookState = 'enabled' | 'disabled' | 'awaiting_secret';
 
@@ -171,13 +182,43 @@ export async function countWebhooks(factoryId: string, db: DbOrTx = prisma): Pro
   return db.webhook.count({ where: { factoryId, deletedAt: null } });
 }
 
+export type ConfigSource = 'dashboard' | 'managed' | 'repository';
+
+/** Locks the factory row for the rest of the transaction and says where its webhook definitions live. */
+export async function lockFactoryConfig(tx: Tx, factoryId: string): Promise<ConfigSource> {
+  await lockFactory(tx, factoryId);
+  const factory = await tx.factory.findUnique({ where: { id: factoryId }, select: { configSource: true } });
+  if (!factory) throw new AppError('not_found', 'Factory not found');
+  return factory.configSource;
+}
+
+function refuseOnRepository(source: ConfigSource, what: string): void {
+  if (source === 'repository') {
+    throw new AppError(
+      'conflict',
+      `This factory's webhooks are defined in its git repository: ${what} there, on the production branch. Only Enabled can be changed here.`,
+    );
+  }
+}
+
 /**
  * Applies the webhook's definition: resolves its team secret and stores the
- * value as the webhook's credential. A missing team secret leaves the
- * webhook awaiting its secret (every request is then refused as auth failure).
+ * value as the webhook's credential. On a dashboard factory a missing team
+ * secret leaves the webhook awaiting its secret (every request is then
+ * refused as auth failure); where definitions live in files it is an error
+ * (spec section 7), as is a url_token secret that is not URL-safe.
  */
-async function applyCredential(tx: Tx, factoryId: string, row: Pick<WebhookRow, 'id' | 'uid' | 'authMode' | 'secretName'>) {
+async function applyCredential(
+  tx: Tx,
+  factoryId: string,
+  row: Pick<WebhookRow, 'id' | 'uid' | 'authMode' | 'secretName'>,
+  requireSecret = false,
+) {
   const secret = await readSecretValue(tx, factoryId, row.secretName);
+  if (!secret && requireSecret) {
+    const message = `No team secret is named ${row.secretName}: create it on the Secrets page first`;
+    throw new AppError('validation_failed', message, { secretName: message });
+  }
   if (secret && row.authMode === 'url_token' && !isUrlSafe(secret.value)) {
     throw new AppError('validation_failed', `The value of ${row.secretName} is not URL-safe, so it cannot be a URL token`, {
       secretName: `The value of ${row.secretName} is not URL-safe (use only letters, digits, and - . _ ~), so it cannot be a URL token`,
@@ -192,6 +233,53 @@ async function applyCredential(tx: Tx, factoryId: string, row: Pick<WebhookRow, 
     },
   });
   return secret;
+}
+
+const definitionData = (definition: WebhookDefinition) => ({
+  name: definition.name,
+  authMode: definition.authMode,
+  signatureScheme: definition.authMode === 'signature' ? definition.signatureScheme : null,
+  secretName: definition.secretName,
+  deliveryIdHeader: definition.deliveryIdHeader,
+});
+
+/** Creates a webhook (with a new UID) from its definition and applies it. The caller holds the factory lock. */
+export async function insertWebhookTx(tx: Tx, factoryId: string, definition: WebhookDefinition, requireSecret: boolean) {
+  const row = await tx.webhook.create({
+    data: { factoryId, uid: generateUid(), ...definitionData(definition) },
+    select: webhookRow,
+  });
+  const applied = await applyCredential(tx, factoryId, row, requireSecret);
+  return { row, applied };
+}
+
+/** Changes a webhook to its definition (the name and UID stay) and applies it. */
+export async function updateWebhookTx(tx: Tx, factoryId: string, uid: string, definition: WebhookDefinition): Promise<void> {
+  const existing = await findRow(tx, factoryId, uid);
+  const row = await tx.webhook.update({ where: { id: existing.id }, data: definitionData(definition), select: webhookRow });
+  await applyCredential(tx, factoryId, row, true);
+}
+
+/** Deleted webhooks answer 404 at once; the row stays so automations can say what they pointed at. */
+export async function deleteWebhookTx(tx: Tx, factoryId: string, uid: string): Promise<void> {
+  const row = await findRow(tx, factoryId, uid);
+  await tx.webhook.update({ where: { id: row.id }, data: { deletedAt: new Date(), credentialEncrypted: null } });
+}
+
+/** The live webhooks as definitions, with what a plan needs to tell whether applying changes them. */
+export async function listWebhookDefinitions(factoryId: string, db: DbOrTx = prisma) {
+  const rows = await db.webhook.findMany({ where: { factoryId, deletedAt: null }, select: webhookRow, orderBy: { name: 'asc' } });
+  return rows.map((row) => ({
+    uid: row.uid,
+    definition: {
+      name: row.name,
+      authMode: row.authMode,
+      signatureScheme: (row.signatureScheme as SchemeId | null) ?? null,
+      secretName: row.secretName,
+      deliveryIdHeader: row.deliveryIdHeader,
+    } satisfies WebhookDefinition,
+    credentialVersion: row.credentialEncrypted === null ? null : row.credentialVersion,
+  }));
 }
 
 async function uniqueSuggestedSecretName(tx: Tx, factoryId: string, webhookName: string): Promise<string> {
@@ -217,7 +305,8 @@ export async function createWebhook(factoryId: string, input: CreateWebhookInput
   const result = await db.$transaction(async (tx) => {
     // The factory row lock serialises creations, so the limit and the name
     // check hold under concurrent requests on any number of instances.
-    await lockFactory(tx, factoryId);
+    const source = await lockFactoryConfig(tx, factoryId);
+    refuseOnRepository(source, 'add a definition file');
     if ((await countWebhooks(factoryId, tx)) >= MAX_WEBHOOKS_PER_FACTORY) {
       throw new AppError(
         'conflict',
@@ -241,22 +330,24 @@ export async function createWebhook(factoryId: string, input: CreateWebhookInput
     } else if (secretIsGenerated(data.authMode, scheme)) {
       revealed = generateSecret(data.authMode, scheme);
       await createSecretTx(tx, factoryId, secretName, revealed);
+    } else if (source === 'managed') {
+      // A definition applies only when its team secret exists (spec section 7).
+      const message =
+        'This factory keeps its webhooks in definition files, which apply only when their team secret exists: enter the provider’s secret (a placeholder works until the provider issues it; then replace it here)';
+      throw new AppError('validation_failed', message, { providerSecret: message });
     }
     // Otherwise the provider issues the secret later: the webhook awaits it.
 
-    const row = await tx.webhook.create({
-      data: {
-        factoryId,
-        uid: generateUid(),
-        name: data.name,
-        authMode: data.authMode,
-        signatureScheme: scheme,
-        secretName,
-        deliveryIdHeader: data.deliveryIdHeader ?? null,
-      },
-      select: webhookRow,
-    });
-    const applied = await applyCredential(tx, factoryId, row);
+    const definition = {
+      name: data.name,
+      authMode: data.authMode,
+      signatureScheme: scheme,
+      secretName,
+      deliveryIdHeader: data.deliveryIdHeader ?? null,
+    };
+    // On a managed factory the dashboard writes the file, then applies it.
+    if (source === 'managed') await writeDefinitionFileTx(tx, factoryId, definitionFile(definition));
+    const { row, applied } = await insertWebhookTx(tx, factoryId, definition, source === 'managed');
     return { row, revealed, applied };
   });
 
@@ -283,6 +374,7 @@ export async function setWebhookEnabled(factoryId: string, uid: string, enabled:
 /** A new generated secret, effective at once with no overlap. */
 export async function rotateWebhookSecret(factoryId: string, uid: string, db = prisma): Promise<{ webhook: WebhookView; secret: string; ingressUrl: string }> {
   const secret = await db.$transaction(async (tx) => {
+    refuseOnRepository(await lockFactoryConfig(tx, factoryId), 'change the team secret on the Secrets page; it is taken up when the branch next applies');
     const row = await findRow(tx, factoryId, uid);
     if (!secretIsGenerated(row.authMode, row.signatureScheme)) {
       const scheme = getScheme(row.signatureScheme ?? '')?.displayName ?? 'The provider';
@@ -305,6 +397,7 @@ export async function rotateWebhookSecret(factoryId: string, uid: string, db = p
 export async function setProviderSecret(factoryId: string, uid: string, input: { secret: string }, db = prisma): Promise<WebhookView> {
   const { secret } = providerSecretSchema.parse(input);
   await db.$transaction(async (tx) => {
+    refuseOnRepository(await lockFactoryConfig(tx, factoryId), 'change the team secret on the Secrets page; it is taken up when the branch next applies');
     const row = await findRow(tx, factoryId, uid);
     if (row.authMode !== 'signature' || !row.signatureScheme) {
       throw new AppError('conflict', 'Only provider signature webhooks take a provider secret; rotate the secret instead.');
@@ -318,11 +411,14 @@ export async function setProviderSecret(factoryId: string, uid: string, input: {
   return getWebhook(factoryId, uid, db);
 }
 
-/** Deleted webhooks answer 404 at once; the row stays so automations can say what they pointed at. */
+/** On a managed factory deleting also removes the webhook's definition file. */
 export async function deleteWebhook(factoryId: string, uid: string, db = prisma): Promise<void> {
   await db.$transaction(async (tx) => {
+    const source = await lockFactoryConfig(tx, factoryId);
+    refuseOnRepository(source, 'remove its definition file');
     const row = await findRow(tx, factoryId, uid);
-    await tx.webhook.update({ where: { id: row.id }, data: { deletedAt: new Date(), credentialEncrypted: null } });
+    if (source === 'managed') await removeDefinitionFileTx(tx, factoryId, row.name);
+    await deleteWebhookTx(tx, factoryId, uid);
   });
   forgetWebhook(uid);
 }

@@ -1,5 +1,6 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
+import { DefinitionsNotice } from '@/components/definitions/definitions-notice';
 import { AutomationsTabs } from '@/components/factories/automations-tabs';
 import { WebhookBadges } from '@/components/webhooks/webhook-badges';
 import { WebhookIcon } from '@/components/webhooks/webhook-icon';
@@ -9,6 +10,7 @@ import { EmptyState } from '@/components/ui/empty-state';
 import { PageHeader } from '@/components/ui/page-header';
 import { Table, TBody, TD, TH, THead, TR } from '@/components/ui/table';
 import { requireFactoryPage } from '@/lib/auth/current-user';
+import { getDefinitionsStatus } from '@/lib/definitions/service';
 import { getScheme } from '@/lib/signatures/registry';
 import { authModeLabels } from '@/lib/webhooks/schemas';
 import { listWebhooks, MAX_WEBHOOKS_PER_FACTORY } from '@/lib/webhooks/service';
@@ -33,13 +35,15 @@ const dateTimeFormat = new Intl.DateTimeFormat('en', { dateStyle: 'medium', time
 export default async function WebhooksPage({ params }: { params: Promise<{ factory: string }> }) {
   const context = await requireFactoryPage((await params).factory);
   const { factory } = context;
-  const webhooks = await listWebhooks(factory.id);
+  const [webhooks, definitions] = await Promise.all([listWebhooks(factory.id), getDefinitionsStatus(factory.id)]);
   const manage = context.can('factory:manage');
+  // A repository-backed factory's webhooks are created by commits, not here.
+  const creates = manage && definitions.configSource !== 'repository';
   const atLimit = webhooks.length >= MAX_WEBHOOKS_PER_FACTORY;
   const base = `/f/${factory.slug}/automations/webhooks`;
 
   // The server refuses the 21st webhook anyway; the disabled button says why before anyone fills the form.
-  const newWebhook = manage ? (
+  const newWebhook = creates ? (
     atLimit ? (
       <div className="flex items-center gap-3">
         <p id="webhook-limit" className="max-w-64 text-right text-[13px] leading-5 text-fg-muted">
@@ -58,15 +62,18 @@ export default async function WebhooksPage({ params }: { params: Promise<{ facto
     <>
       <PageHeader title="Automations" description="Automations run when a delivery to one of their webhooks matches a trigger's filter." />
       <AutomationsTabs slug={factory.slug} active="webhooks" />
+      <DefinitionsNotice status={definitions} factorySlug={factory.slug} manage={manage} />
       {webhooks.length === 0 ? (
         <EmptyState
           bordered
           icon={<WebhookIcon />}
           title="No webhooks yet"
           description={
-            manage
+            creates
               ? 'A webhook gives GitHub, Stripe, a cron job or your own app a URL to POST JSON to. Automations start when a delivery matches their trigger.'
-              : 'A webhook gives an external system a URL to POST JSON to. Admins create them; they will be listed here.'
+              : definitions.configSource === 'repository'
+                ? 'A webhook appears here when a commit on the production branch adds its file, webhooks/<name>.yaml.'
+                : 'A webhook gives an external system a URL to POST JSON to. Admins create them; they will be listed here.'
           }
           action={newWebhook}
         />

@@ -11,6 +11,7 @@ import { SchemeSetup } from '@/components/webhooks/scheme-setup';
 import { WebhookBadges } from '@/components/webhooks/webhook-badges';
 import { WebhookEnabledSwitch } from '@/components/webhooks/webhook-enabled-switch';
 import { Alert } from '@/components/ui/alert';
+import { CodeBlock } from '@/components/ui/code-block';
 import { Card, CardBody, CardHeader } from '@/components/ui/card';
 import { CopyField } from '@/components/ui/copy-button';
 import { PageHeader } from '@/components/ui/page-header';
@@ -18,6 +19,8 @@ import { requireFactoryPage } from '@/lib/auth/current-user';
 import { RETENTION_DAYS, RETENTION_MIN_ENTRIES } from '@/lib/deliveries/retention';
 import { deliveryStatuses, type DeliveryStatus } from '@/lib/deliveries/schemas';
 import { listDeliveries } from '@/lib/deliveries/service';
+import { definitionPath } from '@/lib/definitions/schemas';
+import { readDefinitionFiles } from '@/lib/definitions/service';
 import { AppError } from '@/lib/http/errors';
 import { listSecrets } from '@/lib/secrets/service';
 import { getScheme } from '@/lib/signatures/registry';
@@ -88,6 +91,10 @@ export default async function WebhookPage({
   const base = `/f/${factory.slug}/automations`;
   const webhookPath = `${base}/webhooks/${webhook.uid}`;
   const deliveryLog = await loadDeliveryLog(factory.id, webhook.uid, webhookPath, await searchParams);
+  // Managed and repository-backed factories keep one file per webhook; a repository's are read-only here.
+  const source = factory.configSource;
+  const readOnly = source === 'repository';
+  const file = source === 'dashboard' ? null : { path: definitionPath(webhook.name), content: (await readDefinitionFiles(factory.id))[definitionPath(webhook.name)] };
   const sharedWith = manage
     ? ((await listSecrets(factory.id)).find((secret) => secret.name === webhook.secretName)?.usedBy ?? [])
         .filter((user) => user.uid !== webhook.uid)
@@ -116,7 +123,7 @@ export default async function WebhookPage({
         {webhook.awaitingSecret ? (
           <Alert tone="warning" title="Waiting for the provider’s secret: every request is refused (401) until you enter it">
             {scheme ? <SchemeSetup scheme={scheme} className="mt-3" /> : null}
-            {manage ? (
+            {manage && !readOnly ? (
               <div className="mt-4 rounded-lg border border-amber-200 bg-surface p-4 text-fg">
                 <ProviderSecretForm factorySlug={factory.slug} uid={webhook.uid} submitLabel="Save secret" />
               </div>
@@ -128,7 +135,7 @@ export default async function WebhookPage({
         {webhook.secretChangePending ? (
           <Alert tone="warning" title="Secret change pending">
             The value of the team secret {webhook.secretName} changed after this webhook applied it. The webhook still checks
-            the old value; it takes the new one up when it next applies.{' '}
+            the old value; it takes the new one up when {readOnly ? 'a change to the production branch applies' : 'it next applies'}.{' '}
             {manage ? 'Turn Enabled off and on to apply it.' : 'An admin applies it by turning Enabled off and on.'}
           </Alert>
         ) : null}
@@ -178,6 +185,22 @@ export default async function WebhookPage({
           </dl>
         </Card>
 
+        {file ? (
+          <Card>
+            <CardHeader
+              title="Definition file"
+              description={
+                readOnly
+                  ? 'From the applied commit of the factory’s repository: change it there.'
+                  : 'Written by the dashboard. The file name is the webhook’s name, so this webhook cannot be renamed: renaming is deleting it and creating a new one, with a new UID and ingress URL.'
+              }
+            />
+            <CardBody>
+              <CodeBlock title={file.path} language="yaml" code={file.content ?? ''} aria-label={file.path} />
+            </CardBody>
+          </Card>
+        ) : null}
+
         {scheme && !webhook.awaitingSecret ? (
           <Card>
             <CardHeader title={`Set up ${scheme.displayName}`} description="What to configure on the provider’s side." />
@@ -196,12 +219,15 @@ export default async function WebhookPage({
 
         {manage ? (
           <Card>
-            <CardHeader title="Manage" description="Changes take effect immediately." />
+            <CardHeader
+              title="Manage"
+              description={readOnly ? 'Changes take effect immediately. Everything else comes from the repository.' : 'Changes take effect immediately.'}
+            />
             <div className="divide-y divide-line">
               <section aria-label="Enabled" className="px-5 py-4">
                 <WebhookEnabledSwitch factorySlug={factory.slug} uid={webhook.uid} enabled={webhook.enabled} />
               </section>
-              {generated ? (
+              {readOnly ? null : generated ? (
                 <section aria-label="Rotate secret" className="px-5 py-4">
                   <RotateSecret factorySlug={factory.slug} uid={webhook.uid} urlToken={webhook.authMode === 'url_token'} sharedWith={sharedWith} />
                 </section>
@@ -223,9 +249,11 @@ export default async function WebhookPage({
                   />
                 </section>
               )}
-              <section aria-label="Delete webhook" className="px-5 py-4">
-                <DeleteWebhook factorySlug={factory.slug} uid={webhook.uid} name={webhook.name} />
-              </section>
+              {readOnly ? null : (
+                <section aria-label="Delete webhook" className="px-5 py-4">
+                  <DeleteWebhook factorySlug={factory.slug} uid={webhook.uid} name={webhook.name} managed={source === 'managed'} />
+                </section>
+              )}
             </div>
           </Card>
         ) : null}

@@ -1,8 +1,10 @@
 import type { Metadata } from 'next';
+import { DefinitionsNotice } from '@/components/definitions/definitions-notice';
 import { AdminRequired } from '@/components/factories/admin-required';
 import { CreateWebhookForm } from '@/components/webhooks/create-webhook-form';
 import { PageHeader } from '@/components/ui/page-header';
 import { requireFactoryPage } from '@/lib/auth/current-user';
+import { getDefinitionsStatus } from '@/lib/definitions/service';
 import { listSecrets } from '@/lib/secrets/service';
 import { countWebhooks, MAX_WEBHOOKS_PER_FACTORY } from '@/lib/webhooks/service';
 
@@ -15,6 +17,7 @@ export default async function NewWebhookPage({ params }: { params: Promise<{ fac
   const base = `/f/${factory.slug}/automations`;
   const manage = context.can('factory:manage');
   const [secrets, count] = manage ? await Promise.all([listSecrets(factory.id), countWebhooks(factory.id)]) : [[], 0];
+  const definitions = await getDefinitionsStatus(factory.id);
 
   return (
     <>
@@ -27,7 +30,8 @@ export default async function NewWebhookPage({ params }: { params: Promise<{ fac
           { label: 'New webhook' },
         ]}
       />
-      {manage ? (
+      <DefinitionsNotice status={definitions} factorySlug={factory.slug} manage={manage} />
+      {definitions.configSource === 'repository' ? null : manage ? (
         // The form decides about the limit itself: creating the last webhook
         // refreshes this page, and the result panel with the secret must stay.
         <CreateWebhookForm

@@ -1,0 +1,58 @@
+import { connectRepository } from '@/lib/definitions/repository';
+import { getDefinitionsStatus, setConfigSource } from '@/lib/definitions/service';
+import { formatProblem, repositorySettingsSchema } from '@/lib/definitions/schemas';
+import { parseOptions, required, UsageError } from '../args';
+import { withDatabase } from '../database';
+import { factoryIdOrThrow } from '../factory';
+import { runCommand } from '../run-command';
+
+export const summary = 'Show or choose where a factory keeps its webhook definitions';
+
+const usage = `Usage: npm run tripline -- factory <subcommand> --factory <slug> [options]
+
+  status                                     the kind of factory, and for a repository what applied last
+  use-dashboard                              webhooks are managed in the dashboard (the default)
+  use-managed                                the service keeps definition files; the dashboard writes them
+  use-repository --repo <path|url> [--branch main]
+                                             the production branch of a git repository applies (now, and on every new commit)`;
+
+export function run(args: string[]): Promise<number> {
+  return runCommand(usage, args, async () => {
+    const { values, positionals } = parseOptions(args, { factory: { type: 'string' }, repo: { type: 'string' }, branch: { type: 'string' } });
+    const subcommand = positionals[0];
+    const slug = required(values.factory, 'factory');
+    return withDatabase(async (database) => {
+      const factoryId = await factoryIdOrThrow(database, slug);
+      switch (subcommand) {
+        case 'status': {
+          const status = await getDefinitionsStatus(factoryId, database.prisma);
+          console.log(`source: ${status.configSource}`);
+          if (status.configSource === 'repository') {
+            console.log(`repository: ${status.repoUrl} (branch ${status.repoBranch})`);
+            console.log(`applied: ${status.appliedCommit ?? '-'} ${status.appliedAt?.toISOString() ?? ''}`);
+            if (status.lastFailure) console.log(`last failure: ${status.lastFailure.message}`);
+          }
+          return 0;
+        }
+        case 'use-dashboard':
+        case 'use-managed':
+          await setConfigSource(factoryId, subcommand === 'use-managed' ? 'managed' : 'dashboard', database.prisma);
+          console.log(`${slug}: ${subcommand === 'use-managed' ? 'managed definition files' : 'dashboard'}`);
+          return 0;
+        case 'use-repository': {
+          const settings = repositorySettingsSchema.parse({ url: required(values.repo, 'repo'), branch: values.branch });
+          const outcome = await connectRepository(factoryId, settings);
+          if (!outcome.ok) {
+            for (const problem of outcome.plan.problems) console.error(`  ${formatProblem(problem)}`);
+            console.error(`Commit ${outcome.commit.slice(0, 12)} cannot apply: nothing was changed.`);
+            return 1;
+          }
+          console.log(`${slug}: applied ${outcome.commit} of ${settings.branch}`);
+          return 0;
+        }
+        default:
+          throw new UsageError(subcommand ? `Unknown subcommand "${subcommand}"` : 'Missing subcommand');
+      }
+    });
+  });
+}

@@ -1,0 +1,151 @@
+'use client';
+
+import { useRouter } from 'next/navigation';
+import { useId, useState, useTransition } from 'react';
+import { RepositoryApply } from '@/components/definitions/repository-apply';
+import { Alert } from '@/components/ui/alert';
+import { Button } from '@/components/ui/button';
+import { choiceCardClass, choiceRadioClass } from '@/components/ui/choice-card';
+import { Field } from '@/components/ui/field';
+import { Input } from '@/components/ui/input';
+import { setConfigSourceAction } from '@/lib/definitions/actions';
+import { repositorySettingsSchema, type RepositorySettings } from '@/lib/definitions/schemas';
+
+type Source = 'dashboard' | 'managed' | 'repository';
+
+const options: Array<{ value: Source; label: string; description: string }> = [
+  {
+    value: 'dashboard',
+    label: 'Dashboard',
+    description: 'Webhooks are created and changed here. No definition files.',
+  },
+  {
+    value: 'managed',
+    label: 'Managed definition files',
+    description: 'Tripline keeps one file per webhook; the dashboard writes it, then applies it. Files can be downloaded.',
+  },
+  {
+    value: 'repository',
+    label: 'Git repository',
+    description: 'The files live in a repository’s production branch; each new commit applies. Read-only here.',
+  },
+];
+
+export function ConfigSourceForm({
+  factorySlug,
+  current,
+  repoUrl,
+  repoBranch,
+}: {
+  factorySlug: string;
+  current: Source;
+  repoUrl: string | null;
+  repoBranch: string;
+}) {
+  const router = useRouter();
+  const ids = useId();
+  const [source, setSource] = useState<Source>(current);
+  const [url, setUrl] = useState(repoUrl ?? '');
+  const [branch, setBranch] = useState(repoBranch);
+  const [fieldErrors, setFieldErrors] = useState<{ url?: string; branch?: string }>({});
+  const [error, setError] = useState<string | null>(null);
+  const [saving, startSaving] = useTransition();
+
+  const repositorySettings = (): RepositorySettings | null => {
+    const parsed = repositorySettingsSchema.safeParse({ url, branch });
+    if (parsed.success) {
+      setFieldErrors({});
+      return parsed.data;
+    }
+    const errors: { url?: string; branch?: string } = {};
+    for (const issue of parsed.error.issues) errors[issue.path[0] as 'url' | 'branch'] ??= issue.message;
+    setFieldErrors(errors);
+    return null;
+  };
+
+  const save = () =>
+    startSaving(async () => {
+      if (source === 'repository') return;
+      setError(null);
+      const result = await setConfigSourceAction(factorySlug, { source });
+      if (!result.ok) return setError(result.error.message);
+      router.refresh();
+    });
+
+  const unchanged = source === current && source !== 'repository';
+
+  return (
+    <div className="flex flex-col gap-5">
+      <fieldset className="flex flex-col gap-3">
+        <legend className="mb-1.5 text-sm font-medium text-fg">Where this factory’s webhooks are defined</legend>
+        <div className="grid gap-3 md:grid-cols-3">
+          {options.map((option) => (
+            <label
+              key={option.value}
+              className={choiceCardClass}
+            >
+              <input
+                type="radio"
+                name={`${ids}-source`}
+                value={option.value}
+                checked={source === option.value}
+                onChange={() => setSource(option.value)}
+                aria-labelledby={`${ids}-${option.value}-label`}
+                aria-describedby={`${ids}-${option.value}-description`}
+                className={choiceRadioClass}
+              />
+              <span className="min-w-0">
+                <span id={`${ids}-${option.value}-label`} className="block font-medium text-fg">
+                  {option.label}
+                  {option.value === current ? <span className="ml-1.5 text-[13px] font-normal text-fg-subtle">Current</span> : null}
+                </span>
+                <span id={`${ids}-${option.value}-description`} className="mt-0.5 block text-[13px] leading-5 text-fg-muted">
+                  {option.description}
+                </span>
+              </span>
+            </label>
+          ))}
+        </div>
+      </fieldset>
+
+      {source === 'repository' ? (
+        <div className="flex flex-col gap-5 rounded-lg border border-line bg-subtle/50 p-4">
+          <div className="grid gap-5 md:grid-cols-[1fr_14rem]">
+            <Field
+              label="Repository"
+              required
+              error={fieldErrors.url}
+              hint="A path on the server or a URL the server can reach (https://, ssh://, git://, file://). Definitions are read from webhooks/ at its root."
+            >
+              <Input mono spellCheck={false} value={url} onChange={(event) => setUrl(event.target.value)} placeholder="https://git.example.com/acme/tripline.git" />
+            </Field>
+            <Field label="Production branch" required error={fieldErrors.branch}>
+              <Input mono spellCheck={false} value={branch} onChange={(event) => setBranch(event.target.value)} />
+            </Field>
+          </div>
+          <div className="flex flex-wrap items-center gap-3">
+            <RepositoryApply
+              factorySlug={factorySlug}
+              settings={repositorySettings}
+              label={current === 'repository' ? 'Check and apply' : 'Check repository'}
+              onError={setError}
+            />
+            <p className="text-[13px] text-fg-muted">Shows what its newest commit would change before anything applies.</p>
+          </div>
+        </div>
+      ) : (
+        <div className="flex items-center gap-3">
+          <Button type="button" onClick={save} loading={saving} disabled={unchanged}>
+            Save
+          </Button>
+          {source === 'managed' && current !== 'managed' ? (
+            <p className="text-[13px] text-fg-muted">The current webhooks are written as files; nothing is re-applied.</p>
+          ) : source === 'dashboard' && current !== 'dashboard' ? (
+            <p className="text-[13px] text-fg-muted">The definition files are dropped; the webhooks stay as they are.</p>
+          ) : null}
+        </div>
+      )}
+      {error ? <Alert tone="danger">{error}</Alert> : null}
+    </div>
+  );
+}

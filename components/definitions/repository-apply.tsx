@@ -1,0 +1,128 @@
+'use client';
+
+import { useRouter } from 'next/navigation';
+import { useState, useTransition } from 'react';
+import { ProblemList, PlanView, type PlanJson } from '@/components/definitions/plan-view';
+import { Alert } from '@/components/ui/alert';
+import { Button } from '@/components/ui/button';
+import { Dialog } from '@/components/ui/dialog';
+import { applyRepositoryAction, previewRepositoryAction } from '@/lib/definitions/actions';
+import type { DefinitionProblem, RepositorySettings } from '@/lib/definitions/schemas';
+
+type Preview = { commit: string; url: string; branch: string; plan: PlanJson };
+
+/**
+ * Fetches the branch, shows the plan of its newest commit, and applies that
+ * commit when the admin confirms: "Sync now" on a repository-backed factory,
+ * and the last step of connecting one (with `settings`).
+ */
+export function RepositoryApply({
+  factorySlug,
+  settings,
+  label,
+  appliedCommit,
+  onError,
+}: {
+  factorySlug: string;
+  /** Connecting: the repository to check. Syncing: leave out. */
+  settings?: () => RepositorySettings | null;
+  label: string;
+  appliedCommit?: string | null;
+  onError?: (message: string | null) => void;
+}) {
+  const router = useRouter();
+  const [preview, setPreview] = useState<Preview | null>(null);
+  const [problems, setProblems] = useState<DefinitionProblem[]>([]);
+  const [error, setError] = useState<string | null>(null);
+  const [checking, startChecking] = useTransition();
+  const [applying, startApplying] = useTransition();
+
+  const report = (message: string | null) => {
+    setError(message);
+    onError?.(message);
+  };
+
+  const check = () =>
+    startChecking(async () => {
+      report(null);
+      setProblems([]);
+      const chosen = settings ? settings() : undefined;
+      if (chosen === null) return;
+      const result = await previewRepositoryAction(factorySlug, { settings: chosen });
+      if (!result.ok) return report(result.error.fields ? Object.values(result.error.fields).join(' ') : result.error.message);
+      setPreview(result.data);
+    });
+
+  const apply = () =>
+    startApplying(async () => {
+      if (!preview) return;
+      const result = await applyRepositoryAction(factorySlug, { settings: settings ? (settings() ?? undefined) : undefined, commit: preview.commit });
+      if (!result.ok) return setError(result.error.message);
+      if (!result.data.applied) return setProblems(result.data.problems);
+      setPreview(null);
+      router.refresh();
+    });
+
+  const upToDate = preview && !settings && preview.commit === appliedCommit && preview.plan.actions.length === 0;
+  const invalid = preview ? preview.plan.problems.length > 0 : false;
+
+  return (
+    <>
+      <Button type="button" variant={settings ? 'primary' : 'secondary'} loading={checking} onClick={check} aria-haspopup="dialog">
+        {label}
+      </Button>
+      {error && !settings ? <p role="alert" className="text-[13px] text-red-700">{error}</p> : null}
+      <Dialog
+        open={preview !== null}
+        onOpenChange={(open) => {
+          if (!open) {
+            setPreview(null);
+            setProblems([]);
+            setError(null);
+          }
+        }}
+        size="lg"
+        title={upToDate ? 'Up to date' : invalid ? 'This commit cannot apply' : 'Apply this commit?'}
+        description={
+          preview ? (
+            <>
+              Branch <span className="font-mono">{preview.branch}</span> of <span className="font-mono break-all">{preview.url}</span> is at{' '}
+              <span className="font-mono">{preview.commit.slice(0, 12)}</span>
+              {upToDate ? ', the applied commit.' : '.'}
+            </>
+          ) : null
+        }
+        footer={
+          <>
+            <Button type="button" variant="secondary" onClick={() => setPreview(null)} disabled={applying}>
+              {upToDate || invalid ? 'Close' : 'Cancel'}
+            </Button>
+            {upToDate || invalid ? null : (
+              <Button type="button" loading={applying} onClick={apply}>
+                Apply {preview?.commit.slice(0, 7)}
+              </Button>
+            )}
+          </>
+        }
+      >
+        {preview ? (
+          <div className="flex flex-col gap-4">
+            {invalid ? (
+              <Alert tone="danger" title="Nothing would change: the definition files have problems">
+                <ProblemList problems={preview.plan.problems} />
+              </Alert>
+            ) : (
+              <PlanView plan={preview.plan} />
+            )}
+            {problems.length > 0 ? (
+              <Alert tone="danger" title="The apply failed; nothing changed">
+                <ProblemList problems={problems} />
+              </Alert>
+            ) : null}
+            {error ? <Alert tone="danger">{error}</Alert> : null}
+          </div>
+        ) : null}
+      </Dialog>
+    </>
+  );
+}

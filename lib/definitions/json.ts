@@ -1,0 +1,23 @@
+import type { ApplyOutcome } from '@/lib/definitions/apply';
+import type { Plan } from '@/lib/definitions/plan';
+
+/** A plan as the management API returns it: what would change, by webhook name, and every problem. */
+export function planJson(plan: Plan) {
+  return {
+    valid: plan.problems.length === 0,
+    actions: plan.actions.map((action) => ({
+      action: action.action,
+      name: action.name,
+      file: action.file,
+      uid: 'uid' in action ? action.uid : null,
+      changes: action.changes,
+    })),
+    unchanged: plan.unchanged,
+    problems: plan.problems,
+  };
+}
+
+/** A successful apply; a failed one is a 422 carrying the same problems. */
+export function appliedJson(outcome: ApplyOutcome & { ok: true }) {
+  return { applied: true, changed: outcome.changed, created: outcome.created, plan: planJson(outcome.plan) };
+}

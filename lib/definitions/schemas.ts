@@ -1,0 +1,94 @@
+import { z } from 'zod';
+import { secretNameSchema } from '@/lib/secrets/schemas';
+import { authModeSchema, deliveryIdHeaderSchema, signatureSchemeSchema } from '@/lib/webhooks/schemas';
+
+// Factory as code: one YAML file per webhook at webhooks/<name>.yaml. The
+// file name is the webhook's name; the keys are those of the spec (authMode,
+// signatureScheme, secretName) plus deliveryIdHeader, our name for the
+// Delivery ID header in the same camelCase style. Unknown keys are errors: a
+// misspelt key silently ignored would apply a different webhook than the one
+// its author wrote.
+
+export const WEBHOOKS_DIR = 'webhooks';
+export const DEFINITION_EXTENSION = '.yaml';
+/** A definition is a few lines; anything larger is not one. */
+export const MAX_DEFINITION_BYTES = 16 * 1024;
+
+export const definitionKeys = ['authMode', 'signatureScheme', 'secretName', 'deliveryIdHeader'] as const;
+
+export const webhookDefinitionSchema = z
+  .strictObject(
+    {
+      authMode: authModeSchema.default('token'),
+      signatureScheme: signatureSchemeSchema.optional(),
+      secretName: secretNameSchema,
+      deliveryIdHeader: deliveryIdHeaderSchema.optional(),
+    },
+    {
+      error: (issue) =>
+        issue.code === 'unrecognized_keys'
+          ? `unknown ${issue.keys.length === 1 ? 'key' : 'keys'} ${issue.keys.map((k) => `"${k}"`).join(', ')} (allowed: ${definitionKeys.join(', ')})`
+          : 'must be a mapping of keys to values',
+    },
+  )
+  .superRefine((input, ctx) => {
+    if (input.authMode === 'signature' && !input.signatureScheme) {
+      ctx.addIssue({ code: 'custom', path: ['signatureScheme'], message: 'is required when authMode is signature' });
+    }
+    if (input.authMode !== 'signature' && input.signatureScheme) {
+      ctx.addIssue({ code: 'custom', path: ['signatureScheme'], message: 'only applies when authMode is signature' });
+    }
+  });
+
+/** A webhook as its definition file describes it (normalised: header lowercased, no scheme unless signature). */
+export type WebhookDefinition = {
+  name: string;
+  authMode: z.output<typeof authModeSchema>;
+  signatureScheme: z.output<typeof signatureSchemeSchema> | null;
+  secretName: string;
+  deliveryIdHeader: string | null;
+};
+
+/** One problem in one file: the file, the key when there is one, and what is wrong in words. */
+export type DefinitionProblem = { file: string; key?: string; message: string };
+
+export function formatProblem(problem: DefinitionProblem): string {
+  return `${problem.file}: ${problem.key ? `${problem.key}: ` : ''}${problem.message}`;
+}
+
+/** The file path of a webhook's definition. */
+export const definitionPath = (name: string) => `${WEBHOOKS_DIR}/${name}${DEFINITION_EXTENSION}`;
+
+/** A set of definition files as the API takes and returns it: path -> YAML text. */
+export const definitionFilesSchema = z.object({
+  files: z.record(z.string().min(1).max(200), z.string().max(MAX_DEFINITION_BYTES, `Each file must be at most ${MAX_DEFINITION_BYTES} bytes`)),
+});
+export type DefinitionFiles = Record<string, string>;
+
+// A repository the server can reach: an absolute path on the server, or a
+// file://, https://, http://, ssh:// or git:// URL, or scp-like user@host:path.
+// Never an option (leading "-") and never git's ext:: transport, which runs commands.
+export const repositoryUrlSchema = z
+  .string()
+  .trim()
+  .min(1, 'Enter the repository’s path or URL')
+  .max(1000, 'Use at most 1,000 characters')
+  .refine(
+    (url) => /^(\/|file:\/\/|https?:\/\/|ssh:\/\/|git:\/\/|[A-Za-z0-9._-]+@[A-Za-z0-9.-]+:)/.test(url) && !/\s/.test(url),
+    'Enter an absolute path on the server, or a file://, https://, ssh:// or git:// URL (or user@host:path)',
+  );
+
+export const branchSchema = z
+  .string()
+  .trim()
+  .min(1, 'Enter a branch')
+  .max(200, 'Use at most 200 characters')
+  .refine(
+    (branch) =>
+      /^[A-Za-z0-9._/-]+$/.test(branch) &&
+      !/^[-/.]|\/$|\.\.|\/\/|\.lock$|\/\./.test(branch),
+    'Enter a branch name such as main or release/prod',
+  );
+
+export const repositorySettingsSchema = z.object({ url: repositoryUrlSchema, branch: branchSchema.default('main') });
+export type RepositorySettings = z.output<typeof repositorySettingsSchema>;
