@@ -67,7 +67,8 @@ function FilterEditor({
     >
       <Textarea
         mono
-        rows={6}
+        // Grows with the filter, within reason.
+        rows={Math.min(Math.max((text ?? '').split('\n').length + 1, 4), 16)}
         spellCheck={false}
         autoComplete="off"
         placeholder={FILTER_PLACEHOLDER}

@@ -34,10 +34,13 @@ export function explainJsonSyntax(text: string): string | null {
   try {
     parseJsonTree(text);
   } catch (error) {
-    const match = /position (\d+)/.exec((error as Error).message);
+    // Only the scanner's own message carries a position in the whole text.
+    const match = /^Unexpected input at position (\d+)$/.exec((error as Error).message);
     if (match) position = Number(match[1]);
   }
-  if (position === null) return 'Not valid JSON: a string holds a character or backslash escape JSON does not allow.';
+  if (position === null) {
+    return 'Not valid JSON: a string holds a line break or a backslash escape JSON does not allow (write \\n, \\t, \\", \\\\ or \\uXXXX).';
+  }
   if (position >= text.length) return 'Not valid JSON: it ends too early; a closing }, ] or " is missing.';
   const at = `Not valid JSON at ${lineAndColumn(text, position)}`;
   const char = text[position]!;
@@ -47,6 +50,7 @@ export function explainJsonSyntax(text: string): string | null {
   if ((char === '}' || char === ']') && previous === ',') return `${at}: remove the comma before ${char}.`;
   if ((char === '}' || char === ',') && previous === ':') return `${at}: a value is missing after the colon.`;
   if (word) return `${at}: put ${word} in double quotes ("${word}"); only true, false and null go without them.`;
+  if (/\d/.test(char) && text[position - 1] === '0') return `${at}: a number cannot start with 0 (write 1, not 01).`;
   if (VALUE_START.test(char) && VALUE_END.test(previous)) return `${at}: a comma is missing before this.`;
   return `${at}: unexpected ${JSON.stringify(char)}.`;
 }
@@ -96,8 +100,14 @@ export function formField(serverKey: string): string {
   return serverKey;
 }
 
+/** A filter as the editor shows it: indented, with each list of values on one line. */
+export function formatFilter(filter: PayloadFilter): string {
+  // JSON.stringify escapes line breaks inside strings, so every newline here is layout.
+  return JSON.stringify(filter, null, 2).replace(/\[\n\s+([^[\]{}]*?)\n\s*\]/g, (_, items: string) => `[${items.split(/,\n\s*/).join(', ')}]`);
+}
+
 /** The editor's values for a saved trigger. */
 export function triggerFormValues(trigger: TriggerInput): TriggerFormValues {
   const payload = trigger.filter.payload;
-  return { webhookUid: trigger.filter.webhook_ids[0] ?? '', payload: payload ? JSON.stringify(payload, null, 2) : '' };
+  return { webhookUid: trigger.filter.webhook_ids[0] ?? '', payload: payload ? formatFilter(payload) : '' };
 }

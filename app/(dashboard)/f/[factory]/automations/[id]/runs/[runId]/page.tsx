@@ -175,7 +175,7 @@ export default async function RunPage({ params }: { params: Params }) {
                 }
               />
               <CardBody>
-                <JsonViewer body={attachment.content} label={attachment.name} />
+                <JsonViewer body={attachment.content} label={`Contents of ${attachment.name}`} />
               </CardBody>
             </Card>
           );
