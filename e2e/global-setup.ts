@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createPostgresDatabase } from '../lib/testing/postgres';
 import { servers } from '../playwright.config';
-import { seedUsers } from './fixtures/seed';
+import { DEFINITIONS_SECRET, seedUsers } from './fixtures/seed';
 import { cli, startServer, type RunningServer, type ServerEnv } from './servers';
 
 // Starts the servers the projects in playwright.config.ts talk to, each on
@@ -27,6 +27,9 @@ function seed(env: ServerEnv): Record<string, string> {
       cli(env, ['member', 'add', '--factory', factory, '--email', user.email, '--role', role]);
     }
   }
+  // Globex keeps its webhooks as managed definition files (e2e/api/definitions.spec.ts).
+  cli(env, ['secret', 'put', '--factory', 'globex', '--name', 'ORDERS_TOKEN'], DEFINITIONS_SECRET);
+  cli(env, ['factory', 'use-managed', '--factory', 'globex']);
   return tokens;
 }
 

@@ -1,0 +1,66 @@
+import { bearer, expect, test } from '../fixtures/api';
+import { rawPost } from '../fixtures/ingress';
+import { DEFINITIONS_SECRET } from '../fixtures/seed';
+
+// Factory as code over the management API, on both databases: plan changes
+// nothing, apply is all or nothing, and what it creates is served by the real
+// ingress at once. Globex is seeded as a managed factory with the team secret
+// ORDERS_TOKEN (e2e/global-setup.ts).
+
+const base = '/api/v1/factories/globex/definitions';
+const orders = 'authMode: token\nsecretName: ORDERS_TOKEN\n';
+
+test('plan, apply, re-apply, a failing apply and a removed file, with the ingress serving what was applied', async ({ request, tokens, baseURL }) => {
+  const admin = bearer(tokens.outsider);
+  const post = (path: string, files: Record<string, string>) => request.post(`${base}/${path}`, { headers: admin, data: { files } });
+  const deliver = async (url: string) =>
+    (await rawPost(baseURL!, new URL(url).pathname, { Authorization: `Bearer ${DEFINITIONS_SECRET}` }, Buffer.from('{"order": 1}'))).status;
+
+  const plan = await post('plan', { 'webhooks/orders.yaml': orders });
+  expect(plan.status()).toBe(200);
+  expect((await plan.json()).plan).toMatchObject({ valid: true, actions: [{ action: 'create', name: 'orders', uid: null }], problems: [] });
+  expect((await (await request.get(base, { headers: admin })).json()).files).toEqual({});
+
+  const applied = await post('apply', { 'webhooks/orders.yaml': orders });
+  expect(applied.status()).toBe(200);
+  const { created } = await applied.json();
+  expect(created).toEqual([{ uid: expect.stringMatching(/^wh_/), name: 'orders', ingressUrl: expect.stringContaining(`/webhooks/w/`) }]);
+  expect(await deliver(created[0].ingressUrl)).toBe(202);
+  expect((await (await request.get(base, { headers: admin })).json()).files).toEqual({ 'webhooks/orders.yaml': expect.stringContaining('secretName: ORDERS_TOKEN') });
+
+  // The same files again: nothing changes, the UID stays.
+  const again = await (await post('apply', { 'webhooks/orders.yaml': orders })).json();
+  expect(again).toMatchObject({ applied: true, changed: false, created: [], plan: { actions: [], unchanged: ['orders'] } });
+
+  // One bad file fails the whole apply, with file, key and reason; the webhook keeps serving.
+  const failed = await post('apply', {
+    'webhooks/orders.yaml': 'authMode: token\nsecretName: ORDERS_TOKEN\ndeliveryIdHeader: X-Order-Id\n',
+    'webhooks/refunds.yaml': 'authMode: token\nsecretName: NO_SUCH_SECRET\n',
+    'webhooks/typo.yaml': 'authMode: token\nsecretname: ORDERS_TOKEN\n',
+  });
+  expect(failed.status()).toBe(422);
+  const problems = (await failed.json()).error.problems as { file: string; key: string | null; message: string }[];
+  expect(problems).toEqual(
+    expect.arrayContaining([
+      expect.objectContaining({ file: 'webhooks/refunds.yaml', key: 'secretName', message: expect.stringContaining('NO_SUCH_SECRET') }),
+      expect.objectContaining({ file: 'webhooks/typo.yaml', message: expect.stringContaining('unknown key "secretname"') }),
+    ]),
+  );
+  const webhooks = (await (await request.get('/api/v1/factories/globex/webhooks', { headers: admin })).json()).webhooks;
+  expect(webhooks.map((w: { name: string; deliveryIdHeader: string | null }) => [w.name, w.deliveryIdHeader])).toEqual([['orders', null]]);
+  expect(await deliver(created[0].ingressUrl)).toBe(202);
+
+  // A removed file deletes its webhook: senders get 404.
+  const removed = await (await post('apply', {})).json();
+  expect(removed.plan.actions).toEqual([expect.objectContaining({ action: 'delete', name: 'orders', uid: created[0].uid })]);
+  expect(await deliver(created[0].ingressUrl)).toBe(404);
+});
+
+test('apply is refused on a dashboard factory; definitions are for admins', async ({ request, tokens }) => {
+  const files = { files: { 'webhooks/x.yaml': orders } };
+  const refused = await request.post('/api/v1/factories/acme/definitions/apply', { headers: bearer(tokens.admin), data: files });
+  expect(refused.status()).toBe(409);
+  expect((await request.post('/api/v1/factories/acme/definitions/plan', { headers: bearer(tokens.admin), data: files })).status()).toBe(200);
+  expect((await request.post('/api/v1/factories/acme/definitions/plan', { headers: bearer(tokens.editor), data: files })).status()).toBe(403);
+  expect((await request.get('/api/v1/factories/globex/definitions', { headers: bearer(tokens.admin) })).status()).toBe(404);
+});
