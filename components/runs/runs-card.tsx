@@ -65,14 +65,23 @@ export function RunsCard({
                     </Link>
                   ) : run.delivery ? (
                     <>
-                      <Link
+                      {run.delivery.webhookDeleted ? (
+                        <span title={run.delivery.deliveryId} className="block truncate font-mono text-[13px] text-fg">
+                          {run.delivery.deliveryId}
+                        </span>
+                      ) : (
+                        <Link
                         href={deliveryPath(factorySlug, run.delivery)}
                         title={run.delivery.deliveryId}
                         className={`block truncate font-mono text-[13px] ${linkStyle}`}
                       >
-                        {run.delivery.deliveryId}
-                      </Link>
-                      <span className="block truncate text-xs text-fg-subtle">to {run.delivery.webhookName}</span>
+                          {run.delivery.deliveryId}
+                        </Link>
+                      )}
+                      <span className="block truncate text-xs text-fg-subtle">
+                        to {run.delivery.webhookName}
+                        {run.delivery.webhookDeleted ? ' (deleted)' : ''}
+                      </span>
                     </>
                   ) : (
                     <span className="text-fg-muted">Delivery no longer in the log</span>

@@ -241,6 +241,11 @@ test.describe.serial('automations', () => {
     await expect(trigger).toContainText('Webhook deleted — never fires');
     await expect(trigger.getByLabel('Webhook')).toHaveAccessibleDescription(/The webhook issues was deleted: this trigger never fires/);
     await expect(testPanelOf(trigger)).toContainText('was deleted, so this trigger never fires');
+    // The deleted webhook's log is closed: its run names the delivery without a link that would 404.
+    const run = page.getByRole('region', { name: 'Runs', exact: true }).locator('tbody tr').first();
+    await expect(run).toContainText('evt-issue-7');
+    await expect(run).toContainText('to issues (deleted)');
+    await expect(run.getByRole('link', { name: 'evt-issue-7' })).toHaveCount(0);
     // Kept as it was, the trigger saves: only a new trigger cannot pick a deleted webhook.
     await page.getByRole('textbox', { name: 'Name' }).fill('Triage bugs (paused)');
     await page.getByRole('button', { name: 'Save changes' }).click();

@@ -13,7 +13,8 @@ export type RunSummary = {
   id: string;
   status: RunStatus;
   automation: { id: string; name: string };
-  delivery: { id: string; deliveryId: string; webhookUid: string; webhookName: string } | null;
+  /** webhookDeleted: the delivery log of a deleted webhook cannot be browsed, so the dashboard shows the ID without a link. */
+  delivery: { id: string; deliveryId: string; webhookUid: string; webhookName: string; webhookDeleted: boolean } | null;
   attempts: number;
   /** Started by an admin's replay of the delivery. */
   replay: boolean;
@@ -39,7 +40,7 @@ const summarySelect = {
   startedAt: true,
   finishedAt: true,
   automation: { select: { id: true, name: true } },
-  delivery: { select: { id: true, deliveryId: true, webhook: { select: { uid: true, name: true } } } },
+  delivery: { select: { id: true, deliveryId: true, webhook: { select: { uid: true, name: true, deletedAt: true } } } },
 } as const;
 
 type SummaryRow = {
@@ -51,7 +52,7 @@ type SummaryRow = {
   startedAt: Date | null;
   finishedAt: Date | null;
   automation: { id: string; name: string };
-  delivery: { id: string; deliveryId: string; webhook: { uid: string; name: string } } | null;
+  delivery: { id: string; deliveryId: string; webhook: { uid: string; name: string; deletedAt: Date | null } } | null;
 };
 
 function toSummary(row: SummaryRow): RunSummary {
@@ -60,7 +61,13 @@ function toSummary(row: SummaryRow): RunSummary {
     status: row.status,
     automation: row.automation,
     delivery: row.delivery
-      ? { id: row.delivery.id, deliveryId: row.delivery.deliveryId, webhookUid: row.delivery.webhook.uid, webhookName: row.delivery.webhook.name }
+      ? {
+          id: row.delivery.id,
+          deliveryId: row.delivery.deliveryId,
+          webhookUid: row.delivery.webhook.uid,
+          webhookName: row.delivery.webhook.name,
+          webhookDeleted: row.delivery.webhook.deletedAt !== null,
+        }
       : null,
     attempts: row.attempts,
     replay: row.replay,

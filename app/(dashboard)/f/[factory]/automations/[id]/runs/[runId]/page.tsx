@@ -117,10 +117,17 @@ export default async function RunPage({ params }: { params: Params }) {
             <DetailRow label="Delivery ID">
               {run.delivery ? (
                 <>
-                  <Link href={deliveryPath(factory.slug, run.delivery)} className={`font-mono text-[13px] break-all ${linkStyle}`}>
-                    {run.delivery.deliveryId}
-                  </Link>
-                  <span className="ml-1.5 text-fg-muted">to {run.delivery.webhookName}</span>
+                  {run.delivery.webhookDeleted ? (
+                    <span className="font-mono text-[13px] break-all">{run.delivery.deliveryId}</span>
+                  ) : (
+                    <Link href={deliveryPath(factory.slug, run.delivery)} className={`font-mono text-[13px] break-all ${linkStyle}`}>
+                      {run.delivery.deliveryId}
+                    </Link>
+                  )}
+                  <span className="ml-1.5 text-fg-muted">
+                    to {run.delivery.webhookName}
+                    {run.delivery.webhookDeleted ? ' (deleted, so its log is closed)' : ''}
+                  </span>
                 </>
               ) : (
                 <span className="text-fg-muted">{run.envelope.deliveryId} (no longer in the delivery log)</span>
