@@ -12,6 +12,22 @@ import { runIsActive, RunStatusBadge } from './run-status-badge';
 const linkStyle =
   'rounded-sm text-accent-700 hover:text-accent-800 hover:underline hover:underline-offset-2 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-accent-600';
 
+/** A run's delivery ID, linking to its log entry while the webhook's log can be browsed (not once it is deleted). */
+export function RunDeliveryId({ factorySlug, delivery, className }: { factorySlug: string; delivery: NonNullable<RunSummary['delivery']>; className: string }) {
+  if (delivery.webhookDeleted) {
+    return (
+      <span title={delivery.deliveryId} className={`font-mono text-[13px] text-fg ${className}`}>
+        {delivery.deliveryId}
+      </span>
+    );
+  }
+  return (
+    <Link href={deliveryPath(factorySlug, delivery)} title={delivery.deliveryId} className={`font-mono text-[13px] ${linkStyle} ${className}`}>
+      {delivery.deliveryId}
+    </Link>
+  );
+}
+
 /**
  * Runs, newest first: on an automation's page (each names its delivery) or
  * on a delivery's page (each names its automation). Follows queued and
@@ -65,19 +81,7 @@ export function RunsCard({
                     </Link>
                   ) : run.delivery ? (
                     <>
-                      {run.delivery.webhookDeleted ? (
-                        <span title={run.delivery.deliveryId} className="block truncate font-mono text-[13px] text-fg">
-                          {run.delivery.deliveryId}
-                        </span>
-                      ) : (
-                        <Link
-                        href={deliveryPath(factorySlug, run.delivery)}
-                        title={run.delivery.deliveryId}
-                        className={`block truncate font-mono text-[13px] ${linkStyle}`}
-                      >
-                          {run.delivery.deliveryId}
-                        </Link>
-                      )}
+                      <RunDeliveryId factorySlug={factorySlug} delivery={run.delivery} className="block truncate" />
                       <span className="block truncate text-xs text-fg-subtle">
                         to {run.delivery.webhookName}
                         {run.delivery.webhookDeleted ? ' (deleted)' : ''}

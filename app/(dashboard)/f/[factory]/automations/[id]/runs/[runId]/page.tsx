@@ -5,7 +5,8 @@ import { cache } from 'react';
 import { AutoRefresh } from '@/components/deliveries/auto-refresh';
 import { formatExactBytes, receivedFormat, relativeTime } from '@/components/deliveries/format';
 import { JsonViewer } from '@/components/deliveries/json-viewer';
-import { deliveryPath, runDuration } from '@/components/runs/format';
+import { runDuration } from '@/components/runs/format';
+import { RunDeliveryId } from '@/components/runs/runs-card';
 import { runIsActive, RunStatusBadge } from '@/components/runs/run-status-badge';
 import { Alert } from '@/components/ui/alert';
 import { Card, CardBody, CardHeader } from '@/components/ui/card';
@@ -117,13 +118,7 @@ export default async function RunPage({ params }: { params: Params }) {
             <DetailRow label="Delivery ID">
               {run.delivery ? (
                 <>
-                  {run.delivery.webhookDeleted ? (
-                    <span className="font-mono text-[13px] break-all">{run.delivery.deliveryId}</span>
-                  ) : (
-                    <Link href={deliveryPath(factory.slug, run.delivery)} className={`font-mono text-[13px] break-all ${linkStyle}`}>
-                      {run.delivery.deliveryId}
-                    </Link>
-                  )}
+                  <RunDeliveryId factorySlug={factory.slug} delivery={run.delivery} className="break-all" />
                   <span className="ml-1.5 text-fg-muted">
                     to {run.delivery.webhookName}
                     {run.delivery.webhookDeleted ? ' (deleted, so its log is closed)' : ''}
