@@ -68,6 +68,10 @@ test('the API creates, lists, changes and deletes automations; bad input gets fi
   const hook = await createWebhook(request, tokens.admin, { name: 'crud' });
   const automation = await createAutomation(request, tokens.editor, { triggers: [trigger(hook.uid, { action: ['opened', 'reopened'] })] });
   expect(automation.triggers).toEqual([trigger(hook.uid, { action: ['opened', 'reopened'] })]);
+  // A filter keeps the key order its author wrote (conditions are explained in that order).
+  const ordered = await createAutomation(request, tokens.editor, { triggers: [trigger(hook.uid, { zeta: 1, alpha: { yank: true, beta: 2 } })] });
+  const reread = (await (await request.get(`${base}/automations/${ordered.id}`, { headers: bearer(tokens.viewer) })).json()).automation;
+  expect(JSON.stringify(reread.triggers[0].filter.payload)).toBe('{"zeta":1,"alpha":{"yank":true,"beta":2}}');
 
   const list = await (await request.get(`${base}/automations`, { headers: bearer(tokens.viewer) })).json();
   const listed = list.automations.find((a: { id: string }) => a.id === automation.id);

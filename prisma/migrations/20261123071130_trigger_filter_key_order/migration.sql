@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "WebhookTrigger" ALTER COLUMN "payloadFilter" SET DATA TYPE JSON;
