@@ -7,7 +7,7 @@ import { redactHeaders } from '@/lib/ingress/headers';
 import { deliveryIdentity, normaliseSenderId, type Identity } from '@/lib/ingress/identity';
 import { parseJsonBody } from '@/lib/ingress/json';
 import { MAX_BODY_BYTES } from '@/lib/ingress/limits';
-import { consume, getLimiters } from '@/lib/ingress/rate-limit';
+import { consume, foldedDeliveryLimit, getLimiters } from '@/lib/ingress/rate-limit';
 import { recordAccepted, recordRejected, type RejectedStatus } from '@/lib/ingress/record';
 import { runsToStart } from '@/lib/runs/start';
 import { accepted, ingressError, notFound } from '@/lib/ingress/responses';
@@ -23,7 +23,8 @@ import { ingressUrl } from '@/lib/webhooks/urls';
 //   4. read the body, never more than the limit (413)
 //   5. provider signatures over the raw bytes (401)
 //   6. the failed-authentication budget turns further failures into 429
-//   7. the delivery rate limit (429 with Retry-After)
+//   7. the delivery rate limit (429 with Retry-After); on PostgreSQL a valid
+//      delivery is counted by the statement of step 9
 //   8. valid JSON (400)
 //   9. delivery identity, dedup, the log entry and the runs it starts in one statement (202)
 
@@ -100,10 +101,13 @@ export async function handleIngress(request: Request, params: IngressParams): Pr
     if (!result.ok) return authFailed(result.detail, body, body.length);
   }
 
-  const rate = await consume(getLimiters().delivery, webhook.uid);
-  if (!rate.allowed) return ingressError('rate_limited', { 'Retry-After': String(rate.retryAfterSeconds) });
-
+  // The delivery budget counts every authenticated request, valid JSON or not.
   const json = parseJsonBody(body);
+  const folded = json.ok ? foldedDeliveryLimit(webhook.uid) : null;
+  if (!folded) {
+    const rate = await consume(getLimiters().delivery, webhook.uid);
+    if (!rate.allowed) return ingressError('rate_limited', { 'Retry-After': String(rate.retryAfterSeconds) });
+  }
   if (!json.ok) {
     await reject('rejected_invalid_json', body.length, 'the body is not valid UTF-8 JSON', body);
     return ingressError('invalid_json');
@@ -111,7 +115,7 @@ export async function handleIngress(request: Request, params: IngressParams): Pr
 
   const identity = deliveryIdentity({ headers, body, configuredHeader: webhook.deliveryIdHeader, providerId: providerIdFor(webhook, headers) });
   const scheme = webhook.signatureScheme ? getScheme(webhook.signatureScheme) : undefined;
-  await recordAccepted({
+  const outcome = await recordAccepted({
     webhookId: webhook.id,
     factoryId: webhook.factoryId,
     identity,
@@ -120,7 +124,9 @@ export async function handleIngress(request: Request, params: IngressParams): Pr
     body: json.text,
     headers: redactHeaders(headers, scheme?.signatureHeaders ?? []),
     remoteAddress: address,
+    rateLimit: folded ?? undefined,
   });
+  if (outcome.limited) return ingressError('rate_limited', { 'Retry-After': String(outcome.retryAfterSeconds) });
   return accepted(identity.deliveryId);
 }
 

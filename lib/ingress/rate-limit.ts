@@ -3,6 +3,7 @@ import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes, type RateLimite
 import { getDatabase, type Database } from '@/lib/db';
 import { env } from '@/lib/env';
 import { RATE_WINDOW_SECONDS } from '@/lib/ingress/limits';
+import type { FoldedRateLimit } from '@/lib/ingress/record';
 
 // Two budgets, both per minute, kept by rate-limiter-flexible:
 //   delivery:     authenticated deliveries per webhook (TRIPLINE_DELIVERY_RATE_LIMIT, default 60);
@@ -62,4 +63,15 @@ export async function consume(limiter: RateLimiterAbstract, key: string): Promis
     }
     throw error;
   }
+}
+
+/**
+ * On PostgreSQL, the delivery budget as a counter the accepting statement
+ * updates itself (record.ts), saving a round trip and a commit per delivery;
+ * null on PGlite, where the in-memory limiter is consulted instead.
+ */
+export function foldedDeliveryLimit(uid: string): FoldedRateLimit | null {
+  const limiter = getLimiters().delivery;
+  if (!(limiter instanceof RateLimiterPostgres)) return null;
+  return { key: limiter.getKey(uid), points: limiter.points, durationMs: limiter.duration * 1000 };
 }
