@@ -82,7 +82,8 @@ function checkProviderSecretFormat(scheme: SchemeId, secret: string): string | n
       return 'A Standard Webhooks secret looks like whsec_ followed by base64 (at least 16 bytes)';
     }
   }
-  return null;
+  const format = getScheme(scheme)?.secretFormat;
+  return format && !format.pattern.test(secret) ? format.message : null;
 }
 
 type WebhookRow = {
