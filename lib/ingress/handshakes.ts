@@ -5,6 +5,7 @@ import type { Identity } from '@/lib/ingress/identity';
 import { recordRejected } from '@/lib/ingress/record';
 import { hmacSha256 } from '@/lib/signatures/shared';
 import { providerDeliveryId } from '@/lib/signatures/verify';
+import { NOTION_TOKEN_PENDING } from '@/lib/webhooks/handshake-token';
 import { captureHandshakeSecret, type LiveWebhook } from '@/lib/webhooks/service';
 
 // Verification handshakes: requests some providers send before any event,
@@ -33,9 +34,6 @@ const MAX_ECHO = 1024;
 const PRINTABLE = /^[\x21-\x7e]+$/;
 
 const echoable = (value: unknown): value is string => typeof value === 'string' && value.length <= MAX_ECHO && PRINTABLE.test(value);
-
-/** Notion's detail for a captured token; the webhook page reveals the token once and rewrites it (see lib/webhooks/handshake-token.ts). */
-export const NOTION_TOKEN_PENDING = 'Notion verification token captured; not yet shown';
 
 type Answer = { response: Response; detail: string };
 

@@ -64,7 +64,7 @@ export const schemes = {
     timestampRule: '`webhook-timestamp` (unix s), ±300 s',
     multipleSignatures: 'space-separated `v1,<sig>` entries; one match suffices (other versions skipped)',
     handshake: null,
-    firstRequest: 'Whatever your sender emits first; use the signed test request below to see a delivery land.',
+    firstRequest: 'Whatever your sender emits first; the signed test request on this page shows one landing.',
     secretSource: 'generated',
     secretHint: 'whsec_ followed by base64, as issued by a Standard Webhooks or Svix sender',
     setup: [
@@ -102,13 +102,12 @@ export const schemes = {
     ...UNTIMED,
     multipleSignatures: SINGLE,
     handshake: null,
-    firstRequest: 'A `ping` event as soon as the webhook is saved (X-GitHub-Event: ping).',
+    firstRequest: 'A ping event as soon as the webhook is saved (X-GitHub-Event: ping).',
     secretSource: 'generated',
     secretHint: 'any high-entropy string; GitHub lets you choose it',
     setup: [
       'In the repository or organization, open Settings → Webhooks → Add webhook.',
       'Payload URL: the ingress URL. Content type: application/json. Secret: the secret shown after creation.',
-      'GitHub sends a ping event first; it shows up in the delivery log.',
     ],
   },
   stripe: {
@@ -141,7 +140,7 @@ export const schemes = {
     timestampRule: '`X-Slack-Request-Timestamp` (unix s), ±300 s',
     multipleSignatures: SINGLE,
     handshake: '`url_verification` POST: answered 200 `text/plain` with the `challenge`',
-    firstRequest: 'A signed `url_verification` request when you paste the Request URL; Tripline answers its challenge.',
+    firstRequest: 'A signed url_verification request when you paste the Request URL; Tripline answers its challenge.',
     secretSource: 'provider',
     secretHint: 'the app’s Signing Secret (Basic Information → App Credentials)',
     setup: [
@@ -212,7 +211,7 @@ export const schemes = {
     ...UNTIMED,
     multipleSignatures: 'comma-separated `v1=` entries while a secret rotates; one match suffices',
     handshake: null,
-    firstRequest: 'Nothing until an incident changes; “Send Test Event” on the subscription sends a `pagey.ping` at once.',
+    firstRequest: 'Nothing until an incident changes; “Send Test Event” on the subscription sends a pagey.ping at once.',
     secretSource: 'provider',
     secretHint: 'the signing secret PagerDuty shows once, right after you add the subscription',
     setup: [
@@ -232,7 +231,7 @@ export const schemes = {
     timestampRule: 'none signed (`Sentry-Hook-Timestamp` is not covered by the signature)',
     multipleSignatures: SINGLE,
     handshake: null,
-    firstRequest: '`installation` events when the integration is installed, then the resources you ticked (Sentry-Hook-Resource names them).',
+    firstRequest: 'installation events when the integration is installed, then the resources you ticked (Sentry-Hook-Resource names them).',
     secretSource: 'provider',
     secretHint: 'the integration’s Client Secret (Settings → Developer Settings → your integration)',
     setup: [
@@ -411,7 +410,7 @@ export const schemes = {
     ...UNTIMED,
     multipleSignatures: SINGLE,
     handshake: null,
-    firstRequest: 'A `ping` notification when you save the endpoint (or press “Send a test request”).',
+    firstRequest: 'A ping notification when you save the endpoint (or press “Send a test request”).',
     secretSource: 'provider',
     secretHint: 'your app’s client secret (Developer Hub → your app → Basic information)',
     setup: [
@@ -449,7 +448,7 @@ export const schemes = {
     timestampRule: '`Twitch-Eventsub-Message-Timestamp` (RFC 3339), at most 10 min old',
     multipleSignatures: SINGLE,
     handshake: '`webhook_callback_verification` (signed): answered 200 `text/plain` with the `challenge`',
-    firstRequest: 'A signed `webhook_callback_verification` right after the subscription is created; Tripline answers its challenge.',
+    firstRequest: 'A signed webhook_callback_verification right after the subscription is created; Tripline answers its challenge.',
     secretSource: 'generated',
     secretHint: '10 to 100 ASCII characters; you pass it to Twitch as the subscription’s transport secret',
     setup: [
@@ -468,7 +467,7 @@ export const schemes = {
     timestampRule: '`x-zm-request-timestamp` (unix s) is signed; Zoom sets no window',
     multipleSignatures: SINGLE,
     handshake: '`endpoint.url_validation` (signed): answered 200 JSON `{plainToken, encryptedToken}`',
-    firstRequest: 'An `endpoint.url_validation` request when you press Validate; Tripline answers it.',
+    firstRequest: 'An endpoint.url_validation request when you press Validate; Tripline answers it.',
     secretSource: 'provider',
     secretHint: 'the app’s Secret Token (App Marketplace → your app → Features → Access)',
     setup: [

@@ -352,6 +352,12 @@ export async function deleteWebhook(factoryId: string, uid: string, db = prisma)
   forgetWebhook(uid);
 }
 
+/** The credential a webhook applied, in clear, for the admin-only pages that sign a test request or reveal a handshake token. */
+export async function readAppliedCredential(factoryId: string, uid: string, db: DbOrTx = prisma): Promise<string | null> {
+  const row = await db.webhook.findFirst({ where: { factoryId, uid, deletedAt: null }, select: { credentialEncrypted: true } });
+  return row?.credentialEncrypted ? decryptSecret(row.credentialEncrypted, credentialContext(uid)) : null;
+}
+
 export type LiveWebhook = {
   id: string;
   uid: string;

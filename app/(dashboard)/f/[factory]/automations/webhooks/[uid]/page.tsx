@@ -5,6 +5,7 @@ import { notFound } from 'next/navigation';
 import { cache } from 'react';
 import { DeliveriesCard, type DeliveryLogView } from '@/components/deliveries/deliveries-card';
 import { DeleteWebhook } from '@/components/webhooks/delete-webhook';
+import { HandshakeTokenReveal } from '@/components/webhooks/handshake-token';
 import { ProviderSecretForm } from '@/components/webhooks/provider-secret-form';
 import { RotateSecret } from '@/components/webhooks/rotate-secret';
 import { SchemeSetup } from '@/components/webhooks/scheme-setup';
@@ -22,7 +23,9 @@ import { AppError } from '@/lib/http/errors';
 import { listSecrets } from '@/lib/secrets/service';
 import { getScheme } from '@/lib/signatures/registry';
 import { authModeLabels } from '@/lib/webhooks/schemas';
-import { getWebhook, secretIsGenerated, type WebhookView } from '@/lib/webhooks/service';
+import { hasHandshakeTokenToShow } from '@/lib/webhooks/handshake-token';
+import { getWebhook, readAppliedCredential, secretIsGenerated, type WebhookView } from '@/lib/webhooks/service';
+import { testRequestCurl } from '@/lib/webhooks/test-request';
 
 const dateTimeFormat = new Intl.DateTimeFormat('en', { dateStyle: 'medium', timeStyle: 'short' });
 
@@ -88,6 +91,10 @@ export default async function WebhookPage({
   const base = `/f/${factory.slug}/automations`;
   const webhookPath = `${base}/webhooks/${webhook.uid}`;
   const deliveryLog = await loadDeliveryLog(factory.id, webhook.uid, webhookPath, await searchParams);
+  // Standard Webhooks: admins get a test request signed with the applied secret (re-signed on every refresh while the log is empty).
+  const signingSecret = manage && webhook.signatureScheme === 'standard-webhooks' ? await readAppliedCredential(factory.id, webhook.uid) : null;
+  const testRequest = testRequestCurl({ ingressUrl: webhook.ingressUrl, authMode: webhook.authMode, scheme: webhook.signatureScheme, secret: signingSecret });
+  const tokenToShow = manage && scheme?.secretSource === 'handshake' && (await hasHandshakeTokenToShow(factory.id, webhook.uid));
   const sharedWith = manage
     ? ((await listSecrets(factory.id)).find((secret) => secret.name === webhook.secretName)?.usedBy ?? [])
         .filter((user) => user.uid !== webhook.uid)
@@ -113,7 +120,17 @@ export default async function WebhookPage({
         ]}
       />
       <div className="flex flex-col gap-6">
-        {webhook.awaitingSecret ? (
+        {tokenToShow ? (
+          <Alert tone="info" title={`${scheme?.displayName ?? 'The provider'} sent its verification token`}>
+            Notion asks you to paste this token back into the subscription’s Verify dialog. Tripline has stored it as this webhook’s secret.
+            <HandshakeTokenReveal factorySlug={factory.slug} uid={webhook.uid} />
+          </Alert>
+        ) : null}
+        {webhook.awaitingSecret && scheme?.secretSource === 'handshake' ? (
+          <Alert tone="info" title={`Waiting for ${scheme.displayName}’s first request, which carries the secret`}>
+            <SchemeSetup scheme={scheme} className="mt-3" />
+          </Alert>
+        ) : webhook.awaitingSecret ? (
           <Alert tone="warning" title="Waiting for the provider’s secret: every request is refused (401) until you enter it">
             {scheme ? <SchemeSetup scheme={scheme} className="mt-3" /> : null}
             {manage ? (
@@ -189,7 +206,7 @@ export default async function WebhookPage({
 
         <DeliveriesCard
           view={deliveryLog}
-          webhook={{ uid: webhook.uid, authMode: webhook.authMode, ingressUrl: webhook.ingressUrl, providerName: scheme?.displayName ?? null }}
+          webhook={{ uid: webhook.uid, authMode: webhook.authMode, ingressUrl: webhook.ingressUrl, providerName: scheme?.displayName ?? null, testRequest }}
           entryPath={(id) => `${webhookPath}/deliveries/${encodeURIComponent(id)}`}
           retention={{ days: RETENTION_DAYS, entries: RETENTION_MIN_ENTRIES }}
         />
