@@ -5,8 +5,12 @@ import { Button } from '@/components/ui/button';
 import { CopyField } from '@/components/ui/copy-button';
 import { revealHandshakeTokenAction } from '@/lib/webhooks/actions';
 
-/** Shows Notion's verification token once, to paste into Notion's Verify dialog. */
-export function HandshakeTokenReveal({ factorySlug, uid }: { factorySlug: string; uid: string }) {
+/**
+ * Shows Notion's verification token once, to paste into Notion's Verify
+ * dialog. `shownAt` is set once an admin revealed it: the token then lives
+ * only in the state of the browser that asked for it.
+ */
+export function HandshakeTokenReveal({ factorySlug, uid, shownAt }: { factorySlug: string; uid: string; shownAt: string | null }) {
   const [token, setToken] = useState<string | null>(null);
   const [gone, setGone] = useState(false);
   const [pending, setPending] = useState(false);
@@ -27,7 +31,10 @@ export function HandshakeTokenReveal({ factorySlug, uid }: { factorySlug: string
       </div>
     );
   }
-  if (gone) return <p className="mt-3">The token was already shown to another admin.</p>;
+  if (gone || shownAt) {
+    const when = shownAt ? ` at ${new Date(shownAt).toLocaleTimeString()}` : '';
+    return <p className="mt-3">The token was already shown{when}: Tripline shows it only once.</p>;
+  }
   return (
     <Button type="button" size="sm" className="mt-3" loading={pending} onClick={reveal}>
       Show the token once

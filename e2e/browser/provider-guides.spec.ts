@@ -109,4 +109,29 @@ test.describe.serial('provider setup guides', () => {
     expect(runCurl(curl)).toMatch(/ 202$/);
     await expect(log.locator('tbody tr').first()).toContainText('msg_test_', { timeout: 12_000 });
   });
+
+  test('Notion: the page waits for its verification token, then shows it to an admin exactly once', async ({ request }) => {
+    await createSignatureWebhook(page, 'notion-pages', 'Notion');
+    await expect(page.getByText('takes the secret from the provider’s first request')).toBeVisible();
+    const url = await page.getByLabel('Ingress URL').inputValue();
+    await page.getByRole('link', { name: 'Go to webhook' }).click();
+    await expect(page.getByText('Waiting for Notion’s first request, which carries the secret')).toBeVisible();
+
+    const token = 'secret_notionVerificationTokenE2E0001';
+    expect((await request.post(url, { data: { verification_token: token } })).status()).toBe(200);
+    await page.reload();
+    const alert = page.getByRole('status').filter({ hasText: 'Notion sent its verification token' });
+    await expect(alert).toBeVisible();
+    expect(await page.content()).not.toContain(token);
+    await alert.getByRole('button', { name: 'Show the token once' }).click();
+    await expect(alert.getByLabel('Verification token')).toHaveValue(token);
+    await screenshot(page, 'guide-notion-token');
+    // The live log refreshes the page every few seconds; the revealed token stays while the admin copies it.
+    await page.waitForTimeout(4_000);
+    await expect(alert.getByLabel('Verification token')).toHaveValue(token);
+    await page.reload();
+    await expect(alert).toContainText('The token was already shown');
+    expect(await page.content()).not.toContain(token);
+    await expect(page.getByRole('region', { name: 'Deliveries' }).locator('tbody tr').first()).toContainText('Handshake');
+  });
 });

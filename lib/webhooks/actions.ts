@@ -65,7 +65,6 @@ export const latestDeliveryAction = factoryAction('factory:read', webhookUidSche
 
 /** Notion's verification token, shown once to paste back into Notion. */
 export const revealHandshakeTokenAction = factoryAction('factory:manage', webhookUidSchema, async ({ factory }, input) => {
-  const token = await revealHandshakeToken(factory.id, input.uid);
-  revalidatePath(`${webhooksPath(factory.slug)}/${input.uid}`);
-  return { token };
+  // No revalidation: the page must keep the alert that now holds the token in the browser.
+  return { token: await revealHandshakeToken(factory.id, input.uid) };
 });

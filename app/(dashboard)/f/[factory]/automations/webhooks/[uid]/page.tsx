@@ -23,7 +23,7 @@ import { AppError } from '@/lib/http/errors';
 import { listSecrets } from '@/lib/secrets/service';
 import { getScheme } from '@/lib/signatures/registry';
 import { authModeLabels } from '@/lib/webhooks/schemas';
-import { hasHandshakeTokenToShow } from '@/lib/webhooks/handshake-token';
+import { handshakeTokenState } from '@/lib/webhooks/handshake-token';
 import { getWebhook, readAppliedCredential, secretIsGenerated, type WebhookView } from '@/lib/webhooks/service';
 import { testRequestCurl } from '@/lib/webhooks/test-request';
 
@@ -94,7 +94,7 @@ export default async function WebhookPage({
   // Standard Webhooks: admins get a test request signed with the applied secret (re-signed on every refresh while the log is empty).
   const signingSecret = manage && webhook.signatureScheme === 'standard-webhooks' ? await readAppliedCredential(factory.id, webhook.uid) : null;
   const testRequest = testRequestCurl({ ingressUrl: webhook.ingressUrl, authMode: webhook.authMode, scheme: webhook.signatureScheme, secret: signingSecret });
-  const tokenToShow = manage && scheme?.secretSource === 'handshake' && (await hasHandshakeTokenToShow(factory.id, webhook.uid));
+  const token = manage && scheme?.secretSource === 'handshake' ? await handshakeTokenState(factory.id, webhook.uid) : null;
   const sharedWith = manage
     ? ((await listSecrets(factory.id)).find((secret) => secret.name === webhook.secretName)?.usedBy ?? [])
         .filter((user) => user.uid !== webhook.uid)
@@ -120,10 +120,10 @@ export default async function WebhookPage({
         ]}
       />
       <div className="flex flex-col gap-6">
-        {tokenToShow ? (
+        {token ? (
           <Alert tone="info" title={`${scheme?.displayName ?? 'The provider'} sent its verification token`}>
             Notion asks you to paste this token back into the subscription’s Verify dialog. Tripline has stored it as this webhook’s secret.
-            <HandshakeTokenReveal factorySlug={factory.slug} uid={webhook.uid} />
+            <HandshakeTokenReveal factorySlug={factory.slug} uid={webhook.uid} shownAt={token.state === 'shown' ? token.shownAt.toISOString() : null} />
           </Alert>
         ) : null}
         {webhook.awaitingSecret && scheme?.secretSource === 'handshake' ? (
