@@ -243,7 +243,7 @@ export const schemes = {
     id: 'paddle',
     displayName: 'Paddle Billing',
     signatureHeaders: ['Paddle-Signature'],
-    algorithm: 'HMAC-SHA256 of `ts:body`, hex; key = the whole `pdl_ntf_…` secret',
+    algorithm: 'HMAC-SHA256 of `ts:body`, hex; key = the whole `pdl_…` secret key',
     deliveryIdHeader: null,
     timestampToleranceSeconds: 5,
     timestampDirection: 'past',
@@ -252,11 +252,11 @@ export const schemes = {
     handshake: null,
     firstRequest: 'Nothing until an event; Developer Tools → Simulations sends one at once.',
     secretSource: 'provider',
-    secretHint: 'the notification destination’s secret key, starting with pdl_ntf_',
-    secretFormat: { pattern: /^pdl_ntf_\S+$/, message: 'A Paddle secret key starts with pdl_ntf_' },
+    secretHint: 'the notification destination’s secret key, starting with pdl_ (pdl_ntfset_… today, pdl_ntf_… in Paddle’s SDK tests)',
+    secretFormat: { pattern: /^pdl_\S+$/, message: 'A Paddle secret key starts with pdl_ (for example pdl_ntfset_…)' },
     setup: [
       'In Paddle, open Developer Tools → Notifications → New destination, type Webhook, and paste the ingress URL.',
-      'Open the saved destination and copy its secret key (pdl_ntf_…): enter it here as the provider secret.',
+      'Open the saved destination and copy its secret key (pdl_…): enter it here as the provider secret.',
     ],
   },
   square: {
@@ -525,7 +525,7 @@ export const schemes = {
     firstRequest: 'A notification (base, webhook and timestamp only) each time the watched data changes; the changes themselves are fetched from Airtable’s API.',
     secretSource: 'provider',
     secretHint: 'macSecretBase64 from Airtable’s create-webhook response, pasted as is (base64)',
-    secretFormat: { pattern: /^(?:[A-Za-z0-9+/]{4})+(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/, message: 'Airtable’s macSecretBase64 is base64' },
+    secretFormat: { pattern: /^[A-Za-z0-9+/]{16,}={0,2}$/, message: 'Airtable’s macSecretBase64 is base64' },
     setup: [
       'Create the webhook with Airtable’s API: POST /v0/bases/{baseId}/webhooks with "notificationUrl": the ingress URL.',
       'The response’s macSecretBase64 is shown only then: enter it here as the provider secret.',

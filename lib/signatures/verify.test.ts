@@ -1,7 +1,7 @@
 import { createHash, createHmac, generateKeyPairSync, randomBytes, sign } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, describe, expect, it } from 'vitest';
-import { schemeIds, type SchemeId } from './registry';
+import { getScheme, schemeIds, type SchemeId } from './registry';
 import type { VerifyInput } from './types';
 import { providerDeliveryId, verifiers, verifySignature } from './verify';
 import { handshakeOfVector, loadVectors, schemeOf } from './fixtures/vectors';
@@ -452,6 +452,18 @@ describe('the provider catalogue', () => {
     const url = `https://hooks.example.com/webhooks/w/wh_x?bodySHA256=${sha}`;
     const twilio = new Headers({ 'X-Twilio-Signature': createHmac('sha1', secret).update(url).digest('base64') });
     expect(verifySignature('twilio', { rawBody: body, headers: twilio, secret, now: FIXED_NOW, url })).toEqual({ ok: true });
+  });
+});
+
+describe('secret formats', () => {
+  it('accept every vector’s secret, so a real provider secret is never refused at entry', () => {
+    for (const vector of vectors) {
+      const scheme = schemeOf(vector);
+      const format = scheme ? getScheme(scheme)?.secretFormat : undefined;
+      if (format && vector.secret) expect(vector.secret, `${vector.scheme}`).toMatch(format.pattern);
+    }
+    expect(getScheme('paddle')?.secretFormat?.pattern.test('pdl_ntfset_01hv8x2acma5xrcv1a2b3c4d5e_AbCdEf')).toBe(true);
+    expect(getScheme('discord')?.secretFormat?.pattern.test('whsec_abc')).toBe(false);
   });
 });
 
