@@ -373,6 +373,8 @@ export const schemes = {
     signatureHeaders: ['X-Hub-Signature'],
     algorithm: 'HMAC-SHA256 of the body, hex, `sha256=` prefix',
     deliveryIdHeader: 'X-Request-UUID',
+    // Bitbucket Data Center names it X-Request-Id.
+    deliveryIdFallbackHeaders: ['X-Request-Id'],
     ...UNTIMED,
     multipleSignatures: SINGLE,
     handshake: null,
