@@ -48,7 +48,10 @@ describe('docs/providers.md', () => {
 
     const current = fs.readFileSync(DOC, 'utf8');
     const wanted = replaceBlock(replaceBlock(current, 'providers', renderProviderTable(tallies)), 'limitations', renderLimitations());
-    if (process.env.UPDATE_DOCS === '1') fs.writeFileSync(DOC, wanted);
+    if (process.env.UPDATE_DOCS === '1') {
+      fs.writeFileSync(DOC, wanted);
+      return;
+    }
     expect(current, 'docs/providers.md is out of date: run UPDATE_DOCS=1 npx vitest run lib/signatures/providers-doc.test.ts').toBe(wanted);
   });
 });
