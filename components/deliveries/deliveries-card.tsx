@@ -34,6 +34,8 @@ export type DeliveryLogWebhook = {
   ingressUrl: string;
   /** Display name of the signature provider, if any. */
   providerName: string | null;
+  /** A ready curl command that sends a test delivery (lib/webhooks/test-request.ts), when one can be offered. */
+  testRequest: string | null;
 };
 
 function href(path: string, params: Record<string, string | null>): string {
@@ -43,16 +45,8 @@ function href(path: string, params: Record<string, string | null>): string {
   return `${query ? `${path}?${query}` : path}#deliveries`;
 }
 
-function testRequest(webhook: DeliveryLogWebhook): string | null {
-  const lines = [`curl -X POST '${webhook.ingressUrl}' \\`];
-  if (webhook.authMode === 'token') lines.push(`  -H 'Authorization: Bearer <secret>' \\`);
-  else if (webhook.authMode !== 'url_token') return null;
-  lines.push(`  -H 'Content-Type: application/json' \\`, `  -d '{"hello":"world"}'`);
-  return lines.join('\n');
-}
-
 function NoDeliveriesYet({ webhook }: { webhook: DeliveryLogWebhook }) {
-  const curl = testRequest(webhook);
+  const curl = webhook.testRequest;
   return (
     <EmptyState
       icon={<InboxIcon />}
@@ -67,7 +61,9 @@ function NoDeliveriesYet({ webhook }: { webhook: DeliveryLogWebhook }) {
         <div className="mt-5 w-full max-w-2xl text-left">
           <CodeBlock title="Send a test request" language="bash" code={curl} />
           <p className="mt-2 text-[13px] text-fg-muted">
-            {webhook.authMode === 'token' ? (
+            {webhook.authMode === 'signature' ? (
+              <>Signed with the webhook’s secret just now; this page signs it again every few seconds while it waits (a signature is valid for 5 minutes).</>
+            ) : webhook.authMode === 'token' ? (
               <>
                 Replace <code className="font-mono text-[12px] text-fg">{'<secret>'}</code> with the webhook’s secret, shown once when it was created.
               </>

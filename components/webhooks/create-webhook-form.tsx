@@ -7,6 +7,7 @@ import { useForm, useWatch, type Resolver } from 'react-hook-form';
 import type { z } from 'zod';
 import { applyFieldErrors } from '@/components/auth/apply-field-errors';
 import { FormError } from '@/components/auth/form-error';
+import { FirstDelivery } from '@/components/webhooks/first-delivery';
 import { SchemeSetup } from '@/components/webhooks/scheme-setup';
 import { WebhookIcon } from '@/components/webhooks/webhook-icon';
 import { Alert } from '@/components/ui/alert';
@@ -20,9 +21,13 @@ import { Field } from '@/components/ui/field';
 import { CheckCircleIcon } from '@/components/ui/icons';
 import { Input } from '@/components/ui/input';
 import { Select } from '@/components/ui/select';
-import { getScheme, schemeIds, schemes, type SchemeId } from '@/lib/signatures/registry';
+import { getScheme, schemeIds, schemes, type SchemeId, type SchemeInfo } from '@/lib/signatures/registry';
 import { createWebhookAction } from '@/lib/webhooks/actions';
 import { authModeLabels, authModes, createWebhookSchema, suggestSecretName, type AuthMode } from '@/lib/webhooks/schemas';
+import { testRequestCurl } from '@/lib/webhooks/test-request';
+
+// 29 providers: alphabetical by name, so a person finds theirs at a glance.
+const schemeOptions = [...schemeIds].sort((a, b) => schemes[a].displayName.localeCompare(schemes[b].displayName, 'en'));
 
 type FormValues = {
   name: string;
@@ -143,6 +148,7 @@ export function CreateWebhookForm({
     return (
       <CreatedPanel
         created={created}
+        factorySlug={factorySlug}
         webhooksPath={webhooksPath}
         onCreateAnother={() => {
           setCreated(null);
@@ -234,7 +240,7 @@ export function CreateWebhookForm({
             <div className="flex flex-col gap-5 rounded-lg border border-line bg-subtle/50 p-4">
               <Field label="Provider scheme" required error={formState.errors.signatureScheme?.message}>
                 <Select placeholder="Choose the provider that signs the requests" {...register('signatureScheme')}>
-                  {schemeIds.map((id) => (
+                  {schemeOptions.map((id) => (
                     <option key={id} value={id}>
                       {schemes[id].displayName}
                     </option>
@@ -256,7 +262,9 @@ export function CreateWebhookForm({
                     ? 'Leave blank if Tripline should generate it, or if the provider issues it only after you give it the URL.'
                     : scheme.secretSource === 'generated'
                       ? 'Leave blank and Tripline generates one to give the sender.'
-                      : `Leave blank if ${scheme.displayName} issues it only after you give it the URL: you will enter it in a second step.`
+                      : scheme.secretSource === 'handshake'
+                        ? `Leave blank: ${scheme.displayName} sends it in its first request, and Tripline keeps it.`
+                        : `Leave blank if ${scheme.displayName} issues it only after you give it the URL: you will enter it in a second step.`
                 }
               >
                 <Input type="password" autoComplete="off" spellCheck={false} mono {...register('providerSecret')} />
@@ -321,30 +329,32 @@ export function CreateWebhookForm({
   );
 }
 
-function curlExample(created: Created): string | null {
-  const secretText = created.secret ?? `<value of ${created.secretName ?? 'the team secret'}>`;
-  if (created.authMode === 'token') {
-    return [
-      `curl -X POST '${created.ingressUrl}' \\`,
-      `  -H 'Authorization: Bearer ${secretText}' \\`,
-      `  -H 'Content-Type: application/json' \\`,
-      `  -d '{"hello":"world"}'`,
-    ].join('\n');
-  }
-  if (created.authMode === 'url_token') {
-    return [`curl -X POST '${created.ingressUrl}' \\`, `  -H 'Content-Type: application/json' \\`, `  -d '{"hello":"world"}'`].join('\n');
-  }
-  return null;
-}
-
-function CreatedPanel({ created, webhooksPath, onCreateAnother }: { created: Created; webhooksPath: string; onCreateAnother: () => void }) {
-  const scheme = created.scheme ? schemes[created.scheme] : undefined;
-  const curl = curlExample(created);
-  const awaitingSecret = scheme?.secretSource === 'provider' && created.secret === null && !created.providerSecretGiven && !created.existingSecret;
+function CreatedPanel({
+  created,
+  factorySlug,
+  webhooksPath,
+  onCreateAnother,
+}: {
+  created: Created;
+  factorySlug: string;
+  webhooksPath: string;
+  onCreateAnother: () => void;
+}) {
+  const scheme: SchemeInfo | undefined = created.scheme ? schemes[created.scheme] : undefined;
+  const [signedAt, setSignedAt] = useState(() => Math.floor(Date.now() / 1000));
+  const curl = testRequestCurl({ ingressUrl: created.ingressUrl, authMode: created.authMode, scheme: created.scheme, secret: created.secret, now: signedAt });
+  const hasSecret = created.secret !== null || created.providerSecretGiven || created.existingSecret;
+  const awaitingSecret = scheme?.secretSource === 'provider' && !hasSecret;
+  const awaitingHandshake = scheme?.secretSource === 'handshake' && !hasSecret;
   const webhookPath = `${webhooksPath}/${created.uid}`;
   const summary = awaitingSecret
     ? `${created.name} is ready for ${scheme?.displayName ?? 'the provider'}’s URL. It refuses requests until you enter the secret.`
-    : `${created.name} accepts deliveries now. Automations can subscribe to it with a Webhook trigger.`;
+    : awaitingHandshake
+      ? `${created.name} is ready for ${scheme?.displayName ?? 'the provider'}’s URL. It takes the secret from the provider’s first request.`
+      : `${created.name} accepts deliveries now. Automations can subscribe to it with a Webhook trigger.`;
+  const waitingFor = scheme
+    ? `Once ${scheme.displayName} has the URL, its first request appears here as soon as it arrives.`
+    : 'Send the test request above, or point your sender at the URL: the delivery appears here as soon as it arrives.';
 
   return (
     <Card className="max-w-3xl">
@@ -403,7 +413,19 @@ function CreatedPanel({ created, webhooksPath, onCreateAnother }: { created: Cre
             .
           </p>
         ) : null}
-        {curl ? <CodeBlock title="Send a test delivery" language="bash" code={curl} /> : null}
+        {curl ? (
+          <div className="flex flex-col gap-2">
+            <CodeBlock title="Send a test delivery" language="bash" code={curl} />
+            {created.authMode === 'signature' ? (
+              <p className="text-[13px] text-fg-muted">
+                Signed at {new Date(signedAt * 1000).toLocaleTimeString()} with the secret above; it is accepted for 5 minutes.{' '}
+                <button type="button" className="font-medium text-accent-700 hover:underline hover:underline-offset-2" onClick={() => setSignedAt(Math.floor(Date.now() / 1000))}>
+                  Sign again
+                </button>
+              </p>
+            ) : null}
+          </div>
+        ) : null}
         {scheme ? (
           <div className="rounded-lg border border-line bg-subtle/50 p-4">
             <p className="mb-3 text-[13px] font-semibold text-fg">Set up {scheme.displayName}</p>
@@ -415,6 +437,7 @@ function CreatedPanel({ created, webhooksPath, onCreateAnother }: { created: Cre
             Until then the webhook answers every request with 401.
           </Alert>
         ) : null}
+        <FirstDelivery factorySlug={factorySlug} uid={created.uid} webhookPath={webhookPath} waitingFor={waitingFor} />
       </CardBody>
       <CardFooter align="between">
         <Button type="button" variant="ghost" onClick={onCreateAnother}>

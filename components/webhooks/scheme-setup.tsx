@@ -1,7 +1,7 @@
 import type { SchemeInfo } from '@/lib/signatures/registry';
 import { cn } from '@/components/ui/cn';
 
-/** A provider's setup steps and what its secret looks like, as the registry describes them. */
+/** A provider's setup guide as the registry describes it: where the URL and secret go, the secret's shape, and what arrives first. */
 export function SchemeSetup({ scheme, className }: { scheme: SchemeInfo; className?: string }) {
   return (
     <div className={cn('flex flex-col gap-3', className)}>
@@ -18,10 +18,16 @@ export function SchemeSetup({ scheme, className }: { scheme: SchemeInfo; classNa
           </li>
         ))}
       </ol>
-      <p className="text-[13px] leading-5 text-fg-muted">
-        <span className="font-medium text-fg">The secret: </span>
-        {scheme.secretHint}.
-      </p>
+      <dl className="flex flex-col gap-1.5 text-[13px] leading-5 text-fg-muted">
+        <div>
+          <dt className="inline font-medium text-fg">The secret: </dt>
+          <dd className="inline">{scheme.secretHint}.</dd>
+        </div>
+        <div>
+          <dt className="inline font-medium text-fg">What {scheme.displayName} sends first: </dt>
+          <dd className="inline">{scheme.firstRequest}</dd>
+        </div>
+      </dl>
     </div>
   );
 }

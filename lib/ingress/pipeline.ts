@@ -4,6 +4,7 @@ import { authenticate } from '@/lib/ingress/authenticate';
 import { declaredTooLarge, readBodyWithLimit } from '@/lib/ingress/body';
 import { requestNow } from '@/lib/ingress/clock';
 import { redactHeaders } from '@/lib/ingress/headers';
+import { answerChallenge, answerHandshake } from '@/lib/ingress/handshakes';
 import { deliveryIdentity, normaliseSenderId, type Identity } from '@/lib/ingress/identity';
 import { parseJsonBody } from '@/lib/ingress/json';
 import { MAX_BODY_BYTES } from '@/lib/ingress/limits';
@@ -18,10 +19,10 @@ import { ingressUrl } from '@/lib/webhooks/urls';
 
 // POST /webhooks/w/<uid>[/<token>]: the hot path, in this order:
 //   1. find the live webhook (unknown, disabled, deleted: one identical 404)
-//   2. only POST (405 with Allow: POST); a declared Content-Length over the limit: 413 at once
+//   2. Dropbox's GET challenge (lib/ingress/handshakes.ts); otherwise only POST (405 with Allow: POST); a declared Content-Length over the limit: 413 at once
 //   3. token and URL-token credentials, before the body is read (401)
 //   4. read the body, never more than the limit (413)
-//   5. provider signatures over the raw bytes (401)
+//   5. verification handshakes, then provider signatures over the raw bytes (401)
 //   6. the failed-authentication budget turns further failures into 429
 //   7. the delivery rate limit (429 with Retry-After); on PostgreSQL a valid
 //      delivery is counted by the statement of step 9
@@ -60,6 +61,8 @@ export async function handleIngress(request: Request, params: IngressParams): Pr
   const webhook = await findLiveWebhook(params.uid);
   // A path token only exists for url_token webhooks; anywhere else the URL is unknown.
   if (!webhook || (params.token !== undefined && webhook.authMode !== 'url_token')) return notFound();
+  const challenge = await answerChallenge(webhook, request, remoteAddress(request.headers));
+  if (challenge) return challenge;
   if (request.method !== 'POST') return ingressError('method_not_allowed', { Allow: 'POST' });
 
   const headers = request.headers;
@@ -82,7 +85,8 @@ export async function handleIngress(request: Request, params: IngressParams): Pr
   };
 
   const now = requestNow(headers);
-  const publicUrl = ingressUrl(webhook.uid, webhook.authMode, params.token);
+  // The URL as the sender posted to it (Square and Twilio sign it): public base, path and query.
+  const publicUrl = ingressUrl(webhook.uid, webhook.authMode, params.token) + new URL(request.url).search;
   const bodyFree = { webhook, headers, pathToken: params.token, body: Buffer.alloc(0), now, url: publicUrl };
   if (webhook.authMode !== 'signature') {
     const result = authenticate(bodyFree);
@@ -97,7 +101,11 @@ export async function handleIngress(request: Request, params: IngressParams): Pr
   const body = read.bytes;
 
   if (webhook.authMode === 'signature') {
-    const result = authenticate({ ...bodyFree, body });
+    const verify = () => authenticate({ ...bodyFree, body });
+    // Verification handshakes (Slack, Zoom, Twitch, Discord, Asana, Notion) get the answer their provider requires.
+    const handshake = await answerHandshake({ webhook, headers, body, remoteAddress: address, verify });
+    if (handshake) return handshake;
+    const result = verify();
     if (!result.ok) return authFailed(result.detail, body, body.length);
   }
 

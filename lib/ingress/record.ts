@@ -22,11 +22,14 @@ import { newRunId, type NewRun } from '@/lib/runs/start';
 
 export type RejectedStatus = 'rejected_auth' | 'rejected_invalid_json' | 'rejected_too_large';
 
+/** Entries written with metadata only: rejections, and verification handshakes (lib/ingress/handshakes.ts), which start nothing. */
+export type MetadataOnlyStatus = RejectedStatus | 'handshake';
+
 const newDeliveryRowId = () => `dl_${randomBase62(22)}`;
 
 export async function recordRejected(input: {
   webhookId: string;
-  status: RejectedStatus;
+  status: MetadataOnlyStatus;
   identity: Identity;
   size: number;
   detail: string;

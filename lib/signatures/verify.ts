@@ -1,26 +1,70 @@
 // The ingress entry point: one verifier per registry scheme. The Record type
 // makes a scheme added to the registry without a verifier a compile error.
+import { verify as airtable } from './airtable';
+import { verify as asana } from './asana';
+import { verify as bitbucket } from './bitbucket';
+import { verify as calendly } from './calendly';
+import { verify as discord } from './discord';
+import { verify as dropbox } from './dropbox';
+import { verify as gitea } from './gitea';
 import { verify as github } from './github';
 import { verify as gitlab } from './gitlab';
+import { verify as intercom } from './intercom';
+import { verify as jira } from './jira';
 import { verify as linear } from './linear';
-import { schemes, type SchemeId } from './registry';
+import { verify as mailgun } from './mailgun';
+import { verify as notion } from './notion';
+import { verify as paddle } from './paddle';
+import { verify as pagerduty } from './pagerduty';
+import { schemes, type SchemeId, type SchemeInfo } from './registry';
+import { verify as sentry } from './sentry';
 import { fail } from './shared';
 import { verify as shopify } from './shopify';
 import { verify as slack } from './slack';
+import { verify as square } from './square';
 import { verify as standardWebhooks } from './standard-webhooks';
+import { verify as standardWebhooksV1a } from './standard-webhooks-v1a';
 import { verify as stripe } from './stripe';
+import { verify as twilio } from './twilio';
+import { verify as twitch } from './twitch';
 import type { Verifier, VerifyInput, VerifyResult } from './types';
+import { verify as typeform } from './typeform';
+import { verify as vercel } from './vercel';
+import { verify as zendesk } from './zendesk';
+import { verify as zoom } from './zoom';
 
 export type { Verifier, VerifyFailure, VerifyInput, VerifyResult } from './types';
 
-const verifiers: Record<SchemeId, Verifier> = {
+export const verifiers: Record<SchemeId, Verifier> = {
   'standard-webhooks': standardWebhooks,
+  'standard-webhooks-v1a': standardWebhooksV1a,
   github,
   stripe,
   slack,
   linear,
   shopify,
   gitlab,
+  pagerduty,
+  sentry,
+  paddle,
+  square,
+  twilio,
+  calendly,
+  typeform,
+  vercel,
+  gitea,
+  bitbucket,
+  jira,
+  intercom,
+  zendesk,
+  twitch,
+  zoom,
+  discord,
+  notion,
+  airtable,
+  asana,
+  dropbox,
+  mailgun,
 };
 
 export function verifySignature(scheme: SchemeId, input: VerifyInput): VerifyResult {
@@ -37,8 +81,11 @@ export function verifySignature(scheme: SchemeId, input: VerifyInput): VerifyRes
 
 /** The provider's own delivery ID for dedup, or null when the scheme has none or the header is absent. */
 export function providerDeliveryId(scheme: SchemeId, headers: Headers): string | null {
-  const name = schemes[scheme].deliveryIdHeader;
-  if (name === null) return null;
-  const value = headers.get(name) || (scheme === 'standard-webhooks' ? headers.get('svix-id') : null);
-  return value || null;
+  const info: SchemeInfo = schemes[scheme];
+  if (info.deliveryIdHeader === null) return null;
+  for (const name of [info.deliveryIdHeader, ...(info.deliveryIdFallbackHeaders ?? [])]) {
+    const value = headers.get(name);
+    if (value) return value;
+  }
+  return null;
 }

@@ -3,6 +3,8 @@
 import { revalidatePath } from 'next/cache';
 import { z } from 'zod';
 import { factoryAction } from '@/lib/actions/action';
+import { listDeliveries } from '@/lib/deliveries/service';
+import { revealHandshakeToken } from '@/lib/webhooks/handshake-token';
 import { createWebhookSchema, providerSecretSchema, webhookUidSchema } from '@/lib/webhooks/schemas';
 import { createWebhook, deleteWebhook, rotateWebhookSecret, setProviderSecret, setWebhookEnabled } from '@/lib/webhooks/service';
 
@@ -53,4 +55,16 @@ export const deleteWebhookAction = factoryAction('factory:manage', webhookUidSch
   await deleteWebhook(factory.id, input.uid);
   revalidatePath(webhooksPath(factory.slug), 'layout');
   return null;
+});
+
+/** The newest log entry, for the creation page that waits for the first delivery (polled). */
+export const latestDeliveryAction = factoryAction('factory:read', webhookUidSchema, async ({ factory }, input) => {
+  const [latest] = (await listDeliveries(factory.id, input.uid, { limit: 1 })).deliveries;
+  return latest ? { id: latest.id, deliveryId: latest.deliveryId, status: latest.status, receivedAt: latest.receivedAt.toISOString(), detail: latest.detail } : null;
+});
+
+/** Notion's verification token, shown once to paste back into Notion. */
+export const revealHandshakeTokenAction = factoryAction('factory:manage', webhookUidSchema, async ({ factory }, input) => {
+  // No revalidation: the page must keep the alert that now holds the token in the browser.
+  return { token: await revealHandshakeToken(factory.id, input.uid) };
 });

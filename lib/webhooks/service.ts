@@ -94,7 +94,8 @@ function checkProviderSecretFormat(scheme: SchemeId, secret: string): string | n
       return 'A Standard Webhooks secret looks like whsec_ followed by base64 (at least 16 bytes)';
     }
   }
-  return null;
+  const format = getScheme(scheme)?.secretFormat;
+  return format && !format.pattern.test(secret) ? format.message : null;
 }
 
 type WebhookRow = {
@@ -411,6 +412,31 @@ export async function setProviderSecret(factoryId: string, uid: string, input: {
   return getWebhook(factoryId, uid, db);
 }
 
+/**
+ * For the ingress: stores a secret that the provider sent in its verification
+ * handshake (Asana's X-Hook-Secret, Notion's verification token) as the
+ * webhook's provider secret. Only a webhook still waiting for its secret takes
+ * one: once it has a credential, a second "handshake" from whoever learned the
+ * URL cannot replace it. Returns whether the secret was stored.
+ */
+export async function captureHandshakeSecret(webhookId: string, secret: string, db = prisma): Promise<boolean> {
+  const select = { id: true, uid: true, factoryId: true, authMode: true, secretName: true, credentialEncrypted: true } as const;
+  const stored = await db.$transaction(async (tx) => {
+    const found = await tx.webhook.findFirst({ where: { id: webhookId, enabled: true, deletedAt: null }, select });
+    if (!found) return null;
+    // Serialised with every other change to the factory's configuration, and read again under the lock,
+    // so two racing handshakes store one secret and the other is refused.
+    await lockFactory(tx, found.factoryId);
+    const row = await tx.webhook.findFirst({ where: { id: webhookId, enabled: true, deletedAt: null }, select });
+    if (!row || row.authMode !== 'signature' || row.credentialEncrypted !== null) return null;
+    await putSecretTx(tx, row.factoryId, row.secretName, secret);
+    await applyCredential(tx, row.factoryId, row);
+    return row.uid;
+  });
+  if (stored) forgetWebhook(stored);
+  return stored !== null;
+}
+
 /** On a managed factory deleting also removes the webhook's definition file. */
 export async function deleteWebhook(factoryId: string, uid: string, db = prisma): Promise<void> {
   await db.$transaction(async (tx) => {
@@ -421,6 +447,12 @@ export async function deleteWebhook(factoryId: string, uid: string, db = prisma)
     await deleteWebhookTx(tx, factoryId, uid);
   });
   forgetWebhook(uid);
+}
+
+/** The credential a webhook applied, in clear, for the admin-only pages that sign a test request or reveal a handshake token. */
+export async function readAppliedCredential(factoryId: string, uid: string, db: DbOrTx = prisma): Promise<string | null> {
+  const row = await db.webhook.findFirst({ where: { factoryId, uid, deletedAt: null }, select: { credentialEncrypted: true } });
+  return row?.credentialEncrypted ? decryptSecret(row.credentialEncrypted, credentialContext(uid)) : null;
 }
 
 export type LiveWebhook = {

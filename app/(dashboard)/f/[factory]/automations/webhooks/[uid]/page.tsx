@@ -5,6 +5,7 @@ import { notFound } from 'next/navigation';
 import { cache } from 'react';
 import { DeliveriesCard, type DeliveryLogView } from '@/components/deliveries/deliveries-card';
 import { DeleteWebhook } from '@/components/webhooks/delete-webhook';
+import { HandshakeTokenReveal } from '@/components/webhooks/handshake-token';
 import { ProviderSecretForm } from '@/components/webhooks/provider-secret-form';
 import { RotateSecret } from '@/components/webhooks/rotate-secret';
 import { SchemeSetup } from '@/components/webhooks/scheme-setup';
@@ -25,7 +26,9 @@ import { AppError } from '@/lib/http/errors';
 import { listSecrets } from '@/lib/secrets/service';
 import { getScheme } from '@/lib/signatures/registry';
 import { authModeLabels } from '@/lib/webhooks/schemas';
-import { getWebhook, secretIsGenerated, type WebhookView } from '@/lib/webhooks/service';
+import { handshakeTokenState } from '@/lib/webhooks/handshake-token';
+import { getWebhook, readAppliedCredential, secretIsGenerated, type WebhookView } from '@/lib/webhooks/service';
+import { testRequestCurl } from '@/lib/webhooks/test-request';
 
 const dateTimeFormat = new Intl.DateTimeFormat('en', { dateStyle: 'medium', timeStyle: 'short' });
 
@@ -95,6 +98,10 @@ export default async function WebhookPage({
   const source = factory.configSource;
   const readOnly = source === 'repository';
   const file = source === 'dashboard' ? null : { path: definitionPath(webhook.name), content: (await readDefinitionFiles(factory.id))[definitionPath(webhook.name)] };
+  // Standard Webhooks: admins get a test request signed with the applied secret (re-signed on every refresh while the log is empty).
+  const signingSecret = manage && webhook.signatureScheme === 'standard-webhooks' ? await readAppliedCredential(factory.id, webhook.uid) : null;
+  const testRequest = testRequestCurl({ ingressUrl: webhook.ingressUrl, authMode: webhook.authMode, scheme: webhook.signatureScheme, secret: signingSecret });
+  const token = manage && scheme?.secretSource === 'handshake' ? await handshakeTokenState(factory.id, webhook.uid) : null;
   const sharedWith = manage
     ? ((await listSecrets(factory.id)).find((secret) => secret.name === webhook.secretName)?.usedBy ?? [])
         .filter((user) => user.uid !== webhook.uid)
@@ -120,7 +127,17 @@ export default async function WebhookPage({
         ]}
       />
       <div className="flex flex-col gap-6">
-        {webhook.awaitingSecret ? (
+        {token ? (
+          <Alert tone="info" title={`${scheme?.displayName ?? 'The provider'} sent its verification token`}>
+            Notion asks you to paste this token back into the subscription’s Verify dialog. Tripline has stored it as this webhook’s secret.
+            <HandshakeTokenReveal factorySlug={factory.slug} uid={webhook.uid} shownAt={token.state === 'shown' ? token.shownAt.toISOString() : null} />
+          </Alert>
+        ) : null}
+        {webhook.awaitingSecret && scheme?.secretSource === 'handshake' ? (
+          <Alert tone="info" title={`Waiting for ${scheme.displayName}’s first request, which carries the secret`}>
+            <SchemeSetup scheme={scheme} className="mt-3" />
+          </Alert>
+        ) : webhook.awaitingSecret ? (
           <Alert tone="warning" title="Waiting for the provider’s secret: every request is refused (401) until you enter it">
             {scheme ? <SchemeSetup scheme={scheme} className="mt-3" /> : null}
             {manage && !readOnly ? (
@@ -212,7 +229,7 @@ export default async function WebhookPage({
 
         <DeliveriesCard
           view={deliveryLog}
-          webhook={{ uid: webhook.uid, authMode: webhook.authMode, ingressUrl: webhook.ingressUrl, providerName: scheme?.displayName ?? null }}
+          webhook={{ uid: webhook.uid, authMode: webhook.authMode, ingressUrl: webhook.ingressUrl, providerName: scheme?.displayName ?? null, testRequest }}
           entryPath={(id) => `${webhookPath}/deliveries/${encodeURIComponent(id)}`}
           retention={{ days: RETENTION_DAYS, entries: RETENTION_MIN_ENTRIES }}
         />

@@ -1,0 +1,137 @@
+import { execFileSync } from 'node:child_process';
+import { createHmac } from 'node:crypto';
+import { expect, test, type Page } from '@playwright/test';
+import { completeFirstRunIfNeeded, screenshot, setUpFactory } from './helpers';
+
+// Provider setup guides in the dashboard: creating a signature webhook shows
+// where the provider wants the URL and the secret and what it sends first,
+// then shows the first delivery arriving without a reload. Standard Webhooks
+// webhooks offer a ready, correctly signed curl command, run here as an
+// admin would paste it into a terminal.
+
+const admin = { name: 'Gia Admin', email: 'gia@guides.test', password: 'gia password 1234' };
+const viewer = { name: 'Val Viewer', email: 'val@guides.test', password: 'val password 1234' };
+const factory = { name: 'Guide Works', slug: 'guide-works' };
+const webhooksPath = `/f/${factory.slug}/automations/webhooks`;
+
+async function createSignatureWebhook(page: Page, name: string, scheme: string): Promise<void> {
+  await page.goto(`${webhooksPath}/new`);
+  const form = page.getByRole('form', { name: 'New webhook' });
+  await form.getByRole('textbox', { name: 'Name', exact: true }).fill(name);
+  await form.getByRole('radio', { name: 'Provider signature' }).check();
+  await form.getByLabel('Provider scheme').selectOption({ label: scheme });
+  await form.getByRole('button', { name: 'Create webhook' }).click();
+  await expect(page.getByRole('heading', { name: 'Webhook created' })).toBeVisible();
+}
+
+/** Runs a curl command copied from the page, as a person would in a terminal. */
+function runCurl(command: string): string {
+  return execFileSync('bash', ['-c', `${command} --silent --show-error --write-out ' %{http_code}'`], { encoding: 'utf8', timeout: 15_000 });
+}
+
+test.describe.serial('provider setup guides', () => {
+  let page: Page;
+
+  test.beforeAll(async ({ browser }) => {
+    await completeFirstRunIfNeeded(browser, 'first-run@guides.test');
+    page = await setUpFactory(browser, { admin, factory, member: viewer, role: 'viewer' });
+  });
+
+  test.afterAll(async () => {
+    await page.context().close();
+  });
+
+  test('creating a GitHub webhook shows the GitHub guide, and a signed GitHub ping appears without a reload', async ({ request }) => {
+    await createSignatureWebhook(page, 'github-deploys', 'GitHub');
+    const guide = page.getByText('Set up GitHub', { exact: true }).locator('..');
+    await expect(guide).toContainText('Settings → Webhooks → Add webhook');
+    await expect(guide).toContainText('Payload URL: the ingress URL. Content type: application/json. Secret: the secret shown after creation.');
+    await expect(guide).toContainText('What GitHub sends first: A ping event as soon as the webhook is saved');
+    const waiting = page.getByRole('status').filter({ hasText: 'Waiting for the first delivery' });
+    await expect(waiting).toBeVisible();
+    const url = await page.getByLabel('Ingress URL').inputValue();
+    const secret = await page.getByLabel('Secret', { exact: true }).inputValue();
+    await screenshot(page, 'guide-github-created');
+
+    // GitHub's ping, signed as GitHub signs it, while the page stays open.
+    await page.evaluate(() => ((window as unknown as { stillHere: boolean }).stillHere = true));
+    const body = JSON.stringify({ zen: 'Design for failure.', hook_id: 42, hook: { type: 'Repository', events: ['push'] } });
+    const signature = `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
+    const response = await request.post(url, {
+      data: Buffer.from(body),
+      headers: { 'Content-Type': 'application/json', 'X-GitHub-Event': 'ping', 'X-GitHub-Delivery': 'd1e2f3a4-ping-0001', 'X-Hub-Signature-256': signature },
+    });
+    expect(response.status()).toBe(202);
+
+    const first = page.getByRole('status', { name: 'First delivery' });
+    await expect(first).toContainText('First delivery received', { timeout: 12_000 });
+    await expect(first).toContainText('Accepted');
+    await expect(first).toContainText('d1e2f3a4-ping-0001');
+    expect(await page.evaluate(() => (window as unknown as { stillHere?: boolean }).stillHere)).toBe(true);
+    await screenshot(page, 'guide-github-first-delivery');
+
+    // The webhook's page keeps the guide, and its log lists the ping.
+    await first.getByRole('link', { name: 'Open entry' }).click();
+    await expect(page.getByText('d1e2f3a4-ping-0001').first()).toBeVisible();
+    await page.goto(`${webhooksPath}`);
+    await page.getByRole('link', { name: 'github-deploys' }).click();
+    await expect(page.getByRole('heading', { name: 'Set up GitHub' })).toBeVisible();
+    await expect(page.getByRole('region', { name: 'Deliveries' }).locator('tbody tr').first()).toContainText('d1e2f3a4-ping-0001');
+  });
+
+  test('a provider that issues its secret shows where it goes and waits for it', async () => {
+    await createSignatureWebhook(page, 'stripe-payments', 'Stripe');
+    await expect(page.getByText('Developers → Webhooks → Add endpoint').first()).toBeVisible();
+    await expect(page.getByText('What Stripe sends first:')).toBeVisible();
+    await expect(page.getByRole('alert').or(page.getByRole('status')).filter({ hasText: 'enter the secret it issues' })).toBeVisible();
+    await screenshot(page, 'guide-stripe-created');
+  });
+
+  test('a Standard Webhooks webhook offers a signed curl command that lands a delivery', async () => {
+    await createSignatureWebhook(page, 'billing-events', 'Standard Webhooks (and Svix)');
+    const curl = (await page.locator('pre').filter({ hasText: 'webhook-signature: v1,' }).innerText()).trim();
+    expect(curl).toMatch(/^curl -X POST '.*\/webhooks\/w\/wh_[A-Za-z0-9]+' \\/);
+    expect(curl).toContain("-H 'webhook-id: msg_test_");
+    expect(runCurl(curl)).toMatch(/\{"delivery_id":"msg_test_\d+"\} 202$/);
+    const first = page.getByRole('status', { name: 'First delivery' });
+    await expect(first).toContainText('Accepted', { timeout: 12_000 });
+    await screenshot(page, 'guide-standard-webhooks-curl');
+  });
+
+  test('the empty log of a Standard Webhooks webhook offers admins a signed curl command, and the delivery appears live', async () => {
+    await createSignatureWebhook(page, 'invoice-events', 'Standard Webhooks (and Svix)');
+    await page.getByRole('link', { name: 'Go to webhook' }).click();
+    const log = page.getByRole('region', { name: 'Deliveries' });
+    await expect(log.getByRole('heading', { name: 'No deliveries yet' })).toBeVisible();
+    const curl = (await log.locator('pre').innerText()).trim();
+    expect(curl).toContain("-H 'webhook-signature: v1,");
+    await screenshot(page, 'guide-standard-webhooks-empty-log');
+    expect(runCurl(curl)).toMatch(/ 202$/);
+    await expect(log.locator('tbody tr').first()).toContainText('msg_test_', { timeout: 12_000 });
+  });
+
+  test('Notion: the page waits for its verification token, then shows it to an admin exactly once', async ({ request }) => {
+    await createSignatureWebhook(page, 'notion-pages', 'Notion');
+    await expect(page.getByText('takes the secret from the provider’s first request')).toBeVisible();
+    const url = await page.getByLabel('Ingress URL').inputValue();
+    await page.getByRole('link', { name: 'Go to webhook' }).click();
+    await expect(page.getByText('Waiting for Notion’s first request, which carries the secret')).toBeVisible();
+
+    const token = 'secret_notionVerificationTokenE2E0001';
+    expect((await request.post(url, { data: { verification_token: token } })).status()).toBe(200);
+    await page.reload();
+    const alert = page.getByRole('status').filter({ hasText: 'Notion sent its verification token' });
+    await expect(alert).toBeVisible();
+    expect(await page.content()).not.toContain(token);
+    await alert.getByRole('button', { name: 'Show the token once' }).click();
+    await expect(alert.getByLabel('Verification token')).toHaveValue(token);
+    await screenshot(page, 'guide-notion-token');
+    // The live log refreshes the page every few seconds; the revealed token stays while the admin copies it.
+    await page.waitForTimeout(4_000);
+    await expect(alert.getByLabel('Verification token')).toHaveValue(token);
+    await page.reload();
+    await expect(alert).toContainText('The token was already shown');
+    expect(await page.content()).not.toContain(token);
+    await expect(page.getByRole('region', { name: 'Deliveries' }).locator('tbody tr').first()).toContainText('Handshake');
+  });
+});

@@ -1,0 +1,61 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { setDatabase } from '@/lib/db';
+import { createFactory } from '@/lib/factories/service';
+import { createTestDatabase, testDatabaseKinds, type TestDatabase } from '@/lib/testing/databases';
+import { createUser } from '@/lib/users/service';
+import { NOTION_TOKEN_PENDING, handshakeTokenState, revealHandshakeToken } from '@/lib/webhooks/handshake-token';
+import { captureHandshakeSecret, createWebhook, findLiveWebhook, getWebhook } from '@/lib/webhooks/service';
+
+// Secrets that arrive in a provider's handshake (Asana, Notion): stored only
+// while the webhook waits for one, and Notion's token revealed exactly once.
+
+describe.each(testDatabaseKinds())('handshake secrets on %s', (kind) => {
+  let database: TestDatabase;
+  let factoryId: string;
+
+  beforeAll(async () => {
+    database = await createTestDatabase(kind);
+    setDatabase(database);
+    const user = await createUser({ email: 'admin@example.com', password: 'a long enough password' }, database.prisma);
+    factoryId = (await createFactory(user.id, { name: 'Acme', slug: 'acme' }, database.prisma)).id;
+  });
+  afterAll(async () => {
+    setDatabase(undefined);
+    await database?.drop();
+  });
+
+  it('stores the first handshake secret of a waiting webhook, and refuses every later one', async () => {
+    const db = database.prisma;
+    const { webhook } = await createWebhook(factoryId, { name: 'asana-tasks', authMode: 'signature', signatureScheme: 'asana' }, db);
+    expect(webhook.awaitingSecret).toBe(true);
+    const row = await db.webhook.findUniqueOrThrow({ where: { uid: webhook.uid }, select: { id: true } });
+
+    const racing = await Promise.all([captureHandshakeSecret(row.id, 'first-secret', db), captureHandshakeSecret(row.id, 'second-secret', db)]);
+    expect(racing.filter(Boolean)).toHaveLength(1);
+    const stored = (await findLiveWebhook(webhook.uid))?.credential;
+    expect(['first-secret', 'second-secret']).toContain(stored);
+    expect(await captureHandshakeSecret(row.id, 'attacker-secret', db)).toBe(false);
+    expect((await findLiveWebhook(webhook.uid))?.credential).toBe(stored);
+    expect((await getWebhook(factoryId, webhook.uid, db)).awaitingSecret).toBe(false);
+  });
+
+  it('reveals Notion’s token once, then only says when it was shown', async () => {
+    const db = database.prisma;
+    const { webhook } = await createWebhook(factoryId, { name: 'notion-pages', authMode: 'signature', signatureScheme: 'notion' }, db);
+    const row = await db.webhook.findUniqueOrThrow({ where: { uid: webhook.uid }, select: { id: true } });
+    expect(await handshakeTokenState(factoryId, webhook.uid, db)).toBeNull();
+
+    expect(await captureHandshakeSecret(row.id, 'secret_notionToken', db)).toBe(true);
+    await db.delivery.create({
+      data: { webhookId: row.id, deliveryId: 'req_1', identitySource: 'request_id', status: 'handshake', size: 40, detail: NOTION_TOKEN_PENDING },
+    });
+    expect(await handshakeTokenState(factoryId, webhook.uid, db)).toEqual({ state: 'pending' });
+
+    const [first, second] = await Promise.all([revealHandshakeToken(factoryId, webhook.uid, db), revealHandshakeToken(factoryId, webhook.uid, db)]);
+    expect([first, second].filter((token) => token !== null)).toEqual(['secret_notionToken']);
+    expect(await revealHandshakeToken(factoryId, webhook.uid, db)).toBeNull();
+    expect(await handshakeTokenState(factoryId, webhook.uid, db)).toMatchObject({ state: 'shown' });
+    // Another factory sees nothing of it.
+    expect(await revealHandshakeToken('another-factory', webhook.uid, db)).toBeNull();
+  });
+});
