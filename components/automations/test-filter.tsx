@@ -5,12 +5,12 @@ import { receivedFormat, sentence } from '@/components/deliveries/format';
 import { Button } from '@/components/ui/button';
 import { cn } from '@/components/ui/cn';
 import { Field } from '@/components/ui/field';
-import { CheckCircleIcon, CheckIcon, XIcon } from '@/components/ui/icons';
+import { CheckCircleIcon, XIcon } from '@/components/ui/icons';
 import { Select } from '@/components/ui/select';
 import { listTestDeliveriesAction, testTriggerAction } from '@/lib/automations/actions';
 import type { TriggerInput } from '@/lib/automations/schemas';
 import type { TestFilterResult } from '@/lib/automations/test-filter';
-import type { FilterCheck } from '@/lib/filters';
+import { Conditions, Mark } from './filter-checks';
 
 // Test filter (spec 2.3): runs one trigger, exactly as it is written in the
 // editor (unsaved edits included), against a delivery its webhook accepted,
@@ -22,14 +22,6 @@ type Deliveries = { state: 'loading' } | { state: 'loaded'; items: TestDelivery[
 
 export type TriggerToTest = { ok: true; trigger: TriggerInput } | { ok: false; message: string };
 
-function Mark({ passed }: { passed: boolean }) {
-  return passed ? (
-    <CheckIcon className="mt-0.5 size-4 shrink-0 text-emerald-600" aria-label="Passed" />
-  ) : (
-    <XIcon className="mt-0.5 size-4 shrink-0 text-red-600" aria-label="Failed" />
-  );
-}
-
 function CheckRow({ label, passed, reason, children }: { label: string; passed: boolean; reason: string; children?: ReactNode }) {
   return (
     <li className="flex gap-2.5 px-4 py-3">
@@ -40,19 +32,6 @@ function CheckRow({ label, passed, reason, children }: { label: string; passed: 
         </p>
         {children}
       </div>
-    </li>
-  );
-}
-
-function Condition({ check }: { check: FilterCheck }) {
-  return (
-    <li className="flex gap-2 py-1.5" data-passed={check.passed}>
-      <Mark passed={check.passed} />
-      <p className="min-w-0 text-[13px] leading-5 text-fg-muted">
-        <code className="font-mono text-fg">{check.path}</code>: expected <code className="font-mono text-fg break-all">{check.expected}</code>, got{' '}
-        <code className="font-mono text-fg break-all">{check.actual}</code>{' '}
-        <span className={check.passed ? 'text-emerald-700' : 'text-red-700'}>({check.reason})</span>
-      </p>
     </li>
   );
 }
@@ -76,11 +55,7 @@ export function TestFilterResultView({ result, deliveryId }: { result: TestFilte
         <CheckRow label="Webhook" passed={webhookCheck.passed} reason={webhookCheck.reason} />
         <CheckRow label="Payload filter" passed={payloadCheck.passed} reason={payloadCheck.reason}>
           {payloadCheck.checks.length > 0 ? (
-            <ul aria-label="Conditions" className="mt-1.5">
-              {payloadCheck.checks.map((check, index) => (
-                <Condition key={index} check={check} />
-              ))}
-            </ul>
+            <Conditions checks={payloadCheck.checks} className="mt-1.5" />
           ) : null}
         </CheckRow>
         <CheckRow label="Automation" passed={automationCheck.passed} reason={automationCheck.reason} />

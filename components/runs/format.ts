@@ -2,10 +2,10 @@ import type { RunSummary } from '@/lib/runs/service';
 
 // Paths and times of runs, shared by the runs tables and the run page.
 
-export const runPath = (factorySlug: string, run: Pick<RunSummary, 'id' | 'automation'>) =>
+export const runPath = (factorySlug: string, run: { id: string; automation: { id: string } }) =>
   `/f/${factorySlug}/automations/${run.automation.id}/runs/${run.id}`;
 
-export const deliveryPath = (factorySlug: string, delivery: NonNullable<RunSummary['delivery']>) =>
+export const deliveryPath = (factorySlug: string, delivery: Pick<NonNullable<RunSummary['delivery']>, 'id' | 'webhookUid'>) =>
   `/f/${factorySlug}/automations/webhooks/${delivery.webhookUid}/deliveries/${encodeURIComponent(delivery.id)}`;
 
 /** "0.4 s", "12 s", "3 min 5 s"; null until the run has both ends. */

@@ -18,3 +18,12 @@ export function RunStatusBadge({ status }: { status: RunStatus }) {
     </Badge>
   );
 }
+
+/** Marks a run an admin's replay of its delivery started (not the delivery's arrival). */
+export function ReplayBadge() {
+  return (
+    <Badge tone="accent" title="Started when an admin replayed the delivery">
+      Replay
+    </Badge>
+  );
+}

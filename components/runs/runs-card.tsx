@@ -5,12 +5,10 @@ import { Timestamp } from '@/components/deliveries/timestamp';
 import { Card, CardHeader } from '@/components/ui/card';
 import { EmptyState } from '@/components/ui/empty-state';
 import { Table, TBody, TD, TH, THead, TR } from '@/components/ui/table';
+import { textLinkStyle } from '@/components/ui/text-link';
 import type { RunSummary } from '@/lib/runs/service';
 import { deliveryPath, runDuration, runPath } from './format';
-import { runIsActive, RunStatusBadge } from './run-status-badge';
-
-const linkStyle =
-  'rounded-sm text-accent-700 hover:text-accent-800 hover:underline hover:underline-offset-2 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-accent-600';
+import { ReplayBadge, runIsActive, RunStatusBadge } from './run-status-badge';
 
 /** A run's delivery ID, linking to its log entry while the webhook's log can be browsed (not once it is deleted). */
 export function RunDeliveryId({ factorySlug, delivery, className }: { factorySlug: string; delivery: NonNullable<RunSummary['delivery']>; className: string }) {
@@ -22,7 +20,7 @@ export function RunDeliveryId({ factorySlug, delivery, className }: { factorySlu
     );
   }
   return (
-    <Link href={deliveryPath(factorySlug, delivery)} title={delivery.deliveryId} className={`font-mono text-[13px] ${linkStyle} ${className}`}>
+    <Link href={deliveryPath(factorySlug, delivery)} title={delivery.deliveryId} className={`font-mono text-[13px] ${textLinkStyle} ${className}`}>
       {delivery.deliveryId}
     </Link>
   );
@@ -59,7 +57,7 @@ export function RunsCard({
         <Table>
           <THead>
             <TR>
-              <TH className="w-32">Status</TH>
+              <TH className="w-40">Status</TH>
               <TH>{show === 'delivery' ? 'Delivery ID' : 'Automation'}</TH>
               <TH className="w-52">Queued</TH>
               <TH className="w-28">Duration</TH>
@@ -72,11 +70,14 @@ export function RunsCard({
             {runs.map((run) => (
               <TR key={run.id} data-run-id={run.id}>
                 <TD className="py-3">
-                  <RunStatusBadge status={run.status} />
+                  <span className="flex flex-wrap items-center gap-1.5">
+                    <RunStatusBadge status={run.status} />
+                    {run.replay ? <ReplayBadge /> : null}
+                  </span>
                 </TD>
                 <TD className="max-w-0 py-3">
                   {show === 'automation' ? (
-                    <Link href={`/f/${factorySlug}/automations/${run.automation.id}`} className={`font-medium ${linkStyle}`}>
+                    <Link href={`/f/${factorySlug}/automations/${run.automation.id}`} className={`font-medium ${textLinkStyle}`}>
                       {run.automation.name}
                     </Link>
                   ) : run.delivery ? (
@@ -98,7 +99,7 @@ export function RunsCard({
                   {runDuration(run) ?? (run.status === 'running' ? 'Running…' : <span aria-label="Not finished">—</span>)}
                 </TD>
                 <TD className="py-3 text-right">
-                  <Link href={runPath(factorySlug, run)} className={`font-medium whitespace-nowrap ${linkStyle}`}>
+                  <Link href={runPath(factorySlug, run)} className={`font-medium whitespace-nowrap ${textLinkStyle}`}>
                     View<span className="sr-only"> run {run.id}</span>
                   </Link>
                 </TD>
