@@ -4,8 +4,10 @@ import { notFound } from 'next/navigation';
 import { cache } from 'react';
 import { formatBytes, formatExactBytes, identitySourceLabels, receivedFormat, relativeTime, sentence } from '@/components/deliveries/format';
 import { JsonViewer } from '@/components/deliveries/json-viewer';
+import { ReplayDelivery } from '@/components/deliveries/replay-delivery';
 import { RequestHeaders } from '@/components/deliveries/request-headers';
 import { DeliveryStatusBadge } from '@/components/deliveries/status-badge';
+import { WhyNotCard } from '@/components/automations/why-not-card';
 import { RunsCard } from '@/components/runs/runs-card';
 import { Alert } from '@/components/ui/alert';
 import { ButtonLink } from '@/components/ui/button';
@@ -14,6 +16,7 @@ import { CopyableId } from '@/components/ui/copy-button';
 import { ArrowLeftIcon } from '@/components/ui/icons';
 import { PageHeader } from '@/components/ui/page-header';
 import { requireFactoryPage } from '@/lib/auth/current-user';
+import { explainDelivery } from '@/lib/automations/why-not';
 import { getDelivery, type DeliveryDetail } from '@/lib/deliveries/service';
 import { AppError } from '@/lib/http/errors';
 import { listRuns } from '@/lib/runs/service';
@@ -61,7 +64,8 @@ const clientAddress = (address: string) => /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i
 // GET /f/[factory]/automations/webhooks/[uid]/deliveries/[id]: one entry of the delivery log; every member reads it
 export default async function DeliveryPage({ params }: { params: Params }) {
   const { factory: slug, uid, id } = await params;
-  const { factory } = await requireFactoryPage(slug);
+  const context = await requireFactoryPage(slug);
+  const { factory } = context;
   const { webhook, delivery } = await loadEntry(factory.id, uid, id);
   const base = `/f/${factory.slug}/automations`;
   const webhookPath = `${base}/webhooks/${webhook.uid}`;
@@ -69,7 +73,21 @@ export default async function DeliveryPage({ params }: { params: Params }) {
   const header = identityHeader(delivery, webhook);
   const body = delivery.status === 'accepted' ? delivery.body : null;
   // Only an accepted delivery can start runs (spec section 6).
-  const runs = body !== null ? await listRuns(factory.id, { deliveryId: delivery.id }) : null;
+  const [runs, explanation] = await Promise.all([
+    body !== null ? listRuns(factory.id, { deliveryId: delivery.id }) : null,
+    explainDelivery(factory.id, webhook.uid, delivery.id),
+  ]);
+  // Replay (admins): only an Accepted entry keeps the payload (a deleted webhook's log is not browsable at all).
+  const replayable = body !== null && context.can('factory:manage');
+
+  const whyNot = (
+    <WhyNotCard
+      factorySlug={factory.slug}
+      webhookName={webhook.name}
+      explanation={explanation}
+      footer={replayable ? <ReplayDelivery factorySlug={factory.slug} uid={webhook.uid} id={delivery.id} /> : null}
+    />
+  );
 
   return (
     <>
@@ -127,6 +145,15 @@ export default async function DeliveryPage({ params }: { params: Params }) {
                 <span className="text-fg-muted">Unknown</span>
               )}
             </DetailRow>
+            {delivery.replay ? (
+              <DetailRow label="Replays">
+                Replayed {delivery.replay.count === 1 ? 'once' : `${delivery.replay.count} times`}, last on{' '}
+                <time dateTime={delivery.replay.lastAt.toISOString()} title={delivery.replay.lastAt.toISOString()}>
+                  {receivedFormat.format(delivery.replay.lastAt)}
+                </time>
+                {delivery.replay.lastBy ? ` by ${delivery.replay.lastBy}` : null}
+              </DetailRow>
+            ) : null}
             {delivery.detail ? <DetailRow label="Detail">{sentence(delivery.detail)}</DetailRow> : null}
           </dl>
         </Card>
@@ -152,6 +179,7 @@ export default async function DeliveryPage({ params }: { params: Params }) {
                 }}
               />
             ) : null}
+            {whyNot}
             {delivery.headers ? (
               <Card>
                 <CardHeader title="Request headers" description="Credentials, signatures and anything named like a secret are kept as [redacted]." />
@@ -160,34 +188,37 @@ export default async function DeliveryPage({ params }: { params: Params }) {
             ) : null}
           </>
         ) : (
-          <Card>
-            <CardHeader title="Payload" />
-            <CardBody>
-              {delivery.status === 'duplicate' ? (
-                <Alert
-                  tone="info"
-                  title="Payload not kept: only accepted deliveries keep their payload"
-                  actions={
-                    <ButtonLink
-                      href={`${webhookPath}?${new URLSearchParams({ status: 'accepted', q: delivery.deliveryId })}#deliveries`}
-                      variant="secondary"
-                      size="sm"
-                    >
-                      Find the accepted delivery
-                    </ButtonLink>
-                  }
-                >
-                  This request repeated the ID of a delivery that was already accepted; that one keeps the payload and the headers.
-                </Alert>
-              ) : (
-                <Alert tone="info" title="Payload not kept: only accepted deliveries keep their payload">
-                  {delivery.status === 'handshake'
-                    ? 'A handshake keeps its metadata only.'
-                    : 'Rejected requests keep their metadata only: no body and no headers.'}
-                </Alert>
-              )}
-            </CardBody>
-          </Card>
+          <>
+            <Card>
+              <CardHeader title="Payload" />
+              <CardBody>
+                {delivery.status === 'duplicate' ? (
+                  <Alert
+                    tone="info"
+                    title="Payload not kept: only accepted deliveries keep their payload"
+                    actions={
+                      <ButtonLink
+                        href={`${webhookPath}?${new URLSearchParams({ status: 'accepted', q: delivery.deliveryId })}#deliveries`}
+                        variant="secondary"
+                        size="sm"
+                      >
+                        Find the accepted delivery
+                      </ButtonLink>
+                    }
+                  >
+                    This request repeated the ID of a delivery that was already accepted; that one keeps the payload and the headers.
+                  </Alert>
+                ) : (
+                  <Alert tone="info" title="Payload not kept: only accepted deliveries keep their payload">
+                    {delivery.status === 'handshake'
+                      ? 'A handshake keeps its metadata only.'
+                      : 'Rejected requests keep their metadata only: no body and no headers.'}
+                  </Alert>
+                )}
+              </CardBody>
+            </Card>
+            {delivery.status === 'handshake' ? null : whyNot}
+          </>
         )}
       </div>
     </>
