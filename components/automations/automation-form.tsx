@@ -24,6 +24,7 @@ import {
   triggerFormSchema,
   type AutomationFormValues,
 } from './form-values';
+import { Backtest } from './backtest';
 import { TestFilter, type TriggerToTest } from './test-filter';
 import { firesNever, TriggerWebhookBadge, webhookOptionLabel, type WebhookOption } from './webhook-option';
 
@@ -149,6 +150,13 @@ function TriggerFields({
         webhook={webhook ? { uid: webhook.uid, name, listable: !firesNever(webhook.state) } : null}
         version={JSON.stringify([trigger, enabled])}
         readTrigger={() => readTrigger(index)}
+      />
+      <Backtest
+        factorySlug={factorySlug}
+        listable={webhook ? !firesNever(webhook.state) : false}
+        // Enabled plays no part: Backtest looks at the filter alone.
+        version={JSON.stringify(trigger)}
+        readTrigger={() => readTrigger(index).trigger}
       />
     </li>
   );

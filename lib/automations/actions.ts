@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { factoryAction } from '@/lib/actions/action';
 import { createAutomationSchema, triggerSchema, updateAutomationSchema } from '@/lib/automations/schemas';
 import { createAutomation, deleteAutomation, updateAutomation } from '@/lib/automations/service';
-import { testTrigger } from '@/lib/automations/test-filter';
+import { backtestTrigger, testTrigger } from '@/lib/automations/test-filter';
 import { listDeliveries } from '@/lib/deliveries/service';
 import { webhookUidSchema } from '@/lib/webhooks/schemas';
 
@@ -57,3 +57,8 @@ export const listTestDeliveriesAction = factoryAction('factory:read', webhookUid
   const page = await listDeliveries(factory.id, input.uid, { status: 'accepted', limit: TEST_DELIVERIES_LIMIT });
   return page.deliveries.map((delivery) => ({ id: delivery.id, deliveryId: delivery.deliveryId, receivedAt: delivery.receivedAt }));
 });
+
+/** Backtest: a trigger as written in the editor (saved or not) over its webhook's recent Accepted deliveries. */
+export const backtestTriggerAction = factoryAction('factory:read', z.strictObject({ trigger: triggerSchema }), async ({ factory }, input) =>
+  backtestTrigger(factory.id, input),
+);

@@ -1,0 +1,154 @@
+'use client';
+
+import Link from 'next/link';
+import { useState, useTransition } from 'react';
+import { receivedFormat } from '@/components/deliveries/format';
+import { deliveryPath } from '@/components/runs/format';
+import { Badge } from '@/components/ui/badge';
+import { Button } from '@/components/ui/button';
+import { Table, TBody, TD, TH, THead, TR } from '@/components/ui/table';
+import { textLinkStyle } from '@/components/ui/text-link';
+import { backtestTriggerAction } from '@/lib/automations/actions';
+import type { BacktestResult } from '@/lib/automations/test-filter';
+import type { TriggerToTest } from './test-filter';
+
+// Backtest: the trigger as written in the editor (unsaved edits included)
+// over its webhook's most recent Accepted deliveries, to see before saving
+// what a filter would have started. Nothing is saved and no run starts.
+
+const stateNotes: Record<BacktestResult['webhook']['state'], string | null> = {
+  live: null,
+  disabled: 'The webhook is disabled: it accepts no deliveries until an admin enables it again.',
+  deleted: 'The webhook was deleted: this trigger never fires.',
+};
+
+function BacktestResultView({ factorySlug, result }: { factorySlug: string; result: BacktestResult }) {
+  const { webhook, tested, wouldTrigger, deliveries } = result;
+  const note = stateNotes[webhook.state];
+  if (tested === 0) {
+    return (
+      <p role="status" aria-label="Backtest result" className="text-[13px] text-fg-muted">
+        {webhook.name} has no accepted delivery to backtest yet.
+      </p>
+    );
+  }
+  return (
+    <div role="status" aria-label="Backtest result" className="flex flex-col gap-2">
+      <p className="text-[13px] text-fg">
+        <span className="font-semibold">
+          {wouldTrigger} of {tested}
+        </span>{' '}
+        recent {tested === 1 ? 'delivery' : 'deliveries'} to {webhook.name} would trigger.
+        {note ? <span className="text-fg-muted"> {note}</span> : null}
+      </p>
+      <div className="max-h-96 overflow-y-auto rounded-lg border border-line bg-surface">
+        <Table className="text-[13px]">
+          <THead className="sticky top-0 bg-subtle">
+            <TR>
+              <TH>Delivery ID</TH>
+              <TH className="w-44">Received</TH>
+              <TH className="w-36">Result</TH>
+              <TH>First failing condition</TH>
+            </TR>
+          </THead>
+          <TBody>
+            {deliveries.map((delivery) => (
+              <TR key={delivery.id} data-would-trigger={delivery.wouldTrigger}>
+                <TD className="max-w-48 py-2">
+                  <Link
+                    href={deliveryPath(factorySlug, { id: delivery.id, webhookUid: webhook.uid })}
+                    title={delivery.deliveryId}
+                    className={`block truncate font-mono ${textLinkStyle}`}
+                  >
+                    {delivery.deliveryId}
+                  </Link>
+                </TD>
+                <TD className="py-2 whitespace-nowrap text-fg-muted">
+                  <time dateTime={new Date(delivery.receivedAt).toISOString()}>{receivedFormat.format(delivery.receivedAt)}</time>
+                </TD>
+                <TD className="py-2">
+                  {delivery.wouldTrigger ? (
+                    <Badge tone="success" dot>
+                      Would trigger
+                    </Badge>
+                  ) : (
+                    <Badge tone="danger" dot>
+                      Would not trigger
+                    </Badge>
+                  )}
+                </TD>
+                <TD className="py-2 text-fg-muted">
+                  {delivery.failures[0] ? (
+                    <span className="font-mono break-all">
+                      {delivery.failures[0]}
+                      {delivery.failures.length > 1 ? <span className="font-sans text-fg-subtle"> (+{delivery.failures.length - 1} more)</span> : null}
+                    </span>
+                  ) : (
+                    <span aria-label="None">—</span>
+                  )}
+                </TD>
+              </TR>
+            ))}
+          </TBody>
+        </Table>
+      </div>
+    </div>
+  );
+}
+
+/** The Backtest panel of one trigger; like Test filter, a result shows only while `version` still describes the trigger. */
+export function Backtest({
+  factorySlug,
+  listable,
+  version,
+  readTrigger,
+}: {
+  factorySlug: string;
+  /** False without a webhook picked, or when it was deleted. */
+  listable: boolean;
+  version: string;
+  readTrigger: () => TriggerToTest;
+}) {
+  const [outcome, setOutcome] = useState<{ version: string; result: BacktestResult } | null>(null);
+  const [problem, setProblem] = useState<{ version: string; message: string } | null>(null);
+  const [running, startBacktest] = useTransition();
+
+  const run = () =>
+    startBacktest(async () => {
+      setProblem(null);
+      const trigger = readTrigger();
+      if (!trigger.ok) {
+        setProblem({ version, message: trigger.message });
+        return;
+      }
+      const result = await backtestTriggerAction(factorySlug, { trigger: trigger.trigger });
+      if (!result.ok) {
+        setProblem({ version, message: Object.values(result.error.fields ?? {})[0] ?? result.error.message });
+        return;
+      }
+      setOutcome({ version, result: result.data });
+    });
+
+  return (
+    <section aria-label="Backtest" className="flex flex-col gap-3 rounded-lg border border-line bg-subtle/50 p-4">
+      <div className="flex flex-wrap items-start justify-between gap-3">
+        <div className="min-w-0 flex-1">
+          <h4 className="text-[13px] font-semibold text-fg">Backtest</h4>
+          <p className="mt-0.5 text-[13px] text-fg-muted">
+            Runs this trigger as written over the webhook’s latest accepted deliveries (up to 100) and shows which would start a run. Nothing is
+            saved and no run starts.
+          </p>
+        </div>
+        <Button type="button" variant="secondary" onClick={run} loading={running} disabled={!listable}>
+          Backtest
+        </Button>
+      </div>
+      {problem && problem.version === version ? (
+        <p role="alert" className="text-[13px] text-red-700">
+          {problem.message}
+        </p>
+      ) : null}
+      {outcome && outcome.version === version ? <BacktestResultView factorySlug={factorySlug} result={outcome.result} /> : null}
+    </section>
+  );
+}
