@@ -22,6 +22,22 @@ function lineAndColumn(text: string, position: number): string {
 const VALUE_END = /["\d}\]el]/;
 const VALUE_START = /["{[\d-]/;
 
+/** Whether `position` follows an object's key (so a colon is due), scanning brackets outside strings. */
+function followsKey(text: string, position: number): boolean {
+  const stack: string[] = [];
+  let lastStringStart = -1;
+  for (let i = 0; i < position; i++) {
+    const char = text[i]!;
+    if (char === '"') {
+      lastStringStart = i;
+      for (i++; i < position && text[i] !== '"'; i++) if (text[i] === '\\') i++;
+    } else if (char === '{' || char === '[') stack.push(char);
+    else if (char === '}' || char === ']') stack.pop();
+  }
+  if (stack.at(-1) !== '{' || lastStringStart < 0 || text.slice(0, position).trimEnd().slice(-1) !== '"') return false;
+  return /[{,]$/.test(text.slice(0, lastStringStart).trimEnd());
+}
+
 /** Why JSON text does not parse, in words with the place; null when it parses. */
 export function explainJsonSyntax(text: string): string | null {
   try {
@@ -51,6 +67,7 @@ export function explainJsonSyntax(text: string): string | null {
   if ((char === '}' || char === ',') && previous === ':') return `${at}: a value is missing after the colon.`;
   if (word) return `${at}: put ${word} in double quotes ("${word}"); only true, false and null go without them.`;
   if (/\d/.test(char) && text[position - 1] === '0') return `${at}: a number cannot start with 0 (write 1, not 01).`;
+  if (VALUE_START.test(char) && followsKey(text, position)) return `${at}: a colon (:) is missing between the field name and its value.`;
   if (VALUE_START.test(char) && VALUE_END.test(previous)) return `${at}: a comma is missing before this.`;
   return `${at}: unexpected ${JSON.stringify(char)}.`;
 }
