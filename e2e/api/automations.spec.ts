@@ -179,7 +179,7 @@ test('a run carries the prompt, the envelope and event-payload.json exactly, and
 
   expect(run.prompt).toBe('Summarise the issue.');
   expect(run.automation).toEqual({ id: automation.id, name: automation.name });
-  expect(run.delivery).toEqual({ id: entry.id, deliveryId: 'evt-envelope-1', webhookUid: hook.uid, webhookName });
+  expect(run.delivery).toEqual({ id: entry.id, deliveryId: 'evt-envelope-1', webhookUid: hook.uid, webhookName, webhookDeleted: false });
   expect(run.attachments).toEqual([{ name: 'event-payload.json', contentType: 'application/json', content: body }]);
   expect(run.envelope).toEqual({
     trigger: { provider: 'webhook', event: 'received' },
