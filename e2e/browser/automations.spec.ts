@@ -1,5 +1,5 @@
 import { expect, test, type APIRequestContext, type Locator, type Page } from '@playwright/test';
-import { completeFirstRunIfNeeded, screenshot, setUpFactory, signIn } from './helpers';
+import { completeFirstRunIfNeeded, createWebhook as createWebhookIn, screenshot, setUpFactory, signIn } from './helpers';
 
 // Automations in the dashboard, on this spec's own factory and accounts: an
 // admin creates a webhook and an automation with a payload filter on it
@@ -20,16 +20,7 @@ const notMatching = { action: 'closed', issue: { number: 8, title: 'Typo in READ
 
 const triggerOf = (page: Page, n: number) => page.locator(`li[aria-label="Trigger ${n}"]`);
 const testPanelOf = (trigger: Locator) => trigger.getByRole('region', { name: 'Test filter', exact: true });
-
-/** Creates a bearer-token webhook on the Webhooks tab; returns its ingress URL and secret. */
-async function createWebhook(page: Page, name: string): Promise<{ url: string; secret: string }> {
-  await page.goto(`${base}/webhooks/new`);
-  const form = page.getByRole('form', { name: 'New webhook' });
-  await form.getByRole('textbox', { name: 'Name', exact: true }).fill(name);
-  await form.getByRole('button', { name: 'Create webhook' }).click();
-  await expect(page.getByRole('heading', { name: 'Webhook created' })).toBeVisible();
-  return { url: await page.getByLabel('Ingress URL').inputValue(), secret: await page.getByLabel('Secret', { exact: true }).inputValue() };
-}
+const createWebhook = (page: Page, name: string) => createWebhookIn(page, factory.slug, name);
 
 /** Picks the delivery whose ID is `deliveryId` in a trigger's Test filter and runs it. */
 async function testAgainst(panel: Locator, deliveryId: string): Promise<Locator> {

@@ -83,3 +83,14 @@ export async function setUpFactory(
   await expect(page.getByText(`${options.member.email} was added.`)).toBeVisible();
   return page;
 }
+
+/** Creates a bearer-token webhook on the Webhooks tab; returns its ingress URL, secret and UID. */
+export async function createWebhook(page: Page, factorySlug: string, name: string): Promise<{ url: string; secret: string; uid: string }> {
+  await page.goto(`/f/${factorySlug}/automations/webhooks/new`);
+  const form = page.getByRole('form', { name: 'New webhook' });
+  await form.getByRole('textbox', { name: 'Name', exact: true }).fill(name);
+  await form.getByRole('button', { name: 'Create webhook' }).click();
+  await expect(page.getByRole('heading', { name: 'Webhook created' })).toBeVisible();
+  const url = await page.getByLabel('Ingress URL').inputValue();
+  return { url, secret: await page.getByLabel('Secret', { exact: true }).inputValue(), uid: new URL(url).pathname.split('/').at(-1)! };
+}
