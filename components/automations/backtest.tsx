@@ -79,9 +79,9 @@ function BacktestResultView({ factorySlug, result }: { factorySlug: string; resu
                 </TD>
                 <TD className="py-2 text-fg-muted">
                   {delivery.failures[0] ? (
-                    <span className="font-mono break-all">
+                    <span className="[overflow-wrap:anywhere]">
                       {delivery.failures[0]}
-                      {delivery.failures.length > 1 ? <span className="font-sans text-fg-subtle"> (+{delivery.failures.length - 1} more)</span> : null}
+                      {delivery.failures.length > 1 ? <span className="text-fg-subtle"> (+{delivery.failures.length - 1} more)</span> : null}
                     </span>
                   ) : (
                     <span aria-label="None">—</span>

@@ -42,6 +42,10 @@ function TriggerOutcome({ trigger }: { trigger: TriggerExplanation }) {
 
 function AutomationRow({ factorySlug, explanation, accepted }: { factorySlug: string; explanation: AutomationExplanation; accepted: boolean }) {
   const { automation, run, summary, triggers } = explanation;
+  // The triggers matter only when nothing started and a payload was kept to explain them with.
+  const detailed = !run && accepted && automation.enabled && triggers.length > 0;
+  // The summary names the first failing condition; the triggers below show them all, so it is not said twice.
+  const headline = detailed && !triggers.some((t) => t.matched) ? 'Did not start: the payload filter did not match' : summary;
   return (
     <li aria-label={automation.name} data-automation-id={automation.id} className="flex flex-col gap-2 px-5 py-4">
       <div className="flex flex-wrap items-center justify-between gap-x-4 gap-y-2">
@@ -60,14 +64,13 @@ function AutomationRow({ factorySlug, explanation, accepted }: { factorySlug: st
             </Link>
           </div>
         ) : (
-          <Badge tone="warning" dot>
+          <Badge tone={accepted ? 'warning' : 'neutral'} dot>
             Did not start
           </Badge>
         )}
       </div>
-      <p className="text-fg-muted">{sentence(summary)}</p>
-      {/* The triggers matter only when nothing started and a payload was kept to explain them with. */}
-      {!run && accepted && automation.enabled && triggers.length > 0 ? (
+      <p className="text-fg-muted">{sentence(headline)}</p>
+      {detailed ? (
         <div className="flex flex-col gap-2 rounded-lg border border-line bg-subtle/50 px-3.5 py-2.5">
           {triggers.map((trigger) => (
             <TriggerOutcome key={trigger.index} trigger={trigger} />

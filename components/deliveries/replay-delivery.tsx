@@ -65,6 +65,7 @@ export function ReplayDelivery({ factorySlug, uid, id }: { factorySlug: string; 
           confirmLabel="Replay delivery"
           confirmVariant="primary"
           onConfirm={replay}
+          size="md"
         >
           <p className="text-[13px] text-fg-muted">
             Automations that already ran for it are not started again. Authentication and signature age are not checked again: the delivery was

@@ -57,7 +57,7 @@ export function RunsCard({
         <Table>
           <THead>
             <TR>
-              <TH className="w-40">Status</TH>
+              <TH className="w-48">Status</TH>
               <TH>{show === 'delivery' ? 'Delivery ID' : 'Automation'}</TH>
               <TH className="w-52">Queued</TH>
               <TH className="w-28">Duration</TH>
@@ -70,7 +70,7 @@ export function RunsCard({
             {runs.map((run) => (
               <TR key={run.id} data-run-id={run.id}>
                 <TD className="py-3">
-                  <span className="flex flex-wrap items-center gap-1.5">
+                  <span className="flex items-center gap-1.5">
                     <RunStatusBadge status={run.status} />
                     {run.replay ? <ReplayBadge /> : null}
                   </span>
