@@ -12,7 +12,8 @@
 // Settings (environment): BENCH_DATABASE_URL (a PostgreSQL server where a
 // database may be created; default TEST_DATABASE_URL or
 // postgresql://postgres@127.0.0.1:5432/postgres), BENCH_DURATION (seconds per
-// run, default 15), BENCH_CONNECTIONS (default 32), BENCH_ONLY (postgres|pglite).
+// run, default 15), BENCH_CONNECTIONS (default 32), BENCH_ONLY (postgres|pglite),
+// BENCH_PROFILE (a folder for a CPU profile of the server).
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -94,7 +95,9 @@ async function benchDatabase(kind) {
   }
   const token = cli(env, ['token', 'create', '--email', 'bench@example.test']);
 
-  const server = spawn(process.execPath, ['node_modules/next/dist/bin/next', 'start', '-p', String(port)], {
+  // BENCH_PROFILE=<dir>: write a V8 CPU profile of the server (read it with bench/profile-summary.mjs).
+  const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(process.env.BENCH_PROFILE)}`] : [];
+  const server = spawn(process.execPath, [...profile, 'node_modules/next/dist/bin/next', 'start', '-p', String(port)], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
