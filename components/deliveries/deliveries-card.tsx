@@ -6,7 +6,7 @@ import { CodeBlock } from '@/components/ui/code-block';
 import { EmptyState } from '@/components/ui/empty-state';
 import { ArrowLeftIcon, ArrowRightIcon, InboxIcon } from '@/components/ui/icons';
 import { Table, TableEmpty, TBody, TD, TH, THead, TR } from '@/components/ui/table';
-import { deliveryStatusLabels, type DeliveryStatus } from '@/lib/deliveries/schemas';
+import { deliveryStatusLabels, type DeliveryStatusFilter } from '@/lib/deliveries/schemas';
 import type { DeliverySummary } from '@/lib/deliveries/service';
 import type { AuthMode } from '@/lib/webhooks/schemas';
 import { AutoRefresh } from './auto-refresh';
@@ -18,7 +18,7 @@ import { Timestamp } from './timestamp';
 export type DeliveryLogView = {
   /** The page that holds the card: filters and pages are its search params. */
   path: string;
-  status: DeliveryStatus | null;
+  status: DeliveryStatusFilter | null;
   q: string;
   cursor: string | null;
   /** When the page was read (for "2 min ago"). */
@@ -34,6 +34,8 @@ export type DeliveryLogWebhook = {
   ingressUrl: string;
   /** Display name of the signature provider, if any. */
   providerName: string | null;
+  /** The provider performs verification handshakes: Handshake is offered as a status filter. */
+  handshakes?: boolean;
   /** A ready curl command that sends a test delivery (lib/webhooks/test-request.ts), when one can be offered. */
   testRequest: string | null;
 };
@@ -112,7 +114,7 @@ export function DeliveriesCard({
       ) : (
         <>
           <div className="border-b border-line px-5 py-3">
-            <DeliveryFilters status={status} q={q} />
+            <DeliveryFilters status={status} q={q} handshakes={webhook.handshakes === true || status === 'handshake'} />
           </div>
           {page === null ? (
             <div className="px-5 py-5">

@@ -7,7 +7,7 @@ import { SearchIcon, XIcon } from '@/components/ui/icons';
 import { controlStyles } from '@/components/ui/input';
 import { Select } from '@/components/ui/select';
 import { Spinner } from '@/components/ui/spinner';
-import { deliveryStatuses, deliveryStatusLabels, type DeliveryStatus } from '@/lib/deliveries/schemas';
+import { deliveryStatusFilters, deliveryStatuses, deliveryStatusLabels, type DeliveryStatusFilter } from '@/lib/deliveries/schemas';
 
 const SEARCH_DELAY_MS = 300;
 
@@ -17,7 +17,7 @@ const SEARCH_DELAY_MS = 300;
  * from the newest page (the cursor is dropped). Without JavaScript, Enter in
  * the search box submits the same parameters with a GET.
  */
-export function DeliveryFilters({ status, q }: { status: DeliveryStatus | null; q: string }) {
+export function DeliveryFilters({ status, q, handshakes = false }: { status: DeliveryStatusFilter | null; q: string; handshakes?: boolean }) {
   const router = useRouter();
   const pathname = usePathname();
   const [pending, startTransition] = useTransition();
@@ -75,7 +75,7 @@ export function DeliveryFilters({ status, q }: { status: DeliveryStatus | null; 
         className="sm:w-56"
       >
         <option value="">All statuses</option>
-        {deliveryStatuses.map((value) => (
+        {(handshakes ? deliveryStatusFilters : deliveryStatuses).map((value) => (
           <option key={value} value={value}>
             {deliveryStatusLabels[value]}
           </option>

@@ -182,6 +182,9 @@ test('Notion: the unsigned verification token becomes the secret, once; signed e
   expect((await request.post(hook.url, { data: { verification_token: 'secret_attacker' } })).status()).toBe(401);
   const statuses = (await log(request, tokens.admin, hook.uid)).map((entry) => entry.status);
   expect(statuses).toEqual(['rejected_auth', 'accepted', 'handshake', 'rejected_auth']);
+  // The log can be filtered to handshakes.
+  const handshakes = await request.get(`/api/v1/factories/acme/webhooks/${hook.uid}/deliveries?status=handshake`, { headers: bearer(tokens.admin) });
+  expect((await handshakes.json()).deliveries.map((entry: { status: string }) => entry.status)).toEqual(['handshake']);
 });
 
 test('handshakes are answered only when genuine: a mis-signed Slack or Zoom challenge is 401', async ({ request, tokens }) => {

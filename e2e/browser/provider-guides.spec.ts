@@ -77,6 +77,15 @@ test.describe.serial('provider setup guides', () => {
     await page.getByRole('link', { name: 'github-deploys' }).click();
     await expect(page.getByRole('heading', { name: 'Set up GitHub' })).toBeVisible();
     await expect(page.getByRole('region', { name: 'Deliveries' }).locator('tbody tr').first()).toContainText('d1e2f3a4-ping-0001');
+    // GitHub performs no handshake: the status filter offers only the five labels.
+    await expect(page.getByRole('region', { name: 'Deliveries' }).getByLabel('Status').locator('option')).toHaveText([
+      'All statuses',
+      'Accepted',
+      'Duplicate',
+      'Rejected (auth)',
+      'Rejected (invalid JSON)',
+      'Rejected (too large)',
+    ]);
   });
 
   test('a provider that issues its secret shows where it goes and waits for it', async () => {
@@ -132,6 +141,12 @@ test.describe.serial('provider setup guides', () => {
     await page.reload();
     await expect(alert).toContainText('The token was already shown');
     expect(await page.content()).not.toContain(token);
-    await expect(page.getByRole('region', { name: 'Deliveries' }).locator('tbody tr').first()).toContainText('Handshake');
+    const deliveries = page.getByRole('region', { name: 'Deliveries' });
+    await expect(deliveries.locator('tbody tr').first()).toContainText('Handshake');
+    // A provider with a handshake offers it as a status filter.
+    await deliveries.getByLabel('Status').selectOption('handshake');
+    await expect(page).toHaveURL(/status=handshake/);
+    await expect(deliveries.locator('tbody tr')).toHaveCount(1);
+    await expect(deliveries.locator('tbody tr').first()).toContainText('Handshake');
   });
 });

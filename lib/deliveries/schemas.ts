@@ -3,6 +3,10 @@ import { z } from 'zod';
 export const deliveryStatuses = ['accepted', 'duplicate', 'rejected_auth', 'rejected_invalid_json', 'rejected_too_large'] as const;
 export type DeliveryStatus = (typeof deliveryStatuses)[number];
 
+/** What the log can be filtered by: the spec's five labels, and answered provider handshakes. */
+export const deliveryStatusFilters = [...deliveryStatuses, 'handshake'] as const;
+export type DeliveryStatusFilter = (typeof deliveryStatusFilters)[number];
+
 export const deliveryStatusLabels: Record<DeliveryStatus | 'handshake', string> = {
   accepted: 'Accepted',
   duplicate: 'Duplicate',
@@ -13,7 +17,7 @@ export const deliveryStatusLabels: Record<DeliveryStatus | 'handshake', string> 
 };
 
 export const listDeliveriesSchema = z.object({
-  status: z.preprocess((v) => (v === '' ? undefined : v), z.enum(deliveryStatuses, { error: `status must be one of ${deliveryStatuses.join(', ')}` }).optional()),
+  status: z.preprocess((v) => (v === '' ? undefined : v), z.enum(deliveryStatusFilters, { error: `status must be one of ${deliveryStatusFilters.join(', ')}` }).optional()),
   limit: z.preprocess((v) => (v === '' || v === undefined ? undefined : v), z.coerce.number().int().min(1, 'limit must be 1 to 100').max(100, 'limit must be 1 to 100').default(50)),
   cursor: z.preprocess((v) => (v === '' ? undefined : v), z.string().max(200).optional()),
   q: z.preprocess((v) => (v === '' ? undefined : v), z.string().trim().max(200, 'Search for at most 200 characters').optional()),

@@ -18,7 +18,7 @@ import { CopyField } from '@/components/ui/copy-button';
 import { PageHeader } from '@/components/ui/page-header';
 import { requireFactoryPage } from '@/lib/auth/current-user';
 import { RETENTION_DAYS, RETENTION_MIN_ENTRIES } from '@/lib/deliveries/retention';
-import { deliveryStatuses, type DeliveryStatus } from '@/lib/deliveries/schemas';
+import { deliveryStatusFilters, type DeliveryStatusFilter } from '@/lib/deliveries/schemas';
 import { listDeliveries } from '@/lib/deliveries/service';
 import { definitionPath } from '@/lib/definitions/schemas';
 import { readDefinitionFiles } from '@/lib/definitions/service';
@@ -61,7 +61,7 @@ const firstValue = (value: string | string[] | undefined) => (Array.isArray(valu
 /** The delivery log page the URL asks for (?status=&q=&cursor=); unknown values are ignored, a bad cursor is reported. */
 async function loadDeliveryLog(factoryId: string, uid: string, path: string, search: SearchParams): Promise<DeliveryLogView> {
   const statusParam = firstValue(search.status);
-  const status = (deliveryStatuses as readonly string[]).includes(statusParam) ? (statusParam as DeliveryStatus) : null;
+  const status = (deliveryStatusFilters as readonly string[]).includes(statusParam) ? (statusParam as DeliveryStatusFilter) : null;
   const q = firstValue(search.q).trim().slice(0, 200);
   const cursor = firstValue(search.cursor) || null;
   const view = { path, status, q, cursor, now: Date.now() };
@@ -229,7 +229,7 @@ export default async function WebhookPage({
 
         <DeliveriesCard
           view={deliveryLog}
-          webhook={{ uid: webhook.uid, authMode: webhook.authMode, ingressUrl: webhook.ingressUrl, providerName: scheme?.displayName ?? null, testRequest }}
+          webhook={{ uid: webhook.uid, authMode: webhook.authMode, ingressUrl: webhook.ingressUrl, providerName: scheme?.displayName ?? null, testRequest, handshakes: Boolean(scheme?.handshake) }}
           entryPath={(id) => `${webhookPath}/deliveries/${encodeURIComponent(id)}`}
           retention={{ days: RETENTION_DAYS, entries: RETENTION_MIN_ENTRIES }}
         />
