@@ -11,6 +11,7 @@ import { MAX_BODY_BYTES } from '@/lib/ingress/limits';
 import { consume, foldedDeliveryLimit, getLimiters } from '@/lib/ingress/rate-limit';
 import { recordAccepted, recordRejected, type RejectedStatus } from '@/lib/ingress/record';
 import { runsToStart } from '@/lib/runs/start';
+import { wakeWorkers } from '@/lib/runs/worker';
 import { accepted, ingressError, notFound } from '@/lib/ingress/responses';
 import { getScheme } from '@/lib/signatures/registry';
 import { providerDeliveryId } from '@/lib/signatures/verify';
@@ -135,6 +136,7 @@ export async function handleIngress(request: Request, params: IngressParams): Pr
     rateLimit: folded ?? undefined,
   });
   if (outcome.limited) return ingressError('rate_limited', { 'Retry-After': String(outcome.retryAfterSeconds) });
+  if (outcome.runs > 0) wakeWorkers();
   return accepted(identity.deliveryId);
 }
 

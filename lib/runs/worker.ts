@@ -18,6 +18,7 @@ import type { ClaimedRun, ExecutionOutcome } from '@/lib/runs/executors/types';
 // rather than starting it again, so a run never executes twice. With no
 // executor configured nothing is claimed and runs stay queued, visible.
 
+// Idle workers poll this often; runs queued by this process wake them at once.
 const POLL_MS = 1_000;
 const LEASE_MARGIN_MS = 60_000;
 
@@ -116,6 +117,17 @@ export async function processOne(worker: string, executor: Exclude<ExecutorConfi
 
 export type WorkerPool = { stop: () => Promise<void>; wake: () => void };
 
+// This process's worker pools, on globalThis so the ingress bundle reaches
+// the pools the server started: a delivery that queues runs wakes them at
+// once instead of waiting for the next poll. Other instances poll.
+const poolsKey = Symbol.for('tripline.runWorkerPools');
+const pools: Set<WorkerPool> = ((globalThis as Record<symbol, unknown>)[poolsKey] ??= new Set()) as Set<WorkerPool>;
+
+/** Tells this process's idle workers that runs were queued. */
+export function wakeWorkers(): void {
+  for (const pool of pools) pool.wake();
+}
+
 /**
  * Starts `slots` loops that execute runs until stopped. `drain` stops each
  * loop once the queue has nothing ready (the CLI's `worker --drain`).
@@ -161,7 +173,7 @@ export function startWorkers(executor: ExecutorConfig, slots: number, options: {
   };
   const loops = Array.from({ length: slots }, loop);
   const done = Promise.all(loops).then(() => undefined);
-  return {
+  const pool = {
     done,
     wake,
     stop: async () => {
@@ -170,4 +182,7 @@ export function startWorkers(executor: ExecutorConfig, slots: number, options: {
       await done;
     },
   };
+  pools.add(pool);
+  void done.finally(() => pools.delete(pool));
+  return pool;
 }
