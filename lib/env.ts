@@ -50,6 +50,7 @@ const envSchema = z.object({
   TRIPLINE_RUN_HTTP_ATTEMPTS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(50).default(5)),
   TRIPLINE_RUN_TIMEOUT_SECONDS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(86_400).default(600)),
   TRIPLINE_RUN_WORKERS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(64).default(2)),
+  TRIPLINE_RUN_RETENTION_DAYS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(36_500).default(90)),
 });
 
 /** Who executes runs (configured by the operator, never by dashboard users). */
@@ -80,6 +81,8 @@ export type Env = {
   executor: ExecutorConfig;
   /** Runs executed at once by this instance; 0 leaves execution to other instances or `tripline worker`. */
   runWorkers: number;
+  /** Days a finished run is kept; 0 keeps runs forever. */
+  runRetentionDays: number;
 };
 
 function executorConfig(raw: z.output<typeof envSchema>): ExecutorConfig {
@@ -116,6 +119,7 @@ export function parseEnv(source: NodeJS.ProcessEnv = process.env): Env {
     testClock: raw.TRIPLINE_TEST_CLOCK === 'true',
     executor: executorConfig(raw),
     runWorkers: raw.TRIPLINE_RUN_WORKERS,
+    runRetentionDays: raw.TRIPLINE_RUN_RETENTION_DAYS,
   };
 }
 

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { setDatabase } from '@/lib/db';
 import { createFactory } from '@/lib/factories/service';
 import { composeEnvelope } from '@/lib/runs/envelope';
+import { pruneRuns } from '@/lib/runs/retention';
 import { claimRun, failAbandonedRuns, processOne, startWorkers } from '@/lib/runs/worker';
 import { createTestDatabase, testDatabaseKinds, type TestDatabase } from '@/lib/testing/databases';
 import { createUser } from '@/lib/users/service';
@@ -136,5 +137,21 @@ describe.each(testDatabaseKinds())('run workers on %s', (kind) => {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
     }
+  });
+
+  it('prunes finished runs past the retention period, never queued or running ones', async () => {
+    const [oldDone, oldFailed, recent, queued, running] = await queueRuns(5);
+    const now = new Date('2026-11-23T12:00:00Z');
+    const daysAgo = (days: number) => new Date(now.getTime() - days * 24 * 60 * 60 * 1000);
+    await database.prisma.run.update({ where: { id: oldDone }, data: { status: 'succeeded', finishedAt: daysAgo(91) } });
+    await database.prisma.run.update({ where: { id: oldFailed }, data: { status: 'failed', finishedAt: daysAgo(120) } });
+    await database.prisma.run.update({ where: { id: recent }, data: { status: 'succeeded', finishedAt: daysAgo(89) } });
+    await database.prisma.run.update({ where: { id: queued }, data: { createdAt: daysAgo(200) } });
+    await database.prisma.run.update({ where: { id: running }, data: { status: 'running', startedAt: daysAgo(200) } });
+
+    expect(await pruneRuns(0, database.prisma, now)).toBe(0);
+    expect(await pruneRuns(90, database.prisma, now)).toBe(2);
+    const left = await database.prisma.run.findMany({ select: { id: true } });
+    expect(left.map((r) => r.id).sort()).toEqual([recent, queued, running].sort());
   });
 });

@@ -5,6 +5,7 @@ import { deleteExpiredSessions } from '@/lib/auth/sessions';
 import { pruneDeliveries } from '@/lib/deliveries/retention';
 import { syncAllRepositories } from '@/lib/definitions/repository';
 import { env } from '@/lib/env';
+import { pruneRuns } from '@/lib/runs/retention';
 import { startWorkers } from '@/lib/runs/worker';
 
 // Server start: every instance applies pending migrations (the schema engine
@@ -35,6 +36,7 @@ export async function startServer(): Promise<void> {
 
   every(HOUR, 'session cleanup', () => deleteExpiredSessions());
   every(HOUR, 'delivery retention', () => pruneDeliveries());
+  every(HOUR, 'run retention', () => pruneRuns(env().runRetentionDays));
   // Repository-backed factories apply new commits of their production branch.
   // Every instance checks; the factory row lock makes one apply each commit.
   const syncInterval = env().repositorySyncInterval;
