@@ -29,10 +29,15 @@ export async function requireUser(): Promise<PublicUser> {
  */
 export const requireFactoryPage = cache(async (factorySlug: string): Promise<FactoryContext> => {
   const user = await requireUser();
+  return orNotFound(() => authorizeFactory(user, factorySlug, 'factory:read' satisfies Permission));
+});
+
+/** For pages: a lookup whose not_found error becomes the page's 404. */
+export async function orNotFound<T>(load: () => Promise<T>): Promise<T> {
   try {
-    return await authorizeFactory(user, factorySlug, 'factory:read' satisfies Permission);
+    return await load();
   } catch (error) {
     if (error instanceof AppError && error.code === 'not_found') notFound();
     throw error;
   }
-});
+}

@@ -75,9 +75,14 @@ async function webhooksByUid(factoryId: string, uids: string[], db: DbOrTx) {
   return new Map(rows.map((row) => [row.uid, row]));
 }
 
+/** Whether a webhook a trigger names can still receive deliveries. */
+export function webhookState(webhook: { enabled: boolean; deletedAt: Date | null }): Exclude<TriggerWebhook['state'], 'missing'> {
+  return webhook.deletedAt ? 'deleted' : webhook.enabled ? 'live' : 'disabled';
+}
+
 function triggerWebhook(uid: string, webhook: { name: string; enabled: boolean; deletedAt: Date | null } | undefined): TriggerWebhook {
   if (!webhook) return { uid, name: null, state: 'missing' };
-  return { uid, name: webhook.name, state: webhook.deletedAt ? 'deleted' : webhook.enabled ? 'live' : 'disabled' };
+  return { uid, name: webhook.name, state: webhookState(webhook) };
 }
 
 async function toViews(factoryId: string, rows: AutomationRow[], db: DbOrTx): Promise<AutomationView[]> {

@@ -2,7 +2,7 @@ import 'server-only';
 import { prisma, type DbOrTx } from '@/lib/db';
 import { describeCheck, evaluateFilter, type FilterCheck } from '@/lib/filters';
 import { AppError } from '@/lib/http/errors';
-import { getAutomation } from '@/lib/automations/service';
+import { getAutomation, webhookState } from '@/lib/automations/service';
 import { triggerSchema, type TriggerInput } from '@/lib/automations/schemas';
 
 // Test filter (spec 2.4): would this stored delivery have started this
@@ -132,7 +132,7 @@ export async function backtestTrigger(factoryId: string, input: { trigger: Trigg
     };
   });
   return {
-    webhook: { uid, name: webhook.name, state: webhook.deletedAt ? 'deleted' : webhook.enabled ? 'live' : 'disabled' },
+    webhook: { uid, name: webhook.name, state: webhookState(webhook) },
     tested: results.length,
     wouldTrigger: results.filter((r) => r.wouldTrigger).length,
     deliveries: results,

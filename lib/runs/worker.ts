@@ -3,7 +3,6 @@ import os from 'node:os';
 import { randomBase62 } from '@/lib/crypto/random';
 import { sql } from '@/lib/db/sql';
 import type { ExecutorConfig } from '@/lib/env';
-import type { RunAttachment, RunEnvelope } from '@/lib/runs/envelope';
 import { executeCommand } from '@/lib/runs/executors/command';
 import { executeHttp } from '@/lib/runs/executors/http';
 import type { ClaimedRun, ExecutionOutcome } from '@/lib/runs/executors/types';
@@ -22,20 +21,10 @@ import type { ClaimedRun, ExecutionOutcome } from '@/lib/runs/executors/types';
 const POLL_MS = 1_000;
 const LEASE_MARGIN_MS = 60_000;
 
-type ClaimRow = {
-  id: string;
-  automationId: string;
-  automationName: string;
-  prompt: string;
-  envelope: RunEnvelope;
-  attachments: RunAttachment[];
-  attempts: number;
-};
-
 export const workerId = () => `${os.hostname()}:${process.pid}:${randomBase62(6)}`;
 
 export async function claimRun(worker: string, leaseMs: number): Promise<ClaimedRun | null> {
-  const [row] = await sql<ClaimRow>(
+  const [row] = await sql<Omit<ClaimedRun, 'worker'>>(
     `WITH next AS (
        SELECT "id" FROM "Run"
         WHERE "status" = 'queued' AND ("lockedUntil" IS NULL OR "lockedUntil" <= now())
@@ -48,20 +37,10 @@ export async function claimRun(worker: string, leaseMs: number): Promise<Claimed
             "startedAt" = COALESCE(r."startedAt", now()), "attempts" = r."attempts" + 1
        FROM next, "Automation" a
       WHERE r."id" = next."id" AND a."id" = r."automationId"
-     RETURNING r."id", r."automationId", a."name" AS "automationName", r."prompt", r."envelope", r."attachments", r."attempts"`,
+     RETURNING r."id", r."automationId", a."name" AS "automationName", r."prompt", r."envelope", r."attachments", r."attempts" AS "attempt"`,
     [worker, leaseMs],
   );
-  if (!row) return null;
-  return {
-    id: row.id,
-    automationId: row.automationId,
-    automationName: row.automationName,
-    prompt: row.prompt,
-    envelope: row.envelope,
-    attachments: row.attachments,
-    attempt: row.attempts,
-    worker,
-  };
+  return row ? { ...row, worker } : null;
 }
 
 /** Records the outcome, only while this worker still holds the run. */

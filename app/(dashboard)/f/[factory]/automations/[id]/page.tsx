@@ -1,5 +1,4 @@
 import type { Metadata } from 'next';
-import { notFound } from 'next/navigation';
 import { cache } from 'react';
 import { AutomationForm } from '@/components/automations/automation-form';
 import { DeleteAutomation } from '@/components/automations/delete-automation';
@@ -9,23 +8,15 @@ import { RunsCard } from '@/components/runs/runs-card';
 import { Badge } from '@/components/ui/badge';
 import { Card, CardHeader } from '@/components/ui/card';
 import { PageHeader } from '@/components/ui/page-header';
-import { requireFactoryPage } from '@/lib/auth/current-user';
+import { orNotFound, requireFactoryPage } from '@/lib/auth/current-user';
 import { getAutomation, type AutomationView } from '@/lib/automations/service';
-import { AppError } from '@/lib/http/errors';
 import { listRuns } from '@/lib/runs/service';
 import { listWebhooks } from '@/lib/webhooks/service';
 
 type Params = Promise<{ factory: string; id: string }>;
 
 // Cached so the metadata and the page share one query.
-const loadAutomation = cache(async (factoryId: string, id: string): Promise<AutomationView> => {
-  try {
-    return await getAutomation(factoryId, id);
-  } catch (error) {
-    if (error instanceof AppError && error.code === 'not_found') notFound();
-    throw error;
-  }
-});
+const loadAutomation = cache((factoryId: string, id: string): Promise<AutomationView> => orNotFound(() => getAutomation(factoryId, id)));
 
 export async function generateMetadata({ params }: { params: Params }): Promise<Metadata> {
   const { factory: slug, id } = await params;

@@ -16,7 +16,7 @@ import { CodeBlock } from '@/components/ui/code-block';
 import { Card, CardBody, CardHeader } from '@/components/ui/card';
 import { CopyField } from '@/components/ui/copy-button';
 import { PageHeader } from '@/components/ui/page-header';
-import { requireFactoryPage } from '@/lib/auth/current-user';
+import { orNotFound, requireFactoryPage } from '@/lib/auth/current-user';
 import { RETENTION_DAYS, RETENTION_MIN_ENTRIES } from '@/lib/deliveries/retention';
 import { deliveryStatusFilters, type DeliveryStatusFilter } from '@/lib/deliveries/schemas';
 import { listDeliveries } from '@/lib/deliveries/service';
@@ -33,14 +33,7 @@ import { testRequestCurl } from '@/lib/webhooks/test-request';
 const dateTimeFormat = new Intl.DateTimeFormat('en', { dateStyle: 'medium', timeStyle: 'short' });
 
 // Cached so the metadata and the page share one query.
-const loadWebhook = cache(async (factoryId: string, uid: string): Promise<WebhookView> => {
-  try {
-    return await getWebhook(factoryId, uid);
-  } catch (error) {
-    if (error instanceof AppError && error.code === 'not_found') notFound();
-    throw error;
-  }
-});
+const loadWebhook = cache((factoryId: string, uid: string): Promise<WebhookView> => orNotFound(() => getWebhook(factoryId, uid)));
 
 export async function generateMetadata({ params }: { params: Promise<{ factory: string; uid: string }> }): Promise<Metadata> {
   const { factory: slug, uid } = await params;

@@ -14,8 +14,7 @@ import { CodeBlock } from '@/components/ui/code-block';
 import { CopyableId } from '@/components/ui/copy-button';
 import { DetailRow } from '@/components/ui/detail-row';
 import { PageHeader } from '@/components/ui/page-header';
-import { requireFactoryPage } from '@/lib/auth/current-user';
-import { AppError } from '@/lib/http/errors';
+import { orNotFound, requireFactoryPage } from '@/lib/auth/current-user';
 import { PAYLOAD_FILE_NAME } from '@/lib/runs/envelope';
 import { getRun, type RunView } from '@/lib/runs/service';
 
@@ -23,14 +22,9 @@ type Params = Promise<{ factory: string; id: string; runId: string }>;
 
 // Cached so the metadata and the page share one query.
 const loadRun = cache(async (factoryId: string, automationId: string, runId: string): Promise<RunView> => {
-  try {
-    const run = await getRun(factoryId, runId);
-    if (run.automation.id !== automationId) notFound();
-    return run;
-  } catch (error) {
-    if (error instanceof AppError && error.code === 'not_found') notFound();
-    throw error;
-  }
+  const run = await orNotFound(() => getRun(factoryId, runId));
+  if (run.automation.id !== automationId) notFound();
+  return run;
 });
 
 export async function generateMetadata({ params }: { params: Params }): Promise<Metadata> {

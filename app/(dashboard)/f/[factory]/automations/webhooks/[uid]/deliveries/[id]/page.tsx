@@ -1,6 +1,5 @@
 import type { Metadata } from 'next';
 import { DetailRow } from '@/components/ui/detail-row';
-import { notFound } from 'next/navigation';
 import { cache } from 'react';
 import { formatBytes, formatExactBytes, identitySourceLabels, receivedFormat, relativeTime, sentence } from '@/components/deliveries/format';
 import { JsonViewer } from '@/components/deliveries/json-viewer';
@@ -15,22 +14,14 @@ import { Card, CardBody, CardHeader } from '@/components/ui/card';
 import { CopyableId } from '@/components/ui/copy-button';
 import { ArrowLeftIcon } from '@/components/ui/icons';
 import { PageHeader } from '@/components/ui/page-header';
-import { requireFactoryPage } from '@/lib/auth/current-user';
+import { orNotFound, requireFactoryPage } from '@/lib/auth/current-user';
 import { explainDelivery } from '@/lib/automations/why-not';
 import { getDelivery, type DeliveryDetail } from '@/lib/deliveries/service';
-import { AppError } from '@/lib/http/errors';
 import { listRuns } from '@/lib/runs/service';
 import { getScheme } from '@/lib/signatures/registry';
 import { getWebhook, type WebhookView } from '@/lib/webhooks/service';
 
 type Params = Promise<{ factory: string; uid: string; id: string }>;
-
-function orNotFound<T>(load: () => Promise<T>): Promise<T> {
-  return load().catch((error: unknown) => {
-    if (error instanceof AppError && error.code === 'not_found') notFound();
-    throw error;
-  });
-}
 
 // Cached so the metadata and the page share the queries.
 const loadEntry = cache(async (factoryId: string, uid: string, id: string): Promise<{ webhook: WebhookView; delivery: DeliveryDetail }> => {
