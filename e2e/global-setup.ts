@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createPostgresDatabase } from '../lib/testing/postgres';
 import { servers } from '../playwright.config';
+import { METRICS_TOKEN } from './fixtures/metrics';
 import { DEFINITIONS_SECRET, seedUsers } from './fixtures/seed';
 import { cli, startServer, type RunningServer, type ServerEnv } from './servers';
 
@@ -45,6 +46,8 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
     // Runs execute a real program: e2e/fixtures/agent.mjs.
     TRIPLINE_RUN_COMMAND: `"${process.execPath}" "${path.join(root, 'e2e', 'fixtures', 'agent.mjs')}"`,
     AGENT_LOG: path.join(runDir, 'agent.log'),
+    TRIPLINE_METRICS_TOKEN: METRICS_TOKEN,
+    TRIPLINE_LOG_FORMAT: 'json',
   };
   process.env.E2E_AGENT_LOG = common.AGENT_LOG;
 

@@ -52,6 +52,7 @@ const envSchema = z.object({
   TRIPLINE_RUN_HTTP_ATTEMPTS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(50).default(5)),
   TRIPLINE_RUN_TIMEOUT_SECONDS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(86_400).default(600)),
   TRIPLINE_RUN_WORKERS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(64).default(2)),
+  TRIPLINE_METRICS_TOKEN: z.preprocess(emptyAsUndefined, z.string().min(16, 'must be at least 16 characters').optional()),
   TRIPLINE_RUN_RETENTION_DAYS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(36_500).default(90)),
 });
 
@@ -85,6 +86,8 @@ export type Env = {
   runWorkers: number;
   /** Days a finished run is kept; 0 keeps runs forever. */
   runRetentionDays: number;
+  /** Bearer token for /metrics; unset turns /metrics off. */
+  metricsToken: string | undefined;
 };
 
 function executorConfig(raw: z.output<typeof envSchema>): ExecutorConfig {
@@ -122,6 +125,7 @@ export function parseEnv(source: NodeJS.ProcessEnv = process.env): Env {
     executor: executorConfig(raw),
     runWorkers: raw.TRIPLINE_RUN_WORKERS,
     runRetentionDays: raw.TRIPLINE_RUN_RETENTION_DAYS,
+    metricsToken: raw.TRIPLINE_METRICS_TOKEN,
   };
 }
 

@@ -5,6 +5,7 @@ import { getAuthSecret } from '@/lib/crypto/keys';
 import { env } from '@/lib/env';
 import { createSession, deleteSession, SESSION_MAX_AGE_SECONDS } from '@/lib/auth/sessions';
 import { authenticateWithPassword } from '@/lib/users/service';
+import { log } from '@/lib/log';
 
 // next-auth with email and password. The JWT in the cookie only carries the
 // id of a Session row (see sessions.ts), which every request checks.
@@ -63,8 +64,8 @@ export function authOptions(): NextAuthOptions {
     logger: {
       // next-auth logs credentials-related errors with request details; keep
       // only the code so nothing sensitive reaches the logs.
-      error: (code) => console.error(`[next-auth] ${code}`),
-      warn: (code) => (code === 'NEXTAUTH_URL' ? undefined : console.warn(`[next-auth] ${code}`)),
+      error: (code) => log('auth').error({ code }, 'next-auth error'),
+      warn: (code) => (code === 'NEXTAUTH_URL' ? undefined : log('auth').warn({ code }, 'next-auth warning')),
       debug: () => undefined,
     },
   };

@@ -7,6 +7,7 @@ import pg from 'pg';
 import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { acquireEmbeddedLock } from '@/lib/db/embedded-lock';
+import { log } from '@/lib/log';
 
 // Chooses the database: PostgreSQL when a connection URL is given, otherwise
 // the embedded PGlite database in the data folder. Both speak PostgreSQL, so
@@ -52,7 +53,7 @@ export function openAdapter(target: DatabaseTarget, options: { poolSize?: number
     const pool = new pg.Pool({ connectionString: target.url, max: options.poolSize ?? 10, connectionTimeoutMillis: 5_000 });
     // An idle connection that the server closes (a restart, a failover) must
     // not crash the process: the pool replaces it on next use.
-    pool.on('error', (error) => console.error(`[tripline] database connection lost: ${error.message}`));
+    pool.on('error', (error) => log('database').error({ err: { message: error.message } }, 'database connection lost'));
     const factory = new PrismaPg(pool);
     return { target, factory, pool, close: () => pool.end() };
   }

@@ -12,6 +12,7 @@ import { consume, foldedDeliveryLimit, getLimiters } from '@/lib/ingress/rate-li
 import { recordAccepted, recordRejected, type RejectedStatus } from '@/lib/ingress/record';
 import { runsToStart } from '@/lib/runs/start';
 import { wakeWorkers } from '@/lib/runs/worker';
+import { note, observeIngress } from '@/lib/ingress/observe';
 import { accepted, ingressError, notFound } from '@/lib/ingress/responses';
 import { getScheme } from '@/lib/signatures/registry';
 import { providerDeliveryId } from '@/lib/signatures/verify';
@@ -57,11 +58,17 @@ function providerIdFor(webhook: LiveWebhook, headers: Headers): string | null {
   return webhook.authMode === 'signature' && webhook.signatureScheme ? providerDeliveryId(webhook.signatureScheme, headers) : null;
 }
 
-export async function handleIngress(request: Request, params: IngressParams): Promise<Response> {
+/** Answers an ingress request, counted and logged by lib/ingress/observe.ts. */
+export function handleIngress(request: Request, params: IngressParams): Promise<Response> {
+  return observeIngress(request, params.uid, () => serve(request, params));
+}
+
+async function serve(request: Request, params: IngressParams): Promise<Response> {
   if (!UID_SHAPE.test(params.uid)) return notFound();
   const webhook = await findLiveWebhook(params.uid);
   // A path token only exists for url_token webhooks; anywhere else the URL is unknown.
   if (!webhook || (params.token !== undefined && webhook.authMode !== 'url_token')) return notFound();
+  note(request, { authMode: webhook.authMode, scheme: webhook.signatureScheme });
   const challenge = await answerChallenge(webhook, request, remoteAddress(request.headers));
   if (challenge) return challenge;
   if (request.method !== 'POST') return ingressError('method_not_allowed', { Allow: 'POST' });
@@ -69,6 +76,7 @@ export async function handleIngress(request: Request, params: IngressParams): Pr
   const headers = request.headers;
   const address = remoteAddress(headers);
   const reject = async (status: RejectedStatus, size: number, detail: string, body: Buffer | null) => {
+    note(request, { detail });
     await recordRejected({ webhookId: webhook.id, status, identity: rejectedIdentity(webhook, headers, body), size, detail, remoteAddress: address });
   };
 
@@ -80,7 +88,10 @@ export async function handleIngress(request: Request, params: IngressParams): Pr
 
   const authFailed = async (detail: string, body: Buffer | null, size: number): Promise<Response> => {
     const budget = await consume(getLimiters().authFailure, `${webhook.uid}:${address ?? 'unknown'}`);
-    if (!budget.allowed) return ingressError('rate_limited', { 'Retry-After': String(budget.retryAfterSeconds) });
+    if (!budget.allowed) {
+      note(request, { budget: 'auth_failure' });
+      return ingressError('rate_limited', { 'Retry-After': String(budget.retryAfterSeconds) });
+    }
     await reject('rejected_auth', size, detail, body);
     return ingressError('unauthorized');
   };
@@ -137,6 +148,7 @@ export async function handleIngress(request: Request, params: IngressParams): Pr
   });
   if (outcome.limited) return ingressError('rate_limited', { 'Retry-After': String(outcome.retryAfterSeconds) });
   if (outcome.runs > 0) wakeWorkers();
+  if (outcome.status === 'duplicate') note(request, { duplicate: true });
   return accepted(identity.deliveryId);
 }
 

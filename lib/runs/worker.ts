@@ -6,6 +6,10 @@ import type { ExecutorConfig } from '@/lib/env';
 import { executeCommand } from '@/lib/runs/executors/command';
 import { executeHttp } from '@/lib/runs/executors/http';
 import type { ClaimedRun, ExecutionOutcome } from '@/lib/runs/executors/types';
+import { log } from '@/lib/log';
+import { metrics } from '@/lib/metrics';
+
+const logger = log('runs');
 
 // Workers move queued runs through running to succeeded or failed.
 //
@@ -107,12 +111,14 @@ export async function processOne(
     return true;
   }
   let outcome: ExecutionOutcome;
+  const started = performance.now();
   try {
     outcome = await execute(run, executor, options.cancel);
   } catch (error) {
     outcome = { status: 'failed', output: null, error: `The executor failed: ${(error as Error).message}` };
   }
   await finishRun(worker, run.id, outcome);
+  recordOutcome(run, executor.kind, outcome, (performance.now() - started) / 1000);
   return true;
 }
 
@@ -121,6 +127,17 @@ export async function processOne(
  * until `deadline` (epoch ms); runs still going then are stopped and fail
  * with a message saying so. Without a deadline it waits for them.
  */
+/** One log line and the metrics for each run attempt that ended. */
+function recordOutcome(run: ClaimedRun, executor: 'command' | 'http', outcome: ExecutionOutcome, seconds: number): void {
+  const result = outcome.status === 'failed' && outcome.retryAfterMs !== undefined ? 'retried' : outcome.status;
+  const { runs, runDuration } = metrics();
+  runs.inc({ outcome: result, executor });
+  runDuration.observe({ executor }, seconds);
+  const fields = { runId: run.id, automationId: run.automationId, attempt: run.attempt, executor, outcome: result, seconds: Math.round(seconds * 1000) / 1000 };
+  if (outcome.status === 'succeeded') logger.info(fields, 'run succeeded');
+  else logger.warn({ ...fields, error: outcome.error }, result === 'retried' ? 'run attempt failed; queued again' : 'run failed');
+}
+
 export type WorkerPool = { stop: (deadline?: number) => Promise<void>; wake: () => void };
 
 // This process's worker pools, on globalThis so the ingress bundle reaches
