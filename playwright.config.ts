@@ -68,5 +68,7 @@ export default defineConfig({
     ...(withPostgres
       ? [{ name: 'api-postgres', testMatch: ['api/**/*.spec.ts', 'api-postgres/**/*.spec.ts'], use: { baseURL: servers.apiPostgres } }]
       : []),
+    // Last: the logs of everything above hold no secret (e2e/logs).
+    { name: 'logs', testMatch: 'logs/**/*.spec.ts', dependencies: ['browser', 'lifecycle', 'api-pglite', ...(withPostgres ? ['api-postgres'] : [])] },
   ],
 });

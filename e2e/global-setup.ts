@@ -4,6 +4,7 @@ import path from 'node:path';
 import { createPostgresDatabase } from '../lib/testing/postgres';
 import { servers } from '../playwright.config';
 import { METRICS_TOKEN } from './fixtures/metrics';
+import { rememberSecrets, secretsFile } from './fixtures/secrets';
 import { DEFINITIONS_SECRET, seedUsers } from './fixtures/seed';
 import { cli, startServer, type RunningServer, type ServerEnv } from './servers';
 
@@ -22,6 +23,7 @@ function seed(env: ServerEnv): Record<string, string> {
       cli(env, ['user', 'create', '--email', user.email, '--password-stdin'], user.password);
     }
     tokens[user.key] = cli(env, ['token', 'create', '--email', user.email, '--name', 'e2e']);
+    rememberSecrets(user.password, tokens[user.key]);
   }
   for (const user of seedUsers) {
     for (const [factory, role] of user.memberOf ?? []) {
@@ -50,6 +52,8 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
     TRIPLINE_LOG_FORMAT: 'json',
   };
   process.env.E2E_AGENT_LOG = common.AGENT_LOG;
+  fs.rmSync(secretsFile, { force: true });
+  rememberSecrets(common.TRIPLINE_SECRETS_KEY, common.TRIPLINE_AUTH_SECRET, METRICS_TOKEN, DEFINITIONS_SECRET);
 
   try {
     const browserEnv = { ...common, TRIPLINE_DATA_DIR: path.join(runDir, 'browser'), TRIPLINE_BASE_URL: servers.browser };

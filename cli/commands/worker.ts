@@ -1,5 +1,6 @@
 import { env } from '@/lib/env';
 import { startWorkers } from '@/lib/runs/worker';
+import { parseEntryConfig } from '@/lib/server/entry-config';
 import { parseOptions, UsageError } from '../args';
 import { withDatabase } from '../database';
 import { runCommand } from '../run-command';
@@ -25,9 +26,19 @@ export function run(args: string[]): Promise<number> {
     if (!Number.isInteger(slots) || slots < 1 || slots > 64) throw new UsageError('--slots must be a whole number from 1 to 64');
     return withDatabase(async () => {
       const pool = startWorkers(executor, slots, { drain: values.drain === true, log: (line) => console.error(`tripline: ${line}`) });
-      const stop = () => void pool.stop();
-      process.once('SIGTERM', stop);
-      process.once('SIGINT', stop);
+      // SIGTERM/SIGINT: claim nothing more, let running runs finish for up to
+      // TRIPLINE_SHUTDOWN_GRACE_SECONDS (then stop them), put claimed runs that
+      // have not started back in the queue. A second signal exits at once.
+      let signals = 0;
+      const stop = (signal: NodeJS.Signals) => {
+        signals += 1;
+        if (signals > 1) process.exit(1);
+        const graceMs = parseEntryConfig().shutdownGraceMs;
+        console.error(`tripline: ${signal}: finishing running runs (up to ${graceMs / 1000} s); a second signal exits at once`);
+        void pool.stop(Date.now() + graceMs);
+      };
+      process.on('SIGTERM', stop);
+      process.on('SIGINT', stop);
       await pool.done;
       return 0;
     });

@@ -27,7 +27,7 @@ test('an ingress journey is counted by outcome, auth mode and scheme', async ({ 
   expect((await rawPost(baseURL!, token.url, auth, Buffer.from(body))).status).toBe(202); // duplicate
   expect((await rawPost(baseURL!, token.url, { ...auth, Authorization: 'Bearer wrong' }, Buffer.from(body))).status).toBe(401);
   expect((await rawPost(baseURL!, token.url, auth, Buffer.from('{not json'))).status).toBe(400);
-  expect((await rawPost(baseURL!, token.url, { ...auth, 'Content-Length': String(300 * 1024) }, Buffer.alloc(0))).status).toBe(413);
+  expect((await rawPost(baseURL!, token.url, auth, Buffer.alloc(300 * 1024, 'a'))).status).toBe(413);
   expect((await request.get(token.url)).status()).toBe(405);
   expect((await rawPost(baseURL!, '/webhooks/w/wh_doesNotExist00000000000', auth, Buffer.from(body))).status).toBe(404);
   const signed = JSON.stringify({ action: 'opened', n: randomBytes(4).toString('hex') });

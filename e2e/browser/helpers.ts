@@ -1,5 +1,6 @@
 import { expect, type Browser, type Page } from '@playwright/test';
 import path from 'node:path';
+import { rememberSecrets } from '../fixtures/secrets';
 
 export const shotsDir = path.resolve(import.meta.dirname, '..', '..', 'test-results', 'screenshots');
 
@@ -92,5 +93,7 @@ export async function createWebhook(page: Page, factorySlug: string, name: strin
   await form.getByRole('button', { name: 'Create webhook' }).click();
   await expect(page.getByRole('heading', { name: 'Webhook created' })).toBeVisible();
   const url = await page.getByLabel('Ingress URL').inputValue();
-  return { url, secret: await page.getByLabel('Secret', { exact: true }).inputValue(), uid: new URL(url).pathname.split('/').at(-1)! };
+  const secret = await page.getByLabel('Secret', { exact: true }).inputValue();
+  rememberSecrets(secret);
+  return { url, secret, uid: new URL(url).pathname.split('/').at(-1)! };
 }

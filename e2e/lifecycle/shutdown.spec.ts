@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
+import { rememberSecrets } from '../fixtures/secrets';
 import { cli, startServer } from '../servers';
 
 // A rolling deploy sends SIGTERM. `npm start`'s process must answer every
@@ -36,6 +37,7 @@ function prepare(name: string, graceSeconds: number): Setup {
   const created = cli(env, ['webhook', 'create', '--factory', 'drain', '--name', 'orders']);
   const uid = /^uid: (\S+)$/m.exec(created)![1]!;
   const secret = /^secret: (\S+)$/m.exec(created)![1]!;
+  rememberSecrets(token, secret, env.TRIPLINE_SECRETS_KEY, env.TRIPLINE_AUTH_SECRET);
   return { env, token, hook: { uid, secret }, logFile: path.join(root, 'test-results', 'servers', `${name}.log`) };
 }
 
@@ -43,7 +45,10 @@ function prepare(name: string, graceSeconds: number): Setup {
 async function npmStart(setup: Setup): Promise<ChildProcess> {
   fs.mkdirSync(path.dirname(setup.logFile), { recursive: true });
   const log = fs.openSync(setup.logFile, 'w');
-  const child = spawn('npm', ['start'], { cwd: root, env: { ...process.env, ...setup.env, PORT: String(port) }, stdio: ['ignore', log, log] });
+  // Its own process group, so that a failing test can stop npm and the server under it.
+  const child = spawn('npm', ['start'], { cwd: root, env: { ...process.env, ...setup.env, PORT: String(port) }, stdio: ['ignore', log, log], detached: true });
+  running.add(child);
+  child.once('exit', () => running.delete(child));
   const deadline = Date.now() + 90_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`npm start exited:\n${fs.readFileSync(setup.logFile, 'utf8')}`);
@@ -53,6 +58,17 @@ async function npmStart(setup: Setup): Promise<ChildProcess> {
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
 }
+
+const running = new Set<ChildProcess>();
+test.afterEach(() => {
+  for (const child of running) {
+    try {
+      process.kill(-child.pid!, 'SIGKILL');
+    } catch {
+      child.kill('SIGKILL'); // not a group leader (startServer), or already gone
+    }
+  }
+});
 
 const exited = (child: ChildProcess) => new Promise<number | null>((resolve) => (child.exitCode !== null ? resolve(child.exitCode) : child.once('exit', (code) => resolve(code))));
 
@@ -154,6 +170,7 @@ test('a second signal exits at once, even with a run in progress', async () => {
   test.setTimeout(120_000);
   const setup = prepare('second-signal', 60);
   const server = await startServer('second-signal', port, setup.env);
+  running.add(server.process);
   await createAutomation(setup);
   expect((await deliver(setup, { sleepMs: 5_000 })).status).toBe(202);
   await new Promise((resolve) => setTimeout(resolve, 1_000));
@@ -163,4 +180,20 @@ test('a second signal exits at once, even with a run in progress', async () => {
   server.process.kill('SIGTERM');
   expect(await exited(server.process)).toBe(1);
   expect(Date.now() - signalledAt).toBeLessThan(1_500);
+});
+
+test('while it drains, /readyz answers 503 and requests are still served until the listener closes', async () => {
+  test.setTimeout(120_000);
+  const setup = prepare('drain-delay', 10);
+  const server = await startServer('drain-delay', port, { ...setup.env, TRIPLINE_SHUTDOWN_DELAY_SECONDS: '3' });
+  running.add(server.process);
+  expect((await fetch(`${base}/readyz`)).status).toBe(200);
+  server.process.kill('SIGTERM');
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  const readyz = await fetch(`${base}/readyz`);
+  expect(readyz.status).toBe(503);
+  expect(await readyz.text()).toBe('not ready: shutting down\n');
+  // Still serving during the delay, so a load balancer has time to notice.
+  expect((await deliver(setup, { during: 'delay' })).status).toBe(202);
+  expect(await exited(server.process)).toBe(0);
 });
