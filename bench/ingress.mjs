@@ -97,8 +97,9 @@ async function benchDatabase(kind) {
 
   // BENCH_PROFILE=<dir>: write a V8 CPU profile of the server (read it with bench/profile-summary.mjs).
   const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(process.env.BENCH_PROFILE)}`] : [];
-  const server = spawn(process.execPath, [...profile, 'node_modules/next/dist/bin/next', 'start', '-p', String(port)], {
-    env: { ...process.env, ...env },
+  // The production entry (server.ts), as `npm start` runs it.
+  const server = spawn(process.execPath, [...profile, '--import', 'tsx', 'server.ts'], {
+    env: { ...process.env, ...env, PORT: String(port) },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   try {

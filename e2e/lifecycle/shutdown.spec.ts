@@ -48,7 +48,6 @@ async function npmStart(setup: Setup): Promise<ChildProcess> {
   // Its own process group, so that a failing test can stop npm and the server under it.
   const child = spawn('npm', ['start'], { cwd: root, env: { ...process.env, ...setup.env, PORT: String(port) }, stdio: ['ignore', log, log], detached: true });
   running.add(child);
-  child.once('exit', () => running.delete(child));
   const deadline = Date.now() + 90_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`npm start exited:\n${fs.readFileSync(setup.logFile, 'utf8')}`);
@@ -68,6 +67,7 @@ test.afterEach(() => {
       child.kill('SIGKILL'); // not a group leader (startServer), or already gone
     }
   }
+  running.clear();
 });
 
 const exited = (child: ChildProcess) => new Promise<number | null>((resolve) => (child.exitCode !== null ? resolve(child.exitCode) : child.once('exit', (code) => resolve(code))));
@@ -76,7 +76,7 @@ async function createAutomation(setup: Setup): Promise<void> {
   const response = await fetch(`${base}/api/v1/factories/drain/automations`, {
     method: 'POST',
     headers: { Authorization: `Bearer ${setup.token}`, 'Content-Type': 'application/json' },
-    body: JSON.stringify({ name: 'slow', prompt: 'Take your time.', triggers: [{ provider: 'webhook', event: 'received', filter: { webhook_ids: [setup.hook.uid] } }] }),
+    body: JSON.stringify({ name: 'slow', prompt: 'Take your time.', triggers: [{ provider: 'webhook', event: 'received', filter: { webhook_ids: [setup.hook.uid], payload: { slow: true } } }] }),
   });
   expect(response.status, await response.text()).toBe(201);
 }
@@ -95,7 +95,7 @@ test('SIGTERM under load answers every request, and a run in progress finishes w
   await createAutomation(setup);
 
   // A run that takes 4 s starts just before the signal.
-  const slow = await deliver(setup, { sleepMs: 4_000, n: 'slow' });
+  const slow = await deliver(setup, { sleepMs: 4_000, slow: true });
   expect(slow.status).toBe(202);
 
   // Eight senders post as fast as they can, each on its own keep-alive connection.
@@ -172,7 +172,7 @@ test('a second signal exits at once, even with a run in progress', async () => {
   const server = await startServer('second-signal', port, setup.env);
   running.add(server.process);
   await createAutomation(setup);
-  expect((await deliver(setup, { sleepMs: 5_000 })).status).toBe(202);
+  expect((await deliver(setup, { sleepMs: 5_000, slow: true })).status).toBe(202);
   await new Promise((resolve) => setTimeout(resolve, 1_000));
   server.process.kill('SIGTERM');
   await new Promise((resolve) => setTimeout(resolve, 300));
