@@ -41,7 +41,8 @@ export function run(args: string[]): Promise<number> {
           return 0;
         case 'use-repository': {
           const settings = repositorySettingsSchema.parse({ url: required(values.repo, 'repo'), branch: values.branch });
-          const outcome = await connectRepository(factoryId, settings);
+          // The operator's own tool: every kind of location is allowed (TRIPLINE_REPOSITORY_ALLOW is for dashboard and API users).
+          const outcome = await connectRepository(factoryId, settings, { kind: 'operator' });
           if (!outcome.ok) {
             for (const problem of outcome.plan.problems) console.error(`  ${formatProblem(problem)}`);
             console.error(`Commit ${outcome.commit.slice(0, 12)} cannot apply: nothing was changed.`);

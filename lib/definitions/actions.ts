@@ -29,8 +29,8 @@ export const setConfigSourceAction = factoryAction(
 export const previewRepositoryAction = factoryAction(
   'factory:manage',
   z.object({ settings: repositorySettingsSchema.optional() }),
-  async ({ factory }, input) => {
-    const preview = await previewRepository(factory.id, input.settings);
+  async ({ factory, user }, input) => {
+    const preview = await previewRepository(factory.id, input.settings, { kind: 'user', userId: user.id });
     return { commit: preview.commit, url: preview.url, branch: preview.branch, plan: planJson(preview.plan) };
   },
 );
@@ -39,13 +39,14 @@ export const previewRepositoryAction = factoryAction(
 export const applyRepositoryAction = factoryAction(
   'factory:manage',
   z.object({ settings: repositorySettingsSchema.optional(), commit: commitSchema }),
-  async ({ factory }, input) => {
+  async ({ factory, user }, input) => {
+    const by = { kind: 'user', userId: user.id } as const;
     if (input.settings) {
-      const outcome = await connectRepository(factory.id, input.settings, input.commit);
+      const outcome = await connectRepository(factory.id, input.settings, by, input.commit);
       refresh(factory.slug);
       return { applied: outcome.ok, problems: outcome.plan.problems };
     }
-    const result = await syncRepository(factory.id, { expectedCommit: input.commit, force: true });
+    const result = await syncRepository(factory.id, { by, expectedCommit: input.commit, force: true });
     refresh(factory.slug);
     return { applied: result.status !== 'failed', problems: result.status === 'failed' ? result.failure.problems : [] };
   },
