@@ -19,7 +19,7 @@ import { decryptRepositoryCredential, encryptRepositoryCredential } from '@/lib/
 import { GitFailure, runGit, STDERR_LIMIT } from '@/lib/definitions/repository-git';
 import { consumeRepositoryCheck, syncRunning, withRepositorySyncLock } from '@/lib/definitions/repository-limits';
 import { repositoryOrigin, type RepositoryCredential } from '@/lib/definitions/repository-url';
-import { MAX_DEFINITION_BYTES, WEBHOOKS_DIR, repositorySettingsSchema, type DefinitionFiles, type RepositorySettings, type RepositorySettingsInput } from '@/lib/definitions/schemas';
+import { MAX_DEFINITION_BYTES, WEBHOOKS_DIR, repositorySettingsSchema, type DefinitionFiles, type DefinitionProblem, type RepositorySettings, type RepositorySettingsInput } from '@/lib/definitions/schemas';
 import { clearApplyFailure, recordApplyFailure, type ApplyFailure } from '@/lib/definitions/service';
 import { env, type RepositoryAccess } from '@/lib/env';
 import { AppError } from '@/lib/http/errors';
@@ -431,6 +431,21 @@ export async function syncRepository(
       problems: outcome.plan.problems,
     });
   });
+}
+
+/** Applies the commit an admin checked: connecting `repository`, or syncing the factory's own (dashboard and API alike). */
+export async function applyRepository(
+  factoryId: string,
+  input: { repository?: RepositorySettingsInput; commit: string },
+  by: Requester,
+): Promise<{ applied: boolean; commit: string; problems: DefinitionProblem[] }> {
+  if (input.repository) {
+    const outcome = await connectRepository(factoryId, input.repository, by, input.commit);
+    return { applied: outcome.ok, commit: outcome.commit, problems: outcome.ok ? [] : outcome.plan.problems };
+  }
+  const result = await syncRepository(factoryId, { by, expectedCommit: input.commit, force: true });
+  if (result.status === 'failed' && result.commit === null) throw new AppError('conflict', result.failure.message);
+  return { applied: result.status !== 'failed', commit: result.commit ?? input.commit, problems: result.status === 'failed' ? result.failure.problems : [] };
 }
 
 async function recordFailure(factoryId: string, previous: ApplyFailure | null, failure: Omit<ApplyFailure, 'at'>): Promise<SyncResult> {

@@ -106,3 +106,11 @@ export const repositorySettingsSchema = z.object({
 });
 export type RepositorySettings = z.output<typeof repositorySettingsSchema>;
 export type RepositorySettingsInput = z.input<typeof repositorySettingsSchema>;
+
+const commitSchema = z.string().regex(/^[0-9a-f]{40,64}$/, 'Check the repository again');
+
+/** Check a repository (dashboard "Check" / "Sync now", POST .../definitions/repository/check): a new location, or without one the factory's own. */
+export const repositoryCheckSchema = z.object({ repository: repositorySettingsSchema.optional() });
+
+/** Apply the checked commit (POST .../definitions/repository/apply): connecting `repository`, or syncing the factory's own. */
+export const repositoryApplySchema = z.object({ repository: repositorySettingsSchema.optional(), commit: commitSchema });

@@ -4,6 +4,7 @@ import { prepareDatabase } from '@/lib/db/prepare';
 import { deleteExpiredSessions } from '@/lib/auth/sessions';
 import { pruneDeliveries } from '@/lib/deliveries/retention';
 import { syncAllRepositories } from '@/lib/definitions/repository';
+import { moveRepositoryCredentials } from '@/lib/definitions/repository-credentials';
 import { env } from '@/lib/env';
 import { pruneRuns } from '@/lib/runs/retention';
 import { startWorkers } from '@/lib/runs/worker';
@@ -28,6 +29,8 @@ export async function startServer(): Promise<void> {
     env();
     database = getDatabase();
     await prepareDatabase(database, log);
+    const moved = await moveRepositoryCredentials(database.prisma);
+    if (moved > 0) log(`moved the credentials of ${moved} repository URL${moved === 1 ? '' : 's'} into encrypted storage`);
   } catch (error) {
     console.error(`[tripline] cannot start: ${error instanceof Error ? error.message : String(error)}`);
     process.exit(1);
