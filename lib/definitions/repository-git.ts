@@ -159,6 +159,13 @@ export function runGit(args: string[], options: GitOptions): Promise<Buffer> {
       else resolve(Buffer.concat(stdout));
     };
     child.on('error', (error: NodeJS.ErrnoException) => finish(new GitFailure(error.code === 'ENOENT' ? 'missing' : 'exit', '')));
+    child.on('exit', () => {
+      // A stopped git's descendants may still hold its pipes open: stop reading them.
+      if (stopped) {
+        child.stdout.destroy();
+        child.stderr.destroy();
+      }
+    });
     child.on('close', (code) => {
       if (stopped) return finish(new GitFailure(stopped, stderr));
       finish(code === 0 ? null : new GitFailure('exit', stderr));

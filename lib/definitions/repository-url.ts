@@ -81,8 +81,8 @@ export function parseRepositoryUrl(input: string): ParsedRepositoryUrl {
   const text = input.trim();
   if (text === '') invalid('Enter the repository’s URL');
   if (text.length > 1000) invalid('Use at most 1,000 characters');
-  if (/[\s\u0000-\u001f\u007f]/.test(text)) invalid('The URL must not contain spaces or control characters');
   if (text.startsWith('-')) invalid('A repository URL cannot start with "-"');
+  if (/[\s\u0000-\u001f\u007f]/.test(text)) invalid('The URL must not contain spaces or control characters');
   if (/^[A-Za-z0-9+.-]+::/.test(text)) invalid('git’s "<transport>::" addresses (such as ext::) are not accepted');
   if (text.includes('#')) invalid('A repository URL cannot contain "#"');
 
