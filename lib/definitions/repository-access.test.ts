@@ -236,10 +236,11 @@ describe('who may fetch what', () => {
 });
 
 describe('TRIPLINE_REPOSITORY_ALLOW', () => {
+  const parse = (vars: Record<string, string>) => parseEnv(vars as NodeJS.ProcessEnv);
   it('is a comma-separated list of http, git, file and private', () => {
-    expect(parseEnv({}).repositoryAccess).toEqual(DEFAULT);
-    expect(parseEnv({ TRIPLINE_REPOSITORY_ALLOW: '' }).repositoryAccess).toEqual(DEFAULT);
-    expect(parseEnv({ TRIPLINE_REPOSITORY_ALLOW: 'http, FILE,private' }).repositoryAccess).toEqual({ http: true, git: false, file: true, private: true });
-    expect(() => parseEnv({ TRIPLINE_REPOSITORY_ALLOW: 'http,ext' })).toThrow(/TRIPLINE_REPOSITORY_ALLOW: must be a comma-separated list of http, git, file, private/);
+    expect(parse({}).repositoryAccess).toEqual(DEFAULT);
+    expect(parse({ TRIPLINE_REPOSITORY_ALLOW: '' }).repositoryAccess).toEqual(DEFAULT);
+    expect(parse({ TRIPLINE_REPOSITORY_ALLOW: 'http, FILE,private' }).repositoryAccess).toEqual({ http: true, git: false, file: true, private: true });
+    expect(() => parse({ TRIPLINE_REPOSITORY_ALLOW: 'http,ext' })).toThrow(/TRIPLINE_REPOSITORY_ALLOW: must be a comma-separated list of http, git, file, private/);
   });
 });

@@ -121,7 +121,7 @@ describe('git for a repository fetch', () => {
   it('tells the requester a fixed category, never what the host said', async () => {
     fakeGit(`echo "fatal: unable to access 'https://github.com/x.git/': Empty reply from server; INTERNAL BANNER postgres 15.4" >&2; exit 128`);
     const target = { url: 'https://github.com/x.git', branch: 'main', credential: null, access: OPERATOR_ACCESS };
-    const error = await fetchRepository('factory-1', target, { lookup: async () => [PUBLIC] }).catch((e: unknown) => e as Error);
+    const error = (await fetchRepository('factory-1', target, { lookup: async () => [PUBLIC] }).catch((e: unknown) => e)) as Error;
     expect(error).toMatchObject({ category: 'connect' });
     expect(error.message).not.toMatch(/Empty reply|BANNER|postgres/);
   });
