@@ -44,21 +44,21 @@ export async function startGitHttpServer(options: {
     }
     const url = new URL(request.url!, 'http://localhost');
     const cgiEnv: Record<string, string> = {
-        PATH: process.env.PATH ?? '/usr/bin:/bin',
-        GIT_PROJECT_ROOT: options.root,
-        GIT_HTTP_EXPORT_ALL: '1',
-        GIT_CONFIG_NOSYSTEM: '1',
-        GIT_CONFIG_GLOBAL: '/dev/null',
-        GIT_CONFIG_COUNT: '1',
-        GIT_CONFIG_KEY_0: 'uploadpack.allowFilter',
-        GIT_CONFIG_VALUE_0: 'true',
-        PATH_INFO: decodeURIComponent(url.pathname),
-        QUERY_STRING: url.search.slice(1),
-        REQUEST_METHOD: request.method!,
-        CONTENT_TYPE: request.headers['content-type'] ?? '',
-        HTTP_CONTENT_ENCODING: String(request.headers['content-encoding'] ?? ''),
-        GIT_PROTOCOL: String(request.headers['git-protocol'] ?? ''),
-        REMOTE_ADDR: '127.0.0.1',
+      PATH: process.env.PATH ?? '/usr/bin:/bin',
+      GIT_PROJECT_ROOT: options.root,
+      GIT_HTTP_EXPORT_ALL: '1',
+      GIT_CONFIG_NOSYSTEM: '1',
+      GIT_CONFIG_GLOBAL: '/dev/null',
+      GIT_CONFIG_COUNT: '1',
+      GIT_CONFIG_KEY_0: 'uploadpack.allowFilter',
+      GIT_CONFIG_VALUE_0: 'true',
+      PATH_INFO: decodeURIComponent(url.pathname),
+      QUERY_STRING: url.search.slice(1),
+      REQUEST_METHOD: request.method!,
+      CONTENT_TYPE: request.headers['content-type'] ?? '',
+      HTTP_CONTENT_ENCODING: String(request.headers['content-encoding'] ?? ''),
+      GIT_PROTOCOL: String(request.headers['git-protocol'] ?? ''),
+      REMOTE_ADDR: '127.0.0.1',
     };
     const cgi = spawn('git', ['http-backend'], { env: cgiEnv as NodeJS.ProcessEnv });
     request.pipe(cgi.stdin);
