@@ -56,7 +56,8 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
   rememberSecrets(common.TRIPLINE_SECRETS_KEY, common.TRIPLINE_AUTH_SECRET, METRICS_TOKEN, DEFINITIONS_SECRET);
 
   try {
-    const browserEnv = { ...common, TRIPLINE_DATA_DIR: path.join(runDir, 'browser'), TRIPLINE_BASE_URL: servers.browser };
+    // The browser specs connect a git repository in a local folder (e2e/browser/definitions.spec.ts), which only the operator can allow.
+    const browserEnv = { ...common, TRIPLINE_DATA_DIR: path.join(runDir, 'browser'), TRIPLINE_BASE_URL: servers.browser, TRIPLINE_REPOSITORY_ALLOW: 'file' };
     started.push(await startServer('browser', port(servers.browser), browserEnv));
 
     // API servers honour X-Tripline-Test-Now so signature vectors are checked at their own time.

@@ -10,6 +10,24 @@ const emptyAsUndefined = (value: unknown) => (value === '' ? undefined : value);
 
 const optionalString = z.preprocess(emptyAsUndefined, z.string().optional());
 
+const repositoryAllowWords = ['http', 'git', 'file', 'private'] as const;
+
+/**
+ * What repository locations dashboard and API users may have the server
+ * fetch, beyond https:// and ssh:// to public addresses (TRIPLINE_REPOSITORY_ALLOW).
+ * The CLI, the operator's own tool, may use every kind.
+ */
+export type RepositoryAccess = {
+  /** Plain http:// URLs. */
+  http: boolean;
+  /** git:// URLs (git's unauthenticated daemon protocol). */
+  git: boolean;
+  /** file:// URLs and absolute paths on the server. */
+  file: boolean;
+  /** Hosts that resolve to loopback, private, link-local, unique-local, metadata or other non-public addresses. */
+  private: boolean;
+};
+
 const envSchema = z.object({
   // PORT, TRIPLINE_LISTEN_ADDRESS, TRIPLINE_TRUSTED_PROXIES, TRIPLINE_SHUTDOWN_*: read by the server entry too.
   ...entryEnvShape,
@@ -35,6 +53,17 @@ const envSchema = z.object({
     emptyAsUndefined,
     z.coerce.number().int().min(0).max(86_400, 'must be at most 86400 seconds').default(60),
   ),
+  TRIPLINE_REPOSITORY_ALLOW: z.preprocess(
+    emptyAsUndefined,
+    z
+      .string()
+      .transform((value) => value.split(',').map((word) => word.trim().toLowerCase()).filter(Boolean))
+      .refine((words) => words.every((word) => (repositoryAllowWords as readonly string[]).includes(word)), {
+        error: `must be a comma-separated list of ${repositoryAllowWords.join(', ')} (or empty)`,
+      })
+      .optional(),
+  ),
+  TRIPLINE_REPOSITORY_SSH_KEY: optionalString,
   TRIPLINE_TEST_CLOCK: z.preprocess(emptyAsUndefined, z.enum(['true', 'false']).default('false')),
   TRIPLINE_ALLOW_SIGNUP: z.preprocess(
     emptyAsUndefined,
@@ -79,6 +108,10 @@ export type Env = {
   authFailureLimit: number;
   /** Seconds between checks of repository-backed factories' production branches; 0 turns the periodic check off. */
   repositorySyncInterval: number;
+  /** What dashboard and API users may fetch as a repository (TRIPLINE_REPOSITORY_ALLOW). */
+  repositoryAccess: RepositoryAccess;
+  /** A private key file ssh uses for every repository fetch (TRIPLINE_REPOSITORY_SSH_KEY); unset: ssh offers no key. */
+  repositorySshKey: string | undefined;
   /** Tests only: honour the X-Tripline-Test-Now header as the current time for signature windows. */
   testClock: boolean;
   executor: ExecutorConfig;
@@ -103,6 +136,10 @@ function executorConfig(raw: z.output<typeof envSchema>): ExecutorConfig {
   return { kind: 'none' };
 }
 
+function repositoryAccess(words: string[]): RepositoryAccess {
+  return { http: words.includes('http'), git: words.includes('git'), file: words.includes('file'), private: words.includes('private') };
+}
+
 export function parseEnv(source: NodeJS.ProcessEnv = process.env): Env {
   const result = envSchema.safeParse(source);
   if (!result.success) {
@@ -121,6 +158,8 @@ export function parseEnv(source: NodeJS.ProcessEnv = process.env): Env {
     deliveryRateLimit: raw.TRIPLINE_DELIVERY_RATE_LIMIT,
     authFailureLimit: raw.TRIPLINE_AUTH_FAILURE_LIMIT,
     repositorySyncInterval: raw.TRIPLINE_REPOSITORY_SYNC_INTERVAL,
+    repositoryAccess: repositoryAccess(raw.TRIPLINE_REPOSITORY_ALLOW ?? []),
+    repositorySshKey: raw.TRIPLINE_REPOSITORY_SSH_KEY ? path.resolve(/*turbopackIgnore: true*/ raw.TRIPLINE_REPOSITORY_SSH_KEY) : undefined,
     testClock: raw.TRIPLINE_TEST_CLOCK === 'true',
     executor: executorConfig(raw),
     runWorkers: raw.TRIPLINE_RUN_WORKERS,

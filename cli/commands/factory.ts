@@ -13,7 +13,7 @@ const usage = `Usage: npm run tripline -- factory <subcommand> --factory <slug> 
   status                                     the kind of factory, and for a repository what applied last
   use-dashboard                              webhooks are managed in the dashboard (the default)
   use-managed                                the service keeps definition files; the dashboard writes them
-  use-repository --repo <path|url> [--branch main]
+  use-repository --repo <url|path> [--branch main]
                                              the production branch of a git repository applies (now, and on every new commit)`;
 
 export function run(args: string[]): Promise<number> {
@@ -28,7 +28,7 @@ export function run(args: string[]): Promise<number> {
           const status = await getDefinitionsStatus(factoryId, database.prisma);
           console.log(`source: ${status.configSource}`);
           if (status.configSource === 'repository') {
-            console.log(`repository: ${status.repoUrl} (branch ${status.repoBranch})`);
+            console.log(`repository: ${status.repoUrl} (branch ${status.repoBranch})${status.repoCredentialStored ? ', credential stored' : ''}`);
             console.log(`applied: ${status.appliedCommit ?? '-'} ${status.appliedAt?.toISOString() ?? ''}`);
             if (status.lastFailure) console.log(`last failure: ${status.lastFailure.message}`);
           }
@@ -41,7 +41,8 @@ export function run(args: string[]): Promise<number> {
           return 0;
         case 'use-repository': {
           const settings = repositorySettingsSchema.parse({ url: required(values.repo, 'repo'), branch: values.branch });
-          const outcome = await connectRepository(factoryId, settings);
+          // The operator's own tool: every kind of location is allowed (TRIPLINE_REPOSITORY_ALLOW is for dashboard and API users).
+          const outcome = await connectRepository(factoryId, settings, { kind: 'operator' });
           if (!outcome.ok) {
             for (const problem of outcome.plan.problems) console.error(`  ${formatProblem(problem)}`);
             console.error(`Commit ${outcome.commit.slice(0, 12)} cannot apply: nothing was changed.`);

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { backtestSchema, createAutomationSchema, testFilterSchema, updateAutomationSchema } from '@/lib/automations/schemas';
-import { definitionFilesSchema } from '@/lib/definitions/schemas';
+import { definitionFilesSchema, repositoryApplySchema, repositoryCheckSchema } from '@/lib/definitions/schemas';
 import { putSecretSchema } from '@/lib/secrets/schemas';
 import { schemeIds } from '@/lib/signatures/registry';
 import { authModes, providerSecretSchema, updateWebhookSchema } from '@/lib/webhooks/schemas';
@@ -202,6 +202,35 @@ export function openApiDocument(baseUrl: string) {
             ...standardErrors,
             409: errorResponse('The factory is not managed (dashboard or repository-backed)'),
             422: errorResponse('Problems in the files (error.problems); nothing was applied'),
+          },
+        },
+      },
+      '/factories/{factory}/definitions/repository/check': {
+        parameters: [factoryParam],
+        post: {
+          summary:
+            'Fetch a repository’s production branch and plan its newest commit (admin). With "repository": a location to connect (https://, ssh:// or user@host:path; a token in an https URL is stored encrypted and never returned); without: the factory’s own. Changes nothing.',
+          requestBody: body(jsonSchema(repositoryCheckSchema)),
+          responses: {
+            200: json({ type: 'object', properties: { commit: { type: 'string' }, url: { type: 'string' }, branch: { type: 'string' }, plan: { $ref: '#/components/schemas/Plan' } } }),
+            ...standardErrors,
+            409: errorResponse('Could not fetch (could not connect, authentication required, branch not found, timed out, too large), or a sync of the factory is already running'),
+            422: errorResponse('Refused: scheme not allowed, or a private address (error.fields.url)'),
+            429: errorResponse('More than 10 repository checks a minute by this user'),
+          },
+        },
+      },
+      '/factories/{factory}/definitions/repository/apply': {
+        parameters: [factoryParam],
+        post: {
+          summary: 'Apply the checked commit (admin): connects "repository" (the factory becomes repository-backed), or syncs the factory’s own. Refused when the branch moved since the check.',
+          requestBody: body(jsonSchema(repositoryApplySchema)),
+          responses: {
+            200: json({ type: 'object', properties: { applied: { type: 'boolean' }, commit: { type: 'string' }, problems: { type: 'array' } } }),
+            ...standardErrors,
+            409: errorResponse('Could not fetch, the branch moved, or a sync is already running'),
+            422: errorResponse('Refused location, or invalid fields'),
+            429: errorResponse('More than 10 repository checks a minute by this user'),
           },
         },
       },

@@ -4,6 +4,7 @@ import { prepareDatabase } from '@/lib/db/prepare';
 import { deleteExpiredSessions } from '@/lib/auth/sessions';
 import { pruneDeliveries } from '@/lib/deliveries/retention';
 import { syncAllRepositories } from '@/lib/definitions/repository';
+import { moveRepositoryCredentials } from '@/lib/definitions/repository-credentials';
 import { env } from '@/lib/env';
 import { servedByEntry } from '@/lib/http/client-address';
 import { errorFields, log } from '@/lib/log';
@@ -35,6 +36,8 @@ export async function startServer(): Promise<void> {
     env();
     database = getDatabase();
     await prepareDatabase(database, line);
+    const moved = await moveRepositoryCredentials(database.prisma);
+    if (moved > 0) line(`moved the credentials of ${moved} repository URL${moved === 1 ? '' : 's'} into encrypted storage`);
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     setPhase('failed', reason);
