@@ -100,6 +100,7 @@ test('SIGTERM under load answers every request, and a run in progress finishes w
 
   // Eight senders post as fast as they can, each on its own keep-alive connection.
   const accepted: string[] = [];
+  let signalledAt = 0;
   const failures: string[] = [];
   let refused = 0;
   const sender = async (id: number) => {
@@ -116,7 +117,7 @@ test('SIGTERM under load answers every request, and a run in progress finishes w
           refused += 1;
           return;
         }
-        failures.push(code);
+        failures.push(`${code} ${signalledAt ? `${Date.now() - signalledAt} ms after` : 'before'} the signal`);
         return;
       }
     }
@@ -124,7 +125,7 @@ test('SIGTERM under load answers every request, and a run in progress finishes w
   const senders = Array.from({ length: 8 }, (_, id) => sender(id));
   await new Promise((resolve) => setTimeout(resolve, 1_500));
   const acceptedBeforeSignal = accepted.length;
-  const signalledAt = Date.now();
+  signalledAt = Date.now();
   server.kill('SIGTERM');
   await Promise.all(senders);
   const code = await exited(server);
