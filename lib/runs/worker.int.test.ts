@@ -1,5 +1,8 @@
+import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { setDatabase } from '@/lib/db';
@@ -78,6 +81,51 @@ describe.each(testDatabaseKinds())('run workers on %s', (kind) => {
     const run = await database.prisma.run.findUniqueOrThrow({ where: { id } });
     expect(run).toMatchObject({ status: 'failed', error: 'The command ran longer than 0.3 s and was stopped', output: 'started\n' });
     expect(run.finishedAt).toBeInstanceOf(Date);
+  });
+
+  it("gives a command run an allowlisted environment and its own folder, never the server's environment", async () => {
+    const canaries = { SERVER_CANARY: 'canary-7f3a', TRIPLINE_CANARY: 'tripline-canary-7f3a', SSH_AUTH_SOCK: '/tmp/agent.canary', AGENT_API_KEY: 'listed-by-the-operator' };
+    Object.assign(process.env, canaries);
+    try {
+      const [id] = await queueRuns(1);
+      const dump = `"${process.execPath}" -e 'process.stdout.write(JSON.stringify({ env: process.env, cwd: process.cwd() }))'`;
+      expect(await processOne('w', { kind: 'command', command: dump, timeoutMs: 10_000, passEnv: ['AGENT_API_KEY', 'NOT_SET_ANYWHERE'] })).toBe(true);
+      const run = await database.prisma.run.findUniqueOrThrow({ where: { id } });
+      expect(run.status).toBe('succeeded');
+      const { env, cwd } = JSON.parse(run.output!) as { env: Record<string, string>; cwd: string };
+
+      // The shell may add its own bookkeeping (PWD, SHLVL, _); nothing else is there.
+      const shell = new Set(['PWD', 'OLDPWD', 'SHLVL', '_']);
+      const allowed = new Set(['PATH', 'LANG', 'TZ', 'HOME', 'AGENT_API_KEY', 'TRIPLINE_RUN_ID', 'TRIPLINE_AUTOMATION_ID', 'TRIPLINE_PAYLOAD_FILE', 'TRIPLINE_WORKER_ID']);
+      expect(Object.keys(env).filter((name) => !allowed.has(name) && !shell.has(name))).toEqual([]);
+      expect(env).toMatchObject({ AGENT_API_KEY: 'listed-by-the-operator', HOME: cwd, TRIPLINE_RUN_ID: id, TRIPLINE_PAYLOAD_FILE: `${cwd}/event-payload.json` });
+      expect(env.PATH).toBe(process.env.PATH);
+      // The server's configuration and secrets, by name and by value.
+      for (const name of ['DATABASE_URL', 'TEST_DATABASE_URL', 'TRIPLINE_SECRETS_KEY', 'TRIPLINE_AUTH_SECRET', 'TRIPLINE_DATA_DIR', 'SERVER_CANARY', 'TRIPLINE_CANARY', 'SSH_AUTH_SOCK']) {
+        expect(env).not.toHaveProperty(name);
+      }
+      const values = Object.values(env).join('\n');
+      for (const secret of [process.env.TRIPLINE_SECRETS_KEY!, process.env.TRIPLINE_AUTH_SECRET!, canaries.SERVER_CANARY, canaries.TRIPLINE_CANARY]) expect(values).not.toContain(secret);
+      // Its own folder, outside the data folder, removed afterwards.
+      expect(path.relative(process.env.TRIPLINE_DATA_DIR!, cwd).startsWith('..')).toBe(true);
+      expect(fs.existsSync(cwd)).toBe(false);
+    } finally {
+      for (const name of Object.keys(canaries)) delete process.env[name];
+    }
+  });
+
+  it('creates run folders under the configured work folder', async () => {
+    const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tripline-work-test-'));
+    try {
+      const [id] = await queueRuns(1);
+      expect(await processOne('w', { kind: 'command', command: 'pwd; echo "$HOME"', timeoutMs: 10_000, workDir: path.join(workDir, 'runs') })).toBe(true);
+      const run = await database.prisma.run.findUniqueOrThrow({ where: { id } });
+      const [cwd, home] = run.output!.trim().split('\n');
+      expect(cwd).toBe(home);
+      expect(fs.realpathSync(path.dirname(cwd!))).toBe(fs.realpathSync(path.join(workDir, 'runs')));
+    } finally {
+      fs.rmSync(workDir, { recursive: true, force: true });
+    }
   });
 
   it('POSTs the run signed with Standard Webhooks, retrying with backoff until it succeeds', async () => {
