@@ -96,8 +96,8 @@ export async function recordAccepted(input: {
      )`);
   if (input.runs.length) {
     ctes.push(`runs AS (
-       INSERT INTO "Run" ("id", "factoryId", "automationId", "deliveryId", "status", "prompt", "envelope", "attachments", "createdAt")
-       SELECT r."id", ${param(input.factoryId, 'text')}, r."automationId", ${rowId}, 'queued'::"RunStatus", r."prompt", r."envelope"::jsonb, r."attachments"::jsonb, now()
+       INSERT INTO "Run" ("id", "factoryId", "automationId", "deliveryId", "status", "prompt", "envelope", "createdAt")
+       SELECT r."id", ${param(input.factoryId, 'text')}, r."automationId", ${rowId}, 'queued'::"RunStatus", r."prompt", r."envelope"::jsonb, now()
          FROM unnest(${param(input.runs.map(newRunId), 'text[]')}, ${param(
            input.runs.map((r) => r.automationId),
            'text[]',
@@ -107,10 +107,7 @@ export async function recordAccepted(input: {
          )}, ${param(
            input.runs.map((r) => JSON.stringify(r.envelope)),
            'text[]',
-         )}, ${param(
-           input.runs.map((r) => JSON.stringify(r.attachments)),
-           'text[]',
-         )}) AS r("id", "automationId", "prompt", "envelope", "attachments")
+         )}) AS r("id", "automationId", "prompt", "envelope")
          JOIN "Automation" a ON a."id" = r."automationId" AND a."enabled"
         WHERE EXISTS (SELECT 1 FROM claimed)
        RETURNING 1

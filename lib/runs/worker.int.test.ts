@@ -7,8 +7,11 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { setDatabase } from '@/lib/db';
 import { createFactory } from '@/lib/factories/service';
+import { recordAccepted } from '@/lib/ingress/record';
 import { composeEnvelope } from '@/lib/runs/envelope';
 import { pruneRuns } from '@/lib/runs/retention';
+import { getRun } from '@/lib/runs/service';
+import { runsToStart } from '@/lib/runs/start';
 import { claimRun, failAbandonedRuns, processOne, startWorkers } from '@/lib/runs/worker';
 import { createTestDatabase, testDatabaseKinds, type TestDatabase } from '@/lib/testing/databases';
 import { createUser } from '@/lib/users/service';
@@ -24,13 +27,20 @@ describe.each(testDatabaseKinds())('run workers on %s', (kind) => {
   let database: TestDatabase;
   let automationId: string;
   let factoryId: string;
+  let webhookId: string;
   let serial = 0;
+  type Owner = { factoryId: string; automationId: string; webhookId: string };
 
-  async function queueRuns(count: number, body = '{"n":1}'): Promise<string[]> {
+  /** Queued runs, oldest first, each started by its own accepted delivery (whose body is the run's payload). */
+  async function queueRuns(count: number, body = '{"n":1}', owner: Owner = { factoryId, automationId, webhookId }): Promise<string[]> {
     const ids = Array.from({ length: count }, () => `run_test_${kind}_${serial++}`);
-    const { envelope, attachments } = composeEnvelope({ webhookName: 'hook', webhookUid: 'wh_test', deliveryId: 'd1', body });
+    await database.prisma.delivery.createMany({
+      data: ids.map((id) => ({ id: `dl_${id}`, webhookId: owner.webhookId, deliveryId: `d_${id}`, identitySource: 'service_header' as const, status: 'accepted' as const, size: Buffer.byteLength(body), body })),
+    });
+    const envelope = composeEnvelope({ webhookName: 'hook', webhookUid: 'wh_test', deliveryId: 'd1', body });
+    const start = Date.now() - 10_000;
     await database.prisma.run.createMany({
-      data: ids.map((id, i) => ({ id, factoryId, automationId, prompt: 'Do it.', envelope, attachments, createdAt: new Date(Date.now() - 1000 + i) })),
+      data: ids.map((id, i) => ({ id, factoryId: owner.factoryId, automationId: owner.automationId, deliveryId: `dl_${id}`, prompt: 'Do it.', envelope, createdAt: new Date(start + i) })),
     });
     return ids;
   }
@@ -41,6 +51,7 @@ describe.each(testDatabaseKinds())('run workers on %s', (kind) => {
     const user = await createUser({ email: 'w@example.com', password: 'a long enough password' }, database.prisma);
     factoryId = (await createFactory(user.id, { name: 'Workers', slug: 'workers' }, database.prisma)).id;
     automationId = (await database.prisma.automation.create({ data: { factoryId, name: 'Auto', prompt: 'Do it.' } })).id;
+    webhookId = (await database.prisma.webhook.create({ data: { factoryId, uid: `wh_workers_${kind}`, name: 'hook', secretName: 'S' } })).id;
   });
   beforeEach(() => database.prisma.run.deleteMany());
   afterAll(async () => {
@@ -126,6 +137,46 @@ describe.each(testDatabaseKinds())('run workers on %s', (kind) => {
     } finally {
       fs.rmSync(workDir, { recursive: true, force: true });
     }
+  });
+
+  it("stores a delivery's payload once, however many runs it starts, and gives each executor the body byte for byte", async () => {
+    const others = await Promise.all(['Second', 'Third'].map((name) => database.prisma.automation.create({ data: { factoryId, name, prompt: 'Also.' } })));
+    const body = '{ "odd":  "spacing-7c1", "n": 1.50, "e": "\\u00e9", "é": [ ] }';
+    const triggers = [automationId, ...others.map((a) => a.id)].map((id) => ({ automationId: id, automationName: id, prompt: 'Do it.', payloadFilter: null }));
+    const identity = { deliveryId: `once-${kind}`, source: 'service_header' as const };
+    const outcome = await recordAccepted({
+      webhookId,
+      factoryId,
+      identity,
+      size: Buffer.byteLength(body),
+      body,
+      headers: {},
+      remoteAddress: null,
+      runs: runsToStart({ name: 'hook', uid: 'wh_test' }, triggers, { deliveryId: identity.deliveryId, text: body, value: JSON.parse(body) }),
+    });
+    expect(outcome).toMatchObject({ limited: false, status: 'accepted', runs: 3 });
+    // The body is stored on the delivery and nowhere in the runs.
+    const [stored] = await database.prisma.$queryRawUnsafe<{ copies: number }[]>(
+      `SELECT count(*)::int AS "copies" FROM "Run" WHERE "payload" IS NOT NULL OR "envelope"::text LIKE '%spacing-7c1%'`,
+    );
+    expect(stored!.copies).toBe(0);
+
+    const claimed = await Promise.all([1, 2, 3].map(() => claimRun('w', 60_000)));
+    for (const run of claimed) expect(run!.attachments).toEqual([{ name: 'event-payload.json', contentType: 'application/json', content: body }]);
+    expect((await getRun(factoryId, claimed[0]!.id)).attachments).toEqual(claimed[0]!.attachments);
+
+    // Through the command executor: the file on disk is the body, byte for byte.
+    await database.prisma.run.updateMany({ data: { status: 'queued', lockedBy: null, lockedUntil: null } });
+    expect(await processOne('w', { kind: 'command', command: 'cat event-payload.json', timeoutMs: 10_000 })).toBe(true);
+    const executed = await database.prisma.run.findFirstOrThrow({ where: { status: 'succeeded' } });
+    expect(Buffer.from(executed.output!)).toEqual(Buffer.from(body));
+  });
+
+  it('fails a run whose payload is gone instead of executing it without one', async () => {
+    const [id] = await queueRuns(1);
+    await database.prisma.run.update({ where: { id }, data: { deliveryId: null } });
+    expect(await processOne('w', { kind: 'command', command: 'echo ran', timeoutMs: 10_000 })).toBe(true);
+    expect(await database.prisma.run.findUniqueOrThrow({ where: { id } })).toMatchObject({ status: 'failed', output: null, error: expect.stringMatching(/no longer stored/) });
   });
 
   it('POSTs the run signed with Standard Webhooks, retrying with backoff until it succeeds', async () => {

@@ -3,6 +3,7 @@ import os from 'node:os';
 import { randomBase62 } from '@/lib/crypto/random';
 import { sql } from '@/lib/db/sql';
 import type { ExecutorConfig } from '@/lib/env';
+import { payloadAttachments, type RunEnvelope } from '@/lib/runs/envelope';
 import { executeCommand } from '@/lib/runs/executors/command';
 import { executeHttp } from '@/lib/runs/executors/http';
 import type { ClaimedRun, ExecutionOutcome } from '@/lib/runs/executors/types';
@@ -23,8 +24,15 @@ const LEASE_MARGIN_MS = 60_000;
 
 export const workerId = () => `${os.hostname()}:${process.pid}:${randomBase62(6)}`;
 
+type ClaimedRow = { id: string; automationId: string; automationName: string; prompt: string; envelope: RunEnvelope; attempt: number; payload: string | null };
+
+/**
+ * Claims the next run. Its attachment is built from the delivery's stored
+ * body here, so event-payload.json is that body byte for byte; `attachments`
+ * is empty only if the payload is gone (processOne then fails the run).
+ */
 export async function claimRun(worker: string, leaseMs: number): Promise<ClaimedRun | null> {
-  const [row] = await sql<Omit<ClaimedRun, 'worker'>>(
+  const [row] = await sql<ClaimedRow>(
     `WITH next AS (
        SELECT "id" FROM "Run"
         WHERE "status" = 'queued' AND ("lockedUntil" IS NULL OR "lockedUntil" <= now())
@@ -37,10 +45,13 @@ export async function claimRun(worker: string, leaseMs: number): Promise<Claimed
             "startedAt" = COALESCE(r."startedAt", now()), "attempts" = r."attempts" + 1
        FROM next, "Automation" a
       WHERE r."id" = next."id" AND a."id" = r."automationId"
-     RETURNING r."id", r."automationId", a."name" AS "automationName", r."prompt", r."envelope", r."attachments", r."attempts" AS "attempt"`,
+     RETURNING r."id", r."automationId", a."name" AS "automationName", r."prompt", r."envelope", r."attempts" AS "attempt",
+               COALESCE(r."payload", (SELECT d."body" FROM "Delivery" d WHERE d."id" = r."deliveryId")) AS "payload"`,
     [worker, leaseMs],
   );
-  return row ? { ...row, worker } : null;
+  if (!row) return null;
+  const { payload, ...run } = row;
+  return { ...run, attachments: payload === null ? [] : payloadAttachments(payload), worker };
 }
 
 /** Records the outcome, only while this worker still holds the run. */
@@ -86,7 +97,10 @@ export async function processOne(worker: string, executor: Exclude<ExecutorConfi
   if (!run) return false;
   let outcome: ExecutionOutcome;
   try {
-    outcome = await execute(run, executor);
+    // Deliveries with kept runs are not pruned, so this is a database edited by hand.
+    outcome = run.attachments.length
+      ? await execute(run, executor)
+      : { status: 'failed', output: null, error: 'The delivery that started this run is no longer stored, so its payload cannot be attached' };
   } catch (error) {
     outcome = { status: 'failed', output: null, error: `The executor failed: ${(error as Error).message}` };
   }
