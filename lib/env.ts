@@ -52,6 +52,7 @@ const envSchema = z.object({
   TRIPLINE_RUN_TIMEOUT_SECONDS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(86_400).default(600)),
   TRIPLINE_RUN_WORKERS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(64).default(2)),
   TRIPLINE_RUN_RETENTION_DAYS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(36_500).default(90)),
+  TRIPLINE_RUN_QUEUE_LIMIT: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(1_000_000).default(1000)),
   TRIPLINE_RUN_ENV: z.preprocess(
     emptyAsUndefined,
     z
@@ -124,6 +125,8 @@ export type Env = {
   runWorkers: number;
   /** Days a finished run is kept; 0 keeps runs forever. */
   runRetentionDays: number;
+  /** Queued runs per factory past which deliveries start no new runs. */
+  runQueueLimit: number;
 };
 
 function executorConfig(raw: z.output<typeof envSchema>, dataDir: string): ExecutorConfig {
@@ -171,6 +174,7 @@ export function parseEnv(source: NodeJS.ProcessEnv = process.env): Env {
     executor: executorConfig(raw, dataDir),
     runWorkers: raw.TRIPLINE_RUN_WORKERS,
     runRetentionDays: raw.TRIPLINE_RUN_RETENTION_DAYS,
+    runQueueLimit: raw.TRIPLINE_RUN_QUEUE_LIMIT,
   };
 }
 

@@ -15,6 +15,16 @@ export const newRunId = () => `run_${randomBase62(22)}`;
 /** A run to insert; its payload is the delivery's stored body, not a copy. */
 export type NewRun = { automationId: string; prompt: string; envelope: RunEnvelope };
 
+export const QUEUE_FULL_DETAIL_PREFIX = 'run queue full';
+
+/**
+ * The delivery log entry's detail when the factory's run queue was full
+ * (TRIPLINE_RUN_QUEUE_LIMIT): the entry is Accepted, its runs were not started.
+ */
+export function queueFullDetail(runs: number, limit: number): string {
+  return `${QUEUE_FULL_DETAIL_PREFIX}: ${runs === 1 ? '1 run was' : `${runs} runs were`} not started (the factory already had ${limit.toLocaleString('en-US')} queued runs)`;
+}
+
 export function runsToStart(
   webhook: { name: string; uid: string },
   triggers: readonly ActiveTrigger[],

@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { explainDelivery } from '@/lib/automations/why-not';
 import { setDatabase } from '@/lib/db';
 import { createFactory } from '@/lib/factories/service';
 import { recordAccepted } from '@/lib/ingress/record';
@@ -12,7 +13,7 @@ import { composeEnvelope } from '@/lib/runs/envelope';
 import { pruneRuns } from '@/lib/runs/retention';
 import { getRun } from '@/lib/runs/service';
 import { runsToStart } from '@/lib/runs/start';
-import { claimRun, failAbandonedRuns, processOne, startWorkers } from '@/lib/runs/worker';
+import { claimRun, failAbandonedRuns, finishRun, processOne, startWorkers } from '@/lib/runs/worker';
 import { createTestDatabase, testDatabaseKinds, type TestDatabase } from '@/lib/testing/databases';
 import { createUser } from '@/lib/users/service';
 
@@ -54,6 +55,20 @@ describe.each(testDatabaseKinds())('run workers on %s', (kind) => {
     webhookId = (await database.prisma.webhook.create({ data: { factoryId, uid: `wh_workers_${kind}`, name: 'hook', secretName: 'S' } })).id;
   });
   beforeEach(() => database.prisma.run.deleteMany());
+
+  let second: Owner | undefined;
+  /** Another factory, with its own automation and webhook. */
+  async function secondFactory(): Promise<Owner> {
+    if (second) return second;
+    const user = await createUser({ email: 'other@example.com', password: 'a long enough password' }, database.prisma);
+    const other = (await createFactory(user.id, { name: 'Other', slug: 'other' }, database.prisma)).id;
+    second = {
+      factoryId: other,
+      automationId: (await database.prisma.automation.create({ data: { factoryId: other, name: 'Other', prompt: 'Do it.' } })).id,
+      webhookId: (await database.prisma.webhook.create({ data: { factoryId: other, uid: `wh_other_${kind}`, name: 'other', secretName: 'S' } })).id,
+    };
+    return second;
+  }
   afterAll(async () => {
     setDatabase(undefined);
     await database?.drop();
@@ -66,6 +81,79 @@ describe.each(testDatabaseKinds())('run workers on %s', (kind) => {
     expect(claimed.sort()).toEqual([...ids].sort());
     const rows = await database.prisma.run.findMany({ select: { status: true, attempts: true, lockedBy: true, startedAt: true } });
     for (const row of rows) expect(row).toMatchObject({ status: 'running', attempts: 1, lockedBy: expect.stringMatching(/^worker-/), startedAt: expect.any(Date) });
+  });
+
+  it("is fair across factories: one factory's burst does not starve another's run", async () => {
+    const other = await secondFactory();
+    const burst = await queueRuns(200);
+    const [single] = await queueRuns(1, '{"n":2}', other);
+    // One worker, each run finishing before the next claim.
+    const order: string[] = [];
+    for (let i = 0; i < 6; i++) {
+      const run = await claimRun('w', 60_000);
+      order.push(run!.id);
+      await finishRun('w', run!.id, { status: 'succeeded', output: '' });
+    }
+    expect(order.indexOf(single!)).toBe(1);
+    // Within a factory, first in, first out.
+    expect(order.filter((id) => id !== single)).toEqual(burst.slice(0, 5));
+  });
+
+  it('spreads concurrent claims over factories, and hands each run to one of them', async () => {
+    const other = await secondFactory();
+    await queueRuns(200);
+    const [single] = await queueRuns(1, '{"n":2}', other);
+    const claims = await Promise.all(Array.from({ length: 4 }, (_, i) => claimRun(`worker-${i}`, 60_000)));
+    const ids = claims.map((c) => c!.id);
+    expect(new Set(ids).size).toBe(4);
+    expect(ids).toContain(single);
+  });
+
+  it('stops starting runs past the factory\'s queue limit: the delivery is still Accepted, and says why', async () => {
+    const other = await secondFactory();
+    await database.prisma.webhookTrigger.deleteMany({ where: { automationId } });
+    await database.prisma.webhookTrigger.create({ data: { automationId, position: 0, webhookUid: `wh_workers_${kind}` } });
+    await queueRuns(3);
+    await queueRuns(1, '{}', other);
+    const accept = (deliveryId: string, factory = { factoryId, webhookId }) =>
+      recordAccepted({
+        ...factory,
+        identity: { deliveryId, source: 'service_header' },
+        size: 2,
+        body: '{}',
+        headers: {},
+        remoteAddress: null,
+        runQueueLimit: 3,
+        runs: runsToStart({ name: 'hook', uid: 'wh_test' }, [{ automationId, automationName: 'Auto', prompt: 'Do it.', payloadFilter: null }], { deliveryId, text: '{}', value: {} }),
+      });
+    const full = await accept(`full-${kind}`);
+    expect(full).toMatchObject({ limited: false, status: 'accepted', runs: 0, queueFull: true });
+    const entry = await database.prisma.delivery.findUniqueOrThrow({ where: { id: (full as { id: string }).id }, include: { runs: true } });
+    expect(entry).toMatchObject({ status: 'accepted', body: '{}', detail: 'run queue full: 1 run was not started (the factory already had 3 queued runs)', runs: [] });
+    const why = await explainDelivery(factoryId, `wh_workers_${kind}`, entry.id);
+    expect(why.note).toBe('Run queue full: this delivery was accepted but started no runs (1 run was not started (the factory already had 3 queued runs)).');
+    expect(why.automations[0]!.summary).toMatch(/^Did not start: run queue full/);
+
+    // A duplicate of it is still a Duplicate, not a second "queue full".
+    expect(await accept(`full-${kind}`)).toMatchObject({ status: 'duplicate', queueFull: false, runs: 0 });
+    // Another factory's queue is its own.
+    const otherAutomation = other.automationId;
+    const elsewhere = await recordAccepted({
+      factoryId: other.factoryId,
+      webhookId: other.webhookId,
+      identity: { deliveryId: `elsewhere-${kind}`, source: 'service_header' },
+      size: 2,
+      body: '{}',
+      headers: {},
+      remoteAddress: null,
+      runQueueLimit: 3,
+      runs: [{ automationId: otherAutomation, prompt: 'P', envelope: composeEnvelope({ webhookName: 'h', webhookUid: 'wh_o', deliveryId: 'e', body: '{}' }) }],
+    });
+    expect(elsewhere).toMatchObject({ status: 'accepted', runs: 1, queueFull: false });
+    // Once a run has left the queue, deliveries start runs again.
+    await claimRun('w', 60_000);
+    await claimRun('w', 60_000);
+    expect(await accept(`room-${kind}`)).toMatchObject({ status: 'accepted', runs: 1, queueFull: false });
   });
 
   it('fails a run whose worker vanished instead of executing it again', async () => {
@@ -152,6 +240,7 @@ describe.each(testDatabaseKinds())('run workers on %s', (kind) => {
       body,
       headers: {},
       remoteAddress: null,
+      runQueueLimit: 1000,
       runs: runsToStart({ name: 'hook', uid: 'wh_test' }, triggers, { deliveryId: identity.deliveryId, text: body, value: JSON.parse(body) }),
     });
     expect(outcome).toMatchObject({ limited: false, status: 'accepted', runs: 3 });
