@@ -16,10 +16,11 @@ import { createPostgresDatabase } from '@/lib/testing/postgres';
 const root = path.resolve(import.meta.dirname, '..');
 
 function worker(env: Record<string, string>) {
+  // Only what the operator gives the worker: not this process's environment.
+  const given: Record<string, string> = { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env };
   return spawnSync(process.execPath, ['--conditions=react-server', '--import', 'tsx', 'cli/tripline.ts', 'worker', '--drain', '--slots', '1'], {
     cwd: root,
-    // Only what the operator gives the worker: not this process's environment.
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env },
+    env: given as NodeJS.ProcessEnv,
     encoding: 'utf8',
     timeout: 120_000,
   });
