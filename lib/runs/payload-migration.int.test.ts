@@ -67,7 +67,7 @@ describe.each(testDatabaseKinds())('moving run payloads onto deliveries on %s', 
     await insertRun('r2', 'a2', 'd1', body);
     await insertRun('r3', 'a1', null, orphan);
 
-    expect(await applyPendingMigrations(database.adapter.factory, migrationsDir)).toEqual([MIGRATION]);
+    expect(await applyPendingMigrations(database.adapter.factory, migrationsDir)).toContain(MIGRATION);
     const runs = await db.$queryRawUnsafe<{ id: string; payload: string | null; body: string | null }[]>(
       `SELECT r."id", r."payload", d."body" FROM "Run" r LEFT JOIN "Delivery" d ON d."id" = r."deliveryId" ORDER BY r."id"`,
     );
