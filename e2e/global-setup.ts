@@ -47,9 +47,13 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
     TRIPLINE_AUTH_SECRET: randomBytes(32).toString('base64url'),
     // Runs execute a real program: e2e/fixtures/agent.mjs.
     TRIPLINE_RUN_COMMAND: `"${process.execPath}" "${path.join(root, 'e2e', 'fixtures', 'agent.mjs')}"`,
+    // Runs see only the variables the operator lists (and PATH, LANG, TZ, HOME).
+    TRIPLINE_RUN_ENV: 'AGENT_LOG',
     AGENT_LOG: path.join(runDir, 'agent.log'),
     TRIPLINE_METRICS_TOKEN: METRICS_TOKEN,
     TRIPLINE_LOG_FORMAT: 'json',
+    // Never listed, so no run may see it (e2e/api/automations.spec.ts).
+    SERVER_CANARY: 'server-canary-e2e',
   };
   process.env.E2E_AGENT_LOG = common.AGENT_LOG;
   fs.rmSync(secretsFile, { force: true });

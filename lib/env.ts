@@ -1,4 +1,5 @@
 import 'server-only';
+import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import { entryEnvShape } from '@/lib/server/entry-config';
@@ -83,12 +84,53 @@ const envSchema = z.object({
   TRIPLINE_RUN_WORKERS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(64).default(2)),
   TRIPLINE_METRICS_TOKEN: z.preprocess(emptyAsUndefined, z.string().min(16, 'must be at least 16 characters').optional()),
   TRIPLINE_RUN_RETENTION_DAYS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(36_500).default(90)),
+  TRIPLINE_RUN_QUEUE_LIMIT: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(1_000_000).default(1000)),
+  TRIPLINE_RUN_ENV: z.preprocess(
+    emptyAsUndefined,
+    z
+      .string()
+      .optional()
+      .transform((value, ctx) => {
+        const names = (value ?? '').split(',').map((name) => name.trim()).filter(Boolean);
+        for (const name of names) {
+          const problem = runEnvProblem(name);
+          if (problem) ctx.addIssue({ code: 'custom', message: `${name}: ${problem}` });
+        }
+        return [...new Set(names)];
+      }),
+  ),
+  TRIPLINE_RUN_WORK_DIR: optionalString,
 });
+
+// Names a run's program must never receive, whatever the operator lists:
+// Tripline's own configuration and credentials (the database password, the
+// secrets key, the auth secret), and HOME, which is the run's own folder.
+const RESERVED_RUN_ENV = /^(TRIPLINE_.*|DATABASE_URL|TEST_DATABASE_URL|NEXTAUTH_.*|HOME)$/;
+
+function runEnvProblem(name: string): string | null {
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) return 'not a variable name (letters, digits and _, comma-separated)';
+  if (RESERVED_RUN_ENV.test(name)) return name === 'HOME' ? 'HOME is always the run\'s own folder' : "Tripline's own configuration is never passed to runs";
+  return null;
+}
+
+/** Whether `inner` is `outer` or lies inside it. */
+function isWithin(inner: string, outer: string): boolean {
+  const relative = path.relative(outer, inner);
+  return relative === '' || (relative !== '..' && !relative.startsWith(`..${path.sep}`) && !path.isAbsolute(relative));
+}
 
 /** Who executes runs (configured by the operator, never by dashboard users). */
 export type ExecutorConfig =
   | { kind: 'none' }
-  | { kind: 'command'; command: string; timeoutMs: number }
+  | {
+      kind: 'command';
+      command: string;
+      timeoutMs: number;
+      /** Names of server variables the program receives besides PATH, LANG and TZ (TRIPLINE_RUN_ENV). */
+      passEnv?: readonly string[];
+      /** Where each run's own folder is created (default: the system's temporary folder). */
+      workDir?: string;
+    }
   | { kind: 'http'; url: string; secret: string; attempts: number; timeoutMs: number };
 
 export type Env = {
@@ -121,14 +163,25 @@ export type Env = {
   runRetentionDays: number;
   /** Bearer token for /metrics; unset turns /metrics off. */
   metricsToken: string | undefined;
+  /** Queued runs per factory past which deliveries start no new runs. */
+  runQueueLimit: number;
 };
 
-function executorConfig(raw: z.output<typeof envSchema>): ExecutorConfig {
+function executorConfig(raw: z.output<typeof envSchema>, dataDir: string): ExecutorConfig {
   const timeoutMs = raw.TRIPLINE_RUN_TIMEOUT_SECONDS * 1000;
   if (raw.TRIPLINE_RUN_COMMAND && raw.TRIPLINE_RUN_HTTP_URL) {
     throw new Error('Invalid configuration:\n  TRIPLINE_RUN_COMMAND and TRIPLINE_RUN_HTTP_URL: set one executor, not both');
   }
-  if (raw.TRIPLINE_RUN_COMMAND) return { kind: 'command', command: raw.TRIPLINE_RUN_COMMAND, timeoutMs };
+  if (raw.TRIPLINE_RUN_COMMAND) {
+    // A run's program acts on untrusted payloads: its folder must not be
+    // where the embedded database, the generated keys and the git cache live.
+    const workDir = path.resolve(/*turbopackIgnore: true*/ raw.TRIPLINE_RUN_WORK_DIR ?? os.tmpdir());
+    if (isWithin(workDir, dataDir)) {
+      const variable = raw.TRIPLINE_RUN_WORK_DIR ? 'TRIPLINE_RUN_WORK_DIR' : 'TRIPLINE_RUN_WORK_DIR (unset: the temporary folder, TMPDIR)';
+      throw new Error(`Invalid configuration:\n  ${variable}: ${workDir} is inside the data folder ${dataDir}; runs must work outside it`);
+    }
+    return { kind: 'command', command: raw.TRIPLINE_RUN_COMMAND, timeoutMs, passEnv: raw.TRIPLINE_RUN_ENV, workDir };
+  }
   if (raw.TRIPLINE_RUN_HTTP_URL) {
     if (!raw.TRIPLINE_RUN_HTTP_SECRET) throw new Error('Invalid configuration:\n  TRIPLINE_RUN_HTTP_SECRET: required with TRIPLINE_RUN_HTTP_URL (whsec_…)');
     return { kind: 'http', url: raw.TRIPLINE_RUN_HTTP_URL, secret: raw.TRIPLINE_RUN_HTTP_SECRET, attempts: raw.TRIPLINE_RUN_HTTP_ATTEMPTS, timeoutMs };
@@ -147,10 +200,11 @@ export function parseEnv(source: NodeJS.ProcessEnv = process.env): Env {
     throw new Error(`Invalid configuration:\n${lines.join('\n')}`);
   }
   const raw = result.data;
+  const dataDir = path.resolve(/*turbopackIgnore: true*/ raw.TRIPLINE_DATA_DIR);
   return {
     port: raw.PORT,
     databaseUrl: raw.DATABASE_URL,
-    dataDir: path.resolve(/*turbopackIgnore: true*/ raw.TRIPLINE_DATA_DIR),
+    dataDir,
     baseUrl: (raw.TRIPLINE_BASE_URL ?? `http://localhost:${raw.PORT}`).replace(/\/+$/, ''),
     secretsKey: raw.TRIPLINE_SECRETS_KEY,
     authSecret: raw.TRIPLINE_AUTH_SECRET,
@@ -161,10 +215,11 @@ export function parseEnv(source: NodeJS.ProcessEnv = process.env): Env {
     repositoryAccess: repositoryAccess(raw.TRIPLINE_REPOSITORY_ALLOW ?? []),
     repositorySshKey: raw.TRIPLINE_REPOSITORY_SSH_KEY ? path.resolve(/*turbopackIgnore: true*/ raw.TRIPLINE_REPOSITORY_SSH_KEY) : undefined,
     testClock: raw.TRIPLINE_TEST_CLOCK === 'true',
-    executor: executorConfig(raw),
+    executor: executorConfig(raw, dataDir),
     runWorkers: raw.TRIPLINE_RUN_WORKERS,
     runRetentionDays: raw.TRIPLINE_RUN_RETENTION_DAYS,
     metricsToken: raw.TRIPLINE_METRICS_TOKEN,
+    runQueueLimit: raw.TRIPLINE_RUN_QUEUE_LIMIT,
   };
 }
 

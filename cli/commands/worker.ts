@@ -2,7 +2,7 @@ import { env } from '@/lib/env';
 import { startWorkers } from '@/lib/runs/worker';
 import { parseEntryConfig } from '@/lib/server/entry-config';
 import { parseOptions, UsageError } from '../args';
-import { withDatabase } from '../database';
+import { withWorkerDatabase } from '../database';
 import { runCommand } from '../run-command';
 
 export const summary = 'Execute queued runs with the configured executor';
@@ -14,6 +14,11 @@ environment (TRIPLINE_RUN_COMMAND or TRIPLINE_RUN_HTTP_URL), alongside or
 instead of the app servers' own workers (TRIPLINE_RUN_WORKERS). Any number of
 workers may share one PostgreSQL database: each run executes once.
 
+A worker needs DATABASE_URL (and the executor's settings), not the server's
+keys: run it under its own OS user or on its own host to keep agent runs
+away from the server's files. It does not migrate the database: start a
+server or run \`migrate deploy\` first.
+
   --slots <n>   runs executed at once (default: TRIPLINE_RUN_WORKERS, or 2)
   --drain       exit once no run is ready, instead of waiting for more`;
 
@@ -24,7 +29,7 @@ export function run(args: string[]): Promise<number> {
     if (executor.kind === 'none') throw new UsageError('No executor is configured: set TRIPLINE_RUN_COMMAND or TRIPLINE_RUN_HTTP_URL');
     const slots = values.slots === undefined ? runWorkers || 2 : Number(values.slots);
     if (!Number.isInteger(slots) || slots < 1 || slots > 64) throw new UsageError('--slots must be a whole number from 1 to 64');
-    return withDatabase(async () => {
+    return withWorkerDatabase(async () => {
       const pool = startWorkers(executor, slots, { drain: values.drain === true, log: (line) => console.error(`tripline: ${line}`) });
       // SIGTERM/SIGINT: claim nothing more, let running runs finish for up to
       // TRIPLINE_SHUTDOWN_GRACE_SECONDS (then stop them), put claimed runs that

@@ -1,5 +1,6 @@
 import 'server-only';
 import { randomBase62 } from '@/lib/crypto/random';
+import { env } from '@/lib/env';
 import { authenticate } from '@/lib/ingress/authenticate';
 import { declaredTooLarge, readBodyWithLimit } from '@/lib/ingress/body';
 import { requestNow } from '@/lib/ingress/clock';
@@ -144,6 +145,7 @@ async function serve(request: Request, params: IngressParams): Promise<Response>
     body: json.text,
     headers: redactHeaders(headers, scheme?.signatureHeaders ?? []),
     remoteAddress: address,
+    runQueueLimit: env().runQueueLimit,
     rateLimit: folded ?? undefined,
   });
   if (outcome.limited) return ingressError('rate_limited', { 'Retry-After': String(outcome.retryAfterSeconds) });
