@@ -52,7 +52,7 @@ export function SignInForm({ callbackUrl, allowSignUp }: { callbackUrl: string; 
               No account yet? Sign up
             </Link>
           ) : (
-            <span />
+            <span className="text-[13px] text-fg-subtle">New here? Ask an admin for an invitation link.</span>
           )}
           <Button type="submit" loading={formState.isSubmitting}>
             Sign in
