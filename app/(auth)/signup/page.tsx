@@ -5,7 +5,6 @@ import { ButtonLink } from '@/components/ui/button';
 import { Card, CardBody, CardFooter, CardHeader } from '@/components/ui/card';
 import { getCurrentUser } from '@/lib/auth/current-user';
 import { env } from '@/lib/env';
-import { signUpClosedMessage } from '@/lib/users/schemas';
 import { needsFirstRun } from '@/lib/users/service';
 
 export const metadata: Metadata = { title: 'Sign up' };
@@ -17,7 +16,7 @@ export default async function SignUpPage() {
   if (!env().allowSignup) {
     return (
       <Card>
-        <CardHeader title="Sign-up is by invitation" description={signUpClosedMessage} />
+        <CardHeader title="Sign-up is by invitation" description="Ask an admin of the factory you want to join for an invitation link." />
         <CardBody className="text-fg-muted">
           An invitation link lets you create your account and join the factory in one step. Links work once and expire, so ask
           for a new one if yours no longer works.

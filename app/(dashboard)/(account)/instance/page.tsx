@@ -92,7 +92,7 @@ export default async function InstancePage() {
         <Card>
           <CardHeader
             title={plural(factories.length, 'factory', 'factories')}
-            description="Every factory of this Tripline. Open one you are a member of; members and webhooks are managed inside each factory."
+            description="Every factory of this Tripline, with its members and live webhooks. Factory admins manage both inside each factory."
           />
           <Table>
             <THead>
