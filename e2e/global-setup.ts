@@ -50,7 +50,14 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
   process.env.E2E_AGENT_LOG = common.AGENT_LOG;
 
   try {
-    const browserEnv = { ...common, TRIPLINE_DATA_DIR: path.join(runDir, 'browser'), TRIPLINE_BASE_URL: servers.browser };
+    const browserEnv = {
+      ...common,
+      TRIPLINE_DATA_DIR: path.join(runDir, 'browser'),
+      TRIPLINE_BASE_URL: servers.browser,
+      // A small, short sign-in throttle, so accounts.spec.ts sees it pause and resume.
+      TRIPLINE_SIGNIN_ACCOUNT_LIMIT: '3',
+      TRIPLINE_SIGNIN_WINDOW_SECONDS: '15',
+    };
     started.push(await startServer('browser', port(servers.browser), browserEnv));
 
     // API servers honour X-Tripline-Test-Now so signature vectors are checked at their own time.
