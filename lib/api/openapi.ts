@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { roles } from '@/lib/auth/roles';
 import { backtestSchema, createAutomationSchema, testFilterSchema, updateAutomationSchema } from '@/lib/automations/schemas';
 import { definitionFilesSchema } from '@/lib/definitions/schemas';
 import { createFactorySchema } from '@/lib/factories/schemas';
@@ -100,7 +101,7 @@ export function openApiDocument(baseUrl: string) {
           properties: {
             id: { type: 'string' },
             email: { type: 'string' },
-            role: { type: 'string', enum: ['admin', 'editor', 'viewer'] },
+            role: { type: 'string', enum: [...roles] },
             invitedBy: { type: ['string', 'null'], description: 'Email of the admin who invited' },
             createdAt: { type: 'string', format: 'date-time' },
             expiresAt: { type: 'string', format: 'date-time' },
