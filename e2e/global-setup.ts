@@ -18,7 +18,8 @@ function seed(env: ServerEnv): Record<string, string> {
   const tokens: Record<string, string> = {};
   for (const user of seedUsers) {
     if (user.factory) {
-      cli(env, ['setup', '--email', user.email, '--password-stdin', '--factory', user.factory, '--factory-name', user.factoryName ?? user.factory], user.password);
+      // Globex's owner is not the instance admin: the operator lets every account create a factory while seeding.
+      cli({ ...env, TRIPLINE_FACTORY_CREATION: 'everyone' }, ['setup', '--email', user.email, '--password-stdin', '--factory', user.factory, '--factory-name', user.factoryName ?? user.factory], user.password);
     } else {
       cli(env, ['user', 'create', '--email', user.email, '--password-stdin'], user.password);
     }
@@ -60,8 +61,16 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
   rememberSecrets(common.TRIPLINE_SECRETS_KEY, common.TRIPLINE_AUTH_SECRET, METRICS_TOKEN, DEFINITIONS_SECRET);
 
   try {
-    // The browser specs connect a git repository in a local folder (e2e/browser/definitions.spec.ts), which only the operator can allow.
-    const browserEnv = { ...common, TRIPLINE_DATA_DIR: path.join(runDir, 'browser'), TRIPLINE_BASE_URL: servers.browser, TRIPLINE_REPOSITORY_ALLOW: 'file' };
+    const browserEnv = {
+      ...common,
+      TRIPLINE_DATA_DIR: path.join(runDir, 'browser'),
+      TRIPLINE_BASE_URL: servers.browser,
+      // The browser specs connect a git repository in a local folder (e2e/browser/definitions.spec.ts), which only the operator can allow.
+      TRIPLINE_REPOSITORY_ALLOW: 'file',
+      // A small, short sign-in throttle, so accounts.spec.ts sees it pause and resume.
+      TRIPLINE_SIGNIN_ACCOUNT_LIMIT: '3',
+      TRIPLINE_SIGNIN_WINDOW_SECONDS: '15',
+    };
     started.push(await startServer('browser', port(servers.browser), browserEnv));
 
     // API servers honour X-Tripline-Test-Now so signature vectors are checked at their own time.

@@ -68,8 +68,16 @@ const envSchema = z.object({
   TRIPLINE_TEST_CLOCK: z.preprocess(emptyAsUndefined, z.enum(['true', 'false']).default('false')),
   TRIPLINE_ALLOW_SIGNUP: z.preprocess(
     emptyAsUndefined,
-    z.enum(['true', 'false'], { error: 'must be true or false' }).default('true'),
+    z.enum(['true', 'false'], { error: 'must be true or false' }).default('false'),
   ),
+  TRIPLINE_FACTORY_CREATION: z.preprocess(
+    emptyAsUndefined,
+    z.enum(['admins', 'everyone'], { error: 'must be admins or everyone' }).default('admins'),
+  ),
+  TRIPLINE_INVITATION_TTL_DAYS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(90).default(7)),
+  TRIPLINE_SIGNIN_ACCOUNT_LIMIT: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(1_000_000).default(10)),
+  TRIPLINE_SIGNIN_ADDRESS_LIMIT: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(1_000_000).default(30)),
+  TRIPLINE_SIGNIN_WINDOW_SECONDS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(86_400).default(900)),
   TRIPLINE_RUN_COMMAND: optionalString,
   TRIPLINE_RUN_HTTP_URL: z.preprocess(emptyAsUndefined, z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' }).optional()),
   TRIPLINE_RUN_HTTP_SECRET: z.preprocess(
@@ -142,8 +150,14 @@ export type Env = {
   baseUrl: string;
   secretsKey: string | undefined;
   authSecret: string | undefined;
-  /** Whether anyone may create an account at /signup (admins still decide who joins their factory). */
+  /** Whether anyone may create an account at /signup; otherwise accounts come from invitations (and the CLI). */
   allowSignup: boolean;
+  /** Who may create factories: instance admins only, or every account. */
+  factoryCreation: 'admins' | 'everyone';
+  /** Days an invitation link stays valid. */
+  invitationTtlDays: number;
+  /** Sign-in throttle: failed attempts per account, and per client address, within the window. */
+  signInThrottle: { accountLimit: number; addressLimit: number; windowSeconds: number };
   /** Deliveries per minute per webhook; excess gets 429. */
   deliveryRateLimit: number;
   /** Failed authentication attempts per minute per webhook and client address before 429. */
@@ -209,6 +223,13 @@ export function parseEnv(source: NodeJS.ProcessEnv = process.env): Env {
     secretsKey: raw.TRIPLINE_SECRETS_KEY,
     authSecret: raw.TRIPLINE_AUTH_SECRET,
     allowSignup: raw.TRIPLINE_ALLOW_SIGNUP === 'true',
+    factoryCreation: raw.TRIPLINE_FACTORY_CREATION,
+    invitationTtlDays: raw.TRIPLINE_INVITATION_TTL_DAYS,
+    signInThrottle: {
+      accountLimit: raw.TRIPLINE_SIGNIN_ACCOUNT_LIMIT,
+      addressLimit: raw.TRIPLINE_SIGNIN_ADDRESS_LIMIT,
+      windowSeconds: raw.TRIPLINE_SIGNIN_WINDOW_SECONDS,
+    },
     deliveryRateLimit: raw.TRIPLINE_DELIVERY_RATE_LIMIT,
     authFailureLimit: raw.TRIPLINE_AUTH_FAILURE_LIMIT,
     repositorySyncInterval: raw.TRIPLINE_REPOSITORY_SYNC_INTERVAL,

@@ -42,7 +42,7 @@ test.describe.serial('factory as code', () => {
   const repo = gitRepository();
 
   test.beforeAll(async ({ browser }) => {
-    await completeFirstRunIfNeeded(browser, 'first-run@defs.test');
+    await completeFirstRunIfNeeded(browser);
     page = await setUpFactory(browser, { admin, factory, member: viewer, role: 'viewer' });
   });
 

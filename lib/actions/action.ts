@@ -58,6 +58,22 @@ export function factoryAction<S extends z.ZodType, R>(
   };
 }
 
+/** An action for instance admins (the Instance page). */
+export function instanceAction<S extends z.ZodType, R>(
+  schema: S,
+  handler: (user: PublicUser, input: z.output<S>) => Promise<R>,
+): (input: z.input<S>) => Promise<ActionResult<R>> {
+  return async (input) => {
+    try {
+      const user = await currentUserOrThrow();
+      if (!user.instanceAdmin) throw new AppError('forbidden', 'Only instance admins can do this');
+      return { ok: true, data: await handler(user, schema.parse(input)) };
+    } catch (error) {
+      return failure(error);
+    }
+  };
+}
+
 /** An action anyone may call (sign-up, first run): validation and error mapping only. */
 export function publicAction<S extends z.ZodType, R>(
   schema: S,
