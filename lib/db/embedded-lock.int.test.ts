@@ -5,6 +5,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openAdapter } from '@/lib/db/adapter';
 import { acquireEmbeddedLock, EmbeddedDatabaseBusyError, lockSocketPath } from '@/lib/db/embedded-lock';
+import { applyPendingMigrations } from '@/lib/db/migrate';
 
 // The embedded database's lock with real processes: each holder is a child
 // process (lib/testing/hold-embedded.ts) that opens PGlite in a folder.
@@ -111,6 +112,8 @@ describe('the embedded database lock', () => {
     await adapter.pglite!.query('SELECT 1');
     const second = openAdapter({ kind: 'embedded', dataDir });
     await expect(second.pglite!.query('SELECT 1')).rejects.toBeInstanceOf(EmbeddedDatabaseBusyError);
+    // Not as the schema engine's "External error": migrating waits for the lock first.
+    await expect(applyPendingMigrations(second)).rejects.toBeInstanceOf(EmbeddedDatabaseBusyError);
     await second.close();
     await adapter.close();
     const lock = await acquireEmbeddedLock(dataDir);

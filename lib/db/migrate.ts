@@ -64,7 +64,7 @@ export function readSchema(schemaPath: string = path.resolve(process.cwd(), 'pri
 }
 
 /** A database the migration commands act on: an opened adapter (lib/db/adapter.ts). */
-export type MigrationDatabase = { target: DatabaseTarget; factory: SqlMigrationAwareDriverAdapterFactory };
+export type MigrationDatabase = { target: DatabaseTarget; factory: SqlMigrationAwareDriverAdapterFactory; lock?: Promise<unknown> };
 
 export type MigrationOptions = { migrationsDir?: string; log?: (line: string) => void };
 
@@ -103,7 +103,12 @@ export async function withMigrationLock<T>(
   options: MigrationOptions,
   fn: (factory: SqlMigrationAwareDriverAdapterFactory) => Promise<T>,
 ): Promise<T> {
-  if (database.target.kind !== 'postgres') return fn(database.factory);
+  if (database.target.kind !== 'postgres') {
+    // The data folder's lock, awaited here so that a busy folder fails with
+    // its own message rather than as the engine's "External error".
+    await database.lock;
+    return fn(database.factory);
+  }
   const pool = new pg.Pool({
     connectionString: database.target.url,
     max: 1,
