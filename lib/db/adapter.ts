@@ -6,6 +6,7 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
 import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
+import { serveBackups } from '@/lib/db/dump';
 import { acquireEmbeddedLock, type EmbeddedLock } from '@/lib/db/embedded-lock';
 
 // Chooses the database: PostgreSQL when a connection URL is given, otherwise
@@ -85,6 +86,8 @@ export function openAdapter(target: DatabaseTarget, options: { poolSize?: number
     },
   });
   client.waitReady.catch(() => {});
+  // `tripline backup` asks the process that holds the folder for a copy.
+  lock.then((held) => serveBackups(held, client), () => {});
   return {
     target,
     factory: new PrismaPGlite(client),

@@ -273,7 +273,7 @@ async function withShortPath<T>(socketPath: string, fn: (usable: string) => Prom
 
 // "next start" or "tripline.ts backup": enough to recognise the holder, and
 // never its later arguments (a command line may carry a password).
-function describeThisProcess(): string {
+export function describeThisProcess(): string {
   const script = process.argv[1] ? path.basename(process.argv[1]) : path.basename(process.execPath);
   const command = process.argv[2] && !process.argv[2].startsWith('-') ? ` ${process.argv[2]}` : '';
   return `${script}${command}`;
