@@ -81,8 +81,10 @@ test('three servers starting at once on one PostgreSQL database: all serve, each
             expect(row.applied_steps_count).toBe(1);
             expect(row.finished_at).not.toBeNull();
           }
-          // While they serve, no session keeps the migration lock.
-          const locks = await db.query("SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND objid = 72707369");
+          // While they serve, no session keeps the migration lock (pg_locks is server-wide: this database's only).
+          const locks = await db.query(
+            "SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND objid = 72707369 AND database = (SELECT oid FROM pg_database WHERE datname = current_database())",
+          );
           expect(locks.rows).toEqual([]);
         } finally {
           await db.end();

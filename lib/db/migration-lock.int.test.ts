@@ -74,7 +74,11 @@ describe.skipIf(!adminUrl)('migrations under the advisory lock (PostgreSQL)', ()
 
   it('leaves no session holding the migration lock while the instances keep serving', async () => {
     // The instances' pools are still open (they are "serving").
-    const locks = await query('SELECT pid FROM pg_locks WHERE locktype = $1 AND objid = $2', ['advisory', MIGRATION_LOCK_KEY]);
+    // pg_locks is server-wide: this database's only.
+    const locks = await query(
+      'SELECT pid FROM pg_locks WHERE locktype = $1 AND objid = $2 AND database = (SELECT oid FROM pg_database WHERE datname = current_database())',
+      ['advisory', MIGRATION_LOCK_KEY],
+    );
     expect(locks).toEqual([]);
   });
 
