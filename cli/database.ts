@@ -28,7 +28,7 @@ export async function withDatabase<T>(fn: (database: Database) => Promise<T>): P
 export async function withWorkerDatabase<T>(fn: (database: Database) => Promise<T>): Promise<T> {
   const database = getDatabase();
   try {
-    const status = await migrationStatus(database.adapter.factory);
+    const status = await migrationStatus(database.adapter);
     if (status.pending.length || status.problems.length) {
       const what = status.pending.length ? `${status.pending.length} pending migration(s) (${status.pending.join(', ')})` : status.problems.join('; ');
       throw new AppError('conflict', `The database is not ready for this worker: ${what}. Apply them with \`tripline migrate deploy\` or by starting a server, then start the worker.`);

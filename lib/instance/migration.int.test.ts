@@ -42,7 +42,7 @@ describe.each(testDatabaseKinds())('the instance-admin migration on %s', (kind) 
     const before = historyBefore();
     cleanups.push(async () => fs.rmSync(before, { recursive: true, force: true }));
 
-    await applyPendingMigrations(database.adapter.factory, before);
+    await applyPendingMigrations(database.adapter, { migrationsDir: before });
     for (const [id, email, createdAt] of [
       ['u2', 'second@example.com', '2026-02-01T00:00:00Z'],
       ['u1', 'first@example.com', '2026-01-01T00:00:00Z'],
@@ -55,7 +55,7 @@ describe.each(testDatabaseKinds())('the instance-admin migration on %s', (kind) 
         createdAt,
       );
     }
-    expect(await applyPendingMigrations(database.adapter.factory, migrationsDir)).toContain(migration);
+    expect(await applyPendingMigrations(database.adapter, { migrationsDir })).toContain(migration);
     const admins = await database.prisma.user.findMany({ where: { instanceAdmin: true }, select: { email: true, disabledAt: true } });
     expect(admins).toEqual([{ email: 'first@example.com', disabledAt: null }]);
   });

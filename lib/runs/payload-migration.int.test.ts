@@ -42,7 +42,7 @@ describe.each(testDatabaseKinds())('moving run payloads onto deliveries on %s', 
     cleanups.push(() => database.close());
     const before = migrationsBefore();
     cleanups.push(() => fs.rmSync(before, { recursive: true, force: true }));
-    await applyPendingMigrations(database.adapter.factory, before);
+    await applyPendingMigrations(database.adapter, { migrationsDir: before });
 
     const db = database.prisma;
     const body = '{ "a":  1, "t": "caf\\u00e9" }';
@@ -67,7 +67,7 @@ describe.each(testDatabaseKinds())('moving run payloads onto deliveries on %s', 
     await insertRun('r2', 'a2', 'd1', body);
     await insertRun('r3', 'a1', null, orphan);
 
-    expect(await applyPendingMigrations(database.adapter.factory, migrationsDir)).toContain(MIGRATION);
+    expect(await applyPendingMigrations(database.adapter, { migrationsDir })).toContain(MIGRATION);
     const runs = await db.$queryRawUnsafe<{ id: string; payload: string | null; body: string | null }[]>(
       `SELECT r."id", r."payload", d."body" FROM "Run" r LEFT JOIN "Delivery" d ON d."id" = r."deliveryId" ORDER BY r."id"`,
     );

@@ -12,9 +12,10 @@ import { pruneRuns } from '@/lib/runs/retention';
 import { startWorkers } from '@/lib/runs/worker';
 import { onShutdown, setPhase, shutdownStage } from '@/lib/server/lifecycle';
 
-// Server start: every instance applies pending migrations (the schema engine
-// serialises concurrent instances with an advisory lock, as Prisma Migrate
-// does), checks its keys, then starts periodic housekeeping and the run
+// Server start: every instance applies pending migrations (under PostgreSQL's
+// advisory lock, taken on a connection of its own and released before that
+// connection closes, so instances starting together all come up and one
+// applies each migration: lib/db/migrate.ts), checks its keys, then starts periodic housekeeping and the run
 // workers, and registers how each stops. The server entry (server.ts) owns
 // the signals and runs the shutdown sequence (lib/server/lifecycle.ts).
 
