@@ -61,7 +61,7 @@ describe.each(testDatabaseKinds())('run workers on %s', (kind) => {
   async function secondFactory(): Promise<Owner> {
     if (second) return second;
     const user = await createUser({ email: 'other@example.com', password: 'a long enough password' }, database.prisma);
-    const other = (await createFactory(user.id, { name: 'Other', slug: 'other' }, database.prisma)).id;
+    const other = (await createFactory(user.id, { name: 'Other', slug: 'other' }, database.prisma, 'everyone')).id;
     second = {
       factoryId: other,
       automationId: (await database.prisma.automation.create({ data: { factoryId: other, name: 'Other', prompt: 'Do it.' } })).id,
