@@ -29,6 +29,7 @@ const envSchema = z.object({
   TRIPLINE_AUTH_SECRET: optionalString,
   TRIPLINE_DELIVERY_RATE_LIMIT: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(1_000_000).default(60)),
   TRIPLINE_AUTH_FAILURE_LIMIT: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(1_000_000).default(20)),
+  TRIPLINE_UNAUTHENTICATED_LOG_LIMIT: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(1_000_000).default(60)),
   TRIPLINE_REPOSITORY_SYNC_INTERVAL: z.preprocess(
     emptyAsUndefined,
     z.coerce.number().int().min(0).max(86_400, 'must be at most 86400 seconds').default(60),
@@ -74,6 +75,8 @@ export type Env = {
   deliveryRateLimit: number;
   /** Failed authentication attempts per minute per webhook and client address before 429. */
   authFailureLimit: number;
+  /** Log entries per minute per webhook written for requests without valid credentials (too large, rejected auth, handshakes); past it, 429. */
+  unauthenticatedLogLimit: number;
   /** Seconds between checks of repository-backed factories' production branches; 0 turns the periodic check off. */
   repositorySyncInterval: number;
   /** Tests only: honour the X-Tripline-Test-Now header as the current time for signature windows. */
@@ -115,6 +118,7 @@ export function parseEnv(source: NodeJS.ProcessEnv = process.env): Env {
     allowSignup: raw.TRIPLINE_ALLOW_SIGNUP === 'true',
     deliveryRateLimit: raw.TRIPLINE_DELIVERY_RATE_LIMIT,
     authFailureLimit: raw.TRIPLINE_AUTH_FAILURE_LIMIT,
+    unauthenticatedLogLimit: raw.TRIPLINE_UNAUTHENTICATED_LOG_LIMIT,
     repositorySyncInterval: raw.TRIPLINE_REPOSITORY_SYNC_INTERVAL,
     testClock: raw.TRIPLINE_TEST_CLOCK === 'true',
     executor: executorConfig(raw),
