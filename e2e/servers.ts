@@ -29,7 +29,8 @@ export async function startServer(name: string, port: number, env: ServerEnv): P
   fs.mkdirSync(logDir, { recursive: true });
   const logFile = path.join(logDir, `${name}.log`);
   const log = fs.openSync(logFile, 'w');
-  const child = spawn(process.execPath, [path.join(root, 'node_modules/next/dist/bin/next'), 'start', '-p', String(port)], {
+  // The server entry, as `npm start` runs it (without the build check).
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'server.ts')], {
     cwd: root,
     env: { ...process.env, ...env, PORT: String(port), NEXT_TELEMETRY_DISABLED: '1' },
     stdio: ['ignore', log, log],

@@ -1,6 +1,7 @@
 import 'server-only';
 import path from 'node:path';
 import { z } from 'zod';
+import { entryEnvShape } from '@/lib/server/entry-config';
 
 // The validated environment. Every variable Tripline reads is listed here (and
 // in the README); bad configuration fails at startup with the variable's name.
@@ -10,7 +11,8 @@ const emptyAsUndefined = (value: unknown) => (value === '' ? undefined : value);
 const optionalString = z.preprocess(emptyAsUndefined, z.string().optional());
 
 const envSchema = z.object({
-  PORT: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(65535).default(3000)),
+  // PORT, TRIPLINE_LISTEN_ADDRESS, TRIPLINE_TRUSTED_PROXIES, TRIPLINE_SHUTDOWN_*: read by the server entry too.
+  ...entryEnvShape,
   DATABASE_URL: z.preprocess(
     emptyAsUndefined,
     z

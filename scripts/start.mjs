@@ -1,7 +1,9 @@
 // `npm start`: generate the Prisma client and build when the sources changed
-// since the last build, then serve. Migrations run inside the server at start
-// (instrumentation.ts), so `next start` alone behind a process manager works too.
-import { spawnSync, spawn } from 'node:child_process';
+// since the last build, then serve through Tripline's own server entry
+// (server.ts: the client's real address, graceful shutdown), in this process.
+// Migrations run inside the server at start (instrumentation.ts).
+// `node --import tsx server.ts` serves an existing build the same way.
+import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -10,7 +12,7 @@ const root = path.resolve(import.meta.dirname, '..');
 process.chdir(root);
 process.env.NEXT_TELEMETRY_DISABLED = '1';
 
-const sourceRoots = ['app', 'components', 'lib', 'prisma', 'instrumentation.ts', 'next.config.mjs', 'postcss.config.mjs', 'package-lock.json', 'tsconfig.json'];
+const sourceRoots = ['app', 'components', 'lib', 'prisma', 'instrumentation.ts', 'server.ts', 'next.config.mjs', 'postcss.config.mjs', 'package-lock.json', 'tsconfig.json'];
 
 function* files(entry) {
   const stat = fs.statSync(entry, { throwIfNoEntry: false });
@@ -52,10 +54,6 @@ if (!built) {
   fs.writeFileSync(stampFile, `${stamp}\n`);
 }
 
-const port = process.env.PORT || '3000';
-const server = spawn(process.execPath, ['node_modules/next/dist/bin/next', 'start', '-p', port], {
-  stdio: 'inherit',
-  env: process.env,
-});
-for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => server.kill(signal));
-server.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+const { register } = await import('tsx/esm/api');
+register();
+await import('../server.ts');

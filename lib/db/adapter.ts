@@ -48,7 +48,8 @@ export function targetFromEnv(config: { databaseUrl?: string; dataDir: string })
 
 export function openAdapter(target: DatabaseTarget, options: { poolSize?: number } = {}): OpenedAdapter {
   if (target.kind === 'postgres') {
-    const pool = new pg.Pool({ connectionString: target.url, max: options.poolSize ?? 10 });
+    // A database that does not answer fails a query in 5 s instead of hanging it (readiness, the ingress).
+    const pool = new pg.Pool({ connectionString: target.url, max: options.poolSize ?? 10, connectionTimeoutMillis: 5_000 });
     // An idle connection that the server closes (a restart, a failover) must
     // not crash the process: the pool replaces it on next use.
     pool.on('error', (error) => console.error(`[tripline] database connection lost: ${error.message}`));

@@ -62,6 +62,11 @@ function hopAddress(hop: string): string | null {
   return net.isIP(value) ? value : null;
 }
 
+/** Whether the TCP peer is a proxy the operator trusts (only then do forwarding headers count). */
+export function isTrustedPeer(peer: string | undefined, trusted: TrustedProxies): boolean {
+  return isTrusted(normaliseAddress(peer ?? ''), trusted);
+}
+
 /**
  * The client address of a request whose TCP peer is `peer`: the peer itself,
  * unless it is a trusted proxy; then the right-most X-Forwarded-For hop that is

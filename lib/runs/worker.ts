@@ -72,21 +72,43 @@ export async function failAbandonedRuns(): Promise<number> {
   return rows.length;
 }
 
-export function execute(run: ClaimedRun, executor: Exclude<ExecutorConfig, { kind: 'none' }>): Promise<ExecutionOutcome> {
-  return executor.kind === 'command' ? executeCommand(run, executor) : executeHttp(run, executor);
+export function execute(run: ClaimedRun, executor: Exclude<ExecutorConfig, { kind: 'none' }>, signal?: AbortSignal): Promise<ExecutionOutcome> {
+  return executor.kind === 'command' ? executeCommand(run, executor, signal) : executeHttp(run, executor, signal);
+}
+
+/** Puts a claimed run that never started back in the queue, as if it had not been claimed. */
+export async function releaseRun(worker: string, runId: string): Promise<void> {
+  await sql(
+    `UPDATE "Run" SET "status" = 'queued', "lockedBy" = NULL, "lockedUntil" = NULL, "attempts" = "attempts" - 1,
+            "startedAt" = CASE WHEN "attempts" <= 1 THEN NULL ELSE "startedAt" END
+      WHERE "id" = $1 AND "lockedBy" = $2 AND "status" = 'running'`,
+    [runId, worker],
+  );
 }
 
 export function leaseMs(executor: Exclude<ExecutorConfig, { kind: 'none' }>): number {
   return executor.timeoutMs + LEASE_MARGIN_MS;
 }
 
-/** Claims and executes one run; false when the queue had nothing ready. */
-export async function processOne(worker: string, executor: Exclude<ExecutorConfig, { kind: 'none' }>): Promise<boolean> {
+/**
+ * Claims and executes one run; false when the queue had nothing ready. When
+ * `stopping` is aborted between the claim and the start, the run goes back to
+ * the queue; `cancel` aborts a run in progress (the shutdown grace is over).
+ */
+export async function processOne(
+  worker: string,
+  executor: Exclude<ExecutorConfig, { kind: 'none' }>,
+  options: { stopping?: AbortSignal; cancel?: AbortSignal } = {},
+): Promise<boolean> {
   const run = await claimRun(worker, leaseMs(executor));
   if (!run) return false;
+  if (options.stopping?.aborted) {
+    await releaseRun(worker, run.id);
+    return true;
+  }
   let outcome: ExecutionOutcome;
   try {
-    outcome = await execute(run, executor);
+    outcome = await execute(run, executor, options.cancel);
   } catch (error) {
     outcome = { status: 'failed', output: null, error: `The executor failed: ${(error as Error).message}` };
   }
@@ -94,7 +116,12 @@ export async function processOne(worker: string, executor: Exclude<ExecutorConfi
   return true;
 }
 
-export type WorkerPool = { stop: () => Promise<void>; wake: () => void };
+/**
+ * `stop(deadline)` claims nothing more and waits for the runs in progress
+ * until `deadline` (epoch ms); runs still going then are stopped and fail
+ * with a message saying so. Without a deadline it waits for them.
+ */
+export type WorkerPool = { stop: (deadline?: number) => Promise<void>; wake: () => void };
 
 // This process's worker pools, on globalThis so the ingress bundle reaches
 // the pools the server started: a delivery that queues runs wakes them at
@@ -115,6 +142,8 @@ export function startWorkers(executor: ExecutorConfig, slots: number, options: {
   if (executor.kind === 'none' || slots === 0) return { stop: async () => undefined, wake: () => undefined, done: Promise.resolve() };
   const worker = workerId();
   let stopped = false;
+  const stopping = new AbortController();
+  const cancel = new AbortController();
   const sleepers = new Set<() => void>();
   const wake = () => {
     for (const resume of sleepers) resume();
@@ -139,7 +168,7 @@ export function startWorkers(executor: ExecutorConfig, slots: number, options: {
       let worked = false;
       try {
         await failAbandonedRuns();
-        worked = await processOne(worker, executor);
+        worked = await processOne(worker, executor, { stopping: stopping.signal, cancel: cancel.signal });
       } catch (error) {
         if (stopped) break;
         options.log?.(`run worker error: ${(error as Error).message}`);
@@ -155,10 +184,14 @@ export function startWorkers(executor: ExecutorConfig, slots: number, options: {
   const pool = {
     done,
     wake,
-    stop: async () => {
+    stop: async (deadline?: number) => {
       stopped = true;
+      stopping.abort();
       wake();
+      if (deadline === undefined) return done;
+      const timer = setTimeout(() => cancel.abort(), Math.max(0, deadline - Date.now()));
       await done;
+      clearTimeout(timer);
     },
   };
   pools.add(pool);

@@ -5,55 +5,81 @@ import { deleteExpiredSessions } from '@/lib/auth/sessions';
 import { pruneDeliveries } from '@/lib/deliveries/retention';
 import { syncAllRepositories } from '@/lib/definitions/repository';
 import { env } from '@/lib/env';
+import { servedByEntry } from '@/lib/http/client-address';
+import { errorFields, log } from '@/lib/log';
 import { pruneRuns } from '@/lib/runs/retention';
 import { startWorkers } from '@/lib/runs/worker';
+import { onShutdown, setPhase, shutdownStage } from '@/lib/server/lifecycle';
 
 // Server start: every instance applies pending migrations (the schema engine
 // serialises concurrent instances with an advisory lock, as Prisma Migrate
-// does), checks its keys, then starts periodic housekeeping.
+// does), checks its keys, then starts periodic housekeeping and the run
+// workers, and registers how each stops. The server entry (server.ts) owns
+// the signals and runs the shutdown sequence (lib/server/lifecycle.ts).
 
 const HOUR = 60 * 60 * 1000;
+const logger = log('startup');
 
-function every(intervalMs: number, name: string, job: () => Promise<unknown>): void {
+function every(intervalMs: number, name: string, job: () => Promise<unknown>): NodeJS.Timeout {
   const timer = setInterval(() => {
-    job().catch((error: unknown) => console.error(`[tripline] ${name} failed:`, error));
+    job().catch((error: unknown) => log('housekeeping').error({ job: name, ...errorFields(error) }, `${name} failed`));
   }, intervalMs);
   timer.unref();
+  return timer;
 }
 
 export async function startServer(): Promise<void> {
-  const log = (line: string) => console.log(`[tripline] ${line}`);
+  const line = (text: string) => logger.info(text);
   let database;
   try {
     env();
     database = getDatabase();
-    await prepareDatabase(database, log);
+    await prepareDatabase(database, line);
   } catch (error) {
-    console.error(`[tripline] cannot start: ${error instanceof Error ? error.message : String(error)}`);
+    const reason = error instanceof Error ? error.message : String(error);
+    setPhase('failed', reason);
+    logger.fatal(`cannot start: ${reason}`);
     process.exit(1);
   }
-  log(`ingress URLs use ${env().baseUrl}`);
+  line(`ingress URLs use ${env().baseUrl}`);
+  if (!servedByEntry()) {
+    logger.warn('not started through server.ts (npm start): client addresses are unknown, so every client shares one failed-authentication budget, and shutdown does not drain');
+  }
 
-  every(HOUR, 'session cleanup', () => deleteExpiredSessions());
-  every(HOUR, 'delivery retention', () => pruneDeliveries());
-  every(HOUR, 'run retention', () => pruneRuns(env().runRetentionDays));
+  const timers = [
+    every(HOUR, 'session cleanup', () => deleteExpiredSessions()),
+    every(HOUR, 'delivery retention', () => pruneDeliveries()),
+    every(HOUR, 'run retention', () => pruneRuns(env().runRetentionDays)),
+  ];
   // Repository-backed factories apply new commits of their production branch.
   // Every instance checks; the factory row lock makes one apply each commit.
   const syncInterval = env().repositorySyncInterval;
-  if (syncInterval > 0) every(syncInterval * 1000, 'repository sync', () => syncAllRepositories(log));
+  if (syncInterval > 0) timers.push(every(syncInterval * 1000, 'repository sync', () => syncAllRepositories(line)));
 
   const { executor, runWorkers } = env();
-  if (executor.kind === 'none') log('no run executor is configured: runs stay queued (see TRIPLINE_RUN_COMMAND, TRIPLINE_RUN_HTTP_URL)');
-  else if (runWorkers === 0) log(`runs are executed elsewhere (TRIPLINE_RUN_WORKERS=0)`);
+  if (executor.kind === 'none') line('no run executor is configured: runs stay queued (see TRIPLINE_RUN_COMMAND, TRIPLINE_RUN_HTTP_URL)');
+  else if (runWorkers === 0) line(`runs are executed elsewhere (TRIPLINE_RUN_WORKERS=0)`);
   else {
-    startWorkers(executor, runWorkers, { log });
-    log(`${runWorkers} run worker${runWorkers === 1 ? '' : 's'} started (${executor.kind} executor)`);
+    const pool = startWorkers(executor, runWorkers, { log: (text) => log('runs').error(text) });
+    line(`${runWorkers} run worker${runWorkers === 1 ? '' : 's'} started (${executor.kind} executor)`);
+    // Running runs get until the shutdown deadline; claimed ones not yet started go back to the queue.
+    onShutdown({ name: 'run workers', stage: shutdownStage.work, run: (deadline) => pool.stop(deadline) });
   }
+  onShutdown({
+    name: 'housekeeping',
+    stage: shutdownStage.work,
+    run: async () => {
+      for (const timer of timers) clearInterval(timer);
+    },
+  });
+  // Close the database last, so the embedded database's files are consistent on disk.
+  onShutdown({ name: 'database', stage: shutdownStage.database, run: () => database.close() });
+  setPhase('ready');
 
-  // Close the embedded database cleanly so its files are consistent on disk.
-  const shutdown = () => {
-    database.close().finally(() => process.exit(0));
-  };
-  process.once('SIGTERM', shutdown);
-  process.once('SIGINT', shutdown);
+  if (!servedByEntry()) {
+    // Without the entry nobody drains; at least close the database cleanly.
+    const close = () => void database.close().finally(() => process.exit(0));
+    process.once('SIGTERM', close);
+    process.once('SIGINT', close);
+  }
 }

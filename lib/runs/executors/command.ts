@@ -29,13 +29,13 @@ function childEnv(run: ClaimedRun, payloadFile: string): Record<string, string |
   return env;
 }
 
-export async function executeCommand(run: ClaimedRun, config: { command: string; timeoutMs: number }): Promise<ExecutionOutcome> {
+export async function executeCommand(run: ClaimedRun, config: { command: string; timeoutMs: number }, cancel?: AbortSignal): Promise<ExecutionOutcome> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'tripline-run-'));
   try {
     for (const attachment of run.attachments) {
       await writeFile(path.join(dir, path.basename(attachment.name)), attachment.content, 'utf8');
     }
-    return await runProgram(run, config, dir);
+    return await runProgram(run, config, dir, cancel);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
@@ -43,7 +43,7 @@ export async function executeCommand(run: ClaimedRun, config: { command: string;
 
 const seconds = (ms: number) => (ms / 1000).toLocaleString('en-US', { maximumFractionDigits: 1 });
 
-function runProgram(run: ClaimedRun, config: { command: string; timeoutMs: number }, dir: string): Promise<ExecutionOutcome> {
+function runProgram(run: ClaimedRun, config: { command: string; timeoutMs: number }, dir: string, cancel?: AbortSignal): Promise<ExecutionOutcome> {
   return new Promise((resolve) => {
     const child = spawn('/bin/sh', ['-c', config.command], {
       cwd: dir,
@@ -53,6 +53,7 @@ function runProgram(run: ClaimedRun, config: { command: string; timeoutMs: numbe
     });
     let output = '';
     let timedOut = false;
+    let cancelled = false;
     const append = (chunk: Buffer) => {
       output += chunk.toString('utf8');
       // Keep memory bounded for chatty programs: twice the stored size, then cut.
@@ -71,6 +72,13 @@ function runProgram(run: ClaimedRun, config: { command: string; timeoutMs: numbe
       timedOut = true;
       killGroup();
     }, config.timeoutMs);
+    // The server is shutting down and its grace period is over.
+    const onCancel = () => {
+      cancelled = true;
+      killGroup();
+    };
+    if (cancel?.aborted) onCancel();
+    else cancel?.addEventListener('abort', onCancel, { once: true });
     child.stdin.on('error', () => undefined); // a program that ignores stdin may close it early
     child.stdin.end(composedPrompt(run.prompt, run.envelope));
     child.on('error', (error) => {
@@ -79,8 +87,11 @@ function runProgram(run: ClaimedRun, config: { command: string; timeoutMs: numbe
     });
     child.on('close', (code, signal) => {
       clearTimeout(timer);
+      cancel?.removeEventListener('abort', onCancel);
       const kept = clip(output);
-      if (timedOut) {
+      if (cancelled) {
+        resolve({ status: 'failed', output: kept, error: 'The server shut down and its grace period (TRIPLINE_SHUTDOWN_GRACE_SECONDS) ended before the command finished, so it was stopped' });
+      } else if (timedOut) {
         resolve({ status: 'failed', output: kept, error: `The command ran longer than ${seconds(config.timeoutMs)} s and was stopped` });
       } else if (code === 0) {
         resolve({ status: 'succeeded', output: kept });

@@ -34,6 +34,7 @@ export function runRequestBody(run: ClaimedRun): string {
 export async function executeHttp(
   run: ClaimedRun,
   config: { url: string; secret: string; attempts: number; timeoutMs: number },
+  cancel?: AbortSignal,
 ): Promise<ExecutionOutcome> {
   const body = runRequestBody(run);
   const timestamp = new Date();
@@ -52,7 +53,7 @@ export async function executeHttp(
       },
       body,
       redirect: 'manual',
-      signal: AbortSignal.timeout(config.timeoutMs),
+      signal: cancel ? AbortSignal.any([AbortSignal.timeout(config.timeoutMs), cancel]) : AbortSignal.timeout(config.timeoutMs),
     });
     output = clip(await response.text());
     if (response.ok) return { status: 'succeeded', output };
@@ -60,6 +61,9 @@ export async function executeHttp(
   } catch (error) {
     const reason = error instanceof Error && error.name === 'TimeoutError' ? `no answer within ${Math.round(config.timeoutMs / 1000)} s` : (error as Error).message;
     failure = `The executor URL could not be reached: ${reason}`;
+    // Cut off by this worker's shutdown: the receiver may or may not have it
+    // (webhook-id stays the same), so another worker sends it again at once.
+    if (cancel?.aborted) return { status: 'failed', output, error: 'The worker stopped (shutdown) while waiting for the executor URL; sending again', retryAfterMs: 0 };
   }
   if (run.attempt < config.attempts) {
     const delay = retryDelayMs(run.attempt);

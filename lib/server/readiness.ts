@@ -1,0 +1,71 @@
+import 'server-only';
+import fs from 'node:fs';
+import { getSecretsKey, getAuthSecret, keyFingerprint } from '@/lib/crypto/keys';
+import { peekDatabase } from '@/lib/db';
+import { defaultMigrationsDir } from '@/lib/db/migrate';
+import { sql } from '@/lib/db/sql';
+import { errorFields, log } from '@/lib/log';
+import { isDraining, phase, phaseReason } from '@/lib/server/lifecycle';
+
+// Readiness: may a load balancer send this instance traffic? Only when it
+// has started, is not draining, its database answers, every migration this
+// build knows is applied, and its keys are the ones the database was set up
+// with. Liveness (/healthz) asks none of this: a process that cannot reach
+// its database should be taken out of rotation, not restarted.
+
+const QUERY_TIMEOUT_MS = 2_000;
+
+export type Readiness = { ready: true } | { ready: false; reason: string };
+
+let knownMigrations: string[] | undefined;
+function migrationsOfThisBuild(): string[] {
+  knownMigrations ??= fs
+    .readdirSync(/*turbopackIgnore: true*/ defaultMigrationsDir(), { withFileTypes: true })
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => entry.name);
+  return knownMigrations;
+}
+
+function withTimeout<T>(promise: Promise<T>, what: string): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${what} did not answer within ${QUERY_TIMEOUT_MS / 1000} s`)), QUERY_TIMEOUT_MS);
+    promise.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        reject(error instanceof Error ? error : new Error(String(error)));
+      },
+    );
+  });
+}
+
+export async function readiness(): Promise<Readiness> {
+  if (isDraining()) return { ready: false, reason: 'shutting down' };
+  const current = phase();
+  if (current === 'failed') return { ready: false, reason: `failed to start: ${phaseReason() ?? 'see the server log'}` };
+  if (current !== 'ready' || !peekDatabase()) return { ready: false, reason: 'starting' };
+  try {
+    const applied = await withTimeout(
+      sql<{ migration_name: string }>(`SELECT "migration_name" FROM "_prisma_migrations" WHERE "finished_at" IS NOT NULL AND "rolled_back_at" IS NULL`),
+      'the database',
+    );
+    const names = new Set(applied.map((row) => row.migration_name));
+    const pending = migrationsOfThisBuild().filter((name) => !names.has(name));
+    if (pending.length) return { ready: false, reason: `migrations not applied: ${pending.join(', ')}` };
+    const settings = await withTimeout(
+      sql<{ key: string; value: string }>(`SELECT "key", "value" FROM "InstanceSetting" WHERE "key" IN ('secrets-key-fingerprint', 'auth-secret-fingerprint')`),
+      'the database',
+    );
+    const stored = new Map(settings.map((row) => [row.key, row.value]));
+    if (stored.get('secrets-key-fingerprint') !== keyFingerprint(getSecretsKey(), 'secrets')) return { ready: false, reason: 'TRIPLINE_SECRETS_KEY differs from the database' };
+    if (stored.get('auth-secret-fingerprint') !== keyFingerprint(getAuthSecret(), 'auth')) return { ready: false, reason: 'TRIPLINE_AUTH_SECRET differs from the database' };
+  } catch (error) {
+    // The detail (host, port, driver message) is for the operator's log, not for whoever asks /readyz.
+    log('readiness').warn({ ...errorFields(error) }, 'not ready: the database did not answer');
+    return { ready: false, reason: 'database unavailable' };
+  }
+  return { ready: true };
+}

@@ -1,0 +1,171 @@
+// Tripline's server: Next.js's request handler inside a Node HTTP server of
+// our own (Next documents this as a custom server). It exists for the two
+// things a route handler cannot do:
+//
+// 1. The client's address. Route handlers never see the socket. The entry
+//    resolves the address from the TCP peer (and TRIPLINE_TRUSTED_PROXIES),
+//    then overwrites X-Forwarded-For with it, so what the app reads through
+//    clientAddress() is never the client's own word (lib/http/client-address.ts).
+// 2. Shutdown. The entry is the one owner of SIGTERM and SIGINT and runs one
+//    sequence: readiness turns 503, the listener closes, in-flight requests
+//    are answered (idle keep-alive connections are closed, busy ones get
+//    `Connection: close`), runs finish or go back to the queue, the database
+//    closes. A second signal exits at once.
+//
+// It also gives every request an id (X-Request-Id), which every log line
+// written while serving it carries, and answers malformed percent-encoding
+// before Next.js, whose route parameters would otherwise throw (500).
+//
+// Started by `npm start` (scripts/start.mjs) and `npm run dev`, with tsx.
+import http from 'node:http';
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import net from 'node:net';
+import next from 'next';
+import { isTrustedPeer, markServerEntry, parseTrustedProxies, resolveClientAddress } from '@/lib/http/client-address';
+import { notFound as ingressNotFound } from '@/lib/ingress/responses';
+import { errorFields, log } from '@/lib/log';
+import { parseEntryConfig } from '@/lib/server/entry-config';
+import { phase, runShutdownStage, setPhase, shutdownStage } from '@/lib/server/lifecycle';
+import { requestStore } from '@/lib/server/request-context';
+
+const dev = process.argv.includes('--dev');
+// Before Next is loaded: it reads NODE_ENV at import.
+(process.env as Record<string, string>).NODE_ENV ??= dev ? 'development' : 'production';
+
+const logger = log('server');
+let config: ReturnType<typeof parseEntryConfig>;
+try {
+  config = parseEntryConfig();
+} catch (error) {
+  logger.fatal(`cannot start: ${(error as Error).message}`);
+  process.exit(1);
+}
+const trusted = parseTrustedProxies(config.trustedProxies);
+markServerEntry();
+
+const FORWARDING_HEADERS = ['x-forwarded-host', 'x-forwarded-proto', 'x-forwarded-port', 'forwarded', 'x-real-ip'];
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+// Idle keep-alive connections are closed this long after draining starts: a
+// client that picked one up an instant earlier has its request in flight by
+// then, and will be answered with `Connection: close`.
+const IDLE_GRACE_MS = 2_000;
+
+/** A path whose percent-encoding cannot be decoded, answered the way its area answers a wrong URL. */
+function malformedPath(url: string): Response | null {
+  const pathname = url.split('?', 1)[0] ?? '';
+  try {
+    for (const segment of pathname.split('/')) decodeURIComponent(segment);
+    return null;
+  } catch {
+    // The spec makes any wrong ingress URL the one identical 404.
+    if (pathname.startsWith('/webhooks/')) return ingressNotFound();
+    const body = { error: { code: 'bad_request', message: 'The URL has malformed percent-encoding' } };
+    if (pathname.startsWith('/api/')) return Response.json(body, { status: 400, headers: { 'Cache-Control': 'no-store' } });
+    return new Response('Bad request: the URL has malformed percent-encoding\n', { status: 400, headers: { 'Content-Type': 'text/plain' } });
+  }
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function send(res: http.ServerResponse, response: Response): Promise<void> {
+  res.statusCode = response.status;
+  response.headers.forEach((value, name) => res.setHeader(name, value));
+  res.end(Buffer.from(await response.arrayBuffer()));
+}
+
+async function main(): Promise<void> {
+  const app = next({ dev, dir: path.resolve(import.meta.dirname), port: config.port, hostname: config.listenAddress ?? 'localhost' });
+  const handle = app.getRequestHandler();
+  await app.prepare();
+
+  const active = new Set<http.ServerResponse>();
+  const sockets = new Set<net.Socket>();
+  let draining = false;
+
+  const server = http.createServer((req, res) => {
+    active.add(res);
+    res.on('close', () => active.delete(res));
+    if (draining) res.shouldKeepAlive = false;
+
+    const peerTrusted = isTrustedPeer(req.socket.remoteAddress, trusted);
+    const incomingId = req.headers['x-request-id'];
+    const requestId = peerTrusted && typeof incomingId === 'string' && REQUEST_ID.test(incomingId) ? incomingId : randomUUID();
+    req.headers['x-forwarded-for'] = resolveClientAddress(req.socket.remoteAddress, req.headers['x-forwarded-for'], trusted);
+    req.headers['x-request-id'] = requestId;
+    // Only a trusted proxy may say which host and scheme the client used.
+    if (!peerTrusted) for (const name of FORWARDING_HEADERS) delete req.headers[name];
+    res.setHeader('X-Request-Id', requestId);
+
+    requestStore().run({ requestId }, () => {
+      const malformed = malformedPath(req.url ?? '/');
+      const served = malformed ? send(res, malformed) : handle(req, res);
+      Promise.resolve(served).catch((error: unknown) => {
+        logger.error({ ...errorFields(error), path: req.url?.split('?', 1)[0] }, 'request failed');
+        if (!res.headersSent) {
+          res.statusCode = 500;
+          res.end();
+        } else res.destroy();
+      });
+    });
+  });
+  server.on('connection', (socket: net.Socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
+  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+    // Malformed HTTP: a 400 when the socket can still take one, never a crash.
+    if (socket.writable && !error.code?.startsWith('ECONN')) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
+    else socket.destroy();
+  });
+
+  const reportStep = (name: string, error: unknown) => logger.error({ step: name, ...errorFields(error) }, 'shutdown step failed');
+  let signals = 0;
+  const shutdown = async (signal: NodeJS.Signals) => {
+    signals += 1;
+    if (signals > 1) {
+      logger.warn({ signal }, 'second signal: exiting at once');
+      process.exit(1);
+    }
+    const started = Date.now();
+    const deadline = started + config.shutdownGraceMs;
+    logger.info({ signal, graceSeconds: config.shutdownGraceMs / 1000 }, 'shutting down: readiness is 503, draining requests and runs');
+    setPhase('draining');
+    // Background work (runs) starts finishing now, alongside the HTTP drain.
+    const work = runShutdownStage(shutdownStage.work, deadline, reportStep);
+    if (config.shutdownDelayMs > 0) await sleep(Math.min(config.shutdownDelayMs, config.shutdownGraceMs));
+
+    // Stop accepting, but keep open connections: http.Server#close would also
+    // close idle keep-alive sockets at once, racing clients that are reusing
+    // them this instant. Those get a short grace instead, and every response
+    // from now on says `Connection: close`.
+    draining = true;
+    net.Server.prototype.close.call(server);
+    for (const res of active) if (!res.headersSent) res.shouldKeepAlive = false;
+    const idleUntil = Math.min(deadline, Date.now() + IDLE_GRACE_MS);
+    while (Date.now() < deadline && (active.size > 0 || (sockets.size > 0 && Date.now() < idleUntil))) await sleep(25);
+    if (active.size > 0) logger.warn({ requests: active.size }, 'grace period over: closing requests still in flight');
+    server.closeAllConnections();
+
+    await work;
+    await runShutdownStage(shutdownStage.database, deadline + 5_000, reportStep);
+    setPhase('stopped');
+    logger.info({ seconds: (Date.now() - started) / 1000 }, 'stopped');
+    process.exit(0);
+  };
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, () => void shutdown(signal));
+
+  server.listen(config.port, config.listenAddress, () => {
+    logger.info({ port: config.port, address: config.listenAddress ?? 'all interfaces', dev }, 'listening');
+  });
+  server.on('error', (error) => {
+    logger.fatal({ ...errorFields(error) }, 'cannot listen');
+    process.exit(1);
+  });
+  if (phase() === 'failed') process.exit(1);
+}
+
+main().catch((error: unknown) => {
+  logger.fatal({ ...errorFields(error) }, 'cannot start');
+  process.exit(1);
+});
