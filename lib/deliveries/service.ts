@@ -22,9 +22,12 @@ export type DeliverySummary = {
 export type DeliveryDetail = DeliverySummary & {
   identitySource: string;
   remoteAddress: string | null;
-  /** Accepted entries only: the body as received (text) and parsed. */
+  /**
+   * Accepted entries only: the body exactly as received. Never parsed here:
+   * callers serve or render the text (a value nested thousands of levels deep
+   * is valid and cannot be serialised again).
+   */
   body: string | null;
-  payload: unknown;
   headers: Record<string, string> | null;
   /** The last replay against the automations of the day, if any. */
   replay: { count: number; lastAt: Date; lastBy: string | null } | null;
@@ -103,7 +106,6 @@ export async function getDelivery(factoryId: string, uid: string, id: string, db
     ...rest,
     replay: replayedAt ? { count: replayCount, lastAt: replayedAt, lastBy: replayedBy } : null,
     body: keepsPayload ? row.body : null,
-    payload: keepsPayload ? (JSON.parse(row.body!) as unknown) : null,
     headers: keepsPayload ? (row.headers as Record<string, string> | null) : null,
   };
 }

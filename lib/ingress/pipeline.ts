@@ -1,7 +1,7 @@
 import 'server-only';
 import { randomBase62 } from '@/lib/crypto/random';
 import { authenticate } from '@/lib/ingress/authenticate';
-import { declaredTooLarge, readBodyWithLimit } from '@/lib/ingress/body';
+import { declaredTooLarge, readBodyWithLimit } from '@/lib/http/body';
 import { requestNow } from '@/lib/ingress/clock';
 import { redactHeaders } from '@/lib/ingress/headers';
 import { answerChallenge, answerHandshake } from '@/lib/ingress/handshakes';
