@@ -13,6 +13,8 @@ export const GET = withFactory<{ factory: string; uid: string; id: string }>('fa
   const fields = {
     ...deliveryJson(delivery),
     identitySource: delivery.identitySource,
+    // The address the server entry resolved from the socket (never a forwarding header the client wrote); null when unknown.
+    remoteAddress: delivery.remoteAddress,
     replay: delivery.replay && { count: delivery.replay.count, lastAt: delivery.replay.lastAt.toISOString(), lastBy: delivery.replay.lastBy },
     ...(delivery.status === 'accepted' ? { headers: delivery.headers } : {}),
   };
