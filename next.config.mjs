@@ -10,6 +10,7 @@ const nextConfig = {
     '@prisma/driver-adapter-utils',
     '@node-rs/argon2',
     'pg',
+    'prom-client',
   ],
   // A second build folder lets two builds (e.g. tests of two checkouts) coexist.
   distDir: process.env.NEXT_DIST_DIR || '.next',

@@ -28,6 +28,8 @@ export const servers = {
   apiPglite: `http://localhost:${portBase + 1}`,
   apiPostgres: `http://localhost:${portBase + 2}`,
   // portBase + 3: e2e/lifecycle/restart.spec.ts
+  // portBase + 10..12: e2e/lifecycle/postgres-concurrent-start.spec.ts
+  // portBase + 20: e2e/lifecycle/embedded-backup.spec.ts
   apiPostgresB: `http://localhost:${portBase + 4}`,
 };
 
@@ -68,5 +70,7 @@ export default defineConfig({
     ...(withPostgres
       ? [{ name: 'api-postgres', testMatch: ['api/**/*.spec.ts', 'api-postgres/**/*.spec.ts'], use: { baseURL: servers.apiPostgres } }]
       : []),
+    // Last: the logs of everything above hold no secret (e2e/logs).
+    { name: 'logs', testMatch: 'logs/**/*.spec.ts', dependencies: ['browser', 'lifecycle', 'api-pglite', ...(withPostgres ? ['api-postgres'] : [])] },
   ],
 });

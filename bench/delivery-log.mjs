@@ -72,7 +72,7 @@ try {
   await db.end();
   const deepCursor = Buffer.from(`${deep.receivedAt.toISOString()}|${deep.id}`).toString('base64url');
 
-  server = spawn(process.execPath, ['node_modules/next/dist/bin/next', 'start', '-p', String(port)], { env: { ...process.env, ...env }, stdio: 'ignore' });
+  server = spawn(process.execPath, ['--import', 'tsx', 'server.ts'], { env: { ...process.env, ...env, PORT: String(port) }, stdio: 'ignore' });
   const base = `http://localhost:${port}/api/v1/factories/bench/webhooks/${uid}/deliveries`;
   for (let i = 0; i < 200; i++) {
     try {

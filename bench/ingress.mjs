@@ -14,7 +14,7 @@
 // postgresql://postgres@127.0.0.1:5432/postgres), BENCH_DURATION (seconds per
 // run, default 15), BENCH_CONNECTIONS (default 32), BENCH_ONLY (postgres|pglite),
 // BENCH_PROFILE (a folder for a CPU profile of the server), BENCH_SERVER
-// (next: `next start`, the default; entry: server.ts, as `npm start` runs it).
+// (entry: server.ts, as `npm start` runs it, the default; next: `next start`).
 //
 // BENCH_MODE=flood (`node bench/ingress.mjs` with BENCH_MODE=flood): valid
 // deliveries to one webhook, first alone, then while a second load process
@@ -39,7 +39,7 @@ const FACTORIES = 5;
 const WEBHOOKS_PER_FACTORY = 20;
 const distDir = process.env.NEXT_DIST_DIR || '.next';
 const mode = process.env.BENCH_MODE ?? 'throughput';
-const serverKind = process.env.BENCH_SERVER ?? (mode === 'flood' ? 'entry' : 'next');
+const serverKind = process.env.BENCH_SERVER ?? 'entry';
 
 const log = (line) => console.error(`[bench] ${line}`);
 
@@ -140,9 +140,10 @@ async function benchDatabase(kind) {
 
   // BENCH_PROFILE=<dir>: write a V8 CPU profile of the server (read it with bench/profile-summary.mjs).
   const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(process.env.BENCH_PROFILE)}`] : [];
+  // The production entry (server.ts), as `npm start` runs it; BENCH_SERVER=next for `next start`.
   const command = serverKind === 'entry' ? ['--import', 'tsx', 'server.ts'] : ['node_modules/next/dist/bin/next', 'start', '-p', String(port)];
   const server = spawn(process.execPath, [...profile, ...command], {
-    env: { ...process.env, ...env },
+    env: { ...process.env, ...env, PORT: String(port) },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   try {

@@ -3,6 +3,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createPostgresDatabase } from '../lib/testing/postgres';
 import { servers } from '../playwright.config';
+import { METRICS_TOKEN } from './fixtures/metrics';
+import { rememberSecrets, secretsFile } from './fixtures/secrets';
 import { DEFINITIONS_SECRET, seedUsers } from './fixtures/seed';
 import { cli, startServer, type RunningServer, type ServerEnv } from './servers';
 
@@ -16,11 +18,13 @@ function seed(env: ServerEnv): Record<string, string> {
   const tokens: Record<string, string> = {};
   for (const user of seedUsers) {
     if (user.factory) {
-      cli(env, ['setup', '--email', user.email, '--password-stdin', '--factory', user.factory, '--factory-name', user.factoryName ?? user.factory], user.password);
+      // Globex's owner is not the instance admin: the operator lets every account create a factory while seeding.
+      cli({ ...env, TRIPLINE_FACTORY_CREATION: 'everyone' }, ['setup', '--email', user.email, '--password-stdin', '--factory', user.factory, '--factory-name', user.factoryName ?? user.factory], user.password);
     } else {
       cli(env, ['user', 'create', '--email', user.email, '--password-stdin'], user.password);
     }
     tokens[user.key] = cli(env, ['token', 'create', '--email', user.email, '--name', 'e2e']);
+    rememberSecrets(user.password, tokens[user.key]);
   }
   for (const user of seedUsers) {
     for (const [factory, role] of user.memberOf ?? []) {
@@ -44,12 +48,29 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
     TRIPLINE_AUTH_SECRET: randomBytes(32).toString('base64url'),
     // Runs execute a real program: e2e/fixtures/agent.mjs.
     TRIPLINE_RUN_COMMAND: `"${process.execPath}" "${path.join(root, 'e2e', 'fixtures', 'agent.mjs')}"`,
+    // Runs see only the variables the operator lists (and PATH, LANG, TZ, HOME).
+    TRIPLINE_RUN_ENV: 'AGENT_LOG',
     AGENT_LOG: path.join(runDir, 'agent.log'),
+    TRIPLINE_METRICS_TOKEN: METRICS_TOKEN,
+    TRIPLINE_LOG_FORMAT: 'json',
+    // Never listed, so no run may see it (e2e/api/automations.spec.ts).
+    SERVER_CANARY: 'server-canary-e2e',
   };
   process.env.E2E_AGENT_LOG = common.AGENT_LOG;
+  fs.rmSync(secretsFile, { force: true });
+  rememberSecrets(common.TRIPLINE_SECRETS_KEY, common.TRIPLINE_AUTH_SECRET, METRICS_TOKEN, DEFINITIONS_SECRET);
 
   try {
-    const browserEnv = { ...common, TRIPLINE_DATA_DIR: path.join(runDir, 'browser'), TRIPLINE_BASE_URL: servers.browser };
+    const browserEnv = {
+      ...common,
+      TRIPLINE_DATA_DIR: path.join(runDir, 'browser'),
+      TRIPLINE_BASE_URL: servers.browser,
+      // The browser specs connect a git repository in a local folder (e2e/browser/definitions.spec.ts), which only the operator can allow.
+      TRIPLINE_REPOSITORY_ALLOW: 'file',
+      // A small, short sign-in throttle, so accounts.spec.ts sees it pause and resume.
+      TRIPLINE_SIGNIN_ACCOUNT_LIMIT: '3',
+      TRIPLINE_SIGNIN_WINDOW_SECONDS: '15',
+    };
     started.push(await startServer('browser', port(servers.browser), browserEnv));
 
     // API servers honour X-Tripline-Test-Now so signature vectors are checked at their own time.

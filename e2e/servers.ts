@@ -42,8 +42,9 @@ export async function startServer(name: string, port: number, env: ServerEnv): P
       throw new Error(`Server ${name} exited with ${child.exitCode}:\n${fs.readFileSync(logFile, 'utf8')}`);
     }
     try {
-      const response = await fetch(`${url}/signin`, { redirect: 'manual' });
-      if (response.status < 500) break;
+      // Ready: migrations applied, keys checked, workers started.
+      const response = await fetch(`${url}/readyz`);
+      if (response.ok) break;
     } catch {
       // not listening yet
     }

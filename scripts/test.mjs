@@ -6,6 +6,7 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { sourceStamp, writeStamp } from './build-stamp.mjs';
 
 const root = path.resolve(import.meta.dirname, '..');
 process.chdir(root);
@@ -58,7 +59,10 @@ if (vitest) {
   totals.skipped += vitest.numPendingTests + vitest.numTodoTests;
 }
 
+const stamp = sourceStamp();
 if (step('build', node, [bin('next', 'dist/bin/next'), 'build'])) {
+  // e2e/lifecycle starts `npm start`, which then serves this build as it is.
+  writeStamp(stamp);
   const playwrightReport = path.join(reports, 'playwright.json');
   fs.rmSync(playwrightReport, { force: true });
   step('e2e', node, [bin('@playwright/test', 'cli.js'), 'test'], { PLAYWRIGHT_JSON_OUTPUT_NAME: playwrightReport });

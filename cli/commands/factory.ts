@@ -1,25 +1,36 @@
 import { connectRepository } from '@/lib/definitions/repository';
 import { getDefinitionsStatus, setConfigSource } from '@/lib/definitions/service';
 import { formatProblem, repositorySettingsSchema } from '@/lib/definitions/schemas';
+import { listAllFactories } from '@/lib/instance/service';
 import { parseOptions, required, UsageError } from '../args';
 import { withDatabase } from '../database';
 import { factoryIdOrThrow } from '../factory';
 import { runCommand } from '../run-command';
 
-export const summary = 'Show or choose where a factory keeps its webhook definitions';
+export const summary = 'List factories; show or choose where a factory keeps its webhook definitions';
 
 const usage = `Usage: npm run tripline -- factory <subcommand> --factory <slug> [options]
 
+  list                                       every factory with its member and webhook counts (no --factory)
   status                                     the kind of factory, and for a repository what applied last
   use-dashboard                              webhooks are managed in the dashboard (the default)
   use-managed                                the service keeps definition files; the dashboard writes them
-  use-repository --repo <path|url> [--branch main]
+  use-repository --repo <url|path> [--branch main]
                                              the production branch of a git repository applies (now, and on every new commit)`;
 
 export function run(args: string[]): Promise<number> {
   return runCommand(usage, args, async () => {
     const { values, positionals } = parseOptions(args, { factory: { type: 'string' }, repo: { type: 'string' }, branch: { type: 'string' } });
     const subcommand = positionals[0];
+    if (subcommand === 'list') {
+      return withDatabase(async ({ prisma }) => {
+        const factories = await listAllFactories(prisma);
+        const width = Math.max(4, ...factories.map((f) => f.slug.length));
+        console.log(`${'SLUG'.padEnd(width)}  MEMBERS  WEBHOOKS  NAME`);
+        for (const f of factories) console.log(`${f.slug.padEnd(width)}  ${String(f.members).padEnd(7)}  ${String(f.webhooks).padEnd(8)}  ${f.name}`);
+        return 0;
+      });
+    }
     const slug = required(values.factory, 'factory');
     return withDatabase(async (database) => {
       const factoryId = await factoryIdOrThrow(database, slug);
@@ -28,7 +39,7 @@ export function run(args: string[]): Promise<number> {
           const status = await getDefinitionsStatus(factoryId, database.prisma);
           console.log(`source: ${status.configSource}`);
           if (status.configSource === 'repository') {
-            console.log(`repository: ${status.repoUrl} (branch ${status.repoBranch})`);
+            console.log(`repository: ${status.repoUrl} (branch ${status.repoBranch})${status.repoCredentialStored ? ', credential stored' : ''}`);
             console.log(`applied: ${status.appliedCommit ?? '-'} ${status.appliedAt?.toISOString() ?? ''}`);
             if (status.lastFailure) console.log(`last failure: ${status.lastFailure.message}`);
           }
@@ -41,7 +52,8 @@ export function run(args: string[]): Promise<number> {
           return 0;
         case 'use-repository': {
           const settings = repositorySettingsSchema.parse({ url: required(values.repo, 'repo'), branch: values.branch });
-          const outcome = await connectRepository(factoryId, settings);
+          // The operator's own tool: every kind of location is allowed (TRIPLINE_REPOSITORY_ALLOW is for dashboard and API users).
+          const outcome = await connectRepository(factoryId, settings, { kind: 'operator' });
           if (!outcome.ok) {
             for (const problem of outcome.plan.problems) console.error(`  ${formatProblem(problem)}`);
             console.error(`Commit ${outcome.commit.slice(0, 12)} cannot apply: nothing was changed.`);

@@ -73,7 +73,7 @@ export async function run(args: string[]): Promise<number> {
 }
 
 async function deploy(adapter: OpenedAdapter): Promise<number> {
-  const applied = await applyPendingMigrations(adapter.factory);
+  const applied = await applyPendingMigrations(adapter, { log: (line) => console.log(line) });
   if (applied.length === 0) {
     console.log('Database is up to date');
   } else {
@@ -84,7 +84,7 @@ async function deploy(adapter: OpenedAdapter): Promise<number> {
 }
 
 async function status(adapter: OpenedAdapter): Promise<number> {
-  const { applied, pending, problems } = await migrationStatus(adapter.factory);
+  const { applied, pending, problems } = await migrationStatus(adapter);
   console.log(`Applied: ${applied.length}`);
   for (const name of applied) console.log(`  ${name}`);
   if (pending.length > 0) {
@@ -131,10 +131,10 @@ async function resolve(args: string[]): Promise<number> {
   if (!rolledBack === !applied) throw new UsageError('migrate resolve needs exactly one of --rolled-back <name> or --applied <name>.');
   return withConfiguredDatabase(async (adapter) => {
     if (rolledBack) {
-      await resolveMigration(adapter.factory, rolledBack, 'rolled-back');
+      await resolveMigration(adapter, rolledBack, 'rolled-back');
       console.log(`Marked ${rolledBack} as rolled back: the next deploy applies it again`);
     } else if (applied) {
-      await resolveMigration(adapter.factory, applied, 'applied');
+      await resolveMigration(adapter, applied, 'applied');
       console.log(`Marked ${applied} as applied`);
     }
     return 0;

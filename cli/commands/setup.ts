@@ -13,7 +13,9 @@ const usage = `Usage: npm run tripline -- setup --email <email> (--password <pas
 
 Creates the account (or reuses it when the password matches) and the factory
 with the account as its admin. Running it again with the same values changes
-nothing, so scripts can call it safely.`;
+nothing, so scripts can call it safely. The first account of an instance is
+its instance admin; a later account creates a factory only when
+TRIPLINE_FACTORY_CREATION allows it (default: instance admins only).`;
 
 export function run(args: string[]): Promise<number> {
   return runCommand(usage, args, async () => {
@@ -52,7 +54,16 @@ export function run(args: string[]): Promise<number> {
         }
         console.log(`Factory ${slug} already exists with ${email} as admin`);
       } else {
-        await createFactory(user.id, { slug, name: factoryName }, prisma);
+        await createFactory(user.id, { slug, name: factoryName }, prisma).catch((error: unknown) => {
+          if (error instanceof AppError && error.code === 'forbidden') {
+            throw new AppError(
+              'forbidden',
+              `${email} is not an instance admin, and only instance admins create factories (TRIPLINE_FACTORY_CREATION=admins). ` +
+                `Grant it with \`tripline user admin --email ${email} --grant\`, or set TRIPLINE_FACTORY_CREATION=everyone.`,
+            );
+          }
+          throw error;
+        });
         console.log(`Created factory ${slug} with ${email} as admin`);
       }
       return 0;

@@ -11,6 +11,7 @@ import { Button } from '@/components/ui/button';
 import { Card, CardBody, CardFooter, CardHeader } from '@/components/ui/card';
 import { Field } from '@/components/ui/field';
 import { Input } from '@/components/ui/input';
+import { signInErrorMessage } from '@/lib/auth/sign-in-messages';
 import { signInSchema, type SignInInput } from '@/lib/users/schemas';
 
 export function SignInForm({ callbackUrl, allowSignUp }: { callbackUrl: string; allowSignUp: boolean }) {
@@ -25,7 +26,7 @@ export function SignInForm({ callbackUrl, allowSignUp }: { callbackUrl: string; 
     setFormError(null);
     const result = await signIn('credentials', { email: values.email, password: values.password, redirect: false });
     if (!result || result.error) {
-      setFormError('The email or password is incorrect.');
+      setFormError(signInErrorMessage(result?.error ?? ''));
       return;
     }
     router.replace(callbackUrl);
@@ -51,7 +52,7 @@ export function SignInForm({ callbackUrl, allowSignUp }: { callbackUrl: string; 
               No account yet? Sign up
             </Link>
           ) : (
-            <span />
+            <span className="text-[13px] text-fg-subtle">New here? Ask an admin for an invitation link.</span>
           )}
           <Button type="submit" loading={formState.isSubmitting}>
             Sign in

@@ -39,7 +39,7 @@ export function SignUpForm() {
     <Card>
       <CardHeader
         title="Create your account"
-        description="After signing up, create a factory or ask an admin to add you to theirs."
+        description="After signing up, ask an admin to invite you to their factory."
       />
       <form onSubmit={onSubmit} noValidate>
         <CardBody className="flex flex-col gap-4">

@@ -5,11 +5,13 @@ import { useId, useState, useTransition } from 'react';
 import { RepositoryApply } from '@/components/definitions/repository-apply';
 import { Alert } from '@/components/ui/alert';
 import { Button } from '@/components/ui/button';
+import { Checkbox } from '@/components/ui/checkbox';
 import { choiceCardClass, choiceRadioClass } from '@/components/ui/choice-card';
 import { Field } from '@/components/ui/field';
 import { Input } from '@/components/ui/input';
 import { setConfigSourceAction } from '@/lib/definitions/actions';
 import { repositorySettingsSchema, type RepositorySettings } from '@/lib/definitions/schemas';
+import { parseRepositoryUrl } from '@/lib/definitions/repository-url';
 
 type Source = 'dashboard' | 'managed' | 'repository';
 
@@ -36,23 +38,28 @@ export function ConfigSourceForm({
   current,
   repoUrl,
   repoBranch,
+  credentialStored,
 }: {
   factorySlug: string;
   current: Source;
+  /** The stored location, without credentials (they are never sent to the browser). */
   repoUrl: string | null;
   repoBranch: string;
+  /** Whether a credential is stored for the repository. */
+  credentialStored: boolean;
 }) {
   const router = useRouter();
   const ids = useId();
   const [source, setSource] = useState<Source>(current);
   const [url, setUrl] = useState(repoUrl ?? '');
   const [branch, setBranch] = useState(repoBranch);
+  const [removeCredential, setRemoveCredential] = useState(false);
   const [fieldErrors, setFieldErrors] = useState<{ url?: string; branch?: string }>({});
   const [error, setError] = useState<string | null>(null);
   const [saving, startSaving] = useTransition();
 
   const repositorySettings = (): RepositorySettings | null => {
-    const parsed = repositorySettingsSchema.safeParse({ url, branch });
+    const parsed = repositorySettingsSchema.safeParse({ url, branch, removeCredential });
     if (parsed.success) {
       setFieldErrors({});
       return parsed.data;
@@ -73,6 +80,19 @@ export function ConfigSourceForm({
     });
 
   const unchanged = source === current && source !== 'repository';
+  const newCredential = (() => {
+    try {
+      return parseRepositoryUrl(url).credential !== null;
+    } catch {
+      return false;
+    }
+  })();
+
+  // A refused location, an unreachable repository or a missing branch is said next to its field.
+  const showError = (message: string | null, fields?: Record<string, string>) => {
+    setFieldErrors({ url: fields?.url, branch: fields?.branch });
+    setError(fields?.url || fields?.branch ? null : message);
+  };
 
   return (
     <div className="flex flex-col gap-5">
@@ -115,7 +135,7 @@ export function ConfigSourceForm({
               label="Repository"
               required
               error={fieldErrors.url}
-              hint="A path on the server or a URL the server can reach (https://, ssh://, git://, file://). Definitions are read from webhooks/ at its root."
+              hint="An https:// or ssh:// URL, or user@host:path, on a public host. A token in an https URL (https://user:token@host/…) is stored encrypted and never shown again. Definitions are read from webhooks/ at its root."
             >
               <Input mono spellCheck={false} value={url} onChange={(event) => setUrl(event.target.value)} placeholder="https://git.example.com/acme/tripline.git" />
             </Field>
@@ -123,12 +143,24 @@ export function ConfigSourceForm({
               <Input mono spellCheck={false} value={branch} onChange={(event) => setBranch(event.target.value)} />
             </Field>
           </div>
+          {credentialStored ? (
+            <div className="flex flex-col gap-2" data-testid="stored-credential">
+              <p className="text-[13px] text-fg-muted">
+                {newCredential
+                  ? 'The credential in the URL will replace the stored one.'
+                  : 'A credential is stored for this repository (it is never shown). It is used while the URL stays on the same host; enter a URL with a new token to replace it.'}
+              </p>
+              {newCredential ? null : (
+                <Checkbox label="Remove the stored credential" checked={removeCredential} onChange={(event) => setRemoveCredential(event.target.checked)} />
+              )}
+            </div>
+          ) : null}
           <div className="flex flex-wrap items-center gap-3">
             <RepositoryApply
               factorySlug={factorySlug}
               settings={repositorySettings}
               label={current === 'repository' ? 'Check and apply' : 'Check repository'}
-              onError={setError}
+              onError={showError}
             />
             <p className="text-[13px] text-fg-muted">Shows what its newest commit would change before anything applies.</p>
           </div>

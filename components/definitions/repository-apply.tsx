@@ -7,7 +7,7 @@ import { Alert } from '@/components/ui/alert';
 import { Button } from '@/components/ui/button';
 import { Dialog } from '@/components/ui/dialog';
 import { applyRepositoryAction, previewRepositoryAction } from '@/lib/definitions/actions';
-import type { DefinitionProblem, RepositorySettings } from '@/lib/definitions/schemas';
+import type { DefinitionProblem, RepositorySettingsInput } from '@/lib/definitions/schemas';
 
 type Preview = { commit: string; url: string; branch: string; plan: PlanJson };
 
@@ -25,10 +25,11 @@ export function RepositoryApply({
 }: {
   factorySlug: string;
   /** Connecting: the repository to check. Syncing: leave out. */
-  settings?: () => RepositorySettings | null;
+  settings?: () => RepositorySettingsInput | null;
   label: string;
   appliedCommit?: string | null;
-  onError?: (message: string | null) => void;
+  /** Connecting: errors about the URL or the branch (fields.url, fields.branch) belong next to those fields. */
+  onError?: (message: string | null, fields?: Record<string, string>) => void;
 }) {
   const router = useRouter();
   const [preview, setPreview] = useState<Preview | null>(null);
@@ -37,9 +38,9 @@ export function RepositoryApply({
   const [checking, startChecking] = useTransition();
   const [applying, startApplying] = useTransition();
 
-  const report = (message: string | null) => {
+  const report = (message: string | null, fields?: Record<string, string>) => {
     setError(message);
-    onError?.(message);
+    onError?.(message, fields);
   };
 
   const check = () =>
@@ -48,15 +49,15 @@ export function RepositoryApply({
       setProblems([]);
       const chosen = settings ? settings() : undefined;
       if (chosen === null) return;
-      const result = await previewRepositoryAction(factorySlug, { settings: chosen });
-      if (!result.ok) return report(result.error.fields ? Object.values(result.error.fields).join(' ') : result.error.message);
+      const result = await previewRepositoryAction(factorySlug, { repository: chosen });
+      if (!result.ok) return report(result.error.message, result.error.fields);
       setPreview(result.data);
     });
 
   const apply = () =>
     startApplying(async () => {
       if (!preview) return;
-      const result = await applyRepositoryAction(factorySlug, { settings: settings ? (settings() ?? undefined) : undefined, commit: preview.commit });
+      const result = await applyRepositoryAction(factorySlug, { repository: settings ? (settings() ?? undefined) : undefined, commit: preview.commit });
       if (!result.ok) return setError(result.error.message);
       if (!result.data.applied) return setProblems(result.data.problems);
       setPreview(null);

@@ -178,7 +178,8 @@ export function DeliveriesCard({
                         <span title={delivery.deliveryId} className="block truncate font-mono text-[13px] text-fg">
                           {delivery.deliveryId}
                         </span>
-                        {delivery.detail && delivery.status !== 'accepted' ? (
+                        {/* Rejections say why; an Accepted entry has a detail only when the run queue was full. */}
+                        {delivery.detail ? (
                           <span className="block truncate text-xs text-fg-subtle" title={sentence(delivery.detail)}>
                             {sentence(delivery.detail)}
                           </span>

@@ -24,7 +24,7 @@ function Initials({ text }: { text: string }) {
   );
 }
 
-function FactorySwitcher({ current, factories }: { current?: FactoryItem; factories: FactoryItem[] }) {
+function FactorySwitcher({ current, factories, canCreate }: { current?: FactoryItem; factories: FactoryItem[]; canCreate: boolean }) {
   return (
     <Menu
       className="w-full"
@@ -55,13 +55,19 @@ function FactorySwitcher({ current, factories }: { current?: FactoryItem; factor
           </li>
         ))}
       </ul>
-      <div className="my-1 border-t border-line" />
-      <Link href="/factories/new" className={menuItemClass}>
-        <span aria-hidden="true" className="flex size-7 items-center justify-center rounded-md border border-dashed border-line-strong text-fg-muted">
-          +
-        </span>
-        New factory
-      </Link>
+      {canCreate ? (
+        <>
+          {factories.length > 0 ? <div className="my-1 border-t border-line" /> : null}
+          <Link href="/factories/new" className={menuItemClass}>
+            <span aria-hidden="true" className="flex size-7 items-center justify-center rounded-md border border-dashed border-line-strong text-fg-muted">
+              +
+            </span>
+            New factory
+          </Link>
+        </>
+      ) : factories.length === 0 ? (
+        <p className="px-2.5 py-2 text-[13px] text-fg-muted">No factories yet. Ask an admin for an invitation.</p>
+      ) : null}
     </Menu>
   );
 }
@@ -85,6 +91,13 @@ const icons = {
       <path d="M7 11V7a5 5 0 0 1 10 0v4" />
     </svg>
   ),
+  instance: (
+    <svg viewBox="0 0 24 24" aria-hidden="true" className="size-4" fill="none" stroke="currentColor" strokeWidth="2" strokeLinecap="round" strokeLinejoin="round">
+      <rect x="2" y="3" width="20" height="7" rx="2" />
+      <rect x="2" y="14" width="20" height="7" rx="2" />
+      <path d="M6 6.5h.01M6 17.5h.01" />
+    </svg>
+  ),
   settings: (
     <svg viewBox="0 0 24 24" aria-hidden="true" className="size-4" fill="none" stroke="currentColor" strokeWidth="2" strokeLinecap="round" strokeLinejoin="round">
       <path d="M4 21v-7M4 10V3M12 21v-9M12 8V3M20 21v-5M20 12V3M1 14h6M9 8h6M17 16h6" />
@@ -99,12 +112,15 @@ export function AppShell({
   factories,
   current,
   nav,
+  canCreateFactories,
   children,
 }: {
-  user: { email: string; name: string | null };
+  user: { email: string; name: string | null; instanceAdmin: boolean };
   factories: FactoryItem[];
   current?: FactoryItem;
   nav: NavItem[];
+  /** Whether to offer New factory (TRIPLINE_FACTORY_CREATION). */
+  canCreateFactories: boolean;
   children: ReactNode;
 }) {
   return (
@@ -116,7 +132,7 @@ export function AppShell({
         <Link href="/" className="mb-5 px-1.5">
           <Logo />
         </Link>
-        <FactorySwitcher current={current} factories={factories} />
+        <FactorySwitcher current={current} factories={factories} canCreate={canCreateFactories} />
         <nav aria-label="Factory" className="mt-5 flex flex-col gap-0.5">
           {nav.map((item) => (
             <NavLink key={item.href} href={item.href} icon={icons[item.icon]}>
@@ -124,7 +140,14 @@ export function AppShell({
             </NavLink>
           ))}
         </nav>
-        <div className="mt-auto">
+        <div className="mt-auto flex flex-col gap-2">
+          {user.instanceAdmin ? (
+            <nav aria-label="Instance" className="flex flex-col gap-0.5 border-t border-line pt-3">
+              <NavLink href="/instance" icon={icons.instance}>
+                Instance
+              </NavLink>
+            </nav>
+          ) : null}
           <Menu
             className="w-full"
             panelClassName="w-full"
@@ -143,6 +166,11 @@ export function AppShell({
             <Link href="/settings" className={menuItemClass}>
               User settings
             </Link>
+            {user.instanceAdmin ? (
+              <Link href="/instance" className={menuItemClass}>
+                Instance: accounts and factories
+              </Link>
+            ) : null}
             <SignOutButton />
           </Menu>
         </div>

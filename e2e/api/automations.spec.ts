@@ -209,6 +209,29 @@ test('a run carries the prompt, the envelope and event-payload.json exactly, and
   expect(outcome.output).toContain('agent: the payload asked me to fail');
 });
 
+test("a run's program sees an allowlisted environment, never the server's", async ({ request, tokens, baseURL }) => {
+  const hook = await createWebhook(request, tokens.admin, { name: 'environment' });
+  await createAutomation(request, tokens.editor, { triggers: [trigger(hook.uid)] });
+  const entry = await logEntry(request, tokens.admin, hook.uid, await post(baseURL!, hook, '{"printEnv": true}'));
+  const [summary] = await runsOf(request, tokens.admin, `delivery=${entry.id}`);
+  const run = await finishedRun(request, tokens.admin, summary!.id);
+  expect(run.status).toBe('succeeded');
+  const line = run.output!.split('\n').find((l) => l.startsWith('agent: environment = '));
+  const { env, cwd } = JSON.parse(line!.slice('agent: environment = '.length)) as { env: Record<string, string>; cwd: string };
+
+  // PATH, LANG, TZ, HOME (the run's own folder), AGENT_LOG (TRIPLINE_RUN_ENV in
+  // e2e/global-setup.ts), the run's own four variables, and what the shell adds.
+  const allowed = ['PATH', 'LANG', 'TZ', 'HOME', 'AGENT_LOG', 'TRIPLINE_RUN_ID', 'TRIPLINE_AUTOMATION_ID', 'TRIPLINE_PAYLOAD_FILE', 'TRIPLINE_WORKER_ID', 'PWD', 'OLDPWD', 'SHLVL', '_'];
+  expect(Object.keys(env).filter((name) => !allowed.includes(name))).toEqual([]);
+  expect(env).toMatchObject({ HOME: cwd, TRIPLINE_RUN_ID: summary!.id, AGENT_LOG: process.env.E2E_AGENT_LOG });
+  // The server was started with these; the run sees none of them.
+  for (const name of ['SERVER_CANARY', 'DATABASE_URL', 'TEST_DATABASE_URL', 'TRIPLINE_SECRETS_KEY', 'TRIPLINE_AUTH_SECRET', 'TRIPLINE_DATA_DIR', 'TRIPLINE_RUN_COMMAND', 'TRIPLINE_RUN_ENV']) {
+    expect(env, name).not.toHaveProperty(name);
+  }
+  expect(JSON.stringify(env)).not.toContain('server-canary-e2e');
+  expect(cwd).not.toContain('e2e-data');
+});
+
 test('Test filter says whether a stored delivery would trigger, with the reasons', async ({ request, tokens, baseURL }) => {
   const hook = await createWebhook(request, tokens.admin, { name: 'testfilter' });
   const other = await createWebhook(request, tokens.admin, { name: 'other' });

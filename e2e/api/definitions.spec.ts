@@ -1,3 +1,5 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { bearer, expect, test } from '../fixtures/api';
 import { rawPost } from '../fixtures/ingress';
 import { DEFINITIONS_SECRET } from '../fixtures/seed';
@@ -63,4 +65,42 @@ test('apply is refused on a dashboard factory; definitions are for admins', asyn
   expect((await request.post('/api/v1/factories/acme/definitions/plan', { headers: bearer(tokens.admin), data: files })).status()).toBe(200);
   expect((await request.post('/api/v1/factories/acme/definitions/plan', { headers: bearer(tokens.editor), data: files })).status()).toBe(403);
   expect((await request.get('/api/v1/factories/globex/definitions', { headers: bearer(tokens.admin) })).status()).toBe(404);
+});
+
+test('a repository URL pointing inside the server’s network is refused before any connection is made', async ({ request, tokens }) => {
+  // A real listener on this machine, standing for the database or a metadata service next to Tripline.
+  const connections: number[] = [];
+  const listener = http.createServer((_request, response) => response.end('INTERNAL BANNER'));
+  listener.on('connection', () => connections.push(Date.now()));
+  await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
+  const port = (listener.address() as AddressInfo).port;
+  try {
+    const check = (url: string) =>
+      request.post('/api/v1/factories/acme/definitions/repository/check', { headers: bearer(tokens.admin), data: { repository: { url, branch: 'main' } } });
+    for (const [url, refusal] of [
+      [`https://127.0.0.1:${port}/x.git`, /^Refused: private address/],
+      [`https://localhost:${port}/x.git`, /^Refused: private address/],
+      [`https://2130706433:${port}/x.git`, /^Refused: private address/],
+      [`http://127.0.0.1:${port}/x.git`, /^Refused: scheme not allowed/],
+      ['file:///etc', /^Refused: scheme not allowed/],
+    ] as const) {
+      const response = await check(url);
+      expect(response.status(), url).toBe(422);
+      const body = await response.json();
+      expect(body.error.fields.url, url).toMatch(refusal);
+      expect(JSON.stringify(body)).not.toContain('INTERNAL BANNER');
+    }
+    // Applying is refused the same way, and the factory stays as it was.
+    const apply = await request.post('/api/v1/factories/acme/definitions/repository/apply', {
+      headers: bearer(tokens.admin),
+      data: { repository: { url: `https://127.0.0.1:${port}/x.git` }, commit: 'a'.repeat(40) },
+    });
+    expect(apply.status()).toBe(422);
+    expect(connections).toEqual([]);
+    expect((await (await request.get('/api/v1/factories/acme/definitions', { headers: bearer(tokens.admin) })).json()).configSource).toBe('dashboard');
+    // Admins only, like every definitions endpoint.
+    expect((await request.post('/api/v1/factories/acme/definitions/repository/check', { headers: bearer(tokens.editor), data: {} })).status()).toBe(403);
+  } finally {
+    await new Promise((resolve) => listener.close(resolve));
+  }
 });

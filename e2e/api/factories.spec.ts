@@ -31,3 +31,60 @@ test.describe('GET /api/v1/factories', () => {
     });
   }
 });
+
+test.describe('POST /api/v1/factories', () => {
+  test('only instance admins create factories (TRIPLINE_FACTORY_CREATION defaults to admins)', async ({ request, tokens }) => {
+    for (const key of ['editor', 'outsider', 'loner'] as const) {
+      const refused = await request.post('/api/v1/factories', { headers: bearer(tokens[key]), data: { name: 'Not Mine', slug: `not-mine-${key}` } });
+      expect(refused.status()).toBe(403);
+      expect((await refused.json()).error.message).toMatch(/Only instance admins can create factories/);
+    }
+    // The seeded admin ran the first setup: the instance admin.
+    const created = await request.post('/api/v1/factories', { headers: bearer(tokens.admin), data: { name: 'Made By API', slug: 'made-by-api' } });
+    expect(created.status()).toBe(201);
+    expect(await created.json()).toEqual({ factory: { slug: 'made-by-api', name: 'Made By API', role: 'admin' } });
+    const listed = await (await request.get('/api/v1/factories', { headers: bearer(tokens.admin) })).json();
+    expect(listed.factories.map((f: { slug: string }) => f.slug)).toContain('made-by-api');
+    const taken = await request.post('/api/v1/factories', { headers: bearer(tokens.admin), data: { name: 'Again', slug: 'made-by-api' } });
+    expect(taken.status()).toBe(409);
+  });
+});
+
+test.describe('/api/v1/factories/{factory}/invitations', () => {
+  test('admins create (the link once), list and revoke invitations; others may not', async ({ request, tokens }) => {
+    for (const key of ['editor', 'viewer'] as const) {
+      const refused = await request.post('/api/v1/factories/acme/invitations', { headers: bearer(tokens[key]), data: { email: 'x@acme.test', role: 'viewer' } });
+      expect(refused.status()).toBe(403);
+    }
+    expect((await request.get('/api/v1/factories/acme/invitations', { headers: bearer(tokens.outsider) })).status()).toBe(404);
+
+    const created = await request.post('/api/v1/factories/acme/invitations', { headers: bearer(tokens.admin), data: { email: 'New.Person@acme.test', role: 'editor' } });
+    expect(created.status()).toBe(201);
+    const { invitation, url } = await created.json();
+    expect(invitation).toMatchObject({ email: 'new.person@acme.test', role: 'editor', invitedBy: 'admin@acme.test' });
+    expect(url).toMatch(/\/invite\/inv_[A-Za-z0-9_-]{43}$/);
+
+    const listed = await request.get('/api/v1/factories/acme/invitations', { headers: bearer(tokens.admin) });
+    const text = await listed.text();
+    expect(JSON.parse(text).invitations.map((i: { id: string }) => i.id)).toContain(invitation.id);
+    expect(text).not.toContain(new URL(url).pathname.split('/').at(-1));
+
+    // The link's page over HTTP: pending, then refused once revoked.
+    const path = new URL(url).pathname;
+    expect(await (await request.get(path)).text()).toContain('Join Acme Ops on Tripline');
+    expect((await request.delete(`/api/v1/factories/acme/invitations/${invitation.id}`, { headers: bearer(tokens.admin) })).status()).toBe(204);
+    expect((await request.delete(`/api/v1/factories/acme/invitations/${invitation.id}`, { headers: bearer(tokens.admin) })).status()).toBe(404);
+    expect(await (await request.get(path)).text()).toContain('This invitation to Acme Ops was revoked');
+
+    const member = await request.post('/api/v1/factories/acme/invitations', { headers: bearer(tokens.admin), data: { email: 'viewer@acme.test', role: 'admin' } });
+    expect(member.status()).toBe(409);
+    const invalid = await request.post('/api/v1/factories/acme/invitations', { headers: bearer(tokens.admin), data: { email: 'nope', role: 'owner' } });
+    expect(invalid.status()).toBe(422);
+    expect(Object.keys((await invalid.json()).error.fields).sort()).toEqual(['email', 'role']);
+  });
+
+  test('/signup on a default install says sign-up is by invitation', async ({ request }) => {
+    const page = await request.get('/signup');
+    expect(await page.text()).toContain('Sign-up is by invitation');
+  });
+});

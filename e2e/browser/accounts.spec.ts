@@ -1,29 +1,27 @@
 import { expect, test, type Browser, type Page } from '@playwright/test';
-import { screenshot, signIn, signOut } from './helpers';
+import { acceptWithNewAccount, callServerAction, instanceOwner, invite, screenshot, signIn, signOut } from './helpers';
 
-// One journey on an empty server: first run, sign out and in, sign-up,
-// members management, and what a viewer sees and may do.
+// One journey on an empty server (default configuration: sign-up closed,
+// factories created by instance admins): first run, sign out and in, sign-up
+// refused, invitations (new and existing accounts; reused, revoked links),
+// members management, what a viewer sees, factory creation refused, the
+// Instance page (disabling an account), the open redirect refused, and the
+// sign-in throttle (3 failures per account in 15 s on this server).
 
-const admin = { name: 'Ada Admin', email: 'ada@acme.test', password: 'ada password 123' };
-const bob = { email: 'bob@acme.test', password: 'bob password 123' };
-const cy = { email: 'cy@acme.test', password: 'cy password 1234' };
+const admin = instanceOwner;
+const bob = { name: 'Bob Viewer', email: 'bob@acme.test', password: 'bob password 123' };
+const cy = { name: 'Cy', email: 'cy@acme.test', password: 'cy password 1234' };
 
-async function signUp(browser: Browser, user: { email: string; password: string }): Promise<Page> {
-  const page = await (await browser.newContext()).newPage();
-  await page.goto('/signup');
-  await page.getByLabel('Email').fill(user.email);
-  await page.getByLabel('Password').fill(user.password);
-  await page.getByRole('button', { name: 'Create account' }).click();
-  await expect(page).toHaveURL(/\/factories\/new/);
-  await expect(page.getByText('You are not a member of any factory yet')).toBeVisible();
-  return page;
+async function freshPage(browser: Browser): Promise<Page> {
+  return (await browser.newContext()).newPage();
 }
 
-test.describe.serial('accounts, factories and members', () => {
+test.describe.serial('accounts, invitations, factories, members and the instance', () => {
   let page: Page;
+  let bobLink: string;
 
   test.beforeAll(async ({ browser }) => {
-    page = await (await browser.newContext()).newPage();
+    page = await freshPage(browser);
   });
 
   test('the first visitor is sent to the first-run page, which validates every field', async () => {
@@ -44,7 +42,7 @@ test.describe.serial('accounts, factories and members', () => {
     await screenshot(page, 'first-run-errors');
   });
 
-  test('first-run setup creates the admin and the factory and signs in', async () => {
+  test('first-run setup creates the instance admin and the factory and signs in', async () => {
     await page.getByLabel(/^Name/).fill(admin.name);
     await page.getByLabel('Email').fill(admin.email);
     await page.getByLabel('Password').fill(admin.password);
@@ -55,6 +53,8 @@ test.describe.serial('accounts, factories and members', () => {
     await expect(page).toHaveURL(/\/f\/acme-operations\/automations$/);
     await expect(page.getByRole('heading', { name: 'Automations', level: 1 })).toBeVisible();
     await expect(page.getByText('Acme Operations').first()).toBeVisible();
+    // The first account runs the instance.
+    await expect(page.getByRole('navigation', { name: 'Instance' }).getByRole('link', { name: 'Instance' })).toBeVisible();
     await screenshot(page, 'dashboard-automations');
     // The first-run page is gone once an account exists.
     await page.goto('/setup');
@@ -74,30 +74,91 @@ test.describe.serial('accounts, factories and members', () => {
     await expect(page).toHaveURL(/\/f\/acme-operations\/automations$/);
   });
 
-  test('admins add existing accounts as members, with clear errors', async ({ browser }) => {
-    const bobPage = await signUp(browser, bob);
+  test('sign-up is closed by default: the page explains invitations, and the action refuses too', async ({ browser }) => {
+    const visitor = await freshPage(browser);
+    await visitor.goto('/signup');
+    await expect(visitor.getByRole('heading', { name: 'Sign-up is by invitation' })).toBeVisible();
+    await expect(visitor.getByRole('button', { name: 'Create account' })).toHaveCount(0);
+    await expect(visitor.getByLabel('Password')).toHaveCount(0);
+    await screenshot(visitor, 'signup-closed');
+    await visitor.goto('/signin');
+    await expect(visitor.getByRole('link', { name: /Sign up/ })).toHaveCount(0);
+    await expect(visitor.getByText('New here? Ask an admin for an invitation link.')).toBeVisible();
+
+    // Calling the action directly, without the page, is refused as well and creates nothing.
+    const answer = await callServerAction(visitor, '/signup', 'signUpAction', [{ email: 'mallory@evil.test', password: 'mallory password 1' }]);
+    expect(answer).toContain('"ok":false');
+    expect(answer).toContain('Sign-up on this Tripline is by invitation');
+    await visitor.goto('/signin');
+    await visitor.getByLabel('Email').fill('mallory@evil.test');
+    await visitor.getByLabel('Password').fill('mallory password 1');
+    await visitor.getByRole('button', { name: 'Sign in' }).click();
+    await expect(visitor.getByRole('alert').filter({ hasText: 'The email or password is incorrect.' })).toBeVisible();
+    await visitor.context().close();
+  });
+
+  test('an admin invites a new person: the link is shown once and creates their account in the factory', async ({ browser }) => {
+    bobLink = await invite(page, 'acme-operations', bob.email, 'viewer');
+    await expect(page.getByText(`Invitation for ${bob.email} (Viewer) created`)).toBeVisible();
+    await screenshot(page, 'members-invitation-created');
+    // Listed as pending, never with its link again.
+    await page.reload();
+    await expect(page.getByLabel('Invitation link')).toHaveCount(0);
+    const pending = page.getByRole('row').filter({ hasText: bob.email });
+    await expect(pending.getByText('Viewer')).toBeVisible();
+    await expect(page.getByText(bobLink)).toHaveCount(0);
+    await screenshot(page, 'members-pending-invitations');
+
+    const bobPage = await freshPage(browser);
+    await bobPage.goto(bobLink);
+    await expect(bobPage.getByRole('heading', { name: 'Join Acme Operations on Tripline' })).toBeVisible();
+    await expect(bobPage.getByLabel('Email')).toHaveValue(bob.email);
+    await expect(bobPage.getByLabel('Email')).toHaveAttribute('readonly', '');
+    await screenshot(bobPage, 'invitation-new-account');
+    await acceptWithNewAccount(bobPage, bobLink, bob);
+    await expect(bobPage).toHaveURL(/\/f\/acme-operations\/automations$/);
+    await expect(bobPage.getByText('Viewer').first()).toBeVisible();
     await bobPage.context().close();
 
-    await page.goto('/f/acme-operations/members');
-    const form = page.getByRole('form', { name: 'Add a member' });
-    await form.getByLabel('Email').fill('nobody@acme.test');
-    await form.getByRole('button', { name: 'Add member' }).click();
-    await expect(form.getByText(/No Tripline account uses this email/)).toBeVisible();
-
-    await form.getByLabel('Email').fill(bob.email);
-    await form.getByLabel('Role').selectOption('viewer');
-    await form.getByRole('button', { name: 'Add member' }).click();
-    await expect(page.getByText(`${bob.email} was added.`)).toBeVisible();
+    await page.reload();
     const bobRow = page.getByRole('row').filter({ hasText: bob.email });
     await expect(bobRow.getByLabel(`Role of ${bob.email}`)).toHaveValue('viewer');
+    await expect(page.getByRole('heading', { name: /pending invitation/ })).toHaveCount(0);
+  });
 
+  test('a used link is refused with a clear message; inviting a member is refused', async ({ browser }) => {
+    const again = await freshPage(browser);
+    await again.goto(bobLink);
+    await expect(again.getByRole('heading', { name: 'This invitation cannot be used' })).toBeVisible();
+    await expect(again.getByText(/has already been used: each link works once/)).toBeVisible();
+    await expect(again.getByRole('button', { name: 'Create account and join' })).toHaveCount(0);
+    await screenshot(again, 'invitation-used');
+    await again.goto('/invite/inv_not-a-real-token');
+    await expect(again.getByText(/This invitation link is not valid/)).toBeVisible();
+    await again.context().close();
+
+    await page.goto('/f/acme-operations/members');
+    const form = page.getByRole('form', { name: 'Invite someone' });
     await form.getByLabel('Email').fill(bob.email);
-    await form.getByRole('button', { name: 'Add member' }).click();
+    await form.getByRole('button', { name: 'Create invitation' }).click();
     await expect(form.getByText('This person is already a member')).toBeVisible();
-    await screenshot(page, 'members-admin');
+  });
+
+  test('a revoked link stops working at once', async ({ browser }) => {
+    const link = await invite(page, 'acme-operations', 'dan@acme.test', 'editor');
+    await page.reload();
+    await page.getByRole('row').filter({ hasText: 'dan@acme.test' }).getByRole('button', { name: 'Revoke' }).click();
+    await page.locator('dialog[open]').getByRole('button', { name: 'Revoke invitation' }).click();
+    await expect(page.getByRole('row').filter({ hasText: 'dan@acme.test' })).toHaveCount(0);
+
+    const dan = await freshPage(browser);
+    await dan.goto(link);
+    await expect(dan.getByText(/This invitation to Acme Operations was revoked/)).toBeVisible();
+    await dan.context().close();
   });
 
   test('the last admin cannot be demoted', async () => {
+    await page.goto('/f/acme-operations/members');
     const adaRow = page.getByRole('row').filter({ hasText: admin.email });
     await adaRow.getByLabel(`Role of ${admin.email}`).selectOption('viewer');
     await expect(adaRow.getByRole('alert')).toHaveText(/at least one admin/);
@@ -106,65 +167,174 @@ test.describe.serial('accounts, factories and members', () => {
   });
 
   test('a viewer sees no admin actions', async ({ browser }) => {
-    const viewerPage = await (await browser.newContext()).newPage();
+    const viewerPage = await freshPage(browser);
     await signIn(viewerPage, bob.email, bob.password);
     await expect(viewerPage).toHaveURL(/\/f\/acme-operations\/automations$/);
     await viewerPage.goto('/f/acme-operations/members');
     await expect(viewerPage.getByRole('heading', { name: 'Members', level: 1 })).toBeVisible();
     await expect(viewerPage.getByRole('row').filter({ hasText: admin.email })).toBeVisible();
-    await expect(viewerPage.getByRole('form', { name: 'Add a member' })).toHaveCount(0);
+    await expect(viewerPage.getByRole('form', { name: 'Invite someone' })).toHaveCount(0);
     await expect(viewerPage.getByRole('button', { name: 'Remove' })).toHaveCount(0);
     await expect(viewerPage.getByRole('columnheader', { name: 'Manage' })).toHaveCount(0);
+    await expect(viewerPage.getByRole('navigation', { name: 'Instance' })).toHaveCount(0);
     await screenshot(viewerPage, 'members-viewer');
     await viewerPage.context().close();
   });
 
+  test('only instance admins create factories: others see why, and the action refuses', async ({ browser }) => {
+    const bobPage = await freshPage(browser);
+    await signIn(bobPage, bob.email, bob.password);
+    await bobPage.goto('/factories/new');
+    await expect(bobPage.getByRole('heading', { name: 'Only instance admins create factories here' })).toBeVisible();
+    await expect(bobPage.getByRole('button', { name: 'Create factory' })).toHaveCount(0);
+    await bobPage.locator('summary', { hasText: 'Switch factory' }).click();
+    await expect(bobPage.getByRole('link', { name: 'New factory' })).toHaveCount(0);
+    await screenshot(bobPage, 'factory-creation-refused');
+    const answer = await callServerAction(bobPage, '/factories/new', 'createFactoryAction', [{ name: 'Bob Co', slug: 'bob-co' }]);
+    expect(answer).toContain('"ok":false');
+    expect(answer).toContain('Only instance admins can create factories');
+    expect((await bobPage.goto('/f/bob-co/automations'))?.status()).toBe(404);
+    // The Instance page does not exist for them.
+    expect((await bobPage.goto('/instance'))?.status()).toBe(404);
+    await bobPage.context().close();
+  });
+
+  test('an existing account signs in from an invitation sent to another address and joins, told which account joins', async ({ browser }) => {
+    await page.goto('/factories/new');
+    await page.getByRole('textbox', { name: 'Name', exact: true }).fill('Globex Labs');
+    await page.getByRole('button', { name: 'Create factory' }).click();
+    await expect(page).toHaveURL(/\/f\/globex-labs\/automations$/);
+    const link = await invite(page, 'globex-labs', 'bob.work@acme.test', 'editor');
+
+    const bobPage = await freshPage(browser);
+    await bobPage.goto(link);
+    await bobPage.getByRole('link', { name: 'Have an account? Sign in to accept' }).click();
+    await expect(bobPage).toHaveURL(/\/signin\?callbackUrl=/);
+    await bobPage.getByLabel('Email').fill(bob.email);
+    await bobPage.getByLabel('Password').fill(bob.password);
+    await bobPage.getByRole('button', { name: 'Sign in' }).click();
+    await expect(bobPage).toHaveURL(/\/invite\/inv_/);
+    await expect(bobPage.getByText(`Accepting adds ${bob.email} to Globex Labs`)).toBeVisible();
+    await expect(bobPage.getByText(`This invitation was sent to bob.work@acme.test, and you are signed in as ${bob.email}`)).toBeVisible();
+    await screenshot(bobPage, 'invitation-existing-account');
+    await bobPage.getByRole('button', { name: `Join Globex Labs as ${bob.email}` }).click();
+    await expect(bobPage).toHaveURL(/\/f\/globex-labs\/automations$/);
+    await expect(bobPage.getByText('Editor').first()).toBeVisible();
+    await bobPage.context().close();
+  });
+
   test('the server refuses a demoted admin who still has the admin page open', async ({ browser }) => {
-    const cyPage = await signUp(browser, cy);
-    await page.goto('/f/acme-operations/members');
-    const form = page.getByRole('form', { name: 'Add a member' });
-    await form.getByLabel('Email').fill(cy.email);
-    await form.getByLabel('Role').selectOption('admin');
-    await form.getByRole('button', { name: 'Add member' }).click();
-    await expect(page.getByText(`${cy.email} was added.`)).toBeVisible();
+    const link = await invite(page, 'acme-operations', cy.email, 'admin');
+    const cyPage = await freshPage(browser);
+    await acceptWithNewAccount(cyPage, link, cy);
 
     await cyPage.goto('/f/acme-operations/members');
-    await expect(cyPage.getByRole('form', { name: 'Add a member' })).toBeVisible();
+    await expect(cyPage.getByRole('form', { name: 'Invite someone' })).toBeVisible();
 
     // Ada demotes Cy; Cy's page still shows the admin controls.
+    await page.goto('/f/acme-operations/members');
     await page.getByRole('row').filter({ hasText: cy.email }).getByLabel(`Role of ${cy.email}`).selectOption('viewer');
     await expect(page.getByLabel(`Role of ${cy.email}`)).toHaveValue('viewer');
     await page.reload();
     await expect(page.getByLabel(`Role of ${cy.email}`)).toHaveValue('viewer');
 
-    const cyForm = cyPage.getByRole('form', { name: 'Add a member' });
-    await cyForm.getByLabel('Email').fill(bob.email);
-    await cyForm.getByRole('button', { name: 'Add member' }).click();
+    const cyForm = cyPage.getByRole('form', { name: 'Invite someone' });
+    await cyForm.getByLabel('Email').fill('eve@acme.test');
+    await cyForm.getByRole('button', { name: 'Create invitation' }).click();
     await expect(cyPage.getByRole('alert').filter({ hasText: 'This needs the admin role in Acme Operations' })).toBeVisible();
     await cyPage.context().close();
   });
 
-  test('admins change roles and remove members, who then lose access', async ({ browser }) => {
-    await page.goto('/f/acme-operations/members');
-    const bobRow = page.getByRole('row').filter({ hasText: bob.email });
-    await bobRow.getByLabel(`Role of ${bob.email}`).selectOption('editor');
-    // The select follows the saved role: it shows "editor" once the action has finished.
-    await expect(bobRow.getByLabel(`Role of ${bob.email}`)).toHaveValue('editor');
-    await page.reload();
-    await expect(page.getByLabel(`Role of ${bob.email}`)).toHaveValue('editor');
+  test('the Instance page disables an account: its session ends and it cannot sign in until enabled', async ({ browser }) => {
+    const cyPage = await freshPage(browser);
+    await signIn(cyPage, cy.email, cy.password);
 
-    await page.getByRole('row').filter({ hasText: bob.email }).getByRole('button', { name: 'Remove' }).click();
-    const dialog = page.locator('dialog[open]');
-    await expect(dialog.getByRole('heading', { name: `Remove ${bob.email}?` })).toBeVisible();
-    await dialog.getByRole('button', { name: 'Remove member' }).click();
-    await expect(page.getByRole('row').filter({ hasText: bob.email })).toHaveCount(0);
+    await page.locator('summary', { hasText: 'Account menu' }).click();
+    await page.getByRole('link', { name: 'Instance: accounts and factories' }).click();
+    await expect(page).toHaveURL(/\/instance$/);
+    await expect(page.getByRole('heading', { name: 'Instance', level: 1 })).toBeVisible();
+    await expect(page.getByRole('heading', { name: '3 accounts' })).toBeVisible();
+    const globex = page.getByRole('row').filter({ hasText: 'globex-labs' });
+    await expect(globex.getByRole('cell').nth(1)).toHaveText('2');
+    // Nobody disables themselves.
+    await expect(page.getByRole('row').filter({ hasText: admin.email }).getByRole('button', { name: 'Disable' })).toHaveCount(0);
 
-    const bobPage = await (await browser.newContext()).newPage();
-    await signIn(bobPage, bob.email, bob.password);
-    await expect(bobPage).toHaveURL(/\/factories\/new/);
-    const response = await bobPage.goto('/f/acme-operations/members');
-    expect(response?.status()).toBe(404);
-    await bobPage.context().close();
+    const cyRow = page.getByRole('row').filter({ hasText: cy.email });
+    await cyRow.getByRole('button', { name: 'Disable' }).click();
+    await page.locator('dialog[open]').getByRole('button', { name: 'Disable account' }).click();
+    await expect(cyRow.getByText('Disabled')).toBeVisible();
+    await screenshot(page, 'instance-page');
+
+    await cyPage.reload();
+    await expect(cyPage).toHaveURL(/\/signin/);
+    await cyPage.getByLabel('Email').fill(cy.email);
+    await cyPage.getByLabel('Password').fill(cy.password);
+    await cyPage.getByRole('button', { name: 'Sign in' }).click();
+    await expect(cyPage.getByRole('alert').filter({ hasText: 'This account is disabled' })).toBeVisible();
+    // A wrong password never says "disabled".
+    await cyPage.getByLabel('Password').fill('not cy password');
+    await cyPage.getByRole('button', { name: 'Sign in' }).click();
+    await expect(cyPage.getByRole('alert').filter({ hasText: 'The email or password is incorrect.' })).toBeVisible();
+
+    await cyRow.getByRole('button', { name: 'Enable' }).click();
+    await page.locator('dialog[open]').getByRole('button', { name: 'Enable account' }).click();
+    await expect(cyRow.getByText('Active')).toBeVisible();
+    await signIn(cyPage, cy.email, cy.password);
+    await cyPage.context().close();
+  });
+
+  test('the open redirect is refused: a callbackUrl to another host lands on this one', async ({ browser, baseURL }) => {
+    const origin = new URL(baseURL!).origin;
+    for (const target of ['/%5Cevil.example/x', '//evil.example/x', 'https://evil.example/x', '/\\evil.example/x']) {
+      // Signed in: the page redirects at once.
+      await page.goto(`/signin?callbackUrl=${target}`);
+      await expect(page).not.toHaveURL(/\/signin/);
+      expect(new URL(page.url()).origin).toBe(origin);
+    }
+    // Signing in with it.
+    const visitor = await freshPage(browser);
+    await visitor.goto('/signin?callbackUrl=/%5Cevil.example/x');
+    await visitor.getByLabel('Email').fill(bob.email);
+    await visitor.getByLabel('Password').fill(bob.password);
+    await visitor.getByRole('button', { name: 'Sign in' }).click();
+    await expect(visitor).toHaveURL(/\/f\/acme-operations\/automations$/);
+    expect(new URL(visitor.url()).origin).toBe(origin);
+    // A same-origin target is still followed.
+    await signOut(visitor);
+    await visitor.goto('/signin?callbackUrl=/f/acme-operations/members');
+    await visitor.getByLabel('Email').fill(bob.email);
+    await visitor.getByLabel('Password').fill(bob.password);
+    await visitor.getByRole('button', { name: 'Sign in' }).click();
+    await expect(visitor).toHaveURL(/\/f\/acme-operations\/members$/);
+    await visitor.context().close();
+  });
+
+  test('sign-in is throttled after repeated failures, the right password included, and works again later', async ({ browser }) => {
+    const visitor = await freshPage(browser);
+    await visitor.goto('/signin');
+    const attempt = async (password: string) => {
+      await visitor.getByLabel('Email').fill(cy.email);
+      await visitor.getByLabel('Password').fill(password);
+      await visitor.getByRole('button', { name: 'Sign in' }).click();
+    };
+    const alert = visitor.locator('form [role="alert"]');
+    await attempt('wrong guess 1');
+    await expect(alert).toHaveText('The email or password is incorrect.');
+    await attempt('wrong guess 2');
+    await expect(alert).toHaveText('The email or password is incorrect.');
+    // The third failure spends this server's budget (TRIPLINE_SIGNIN_ACCOUNT_LIMIT=3).
+    await attempt('wrong guess 3');
+    await expect(alert).toHaveText(/Too many failed sign-in attempts\. For your security, sign-in is paused: try again in \d+ seconds?\./);
+    await screenshot(visitor, 'signin-throttled');
+    // The right password is refused while paused: guesses teach nothing.
+    await attempt(cy.password);
+    await expect(alert).toHaveText(/Too many failed sign-in attempts/);
+    await expect(visitor).toHaveURL(/\/signin/);
+    // After the window (TRIPLINE_SIGNIN_WINDOW_SECONDS=15) the right password works.
+    await visitor.waitForTimeout(15_500);
+    await attempt(cy.password);
+    await expect(visitor).toHaveURL(/\/f\/acme-operations\/automations$/);
+    await visitor.context().close();
   });
 
   test('user settings create and revoke an API token that works on the API', async ({ request }) => {
@@ -179,7 +349,12 @@ test.describe.serial('accounts, factories and members', () => {
     await screenshot(page, 'settings-token-created');
 
     const listed = await request.get('/api/v1/factories', { headers: { Authorization: `Bearer ${token}` } });
-    expect(await listed.json()).toEqual({ factories: [{ slug: 'acme-operations', name: 'Acme Operations', role: 'admin' }] });
+    expect(await listed.json()).toEqual({
+      factories: [
+        { slug: 'acme-operations', name: 'Acme Operations', role: 'admin' },
+        { slug: 'globex-labs', name: 'Globex Labs', role: 'admin' },
+      ],
+    });
 
     await page.reload();
     await expect(page.getByLabel('New API token')).toHaveCount(0);

@@ -45,7 +45,7 @@ test.describe.serial('automations', () => {
     });
 
   test.beforeAll(async ({ browser }) => {
-    await completeFirstRunIfNeeded(browser, 'first-run@automations.test');
+    await completeFirstRunIfNeeded(browser);
     page = await setUpFactory(browser, { admin, factory, member: viewer, role: 'viewer' });
   });
 

@@ -1,4 +1,6 @@
 import { execFileSync } from 'node:child_process';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -40,7 +42,7 @@ test.describe.serial('factory as code', () => {
   const repo = gitRepository();
 
   test.beforeAll(async ({ browser }) => {
-    await completeFirstRunIfNeeded(browser, 'first-run@defs.test');
+    await completeFirstRunIfNeeded(browser);
     page = await setUpFactory(browser, { admin, factory, member: viewer, role: 'viewer' });
   });
 
@@ -81,6 +83,34 @@ test.describe.serial('factory as code', () => {
     expect(download.headers()['content-disposition']).toBe(`attachment; filename="${factory.slug}-definitions.tar.gz"`);
     expect([...(await download.body()).subarray(0, 2)]).toEqual([0x1f, 0x8b]);
     await screenshot(page, 'definitions-settings-managed');
+  });
+
+  test('a repository on an internal address is refused next to the field, and nothing connects to it', async () => {
+    const connections: number[] = [];
+    const listener = http.createServer((_request, response) => response.end('INTERNAL BANNER'));
+    listener.on('connection', () => connections.push(Date.now()));
+    await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
+    const port = (listener.address() as AddressInfo).port;
+    try {
+      await page.goto(settingsPath);
+      await page.getByRole('radio', { name: /^Git repository/ }).check();
+      const field = page.getByRole('textbox', { name: 'Repository' });
+      await field.fill(`https://127.0.0.1:${port}/defs.git`);
+      await page.getByRole('button', { name: 'Check repository' }).click();
+      await expect(field).toHaveAttribute('aria-invalid', 'true');
+      await expect(page.getByRole('alert').filter({ hasText: 'Refused: private address' })).toBeVisible();
+      await screenshot(page, 'definitions-repository-refused');
+
+      // This server allows folders on the server (TRIPLINE_REPOSITORY_ALLOW=file), not plain http.
+      await field.fill(`http://127.0.0.1:${port}/defs.git`);
+      await page.getByRole('button', { name: 'Check repository' }).click();
+      await expect(page.getByRole('alert').filter({ hasText: 'Refused: scheme not allowed' })).toBeVisible();
+      await expect(page.getByRole('dialog')).toHaveCount(0);
+      expect(connections).toEqual([]);
+      await expect(page.getByRole('radio', { name: /^Managed definition files/ })).toHaveAccessibleName(/Current/);
+    } finally {
+      await new Promise((resolve) => listener.close(resolve));
+    }
   });
 
   test('connecting a git repository shows the plan, applies it, and the webhooks become read-only', async () => {

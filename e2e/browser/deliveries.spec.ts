@@ -51,7 +51,7 @@ test.describe.serial('the delivery log', () => {
     request.post(url, { data: Buffer.from(body), headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${secret}`, ...headers } });
 
   test.beforeAll(async ({ browser }) => {
-    await completeFirstRunIfNeeded(browser, 'first-run@deliveries.test');
+    await completeFirstRunIfNeeded(browser);
 
     page = await setUpFactory(browser, {
       admin,

@@ -1,5 +1,7 @@
 import { expect, type Browser, type Page } from '@playwright/test';
+import fs from 'node:fs';
 import path from 'node:path';
+import { rememberSecrets } from '../fixtures/secrets';
 
 export const shotsDir = path.resolve(import.meta.dirname, '..', '..', 'test-results', 'screenshots');
 
@@ -24,16 +26,25 @@ export async function signOut(page: Page): Promise<void> {
 export type TestUser = { name: string; email: string; password: string };
 
 /**
- * The browser server starts empty and the first visitor must complete the
- * first run; when a spec runs alone nobody has yet. Uses its own throwaway
- * account (`email`), so specs never depend on each other's users.
+ * The instance's owner: the account the first-run setup creates (in
+ * accounts.spec.ts, or in completeFirstRunIfNeeded when a spec runs alone).
+ * Sign-up is closed and only instance admins create factories, so specs get
+ * their accounts and factories through this account and invitations.
  */
-export async function completeFirstRunIfNeeded(browser: Browser, email: string): Promise<void> {
+export const instanceOwner: TestUser = { name: 'Ada Admin', email: 'ada@acme.test', password: 'ada password 123' };
+
+/**
+ * The browser server starts empty and the first visitor must complete the
+ * first run; when a spec runs alone nobody has yet. Creates the instance
+ * owner (with a "First Run" factory) in that case.
+ */
+export async function completeFirstRunIfNeeded(browser: Browser): Promise<void> {
   const page = await (await browser.newContext()).newPage();
   await page.goto('/setup');
   if (new URL(page.url()).pathname === '/setup') {
-    await page.getByLabel('Email').fill(email);
-    await page.getByLabel('Password').fill('first run password');
+    await page.getByLabel(/^Name/).fill(instanceOwner.name);
+    await page.getByLabel('Email').fill(instanceOwner.email);
+    await page.getByLabel('Password').fill(instanceOwner.password);
     await page.getByLabel('Factory name').fill('First Run');
     await page.getByRole('button', { name: 'Create account and factory' }).click();
     await expect(page).toHaveURL(/\/f\/first-run\/automations$/);
@@ -41,19 +52,31 @@ export async function completeFirstRunIfNeeded(browser: Browser, email: string):
   await page.context().close();
 }
 
-/** Signs up on /signup; the new account lands on "create a factory". */
-export async function signUp(page: Page, user: TestUser): Promise<void> {
-  await page.goto('/signup');
+/** Creates an invitation on a factory's Members page (as an admin); returns the link, shown once. */
+export async function invite(page: Page, factorySlug: string, email: string, role: 'admin' | 'editor' | 'viewer'): Promise<string> {
+  await page.goto(`/f/${factorySlug}/members`);
+  const form = page.getByRole('form', { name: 'Invite someone' });
+  await form.getByLabel('Email').fill(email);
+  await form.getByLabel('Role').selectOption(role);
+  await form.getByRole('button', { name: 'Create invitation' }).click();
+  const link = page.getByLabel('Invitation link');
+  await expect(link).toHaveValue(/\/invite\/inv_/);
+  return link.inputValue();
+}
+
+/** Opens an invitation link signed out and creates the invited account; lands in the factory. */
+export async function acceptWithNewAccount(page: Page, link: string, user: TestUser): Promise<void> {
+  await page.goto(link);
   await page.getByLabel(/^Name/).fill(user.name);
-  await page.getByLabel('Email').fill(user.email);
   await page.getByLabel('Password').fill(user.password);
-  await page.getByRole('button', { name: 'Create account' }).click();
-  await expect(page).toHaveURL(/\/factories\/new/);
+  await page.getByRole('button', { name: 'Create account and join' }).click();
+  await expect(page).toHaveURL(/\/f\/[a-z0-9-]+\/automations$/);
 }
 
 /**
- * A fresh factory for one spec: signs up its admin (and a member, added with
- * a role on the Members page) and returns the admin's page.
+ * A fresh factory for one spec: the instance owner creates it and invites its
+ * admin and a member (with a role), who create their accounts from the links;
+ * then the owner leaves the factory. Returns the factory admin's page.
  */
 export async function setUpFactory(
   browser: Browser,
@@ -65,22 +88,28 @@ export async function setUpFactory(
     contextOptions?: Parameters<Browser['newContext']>[0];
   },
 ): Promise<Page> {
+  const ownerPage = await (await browser.newContext()).newPage();
+  await signIn(ownerPage, instanceOwner.email, instanceOwner.password);
+  await ownerPage.goto('/factories/new');
+  await ownerPage.getByRole('textbox', { name: 'Name', exact: true }).fill(options.factory.name);
+  await ownerPage.getByRole('button', { name: 'Create factory' }).click();
+  await expect(ownerPage).toHaveURL(new RegExp(`/f/${options.factory.slug}/automations$`));
+  const adminLink = await invite(ownerPage, options.factory.slug, options.admin.email, 'admin');
+  const memberLink = await invite(ownerPage, options.factory.slug, options.member.email, options.role);
+
   const memberPage = await (await browser.newContext()).newPage();
-  await signUp(memberPage, options.member);
+  await acceptWithNewAccount(memberPage, memberLink, options.member);
   await memberPage.context().close();
 
   const page = await (await browser.newContext(options.contextOptions)).newPage();
-  await signUp(page, options.admin);
-  await page.getByRole('textbox', { name: 'Name', exact: true }).fill(options.factory.name);
-  await page.getByRole('button', { name: 'Create factory' }).click();
-  await expect(page).toHaveURL(new RegExp(`/f/${options.factory.slug}/automations$`));
+  await acceptWithNewAccount(page, adminLink, options.admin);
 
-  await page.goto(`/f/${options.factory.slug}/members`);
-  const form = page.getByRole('form', { name: 'Add a member' });
-  await form.getByLabel('Email').fill(options.member.email);
-  await form.getByLabel('Role').selectOption(options.role);
-  await form.getByRole('button', { name: 'Add member' }).click();
-  await expect(page.getByText(`${options.member.email} was added.`)).toBeVisible();
+  // The owner leaves, so the factory's members are exactly the spec's two.
+  await ownerPage.goto(`/f/${options.factory.slug}/members`);
+  await ownerPage.getByRole('row').filter({ hasText: instanceOwner.email }).getByRole('button', { name: 'Remove' }).click();
+  await ownerPage.locator('dialog[open]').getByRole('button', { name: 'Remove member' }).click();
+  await expect(ownerPage).not.toHaveURL(new RegExp(`/f/${options.factory.slug}/`));
+  await ownerPage.context().close();
   return page;
 }
 
@@ -92,5 +121,33 @@ export async function createWebhook(page: Page, factorySlug: string, name: strin
   await form.getByRole('button', { name: 'Create webhook' }).click();
   await expect(page.getByRole('heading', { name: 'Webhook created' })).toBeVisible();
   const url = await page.getByLabel('Ingress URL').inputValue();
-  return { url, secret: await page.getByLabel('Secret', { exact: true }).inputValue(), uid: new URL(url).pathname.split('/').at(-1)! };
+  const secret = await page.getByLabel('Secret', { exact: true }).inputValue();
+  rememberSecrets(secret);
+  return { url, secret, uid: new URL(url).pathname.split('/').at(-1)! };
+}
+
+/**
+ * Calls a server action the way any HTTP client can, without its page: what
+ * an attacker would do to get around a page that hides a form. Reads the
+ * action's id from the build's manifest; returns the response text (React's
+ * flight format, which carries the action's JSON result).
+ */
+export async function callServerAction(page: Page, pagePath: string, exportedName: string, args: unknown[]): Promise<string> {
+  const distDir = process.env.NEXT_DIST_DIR ?? '.next';
+  const manifest = JSON.parse(
+    fs.readFileSync(path.resolve(import.meta.dirname, '..', '..', distDir, 'server', 'server-reference-manifest.json'), 'utf8'),
+  ) as { node: Record<string, { exportedName?: string }> };
+  const id = Object.entries(manifest.node).find(([, entry]) => entry.exportedName === exportedName)?.[0];
+  if (!id) throw new Error(`No server action named ${exportedName} in the build`);
+  return page.evaluate(
+    async ({ pagePath, id, args }) => {
+      const response = await fetch(pagePath, {
+        method: 'POST',
+        headers: { 'Next-Action': id, 'Content-Type': 'text/plain;charset=UTF-8', Accept: 'text/x-component' },
+        body: JSON.stringify(args),
+      });
+      return response.text();
+    },
+    { pagePath, id, args },
+  );
 }

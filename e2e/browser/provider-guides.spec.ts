@@ -33,7 +33,7 @@ test.describe.serial('provider setup guides', () => {
   let page: Page;
 
   test.beforeAll(async ({ browser }) => {
-    await completeFirstRunIfNeeded(browser, 'first-run@guides.test');
+    await completeFirstRunIfNeeded(browser);
     page = await setUpFactory(browser, { admin, factory, member: viewer, role: 'viewer' });
   });
 

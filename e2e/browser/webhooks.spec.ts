@@ -50,7 +50,7 @@ test.describe.serial('webhooks and team secrets', () => {
   const hello = { data: { hello: 'world' } };
 
   test.beforeAll(async ({ browser }) => {
-    await completeFirstRunIfNeeded(browser, 'first-run@hooks.test');
+    await completeFirstRunIfNeeded(browser);
 
     page = await setUpFactory(browser, { admin, factory, member: editor, role: 'editor' });
   });

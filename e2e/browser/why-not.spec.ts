@@ -40,7 +40,7 @@ test.describe.serial('why not, replay and backtest', () => {
   const trigger = () => page.locator('li[aria-label="Trigger 1"]');
 
   test.beforeAll(async ({ browser }) => {
-    await completeFirstRunIfNeeded(browser, 'first-run@why-not.test');
+    await completeFirstRunIfNeeded(browser);
     page = await setUpFactory(browser, { admin, factory, member: viewer, role: 'viewer' });
   });
 

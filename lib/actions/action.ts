@@ -5,6 +5,7 @@ import { getCurrentUser } from '@/lib/auth/current-user';
 import type { Permission } from '@/lib/auth/roles';
 import { AppError, errorBody, toAppError, type ErrorBody } from '@/lib/http/errors';
 import type { PublicUser } from '@/lib/users/service';
+import { errorFields, log } from '@/lib/log';
 
 // Server actions go through these wrappers, so authentication, the role
 // check, input validation and error mapping cannot be forgotten. Actions
@@ -15,7 +16,7 @@ export type ActionResult<T = undefined> = { ok: true; data: T } | ({ ok: false }
 
 function failure(error: unknown): ActionResult<never> {
   const appError = toAppError(error);
-  if (appError.code === 'internal') console.error('[tripline] server action failed:', error);
+  if (appError.code === 'internal') log('actions').error(errorFields(error), 'server action failed');
   return { ok: false, ...errorBody(appError) };
 }
 
@@ -51,6 +52,22 @@ export function factoryAction<S extends z.ZodType, R>(
       const user = await currentUserOrThrow();
       const context = await authorizeFactory(user, String(factorySlug), permission);
       return { ok: true, data: await handler(context, schema.parse(input)) };
+    } catch (error) {
+      return failure(error);
+    }
+  };
+}
+
+/** An action for instance admins (the Instance page). */
+export function instanceAction<S extends z.ZodType, R>(
+  schema: S,
+  handler: (user: PublicUser, input: z.output<S>) => Promise<R>,
+): (input: z.input<S>) => Promise<ActionResult<R>> {
+  return async (input) => {
+    try {
+      const user = await currentUserOrThrow();
+      if (!user.instanceAdmin) throw new AppError('forbidden', 'Only instance admins can do this');
+      return { ok: true, data: await handler(user, schema.parse(input)) };
     } catch (error) {
       return failure(error);
     }

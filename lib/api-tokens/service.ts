@@ -3,7 +3,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { prisma, type DbOrTx } from '@/lib/db';
 import { createApiTokenSchema, type CreateApiTokenInput } from '@/lib/api-tokens/schemas';
 import { AppError } from '@/lib/http/errors';
-import type { PublicUser } from '@/lib/users/service';
+import { publicUserSelect, type PublicUser } from '@/lib/users/service';
 
 // Personal API tokens for /api/v1. A token is 256 random bits with a
 // recognisable prefix (so secret scanners can find leaked ones); only its
@@ -47,16 +47,17 @@ export async function revokeApiToken(userId: string, tokenId: string, db: DbOrTx
 // Update lastUsedAt at most once a minute per token.
 const LAST_USED_RESOLUTION_MS = 60_000;
 
-/** The user a bearer token belongs to, or null for an unknown, expired or malformed token. */
+/** The user a bearer token belongs to, or null for an unknown, expired or malformed token, or a disabled account. */
 export async function authenticateApiToken(token: string, db: DbOrTx = prisma): Promise<PublicUser | null> {
   if (!token.startsWith(TOKEN_PREFIX) || token.length > 200) return null;
   const row = await db.apiToken.findUnique({
     where: { tokenHash: hashApiToken(token) },
-    select: { id: true, expiresAt: true, lastUsedAt: true, user: { select: { id: true, email: true, name: true } } },
+    select: { id: true, expiresAt: true, lastUsedAt: true, user: { select: { ...publicUserSelect, disabledAt: true } } },
   });
-  if (!row || (row.expiresAt && row.expiresAt <= new Date())) return null;
+  if (!row || (row.expiresAt && row.expiresAt <= new Date()) || row.user.disabledAt) return null;
   if (!row.lastUsedAt || Date.now() - row.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) {
     await db.apiToken.updateMany({ where: { id: row.id }, data: { lastUsedAt: new Date() } });
   }
-  return row.user;
+  const { disabledAt: _disabledAt, ...user } = row.user;
+  return user;
 }

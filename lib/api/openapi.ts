@@ -1,6 +1,9 @@
 import { z } from 'zod';
+import { roles } from '@/lib/auth/roles';
 import { backtestSchema, createAutomationSchema, testFilterSchema, updateAutomationSchema } from '@/lib/automations/schemas';
-import { definitionFilesSchema } from '@/lib/definitions/schemas';
+import { definitionFilesSchema, repositoryApplySchema, repositoryCheckSchema } from '@/lib/definitions/schemas';
+import { createFactorySchema } from '@/lib/factories/schemas';
+import { createInvitationSchema } from '@/lib/invitations/schemas';
 import { putSecretSchema } from '@/lib/secrets/schemas';
 import { schemeIds } from '@/lib/signatures/registry';
 import { authModes, providerSecretSchema, updateWebhookSchema } from '@/lib/webhooks/schemas';
@@ -93,6 +96,17 @@ export function openApiDocument(baseUrl: string) {
           required: ['file', 'message'],
           properties: { file: { type: 'string' }, key: { type: 'string' }, message: { type: 'string' } },
         },
+        Invitation: {
+          type: 'object',
+          properties: {
+            id: { type: 'string' },
+            email: { type: 'string' },
+            role: { type: 'string', enum: [...roles] },
+            invitedBy: { type: ['string', 'null'], description: 'Email of the admin who invited' },
+            createdAt: { type: 'string', format: 'date-time' },
+            expiresAt: { type: 'string', format: 'date-time' },
+          },
+        },
         Webhook: {
           type: 'object',
           properties: {
@@ -118,6 +132,43 @@ export function openApiDocument(baseUrl: string) {
         get: {
           summary: 'The caller’s factories and roles',
           responses: { 200: json({ type: 'object', properties: { factories: { type: 'array' } } }), 401: standardErrors[401] },
+        },
+        post: {
+          summary: 'Create a factory; the caller becomes its admin. With TRIPLINE_FACTORY_CREATION=admins (the default) only instance admins may.',
+          requestBody: body(jsonSchema(createFactorySchema)),
+          responses: {
+            201: json({ type: 'object', properties: { factory: { type: 'object', properties: { slug: { type: 'string' }, name: { type: 'string' }, role: { type: 'string' } } } } }, 'Created'),
+            400: errorResponse('Body is not JSON'),
+            401: standardErrors[401],
+            403: errorResponse('Only instance admins may create factories on this instance'),
+            409: errorResponse('Slug taken'),
+            422: errorResponse('Invalid fields'),
+          },
+        },
+      },
+      '/factories/{factory}/invitations': {
+        parameters: [factoryParam],
+        get: {
+          summary: 'Pending invitations (admin): never their links',
+          responses: { 200: json({ type: 'object', properties: { invitations: { type: 'array', items: { $ref: '#/components/schemas/Invitation' } } } }), ...standardErrors },
+        },
+        post: {
+          summary: 'Invite an email with a role (admin). The response is the only time the single-use link is returned; a pending invitation for the same email is replaced.',
+          requestBody: body(jsonSchema(createInvitationSchema)),
+          responses: {
+            201: json({ type: 'object', properties: { invitation: { $ref: '#/components/schemas/Invitation' }, url: { type: 'string', description: '{base_url}/invite/<token>' } } }, 'Created'),
+            400: errorResponse('Body is not JSON'),
+            ...standardErrors,
+            409: errorResponse('Already a member'),
+            422: errorResponse('Invalid fields'),
+          },
+        },
+      },
+      '/factories/{factory}/invitations/{id}': {
+        parameters: [factoryParam, idParam('The invitation’s id')],
+        delete: {
+          summary: 'Revoke a pending invitation (admin); its link stops working at once',
+          responses: { 204: { description: 'Revoked' }, ...standardErrors },
         },
       },
       '/factories/{factory}/webhooks': {
@@ -202,6 +253,35 @@ export function openApiDocument(baseUrl: string) {
             ...standardErrors,
             409: errorResponse('The factory is not managed (dashboard or repository-backed)'),
             422: errorResponse('Problems in the files (error.problems); nothing was applied'),
+          },
+        },
+      },
+      '/factories/{factory}/definitions/repository/check': {
+        parameters: [factoryParam],
+        post: {
+          summary:
+            'Fetch a repository’s production branch and plan its newest commit (admin). With "repository": a location to connect (https://, ssh:// or user@host:path; a token in an https URL is stored encrypted and never returned); without: the factory’s own. Changes nothing.',
+          requestBody: body(jsonSchema(repositoryCheckSchema)),
+          responses: {
+            200: json({ type: 'object', properties: { commit: { type: 'string' }, url: { type: 'string' }, branch: { type: 'string' }, plan: { $ref: '#/components/schemas/Plan' } } }),
+            ...standardErrors,
+            409: errorResponse('Could not fetch (could not connect, authentication required, branch not found, timed out, too large), or a sync of the factory is already running'),
+            422: errorResponse('Refused: scheme not allowed, or a private address (error.fields.url)'),
+            429: errorResponse('More than 10 repository checks a minute by this user'),
+          },
+        },
+      },
+      '/factories/{factory}/definitions/repository/apply': {
+        parameters: [factoryParam],
+        post: {
+          summary: 'Apply the checked commit (admin): connects "repository" (the factory becomes repository-backed), or syncs the factory’s own. Refused when the branch moved since the check.',
+          requestBody: body(jsonSchema(repositoryApplySchema)),
+          responses: {
+            200: json({ type: 'object', properties: { applied: { type: 'boolean' }, commit: { type: 'string' }, problems: { type: 'array' } } }),
+            ...standardErrors,
+            409: errorResponse('Could not fetch, the branch moved, or a sync is already running'),
+            422: errorResponse('Refused location, or invalid fields'),
+            429: errorResponse('More than 10 repository checks a minute by this user'),
           },
         },
       },

@@ -23,6 +23,13 @@ export async function requireUser(): Promise<PublicUser> {
   return user;
 }
 
+/** For pages: the signed-in instance admin; anyone else sees a 404 (the page's existence is not advertised). */
+export async function requireInstanceAdminPage(): Promise<PublicUser> {
+  const user = await requireUser();
+  if (!user.instanceAdmin) notFound();
+  return user;
+}
+
 /**
  * For pages: the factory context when the user may read the factory. A
  * non-member sees a 404, exactly as for a factory that does not exist.

@@ -32,7 +32,7 @@ describe.each(testDatabaseKinds())('roles and memberships on %s', (kind) => {
     viewer = await createUser({ email: 'viewer@example.com', password: 'correct horse battery' }, db);
     outsider = await createUser({ email: 'outsider@example.com', password: 'correct horse battery' }, db);
     factoryId = (await createFactory(admin.id, { name: 'Acme', slug: 'acme' }, db)).id;
-    await createFactory(outsider.id, { name: 'Other', slug: 'other' }, db);
+    await createFactory(outsider.id, { name: 'Other', slug: 'other' }, db, 'everyone');
     await addMember(factoryId, { email: 'editor@example.com', role: 'editor' }, db);
     await addMember(factoryId, { email: 'viewer@example.com', role: 'viewer' }, db);
   });

@@ -4,7 +4,11 @@ import CredentialsProvider from 'next-auth/providers/credentials';
 import { getAuthSecret } from '@/lib/crypto/keys';
 import { env } from '@/lib/env';
 import { createSession, deleteSession, SESSION_MAX_AGE_SECONDS } from '@/lib/auth/sessions';
-import { authenticateWithPassword } from '@/lib/users/service';
+import { signInWithPassword } from '@/lib/auth/sign-in';
+import { signInErrorCodes, throttledCode } from '@/lib/auth/sign-in-messages';
+import { clientAddress } from '@/lib/http/client-address';
+import { safeRedirectPath } from '@/lib/http/redirect';
+import { log } from '@/lib/log';
 
 // next-auth with email and password. The JWT in the cookie only carries the
 // id of a Session row (see sessions.ts), which every request checks.
@@ -36,13 +40,23 @@ export function authOptions(): NextAuthOptions {
       CredentialsProvider({
         name: 'Email and password',
         credentials: { email: { type: 'email' }, password: { type: 'password' } },
-        async authorize(credentials) {
-          const user = await authenticateWithPassword({ email: credentials?.email, password: credentials?.password });
-          return user ? { id: user.id, email: user.email, name: user.name } : null;
+        async authorize(credentials, req) {
+          const address = clientAddress(new Headers(req.headers as Record<string, string> | undefined));
+          const outcome = await signInWithPassword({ email: credentials?.email, password: credentials?.password, address });
+          if (outcome.ok) return { id: outcome.user.id, email: outcome.user.email, name: outcome.user.name };
+          // A thrown message reaches the form (see sign-in-messages.ts); null is "wrong email or password".
+          if (outcome.reason === 'throttled') throw new Error(throttledCode(outcome.retryAfterSeconds));
+          if (outcome.reason === 'disabled') throw new Error(signInErrorCodes.disabled);
+          return null;
         },
       }),
     ],
     callbacks: {
+      // Only same-origin targets are followed (next-auth's default accepts any
+      // path, including `/\evil.example`, which browsers read as another host).
+      async redirect({ url, baseUrl }) {
+        return `${baseUrl}${safeRedirectPath(url, baseUrl)}`;
+      },
       async jwt({ token, user, trigger }) {
         if (trigger === 'signIn' && user) {
           const session = await createSession(user.id, undefined);
@@ -63,8 +77,8 @@ export function authOptions(): NextAuthOptions {
     logger: {
       // next-auth logs credentials-related errors with request details; keep
       // only the code so nothing sensitive reaches the logs.
-      error: (code) => console.error(`[next-auth] ${code}`),
-      warn: (code) => (code === 'NEXTAUTH_URL' ? undefined : console.warn(`[next-auth] ${code}`)),
+      error: (code) => log('auth').error({ code }, 'next-auth error'),
+      warn: (code) => (code === 'NEXTAUTH_URL' ? undefined : log('auth').warn({ code }, 'next-auth warning')),
       debug: () => undefined,
     },
   };

@@ -1,7 +1,7 @@
 import 'server-only';
 import { randomBytes } from 'node:crypto';
 import { prisma, type DbOrTx } from '@/lib/db';
-import type { PublicUser } from '@/lib/users/service';
+import { publicUserSelect, type PublicUser } from '@/lib/users/service';
 
 // Browser sessions. The cookie is a next-auth JWT that carries a session id;
 // the row here is what makes the session real, so sign-out ends it on every
@@ -26,13 +26,22 @@ export async function createSession(userId: string, userAgent: string | undefine
 export async function getSessionUser(sessionId: string, db: DbOrTx = prisma): Promise<PublicUser | null> {
   const session = await db.session.findUnique({
     where: { id: sessionId },
-    select: { expiresAt: true, lastSeenAt: true, user: { select: { id: true, email: true, name: true } } },
+    select: { expiresAt: true, lastSeenAt: true, user: { select: { ...publicUserSelect, disabledAt: true } } },
   });
-  if (!session || session.expiresAt <= new Date()) return null;
+  // Disabling an account deletes its sessions; the check here also covers a
+  // request that raced with the disabling.
+  if (!session || session.expiresAt <= new Date() || session.user.disabledAt) return null;
   if (Date.now() - session.lastSeenAt.getTime() > TOUCH_INTERVAL_MS) {
     await db.session.updateMany({ where: { id: sessionId }, data: { lastSeenAt: new Date() } });
   }
-  return session.user;
+  const { disabledAt: _disabledAt, ...user } = session.user;
+  return user;
+}
+
+/** Ends every session of a user (disabling the account). */
+export async function deleteUserSessions(userId: string, db: DbOrTx = prisma): Promise<number> {
+  const { count } = await db.session.deleteMany({ where: { userId } });
+  return count;
 }
 
 export async function deleteSession(sessionId: string, db: DbOrTx = prisma): Promise<void> {

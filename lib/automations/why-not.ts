@@ -3,6 +3,7 @@ import { prisma, type DbOrTx } from '@/lib/db';
 import { describeCheck, evaluateFilter, type FilterCheck, type PayloadFilter } from '@/lib/filters';
 import { AppError } from '@/lib/http/errors';
 import { listAutomationsForWebhook } from '@/lib/automations/service';
+import { QUEUE_FULL_DETAIL_PREFIX } from '@/lib/runs/start';
 
 // Why not: for one delivery log entry, each automation with a trigger on its
 // webhook, and whether the delivery started a run of it or, if not, why.
@@ -26,12 +27,14 @@ export type DeliveryExplanation = { note: string | null; automations: Automation
 export async function explainDelivery(factoryId: string, uid: string, deliveryRowId: string, db: DbOrTx = prisma): Promise<DeliveryExplanation> {
   const delivery = await db.delivery.findFirst({
     where: { id: deliveryRowId, webhook: { uid, factoryId } },
-    select: { id: true, status: true, body: true, receivedAt: true, runs: { select: { id: true, status: true, replay: true, automationId: true } } },
+    select: { id: true, status: true, body: true, detail: true, receivedAt: true, runs: { select: { id: true, status: true, replay: true, automationId: true } } },
   });
   if (!delivery) throw new AppError('not_found', 'No delivery log entry with this id for this webhook');
   const automations = await listAutomationsForWebhook(factoryId, uid, db);
   const runs = new Map(delivery.runs.map((run) => [run.automationId, run]));
   const accepted = delivery.status === 'accepted' && delivery.body !== null;
+  // The accepting statement records a full run queue on the entry (lib/ingress/record.ts).
+  const queueFull = accepted && (delivery.detail?.startsWith(QUEUE_FULL_DETAIL_PREFIX) ?? false);
   const payload = accepted ? (JSON.parse(delivery.body!) as unknown) : undefined;
 
   const explained = automations.map((automation): AutomationExplanation => {
@@ -47,6 +50,9 @@ export async function explainDelivery(factoryId: string, uid: string, deliveryRo
     if (run) return { ...base, summary: run.replay ? 'Started a run when the delivery was replayed' : 'Started a run' };
     if (!accepted) return { ...base, summary: 'Did not start: only Accepted deliveries start runs' };
     if (!automation.enabled) return { ...base, summary: 'Did not start: the automation is disabled' };
+    if (triggers.some((t) => t.matched) && queueFull) {
+      return { ...base, summary: "Did not start: run queue full (the factory had too many queued runs when the delivery arrived). Replay the delivery to start it once runs have finished." };
+    }
     if (triggers.some((t) => t.matched)) {
       const when = automation.createdAt > delivery.receivedAt ? 'was created after the delivery arrived' : automation.updatedAt > delivery.receivedAt ? 'changed after the delivery arrived' : 'did not match when the delivery arrived';
       return { ...base, summary: `Did not start, but matches today: the automation ${when}. Replay the delivery to start it.` };
@@ -56,7 +62,9 @@ export async function explainDelivery(factoryId: string, uid: string, deliveryRo
   });
 
   const note = accepted
-    ? null
+    ? queueFull
+      ? `Run queue full: this delivery was accepted but started no runs (${delivery.detail!.slice(QUEUE_FULL_DETAIL_PREFIX.length + 2)}).`
+      : null
     : delivery.status === 'duplicate'
       ? 'This entry is a Duplicate: the identity was already accepted, so it started nothing.'
       : 'This request was rejected, so it started nothing.';

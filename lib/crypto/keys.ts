@@ -3,6 +3,7 @@ import { createHmac, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { env } from '@/lib/env';
+import { log } from '@/lib/log';
 
 // Key material. Each key comes from its environment variable or, when that is
 // unset, from a file in the data folder that is generated on first start
@@ -30,7 +31,7 @@ function readOrCreateKeyFile(fileName: string, create: () => string): { value: s
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     return { value: fs.readFileSync(file, 'utf8').trim(), file, created: false };
   }
-  console.warn(`[tripline] generated ${fileName} at ${file}: back it up, and keep it out of version control.`);
+  log('keys').warn({ file }, `generated ${fileName}: back it up, and keep it out of version control (without it, stored secrets cannot be decrypted)`);
   return { value, file, created: true };
 }
 

@@ -6,7 +6,9 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
 import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
-import { acquireEmbeddedLock } from '@/lib/db/embedded-lock';
+import { serveBackups } from '@/lib/db/dump';
+import { acquireEmbeddedLock, type EmbeddedLock } from '@/lib/db/embedded-lock';
+import { log } from '@/lib/log';
 
 // Chooses the database: PostgreSQL when a connection URL is given, otherwise
 // the embedded PGlite database in the data folder. Both speak PostgreSQL, so
@@ -24,6 +26,8 @@ export type OpenedAdapter = {
   pool?: pg.Pool;
   /** The embedded database, for the ingress's SQL (absent on PostgreSQL). */
   pglite?: PGlite;
+  /** The data folder's lock, once held (embedded database in a folder only). */
+  lock?: Promise<EmbeddedLock>;
   close: () => Promise<void>;
 };
 
@@ -52,7 +56,7 @@ export function openAdapter(target: DatabaseTarget, options: { poolSize?: number
     const pool = new pg.Pool({ connectionString: target.url, max: options.poolSize ?? 10, connectionTimeoutMillis: 5_000 });
     // An idle connection that the server closes (a restart, a failover) must
     // not crash the process: the pool replaces it on next use.
-    pool.on('error', (error) => console.error(`[tripline] database connection lost: ${error.message}`));
+    pool.on('error', (error) => log('database').error({ err: { message: error.message } }, 'database connection lost'));
     const factory = new PrismaPg(pool);
     return { target, factory, pool, close: () => pool.end() };
   }
@@ -61,19 +65,47 @@ export function openAdapter(target: DatabaseTarget, options: { poolSize?: number
     return { target, factory: new PrismaPGlite(client), pglite: client, close: () => client.close() };
   }
   // PGlite is a single connection inside this process: a second process
-  // opening the same folder would corrupt it, so a lock file keeps it to one.
+  // opening the same folder would corrupt it, so the folder's lock (see
+  // embedded-lock.ts) keeps it to one. Taking it is asynchronous, and
+  // openAdapter is not (the process-wide database opens on first use), so
+  // PGlite waits for the lock before it touches a file of the folder: its
+  // extensions are set up before the database files are mounted, and a
+  // pseudo-extension's setup awaits the lock. A busy folder fails the first
+  // query with EmbeddedDatabaseBusyError.
   fs.mkdirSync(target.dataDir, { recursive: true });
-  const releaseLock = acquireEmbeddedLock(target.dataDir);
-  const client = new PGlite(target.dataDir);
+  const lock = acquireEmbeddedLock(target.dataDir);
+  // Whoever queries first sees the failure; this only keeps it from being an unhandled rejection.
+  lock.catch(() => {});
+  const client = new PGlite(target.dataDir, {
+    extensions: {
+      triplineLock: {
+        name: 'tripline-lock',
+        setup: async (_pg, emscriptenOpts: unknown) => {
+          await lock;
+          return { emscriptenOpts };
+        },
+      },
+    },
+  });
+  client.waitReady.catch(() => {});
+  // `tripline backup` asks the process that holds the folder for a copy.
+  lock.then((held) => serveBackups(held, client), () => {});
   return {
     target,
     factory: new PrismaPGlite(client),
     pglite: client,
+    lock,
     close: async () => {
+      let held: EmbeddedLock;
+      try {
+        held = await lock;
+      } catch {
+        return; // never opened
+      }
       try {
         await client.close();
       } finally {
-        releaseLock();
+        held.release();
       }
     },
   };

@@ -5,6 +5,8 @@ import type { Tx } from '@/lib/db';
 // by every app instance on the same database. Keys are fixed per purpose.
 export const lockKeys = {
   firstRun: 7_145_001,
+  // Changes to instance admins and disabled accounts: the instance always keeps an enabled admin.
+  instanceAdmins: 7_145_002,
 } as const;
 
 export async function advisoryXactLock(tx: Tx, key: number): Promise<void> {

@@ -2,9 +2,12 @@ import 'server-only';
 import fs from 'node:fs';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
+import { PrismaPg } from '@prisma/adapter-pg';
 import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
 import type { MigrationDirectory, MigrationList, SchemaContainer, SchemaFilter } from '@prisma/schema-engine-wasm';
+import pg from 'pg';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
+import type { DatabaseTarget } from '@/lib/db/adapter';
 import { withSchemaEngine } from '@/lib/db/schema-engine';
 
 // Prisma Migrate, without the Prisma CLI: the WebAssembly schema engine reads
@@ -60,16 +63,79 @@ export function readSchema(schemaPath: string = path.resolve(process.cwd(), 'pri
   return { path: schemaPath, content: fs.readFileSync(/*turbopackIgnore: true*/ schemaPath, 'utf8') };
 }
 
+/** A database the migration commands act on: an opened adapter (lib/db/adapter.ts). */
+export type MigrationDatabase = { target: DatabaseTarget; factory: SqlMigrationAwareDriverAdapterFactory; lock?: Promise<unknown> };
+
+export type MigrationOptions = { migrationsDir?: string; log?: (line: string) => void };
+
 /** Applies the migrations the database has not seen yet; returns their names. */
-export async function applyPendingMigrations(
-  adapterFactory: SqlMigrationAwareDriverAdapterFactory,
-  migrationsDir?: string,
-): Promise<string[]> {
-  const migrationsList = loadMigrationList(migrationsDir);
-  return withSchemaEngine(adapterFactory, readSchema(), async (engine) => {
-    const result = await engine.applyMigrations({ migrationsList, filters: noFilters });
-    return result.appliedMigrationNames;
+export async function applyPendingMigrations(database: MigrationDatabase, options: MigrationOptions = {}): Promise<string[]> {
+  const migrationsList = loadMigrationList(options.migrationsDir);
+  return withMigrationLock(database, options, (factory) =>
+    withSchemaEngine(factory, readSchema(), async (engine) => {
+      const result = await engine.applyMigrations({ migrationsList, filters: noFilters });
+      return result.appliedMigrationNames;
+    }),
+  );
+}
+
+// The key of the session-level advisory lock Prisma's schema engine takes
+// before it migrates (its "Timed out trying to acquire a postgres advisory
+// lock (SELECT pg_advisory_lock(72707369))" after 10 s).
+export const MIGRATION_LOCK_KEY = 72_707_369;
+
+/**
+ * Runs the schema engine's work under the migration lock, on a connection of
+ * its own. On PostgreSQL the engine would otherwise run on the app's pool:
+ * the session that took the engine's advisory lock went back into the pool
+ * still holding it (the engine never unlocks, it expects to close its
+ * connection), so every other instance starting later waited 10 s for the
+ * engine's lock and failed to start. Here one dedicated connection (a pool of
+ * exactly one client that never idles out, because the adapter needs a pool)
+ * takes the same lock first, waiting as long as another instance's migration
+ * takes; the engine's own lock call on that session then succeeds at once,
+ * since advisory locks are re-entrant within a session. Both are released
+ * before the connection closes. Embedded PGlite is one connection in one
+ * process, which the data folder's lock already keeps to one process.
+ */
+export async function withMigrationLock<T>(
+  database: MigrationDatabase,
+  options: MigrationOptions,
+  fn: (factory: SqlMigrationAwareDriverAdapterFactory) => Promise<T>,
+): Promise<T> {
+  if (database.target.kind !== 'postgres') {
+    // The data folder's lock, awaited here so that a busy folder fails with
+    // its own message rather than as the engine's "External error".
+    await database.lock;
+    return fn(database.factory);
+  }
+  const pool = new pg.Pool({
+    connectionString: database.target.url,
+    max: 1,
+    idleTimeoutMillis: 0,
+    application_name: 'tripline migrate',
   });
+  // A dropped connection surfaces in the query that needed it.
+  pool.on('error', () => {});
+  try {
+    // A role's lock_timeout or statement_timeout would cut the wait short, or a long migration.
+    await pool.query('SET lock_timeout = 0; SET statement_timeout = 0');
+    const { rows } = await pool.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1::bigint) AS locked', [MIGRATION_LOCK_KEY]);
+    if (!rows[0]?.locked) {
+      options.log?.(`waiting for another instance to finish migrating (PostgreSQL advisory lock ${MIGRATION_LOCK_KEY})`);
+      const started = Date.now();
+      await pool.query('SELECT pg_advisory_lock($1::bigint)', [MIGRATION_LOCK_KEY]);
+      options.log?.(`migration lock acquired after ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    }
+    try {
+      return await fn(new PrismaPg(pool));
+    } finally {
+      // Ours and the engine's (re-entrant) hold on the key.
+      await pool.query('SELECT pg_advisory_unlock_all()');
+    }
+  } finally {
+    await pool.end();
+  }
 }
 
 export type MigrationStatus = {
@@ -79,15 +145,14 @@ export type MigrationStatus = {
   problems: string[];
 };
 
-export async function migrationStatus(
-  adapterFactory: SqlMigrationAwareDriverAdapterFactory,
-  migrationsDir?: string,
-): Promise<MigrationStatus> {
-  const migrationsList = loadMigrationList(migrationsDir);
+export async function migrationStatus(database: MigrationDatabase, options: MigrationOptions = {}): Promise<MigrationStatus> {
+  const migrationsList = loadMigrationList(options.migrationsDir);
   const local = migrationsList.migrationDirectories.map((directory) => directory.path);
-  const diagnosis = await withSchemaEngine(adapterFactory, readSchema(), (engine) =>
-    // Without a shadow database this only reads _prisma_migrations.
-    engine.diagnoseMigrationHistory({ migrationsList, optInToShadowDatabase: false, filters: noFilters }),
+  const diagnosis = await withMigrationLock(database, options, (factory) =>
+    withSchemaEngine(factory, readSchema(), (engine) =>
+      // Without a shadow database this only reads _prisma_migrations.
+      engine.diagnoseMigrationHistory({ migrationsList, optInToShadowDatabase: false, filters: noFilters }),
+    ),
   );
 
   const pending: string[] = [];
@@ -118,16 +183,18 @@ export async function migrationStatus(
  * next deploy run it again, 'applied' skips it.
  */
 export async function resolveMigration(
-  adapterFactory: SqlMigrationAwareDriverAdapterFactory,
+  database: MigrationDatabase,
   migrationName: string,
   outcome: 'rolled-back' | 'applied',
-  migrationsDir?: string,
+  options: MigrationOptions = {},
 ): Promise<void> {
-  const migrationsList = loadMigrationList(migrationsDir);
-  await withSchemaEngine(adapterFactory, readSchema(), async (engine) => {
-    if (outcome === 'rolled-back') await engine.markMigrationRolledBack({ migrationName });
-    else await engine.markMigrationApplied({ migrationName, migrationsList });
-  });
+  const migrationsList = loadMigrationList(options.migrationsDir);
+  await withMigrationLock(database, options, (factory) =>
+    withSchemaEngine(factory, readSchema(), async (engine) => {
+      if (outcome === 'rolled-back') await engine.markMigrationRolledBack({ migrationName });
+      else await engine.markMigrationApplied({ migrationName, migrationsList });
+    }),
+  );
 }
 
 // What the engine prints when two schemas are the same.

@@ -11,7 +11,7 @@ import { getAuthSecret, getSecretsKey, keyFingerprint } from '@/lib/crypto/keys'
 // people out at random).
 
 export async function prepareDatabase(database: Database, log: (line: string) => void = () => {}): Promise<void> {
-  const applied = await applyPendingMigrations(database.adapter.factory);
+  const applied = await applyPendingMigrations(database.adapter, { log });
   for (const name of applied) log(`applied migration ${name}`);
   await verifyKeyFingerprints(database);
   log(`database ready (${describeTarget(database.adapter.target)})`);
@@ -23,7 +23,10 @@ export async function verifyKeyFingerprints(database: Database): Promise<void> {
     { key: 'auth-secret-fingerprint', value: keyFingerprint(getAuthSecret(), 'auth'), variable: 'TRIPLINE_AUTH_SECRET' },
   ];
   for (const { key, value, variable } of expected) {
-    await database.prisma.instanceSetting.upsert({ where: { key }, create: { key, value }, update: {} });
+    // INSERT ... ON CONFLICT DO NOTHING: instances starting together all
+    // reach this line at once, and Prisma's upsert (a read, then a create)
+    // failed the later ones on the primary key.
+    await database.prisma.instanceSetting.createMany({ data: [{ key, value }], skipDuplicates: true });
     const stored = await database.prisma.instanceSetting.findUniqueOrThrow({ where: { key } });
     if (stored.value !== value) {
       throw new Error(

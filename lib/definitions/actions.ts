@@ -3,17 +3,15 @@
 import { revalidatePath } from 'next/cache';
 import { z } from 'zod';
 import { factoryAction } from '@/lib/actions/action';
-import { planJson } from '@/lib/definitions/json';
-import { connectRepository, previewRepository, syncRepository } from '@/lib/definitions/repository';
-import { repositorySettingsSchema } from '@/lib/definitions/schemas';
+import { previewJson } from '@/lib/definitions/json';
+import { applyRepository, previewRepository } from '@/lib/definitions/repository';
+import { repositoryApplySchema, repositoryCheckSchema } from '@/lib/definitions/schemas';
 import { setConfigSource } from '@/lib/definitions/service';
 
 // Dashboard adapters for a factory's definition settings: admins only, like
 // every change to the factory's configuration.
 
 const refresh = (slug: string) => revalidatePath(`/f/${slug}`, 'layout');
-
-const commitSchema = z.string().regex(/^[0-9a-f]{40,64}$/, 'Check the repository again');
 
 export const setConfigSourceAction = factoryAction(
   'factory:manage',
@@ -25,28 +23,14 @@ export const setConfigSourceAction = factoryAction(
   },
 );
 
-/** Fetches the branch and shows what applying its newest commit would do. Without settings: the factory's own repository. */
-export const previewRepositoryAction = factoryAction(
-  'factory:manage',
-  z.object({ settings: repositorySettingsSchema.optional() }),
-  async ({ factory }, input) => {
-    const preview = await previewRepository(factory.id, input.settings);
-    return { commit: preview.commit, url: preview.url, branch: preview.branch, plan: planJson(preview.plan) };
-  },
+/** Fetches the branch and shows what applying its newest commit would do. Without a repository: the factory's own. */
+export const previewRepositoryAction = factoryAction('factory:manage', repositoryCheckSchema, async ({ factory, user }, input) =>
+  previewJson(await previewRepository(factory.id, input.repository, { kind: 'user', userId: user.id })),
 );
 
 /** Applies the previewed commit: connecting a repository, or syncing the connected one. */
-export const applyRepositoryAction = factoryAction(
-  'factory:manage',
-  z.object({ settings: repositorySettingsSchema.optional(), commit: commitSchema }),
-  async ({ factory }, input) => {
-    if (input.settings) {
-      const outcome = await connectRepository(factory.id, input.settings, input.commit);
-      refresh(factory.slug);
-      return { applied: outcome.ok, problems: outcome.plan.problems };
-    }
-    const result = await syncRepository(factory.id, { expectedCommit: input.commit, force: true });
-    refresh(factory.slug);
-    return { applied: result.status !== 'failed', problems: result.status === 'failed' ? result.failure.problems : [] };
-  },
-);
+export const applyRepositoryAction = factoryAction('factory:manage', repositoryApplySchema, async ({ factory, user }, input) => {
+  const result = await applyRepository(factory.id, input, { kind: 'user', userId: user.id });
+  refresh(factory.slug);
+  return result;
+});

@@ -26,7 +26,14 @@ export type CreatedWebhook = { uid: string; name: string; ingressUrl: string };
 
 export type ApplyOutcome = { ok: true; plan: Plan; created: CreatedWebhook[]; changed: boolean } | { ok: false; plan: Plan };
 
-export type RepositoryCommit = { url: string; branch: string; commit: string };
+export type RepositoryCommit = {
+  url: string;
+  branch: string;
+  commit: string;
+  /** Connecting: the credential to keep (encrypted; null: none) and whether the operator's CLI set the location. Syncing leaves both as they are. */
+  credentialEncrypted?: string | null;
+  setByOperator?: boolean;
+};
 
 type ApplyOptions = {
   /** The kind of factory the files are for: managed (files kept by the service) or repository (a commit of a branch). */
@@ -80,6 +87,8 @@ export async function applyDefinitions(factoryId: string, files: DefinitionFiles
           data: {
             configSource: 'repository',
             repoUrl: options.repository.url,
+            ...(options.repository.credentialEncrypted !== undefined ? { repoCredentialEncrypted: options.repository.credentialEncrypted } : {}),
+            ...(options.repository.setByOperator !== undefined ? { repoSetByOperator: options.repository.setByOperator } : {}),
             repoBranch: options.repository.branch,
             appliedCommit: options.repository.commit,
             appliedAt: now,

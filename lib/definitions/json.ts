@@ -1,5 +1,6 @@
 import type { ApplyOutcome } from '@/lib/definitions/apply';
 import type { Plan } from '@/lib/definitions/plan';
+import type { RepositoryPreview } from '@/lib/definitions/repository';
 
 /** A plan as the management API returns it: what would change, by webhook name, and every problem. */
 export function planJson(plan: Plan) {
@@ -20,4 +21,9 @@ export function planJson(plan: Plan) {
 /** A successful apply; a failed one is a 422 carrying the same problems. */
 export function appliedJson(outcome: ApplyOutcome & { ok: true }) {
   return { applied: true, changed: outcome.changed, created: outcome.created, plan: planJson(outcome.plan) };
+}
+
+/** A checked repository: its newest commit and what applying it would do. */
+export function previewJson(preview: RepositoryPreview) {
+  return { commit: preview.commit, url: preview.url, branch: preview.branch, plan: planJson(preview.plan) };
 }

@@ -13,6 +13,12 @@ import { createTestDatabase, testDatabaseKinds, type TestDatabase } from '@/lib/
 import { createUser } from '@/lib/users/service';
 import { createWebhook, deleteWebhook, findLiveWebhook, listWebhooks, setWebhookEnabled } from '@/lib/webhooks/service';
 
+// These factories are connected the way the CLI connects them (the operator's
+// own tool may use a folder on the server); the periodic sync keeps the
+// operator's rules for a location the operator set.
+const operator = { kind: 'operator' } as const;
+const schedule = { by: { kind: 'schedule' } } as const;
+
 /** A real git repository in a temporary folder, committed to with the git binary. */
 function localRepository() {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'tripline-defs-'));
@@ -64,12 +70,12 @@ describe.each(testDatabaseKinds())('a repository-backed factory on %s', (kind) =
     repo.write('README.md', 'Webhooks of Acme\n');
     const first = repo.commit('Add the deploys webhook');
 
-    const preview = await previewRepository(factoryId, { url: repo.dir, branch: 'main' });
+    const preview = await previewRepository(factoryId, { url: repo.dir, branch: 'main' }, operator);
     expect(preview.commit).toBe(first);
     expect(preview.plan.actions.map((a) => `${a.action} ${a.name}`)).toEqual(['delete old', 'create deploys']);
     expect((await getDefinitionsStatus(factoryId)).configSource).toBe('dashboard');
 
-    const connected = await connectRepository(factoryId, { url: repo.dir, branch: 'main' }, first);
+    const connected = await connectRepository(factoryId, { url: repo.dir, branch: 'main' }, operator, first);
     expect(connected.ok).toBe(true);
     const status = await getDefinitionsStatus(factoryId);
     expect(status).toMatchObject({ configSource: 'repository', repoUrl: repo.dir, repoBranch: 'main', appliedCommit: first, lastFailure: null });
@@ -79,7 +85,7 @@ describe.each(testDatabaseKinds())('a repository-backed factory on %s', (kind) =
   });
 
   it('does nothing while the branch stays on the applied commit, and keeps the dashboard read-only but for Enabled', async () => {
-    expect(await syncRepository(factoryId)).toMatchObject({ status: 'up_to_date' });
+    expect(await syncRepository(factoryId, schedule)).toMatchObject({ status: 'up_to_date' });
     const [deploys] = await listWebhooks(factoryId);
     await expect(createWebhook(factoryId, { name: 'another' })).rejects.toThrow(/defined in its git repository/);
     await expect(deleteWebhook(factoryId, deploys!.uid)).rejects.toThrow(/defined in its git repository/);
@@ -94,7 +100,7 @@ describe.each(testDatabaseKinds())('a repository-backed factory on %s', (kind) =
     repo.write('webhooks/stripe.yaml', 'authMode: signature\nsignatureScheme: stripe\nsecretName: STRIPE_SECRET\n');
     const broken = repo.commit('Break it');
 
-    const result = await syncRepository(factoryId);
+    const result = await syncRepository(factoryId, schedule);
     expect(result.status).toBe('failed');
     const status = await getDefinitionsStatus(factoryId);
     expect(status.appliedCommit).not.toBe(broken);
@@ -109,7 +115,7 @@ describe.each(testDatabaseKinds())('a repository-backed factory on %s', (kind) =
     repo.write('webhooks/deploys.yaml', 'secretName: DEPLOY_TOKEN\nauthMode: url_token\n');
     repo.remove('webhooks/stripe.yaml');
     const fixed = repo.commit('Fix it');
-    const applied = await syncRepository(factoryId);
+    const applied = await syncRepository(factoryId, schedule);
     expect(applied).toMatchObject({ status: 'applied', commit: fixed });
     expect(await getDefinitionsStatus(factoryId)).toMatchObject({ appliedCommit: fixed, lastFailure: null });
     expect(await findLiveWebhook(deploys!.uid)).toMatchObject({ uid: deploys!.uid, authMode: 'url_token', deliveryIdHeader: null });
@@ -118,31 +124,31 @@ describe.each(testDatabaseKinds())('a repository-backed factory on %s', (kind) =
   it('takes up a changed team secret when a change to the branch applies', async () => {
     const [deploys] = await listWebhooks(factoryId);
     await replaceSecretValue(factoryId, 'DEPLOY_TOKEN', 'deploy-token-2');
-    expect(await syncRepository(factoryId)).toMatchObject({ status: 'up_to_date' });
+    expect(await syncRepository(factoryId, schedule)).toMatchObject({ status: 'up_to_date' });
     expect((await findLiveWebhook(deploys!.uid))?.credential).toBe('deploy-token-1');
     repo.write('README.md', 'Webhooks of Acme, now with a new token\n');
     repo.commit('Roll the deploy token');
-    expect(await syncRepository(factoryId)).toMatchObject({ status: 'applied' });
+    expect(await syncRepository(factoryId, schedule)).toMatchObject({ status: 'applied' });
     expect((await findLiveWebhook(deploys!.uid))?.credential).toBe('deploy-token-2');
   });
 
   it('records a branch that cannot be fetched, without touching the webhooks', async () => {
     const missing = { url: path.join(repo.dir, 'nowhere'), branch: 'main' };
-    await expect(previewRepository(factoryId, missing)).rejects.toThrow(/Could not fetch branch main/);
+    await expect(previewRepository(factoryId, missing, operator)).rejects.toThrow(/^Could not connect/);
     await database.prisma.factory.update({ where: { id: factoryId }, data: { repoBranch: 'no-such-branch' } });
-    const result = await syncRepository(factoryId);
+    const result = await syncRepository(factoryId, schedule);
     expect(result).toMatchObject({ status: 'failed', commit: null });
-    expect((await getDefinitionsStatus(factoryId)).lastFailure?.message).toMatch(/Could not fetch branch no-such-branch/);
+    expect((await getDefinitionsStatus(factoryId)).lastFailure?.message).toMatch(/^Branch not found: the repository has no branch no-such-branch/);
     expect((await listWebhooks(factoryId)).map((w) => w.name)).toEqual(['deploys']);
     await database.prisma.factory.update({ where: { id: factoryId }, data: { repoBranch: 'main' } });
-    expect(await syncRepository(factoryId)).toMatchObject({ status: 'up_to_date' });
+    expect(await syncRepository(factoryId, schedule)).toMatchObject({ status: 'up_to_date' });
     expect((await getDefinitionsStatus(factoryId)).lastFailure).toBeNull();
   });
 
   it('refuses URLs that are options or commands, and hides credentials', async () => {
-    await expect(previewRepository(factoryId, { url: '--upload-pack=touch /tmp/x', branch: 'main' })).rejects.toThrow();
-    await expect(previewRepository(factoryId, { url: 'ext::sh -c touch% /tmp/x', branch: 'main' })).rejects.toThrow();
-    await expect(previewRepository(factoryId, { url: repo.dir, branch: '-b' })).rejects.toThrow();
+    await expect(previewRepository(factoryId, { url: '--upload-pack=touch /tmp/x', branch: 'main' }, operator)).rejects.toThrow();
+    await expect(previewRepository(factoryId, { url: 'ext::sh -c touch% /tmp/x', branch: 'main' }, operator)).rejects.toThrow();
+    await expect(previewRepository(factoryId, { url: repo.dir, branch: '-b' }, operator)).rejects.toThrow();
     expect(redactUrl('fatal: https://user:tok3n@example.com/x.git not found')).toBe('fatal: https://***@example.com/x.git not found');
   });
 });

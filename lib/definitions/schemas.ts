@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { parseRepositoryUrl, RepositoryUrlError } from '@/lib/definitions/repository-url';
 import { secretNameSchema } from '@/lib/secrets/schemas';
 import { authModeSchema, deliveryIdHeaderSchema, signatureSchemeSchema } from '@/lib/webhooks/schemas';
 
@@ -65,18 +66,21 @@ export const definitionFilesSchema = z.object({
 });
 export type DefinitionFiles = Record<string, string>;
 
-// A repository the server can reach: an absolute path on the server, or a
-// file://, https://, http://, ssh:// or git:// URL, or scp-like user@host:path.
-// Never an option (leading "-") and never git's ext:: transport, which runs commands.
+// A repository location in one of the forms git reads as a plain transport
+// (repository-url.ts: https://, ssh://, user@host:path, and, where the
+// operator allows them, http://, git://, file:// and server paths). Whether
+// the server may fetch it is decided when it does (repository-access.ts).
 export const repositoryUrlSchema = z
   .string()
   .trim()
-  .min(1, 'Enter the repository’s path or URL')
-  .max(1000, 'Use at most 1,000 characters')
-  .refine(
-    (url) => /^(\/|file:\/\/|https?:\/\/|ssh:\/\/|git:\/\/|[A-Za-z0-9._-]+@[A-Za-z0-9.-]+:)/.test(url) && !/\s/.test(url),
-    'Enter an absolute path on the server, or a file://, https://, ssh:// or git:// URL (or user@host:path)',
-  );
+  .superRefine((url, ctx) => {
+    try {
+      parseRepositoryUrl(url);
+    } catch (error) {
+      if (!(error instanceof RepositoryUrlError)) throw error;
+      ctx.addIssue({ code: 'custom', message: error.message });
+    }
+  });
 
 export const branchSchema = z
   .string()
@@ -90,5 +94,23 @@ export const branchSchema = z
     'Enter a branch name such as main or release/prod',
   );
 
-export const repositorySettingsSchema = z.object({ url: repositoryUrlSchema, branch: branchSchema.default('main') });
+/**
+ * A repository to connect or check. A credential in the URL replaces the
+ * stored one; without one, the stored credential is used while the URL
+ * stays on the same scheme, host and port, unless `removeCredential`.
+ */
+export const repositorySettingsSchema = z.object({
+  url: repositoryUrlSchema,
+  branch: branchSchema.default('main'),
+  removeCredential: z.boolean().default(false),
+});
 export type RepositorySettings = z.output<typeof repositorySettingsSchema>;
+export type RepositorySettingsInput = z.input<typeof repositorySettingsSchema>;
+
+const commitSchema = z.string().regex(/^[0-9a-f]{40,64}$/, 'Check the repository again');
+
+/** Check a repository (dashboard "Check" / "Sync now", POST .../definitions/repository/check): a new location, or without one the factory's own. */
+export const repositoryCheckSchema = z.object({ repository: repositorySettingsSchema.optional() });
+
+/** Apply the checked commit (POST .../definitions/repository/apply): connecting `repository`, or syncing the factory's own. */
+export const repositoryApplySchema = z.object({ repository: repositorySettingsSchema.optional(), commit: commitSchema });

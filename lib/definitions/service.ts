@@ -15,7 +15,10 @@ export type ApplyFailure = { commit: string | null; at: string; message: string;
 
 export type DefinitionsStatus = {
   configSource: ConfigSource;
+  /** The repository location, without credentials. */
   repoUrl: string | null;
+  /** Whether a credential is stored for it (never the credential itself). */
+  repoCredentialStored: boolean;
   repoBranch: string;
   appliedCommit: string | null;
   appliedAt: Date | null;
@@ -25,11 +28,12 @@ export type DefinitionsStatus = {
 export async function getDefinitionsStatus(factoryId: string, db: DbOrTx = prisma): Promise<DefinitionsStatus> {
   const factory = await db.factory.findUniqueOrThrow({
     where: { id: factoryId },
-    select: { configSource: true, repoUrl: true, repoBranch: true, appliedCommit: true, appliedAt: true, lastApplyError: true },
+    select: { configSource: true, repoUrl: true, repoCredentialEncrypted: true, repoBranch: true, appliedCommit: true, appliedAt: true, lastApplyError: true },
   });
   return {
     configSource: factory.configSource,
     repoUrl: factory.repoUrl,
+    repoCredentialStored: factory.repoCredentialEncrypted !== null,
     repoBranch: factory.repoBranch,
     appliedCommit: factory.appliedCommit,
     appliedAt: factory.appliedAt,
@@ -72,7 +76,7 @@ export async function setConfigSource(factoryId: string, source: 'dashboard' | '
     await replaceDefinitionFilesTx(tx, factoryId, source === 'managed' ? await exportDefinitionFiles(factoryId, tx) : {});
     await tx.factory.update({
       where: { id: factoryId },
-      data: { configSource: source, appliedCommit: null, appliedAt: null, lastApplyError: Prisma.DbNull },
+      data: { configSource: source, appliedCommit: null, appliedAt: null, lastApplyError: Prisma.DbNull, repoCredentialEncrypted: null },
     });
   });
 }

@@ -36,17 +36,20 @@ describe.each(testDatabaseKinds())('delivery log retention on %s', (kind) => {
     await db.deliveryIdentity.createMany({
       data: rows.filter((r) => r.status === 'accepted').map((r) => ({ webhookId: r.webhookId, deliveryId: r.deliveryId, acceptedId: r.id })),
     });
+    // busy-60 started a run, which reads its payload from the entry.
+    const automation = await db.automation.create({ data: { factoryId: factory.id, name: 'A', prompt: 'P' } });
+    await db.run.create({ data: { id: 'run-60', factoryId: factory.id, automationId: automation.id, deliveryId: 'busy-60', prompt: 'P', envelope: {}, status: 'succeeded' } });
   });
   afterAll(() => database?.drop());
 
-  it('keeps the newest 50 per webhook and everything from the last 7 days, and prunes the rest', async () => {
+  it('keeps the newest 50 per webhook, everything from the last 7 days and entries with kept runs, and prunes the rest', async () => {
     const db = database.prisma;
     const pruned = await pruneDeliveries(db, now);
     const kept = await db.delivery.findMany({ where: { webhookId: busy }, select: { id: true, receivedAt: true }, orderBy: { receivedAt: 'desc' } });
-    // Entries 0..41 are within 7 days (i * 4 h <= 168 h -> i <= 42); the newest 50 are 0..49.
-    expect(kept.length).toBe(RETENTION_MIN_ENTRIES);
-    expect(kept.map((k) => k.id)).toEqual(Array.from({ length: 50 }, (_, i) => `busy-${i}`));
-    expect(pruned).toBe(30);
+    // Entries 0..41 are within 7 days (i * 4 h <= 168 h -> i <= 42); the newest 50 are 0..49; busy-60 has a run.
+    expect(kept.length).toBe(RETENTION_MIN_ENTRIES + 1);
+    expect(kept.map((k) => k.id)).toEqual([...Array.from({ length: 50 }, (_, i) => `busy-${i}`), 'busy-60']);
+    expect(pruned).toBe(29);
     expect(await db.delivery.count({ where: { webhookId: quiet } })).toBe(10);
   });
 
@@ -54,8 +57,13 @@ describe.each(testDatabaseKinds())('delivery log retention on %s', (kind) => {
     const db = database.prisma;
     const identities = await db.deliveryIdentity.findMany({ where: { webhookId: busy }, select: { deliveryId: true } });
     expect(identities.map((i) => i.deliveryId).sort()).toEqual(
-      Array.from({ length: 25 }, (_, k) => `evt-${k * 2}`).sort(),
+      [...Array.from({ length: 25 }, (_, k) => `evt-${k * 2}`), 'evt-60'].sort(),
     );
+  });
+
+  it('prunes an entry once its runs are gone', async () => {
+    await database.prisma.run.delete({ where: { id: 'run-60' } });
+    expect(await pruneDeliveries(database.prisma, now)).toBe(1);
   });
 
   it('is a no-op when run again', async () => {

@@ -6,6 +6,12 @@ import { prisma, type DbOrTx } from '@/lib/db';
 // periodic job. An entry goes only when it is both older than the window and
 // not among its webhook's 50 newest. Its accepted identity goes with it
 // (cascade), so dedup covers exactly the retained window.
+//
+// An entry that started a run stays as long as any of its runs is kept (run
+// retention, 90 days by default, decides): runs do not copy the payload,
+// they read the delivery's body, so a queued run can still execute and a
+// finished one still shows what it was given. Keeping more than the minimum
+// is within the spec's "at least".
 
 export const RETENTION_DAYS = 7;
 export const RETENTION_MIN_ENTRIES = 50;
@@ -23,6 +29,7 @@ export async function pruneDeliveries(db: DbOrTx = prisma, now: Date = new Date(
            FROM "Delivery"
          ) ranked
          WHERE ranked.rank > $1 AND ranked."receivedAt" < $2
+           AND NOT EXISTS (SELECT 1 FROM "Run" r WHERE r."deliveryId" = ranked."id")
          LIMIT $3
        )`,
       RETENTION_MIN_ENTRIES,

@@ -1,6 +1,7 @@
 import 'server-only';
 import { prisma, type DbOrTx, type Tx } from '@/lib/db';
 import type { Role } from '@/lib/auth/roles';
+import { env, type Env } from '@/lib/env';
 import { createFactorySchema, type CreateFactoryInput } from '@/lib/factories/schemas';
 import { AppError } from '@/lib/http/errors';
 
@@ -21,9 +22,25 @@ export async function createFactoryTx(tx: Tx, userId: string, input: CreateFacto
   });
 }
 
-export async function createFactory(userId: string, input: CreateFactoryInput, db = prisma) {
+export type FactoryCreationPolicy = Env['factoryCreation'];
+
+/** Whether an account may create factories under TRIPLINE_FACTORY_CREATION. */
+export function mayCreateFactories(user: { instanceAdmin: boolean }, policy: FactoryCreationPolicy = env().factoryCreation): boolean {
+  return policy === 'everyone' || user.instanceAdmin;
+}
+
+export const factoryCreationRefused = () =>
+  new AppError('forbidden', 'Only instance admins can create factories on this Tripline. Ask an instance admin to create one and invite you.');
+
+/** Creates a factory with the user as its admin, when TRIPLINE_FACTORY_CREATION lets the user create one. */
+export async function createFactory(userId: string, input: CreateFactoryInput, db = prisma, policy: FactoryCreationPolicy = env().factoryCreation) {
+  const data = createFactorySchema.parse(input);
   try {
-    return await db.$transaction((tx) => createFactoryTx(tx, userId, input));
+    return await db.$transaction(async (tx) => {
+      const user = await tx.user.findUnique({ where: { id: userId }, select: { instanceAdmin: true, disabledAt: true } });
+      if (!user || user.disabledAt || !mayCreateFactories(user, policy)) throw factoryCreationRefused();
+      return createFactoryTx(tx, userId, data);
+    });
   } catch (error) {
     // Two creations of the same slug at once: the unique index decides.
     if ((error as { code?: string }).code === 'P2002') throw slugTaken();

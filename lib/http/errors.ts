@@ -1,4 +1,5 @@
 import { ZodError } from 'zod';
+import { errorFields, log } from '@/lib/log';
 
 // One error type for the whole domain. Services throw AppError; every adapter
 // (server actions, /api/v1, the CLI) maps it the same way. Messages are
@@ -83,6 +84,6 @@ export function errorBody(error: AppError): ErrorBody {
 /** A JSON error response; unexpected errors are logged (without request data) and shown generically. */
 export function errorResponse(error: unknown, headers?: HeadersInit): Response {
   const appError = toAppError(error);
-  if (appError.code === 'internal') console.error('[tripline] unexpected error:', error);
+  if (appError.code === 'internal') log('api').error(errorFields(error), 'unexpected error');
   return Response.json(errorBody(appError), { status: appError.status, headers });
 }

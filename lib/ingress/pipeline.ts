@@ -1,5 +1,6 @@
 import 'server-only';
 import { randomBase62 } from '@/lib/crypto/random';
+import { env } from '@/lib/env';
 import { authenticate } from '@/lib/ingress/authenticate';
 import { declaredTooLarge, readBodyWithLimit } from '@/lib/http/body';
 import { requestNow } from '@/lib/ingress/clock';
@@ -13,6 +14,7 @@ import { consume, foldedDeliveryLimit, getLimiters } from '@/lib/ingress/rate-li
 import { recordAccepted, recordRefusal, recordRejected, type RejectedStatus } from '@/lib/ingress/record';
 import { runsToStart } from '@/lib/runs/start';
 import { wakeWorkers } from '@/lib/runs/worker';
+import { note, observeIngress } from '@/lib/ingress/observe';
 import { accepted, ingressError, notFound, rateLimited } from '@/lib/ingress/responses';
 import { clientAddress } from '@/lib/http/client-address';
 import { getScheme } from '@/lib/signatures/registry';
@@ -55,24 +57,37 @@ function providerIdFor(webhook: LiveWebhook, headers: Headers): string | null {
   return webhook.authMode === 'signature' && webhook.signatureScheme ? providerDeliveryId(webhook.signatureScheme, headers) : null;
 }
 
-export async function handleIngress(request: Request, params: IngressParams): Promise<Response> {
+/** Answers an ingress request, counted and logged by lib/ingress/observe.ts. */
+export function handleIngress(request: Request, params: IngressParams): Promise<Response> {
+  return observeIngress(request, params.uid, () => serve(request, params));
+}
+
+/** A 429 from the budget of unauthenticated entries (handshakes answer it themselves), noted for the metrics. */
+function notedBudget(request: Request, response: Response): Response {
+  if (response.status === 429) note(request, { budget: 'unauthenticated_writes' });
+  return response;
+}
+
+async function serve(request: Request, params: IngressParams): Promise<Response> {
   if (!UID_SHAPE.test(params.uid)) return notFound();
   const webhook = await findLiveWebhook(params.uid);
   // A path token only exists for url_token webhooks; anywhere else the URL is unknown.
   if (!webhook || (params.token !== undefined && webhook.authMode !== 'url_token')) return notFound();
+  note(request, { authMode: webhook.authMode, scheme: webhook.signatureScheme });
   const headers = request.headers;
   // The address the server entry resolved from the socket (lib/http/client-address.ts); never a header the client chose.
   const address = clientAddress(headers);
   const logAddress = address === 'unknown' ? null : address;
   const challenge = await answerChallenge(webhook, request, logAddress);
-  if (challenge) return challenge;
+  if (challenge) return notedBudget(request, challenge);
   if (request.method !== 'POST') return ingressError('method_not_allowed', { Allow: 'POST' });
 
   /** A metadata-only entry for a request without valid credentials, under the webhook's unauthenticated budget; `answer` when written, else 429. */
   const unauthenticated = async (status: RejectedStatus, size: number, detail: string, body: Buffer | null, answer: Response): Promise<Response> => {
+    note(request, { detail });
     const identity = rejectedIdentity(webhook, headers, body);
     const write = await recordUnauthenticated({ webhookId: webhook.id, webhookUid: webhook.uid, status, identity, size, detail, remoteAddress: logAddress });
-    return write.written ? answer : rateLimited(write.retryAfterSeconds);
+    return write.written ? answer : notedBudget(request, rateLimited(write.retryAfterSeconds));
   };
 
   const declared = declaredTooLarge(headers, MAX_BODY_BYTES);
@@ -84,6 +99,7 @@ export async function handleIngress(request: Request, params: IngressParams): Pr
     // Keyed by the trusted address: forged X-Forwarded-For values all share their sender's budget.
     const budget = await consume(getLimiters().authFailure, `${webhook.uid}:${address}`);
     if (!budget.allowed) {
+      note(request, { budget: 'auth_failure' });
       await recordRefusal(webhook.id);
       return rateLimited(budget.retryAfterSeconds);
     }
@@ -109,7 +125,7 @@ export async function handleIngress(request: Request, params: IngressParams): Pr
     const verify = () => authenticate({ ...bodyFree, body });
     // Verification handshakes (Slack, Zoom, Twitch, Discord, Asana, Notion) get the answer their provider requires.
     const handshake = await answerHandshake({ webhook, headers, body, remoteAddress: logAddress, verify });
-    if (handshake) return handshake;
+    if (handshake) return notedBudget(request, handshake);
     const result = verify();
     if (!result.ok) return authFailed(result.detail, body, body.length);
   }
@@ -123,6 +139,7 @@ export async function handleIngress(request: Request, params: IngressParams): Pr
   }
   if (!json.ok) {
     // Authenticated and counted against the delivery rate just above.
+    note(request, { detail: 'the body is not valid UTF-8 JSON' });
     await recordRejected({
       webhookId: webhook.id,
       status: 'rejected_invalid_json',
@@ -145,10 +162,12 @@ export async function handleIngress(request: Request, params: IngressParams): Pr
     body: json.text,
     headers: redactHeaders(headers, scheme?.signatureHeaders ?? []),
     remoteAddress: logAddress,
+    runQueueLimit: env().runQueueLimit,
     rateLimit: folded ?? undefined,
   });
   if (outcome.limited) return rateLimited(outcome.retryAfterSeconds);
   if (outcome.runs > 0) wakeWorkers();
+  if (outcome.status === 'duplicate') note(request, { duplicate: true });
   return accepted(identity.deliveryId);
 }
 

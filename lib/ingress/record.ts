@@ -2,7 +2,7 @@ import 'server-only';
 import { sql } from '@/lib/db/sql';
 import { randomBase62 } from '@/lib/crypto/random';
 import type { Identity } from '@/lib/ingress/identity';
-import { newRunId, type NewRun } from '@/lib/runs/start';
+import { newRunId, queueFullDetail, type NewRun } from '@/lib/runs/start';
 
 // Writing the delivery log. An accepted request is one SQL statement: it
 // claims the identity in DeliveryIdentity (primary key: webhook, delivery
@@ -19,6 +19,13 @@ import { newRunId, type NewRun } from '@/lib/runs/start';
 // when the identity was claimed: an accepted delivery never exists without
 // its runs, and a duplicate starts nothing. The automation must still be
 // enabled when the statement runs (the matching used the cached triggers).
+//
+// The same statement enforces the factory's run queue limit
+// (TRIPLINE_RUN_QUEUE_LIMIT): while the factory has that many queued runs,
+// the delivery is still Accepted and logged, but starts no runs, and its log
+// entry says "run queue full" (Why not repeats it per automation). The count
+// stops at the limit, so it costs at most that many index entries; it is a
+// soft limit: deliveries accepted at the same instant may each see room.
 
 export type RejectedStatus = 'rejected_auth' | 'rejected_invalid_json' | 'rejected_too_large';
 
@@ -125,7 +132,7 @@ export async function recordRejectedCounted(input: RejectedEntry, budget: Folded
 export type FoldedRateLimit = { key: string; points: number; durationMs: number };
 
 export type AcceptOutcome =
-  | { limited: false; id: string; status: 'accepted' | 'duplicate'; runs: number }
+  | { limited: false; id: string; status: 'accepted' | 'duplicate'; runs: number; queueFull: boolean }
   | { limited: true; retryAfterSeconds: number };
 
 export async function recordAccepted(input: {
@@ -137,6 +144,8 @@ export async function recordAccepted(input: {
   headers: Record<string, string>;
   remoteAddress: string | null;
   runs: NewRun[];
+  /** Queued runs per factory past which this delivery starts none. */
+  runQueueLimit: number;
   rateLimit?: FoldedRateLimit;
 }): Promise<AcceptOutcome> {
   const params: unknown[] = [];
@@ -173,10 +182,18 @@ export async function recordAccepted(input: {
        ON CONFLICT DO NOTHING
        RETURNING 1
      )`);
+  let queueFull = 'false';
   if (input.runs.length) {
+    const factoryId = param(input.factoryId, 'text');
+    const limit = param(input.runQueueLimit, 'int');
+    ctes.push(`room AS (
+       SELECT count(*) < ${limit} AS "ok"
+         FROM (SELECT 1 FROM "Run" WHERE "status" = 'queued' AND "factoryId" = ${factoryId} LIMIT ${limit}) queued
+     )`);
+    queueFull = 'NOT (SELECT "ok" FROM room)';
     ctes.push(`runs AS (
-       INSERT INTO "Run" ("id", "factoryId", "automationId", "deliveryId", "status", "prompt", "envelope", "attachments", "createdAt")
-       SELECT r."id", ${param(input.factoryId, 'text')}, r."automationId", ${rowId}, 'queued'::"RunStatus", r."prompt", r."envelope"::jsonb, r."attachments"::jsonb, now()
+       INSERT INTO "Run" ("id", "factoryId", "automationId", "deliveryId", "status", "prompt", "envelope", "createdAt")
+       SELECT r."id", ${factoryId}, r."automationId", ${rowId}, 'queued'::"RunStatus", r."prompt", r."envelope"::jsonb, now()
          FROM unnest(${param(input.runs.map(newRunId), 'text[]')}, ${param(
            input.runs.map((r) => r.automationId),
            'text[]',
@@ -186,12 +203,9 @@ export async function recordAccepted(input: {
          )}, ${param(
            input.runs.map((r) => JSON.stringify(r.envelope)),
            'text[]',
-         )}, ${param(
-           input.runs.map((r) => JSON.stringify(r.attachments)),
-           'text[]',
-         )}) AS r("id", "automationId", "prompt", "envelope", "attachments")
+         )}) AS r("id", "automationId", "prompt", "envelope")
          JOIN "Automation" a ON a."id" = r."automationId" AND a."enabled"
-        WHERE EXISTS (SELECT 1 FROM claimed)
+        WHERE EXISTS (SELECT 1 FROM claimed) AND (SELECT "ok" FROM room)
        RETURNING 1
      )`);
   }
@@ -204,19 +218,21 @@ export async function recordAccepted(input: {
               CASE WHEN ${accepted} THEN ${param(input.body, 'text')} ELSE NULL END,
               CASE WHEN ${accepted} THEN ${param(JSON.stringify(input.headers), 'jsonb')} ELSE NULL END,
               ${param(input.remoteAddress, 'text')},
-              CASE WHEN ${accepted} THEN NULL ELSE 'identity already accepted' END
+              CASE WHEN NOT ${accepted} THEN 'identity already accepted'
+                   WHEN ${queueFull} THEN ${param(queueFullDetail(input.runs.length, input.runQueueLimit), 'text')} END
         WHERE ${allowed}
        RETURNING "status"::text AS "status"
      )`);
-  const [row] = await sql<{ status: 'accepted' | 'duplicate' | null; runs: number; expire: string | number | null }>(
+  const [row] = await sql<{ status: 'accepted' | 'duplicate' | null; runs: number; queueFull: boolean; expire: string | number | null }>(
     `WITH ${ctes.join(',\n     ')}
      SELECT (SELECT "status" FROM delivery) AS "status",
             ${input.runs.length ? '(SELECT count(*) FROM runs)::int' : '0'} AS "runs",
+            ${queueFull} AS "queueFull",
             ${input.rateLimit ? '(SELECT "expire" FROM counted)' : 'NULL'} AS "expire"`,
     params,
   );
   if (!row?.status) {
     return { limited: true, retryAfterSeconds: Math.max(1, Math.ceil((Number(row?.expire ?? now) - now) / 1000)) };
   }
-  return { limited: false, id, status: row.status, runs: row.runs };
+  return { limited: false, id, status: row.status, runs: row.runs, queueFull: row.status === 'accepted' && row.queueFull };
 }

@@ -2,14 +2,12 @@
 
 import { revalidatePath } from 'next/cache';
 import { factoryAction } from '@/lib/actions/action';
-import { addMemberSchema, changeRoleSchema, removeMemberSchema } from '@/lib/members/schemas';
-import { addMember, changeMemberRole, removeMember } from '@/lib/members/service';
+import { changeRoleSchema, removeMemberSchema } from '@/lib/members/schemas';
+import { changeMemberRole, removeMember } from '@/lib/members/service';
 
-export const addMemberAction = factoryAction('factory:manage', addMemberSchema, async ({ factory }, input) => {
-  const member = await addMember(factory.id, input);
-  revalidatePath(`/f/${factory.slug}/members`);
-  return { email: member.email };
-});
+// People join a factory through invitations (lib/invitations), which never
+// say whether an email has an account; adding an existing account by email
+// is left to the operator's CLI (`tripline member add`).
 
 export const changeMemberRoleAction = factoryAction('factory:manage', changeRoleSchema, async ({ factory }, input) => {
   await changeMemberRole(factory.id, input);

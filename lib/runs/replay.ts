@@ -1,5 +1,6 @@
 import 'server-only';
 import { prisma } from '@/lib/db';
+import { env } from '@/lib/env';
 import { AppError } from '@/lib/http/errors';
 import { activeTriggersSql, newRunId, runsToStart, type ActiveTrigger } from '@/lib/runs/start';
 
@@ -10,7 +11,8 @@ import { activeTriggersSql, newRunId, runsToStart, type ActiveTrigger } from '@/
 // at once), records the replay on the log entry, and never re-checks
 // authentication or signature age: the delivery was authenticated when it
 // arrived. A deleted webhook's deliveries cannot be replayed (its triggers
-// never fire); a disabled webhook's can.
+// never fire); a disabled webhook's can. Like the ingress, it starts nothing
+// while the factory's run queue is full (TRIPLINE_RUN_QUEUE_LIMIT).
 
 export type ReplayResult = {
   started: { runId: string; automationId: string; automationName: string }[];
@@ -43,6 +45,17 @@ export async function replayDelivery(factoryId: string, uid: string, deliveryRow
       text: delivery.body,
       value: JSON.parse(delivery.body) as unknown,
     });
+    if (runs.length) {
+      const limit = env().runQueueLimit;
+      const [queue] = await tx.$queryRawUnsafe<{ queued: number }[]>(
+        `SELECT count(*)::int AS "queued" FROM (SELECT 1 FROM "Run" WHERE "status" = 'queued' AND "factoryId" = $1 LIMIT $2) q`,
+        factoryId,
+        limit,
+      );
+      if (queue!.queued >= limit) {
+        throw new AppError('conflict', `Run queue full: this factory already has ${limit.toLocaleString('en-US')} queued runs; replay once some have finished`);
+      }
+    }
     const created = runs.length
       ? await tx.run.createManyAndReturn({
           data: runs.map((run) => ({ ...run, id: newRunId(), factoryId, deliveryId: delivery.id, replay: true })),

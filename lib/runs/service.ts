@@ -1,7 +1,7 @@
 import 'server-only';
 import { prisma, type DbOrTx } from '@/lib/db';
 import { notFound } from '@/lib/http/errors';
-import type { RunAttachment, RunEnvelope } from '@/lib/runs/envelope';
+import { payloadAttachments, type RunAttachment, type RunEnvelope } from '@/lib/runs/envelope';
 
 // Reading runs: the Runs views (per automation, per delivery) and the run
 // page. Runs are created by the ingress (lib/ingress/record.ts) and moved
@@ -97,14 +97,24 @@ export async function listRuns(
 export async function getRun(factoryId: string, id: string, db: DbOrTx = prisma): Promise<RunView> {
   const row = await db.run.findFirst({
     where: { id, factoryId },
-    select: { ...summarySelect, prompt: true, envelope: true, attachments: true, output: true, error: true },
+    select: {
+      ...summarySelect,
+      delivery: { select: { ...summarySelect.delivery.select, body: true } },
+      prompt: true,
+      envelope: true,
+      payload: true,
+      output: true,
+      error: true,
+    },
   });
   if (!row) throw notFound('No run with this id in this factory');
+  // The payload is the delivery's stored body (not a copy), as the executor receives it.
+  const payload = row.payload ?? row.delivery?.body ?? null;
   return {
     ...toSummary(row),
     prompt: row.prompt,
     envelope: row.envelope as RunEnvelope,
-    attachments: row.attachments as RunAttachment[],
+    attachments: payload === null ? [] : payloadAttachments(payload),
     output: row.output,
     error: row.error,
   };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { composedPrompt } from '@/lib/runs/envelope';
+import { composedPrompt, payloadAttachments } from '@/lib/runs/envelope';
 import { runsToStart, type ActiveTrigger } from '@/lib/runs/start';
 
 const webhook = { name: 'github', uid: 'wh_abc' };
@@ -35,7 +35,9 @@ describe('runsToStart', () => {
   it('attaches the body text as received and names the webhook and delivery in the envelope', () => {
     const text = '{ "b": 2,   "a": [1, 2.50] }';
     const [run] = runsToStart(webhook, [trigger('a', null)], { deliveryId: 'evt_9', text, value: JSON.parse(text) });
-    expect(run!.attachments).toEqual([{ name: 'event-payload.json', contentType: 'application/json', content: text }]);
+    // The run stores no copy of the payload; the executor gets the delivery's body as this.
+    expect(run).not.toHaveProperty('attachments');
+    expect(payloadAttachments(text)).toEqual([{ name: 'event-payload.json', contentType: 'application/json', content: text }]);
     expect(run!.envelope).toMatchObject({ webhook, deliveryId: 'evt_9', attachments: [{ name: 'event-payload.json', size: Buffer.byteLength(text) }] });
     expect(run!.envelope.text).toContain('That payload is the request to act on.');
     expect(run!.envelope.text).toContain('untrusted context');

@@ -1,6 +1,6 @@
 import { randomBase62 } from '@/lib/crypto/random';
 import { matchesFilter, type PayloadFilter } from '@/lib/filters';
-import { composeEnvelope, type RunAttachment, type RunEnvelope } from '@/lib/runs/envelope';
+import { composeEnvelope, type RunEnvelope } from '@/lib/runs/envelope';
 
 // Which runs a delivery starts (spec 4.1 rule 3): one per enabled automation
 // with a trigger on the webhook whose payload filter matches; an automation
@@ -12,7 +12,18 @@ export type ActiveTrigger = { automationId: string; automationName: string; prom
 
 export const newRunId = () => `run_${randomBase62(22)}`;
 
-export type NewRun = { automationId: string; prompt: string; envelope: RunEnvelope; attachments: RunAttachment[] };
+/** A run to insert; its payload is the delivery's stored body, not a copy. */
+export type NewRun = { automationId: string; prompt: string; envelope: RunEnvelope };
+
+export const QUEUE_FULL_DETAIL_PREFIX = 'run queue full';
+
+/**
+ * The delivery log entry's detail when the factory's run queue was full
+ * (TRIPLINE_RUN_QUEUE_LIMIT): the entry is Accepted, its runs were not started.
+ */
+export function queueFullDetail(runs: number, limit: number): string {
+  return `${QUEUE_FULL_DETAIL_PREFIX}: ${runs === 1 ? '1 run was' : `${runs} runs were`} not started (the factory already had ${limit.toLocaleString('en-US')} queued runs)`;
+}
 
 export function runsToStart(
   webhook: { name: string; uid: string },
@@ -24,8 +35,8 @@ export function runsToStart(
   for (const trigger of triggers) {
     if (started.has(trigger.automationId) || !matchesFilter(trigger.payloadFilter, delivery.value)) continue;
     started.add(trigger.automationId);
-    const { envelope, attachments } = composeEnvelope({ webhookName: webhook.name, webhookUid: webhook.uid, deliveryId: delivery.deliveryId, body: delivery.text });
-    runs.push({ automationId: trigger.automationId, prompt: trigger.prompt, envelope, attachments });
+    const envelope = composeEnvelope({ webhookName: webhook.name, webhookUid: webhook.uid, deliveryId: delivery.deliveryId, body: delivery.text });
+    runs.push({ automationId: trigger.automationId, prompt: trigger.prompt, envelope });
   }
   return runs;
 }

@@ -3,15 +3,21 @@ import os from 'node:os';
 import { randomBase62 } from '@/lib/crypto/random';
 import { sql } from '@/lib/db/sql';
 import type { ExecutorConfig } from '@/lib/env';
+import { payloadAttachments, type RunEnvelope } from '@/lib/runs/envelope';
 import { executeCommand } from '@/lib/runs/executors/command';
 import { executeHttp } from '@/lib/runs/executors/http';
 import type { ClaimedRun, ExecutionOutcome } from '@/lib/runs/executors/types';
+import { log } from '@/lib/log';
+import { metrics } from '@/lib/metrics';
+
+const logger = log('runs');
 
 // Workers move queued runs through running to succeeded or failed.
 //
 // Claiming is one UPDATE over a `FOR UPDATE SKIP LOCKED` subquery: when
 // several app instances (or `tripline worker` processes) share PostgreSQL,
-// each queued run is handed to exactly one of them. A claim holds a lease
+// each queued run is handed to exactly one of them. The pick is fair across
+// factories (see claimRun), so one factory's burst cannot starve another's. A claim holds a lease
 // (the executor's time limit plus a minute). A worker that dies mid-run
 // leaves its run `running` with an expired lease; the sweep marks it failed
 // rather than starting it again, so a run never executes twice. With no
@@ -19,28 +25,76 @@ import type { ClaimedRun, ExecutionOutcome } from '@/lib/runs/executors/types';
 
 // Idle workers poll this often; runs queued by this process wake them at once.
 const POLL_MS = 1_000;
+// Ready runs per factory that one claim considers (see claimRun).
+const HEAD = 16;
 const LEASE_MARGIN_MS = 60_000;
 
 export const workerId = () => `${os.hostname()}:${process.pid}:${randomBase62(6)}`;
 
+type ClaimedRow = { id: string; automationId: string; automationName: string; prompt: string; envelope: RunEnvelope; attempt: number; payload: string | null };
+
+/**
+ * Claims the next run, fairly across factories: the factories with queued
+ * runs are found with a loose index scan (one index probe per factory, not a
+ * pass over every queued run), and each offers its oldest HEAD ready runs.
+ * A candidate's turn is the factory's running runs plus its place in that
+ * factory's line; the lowest turn goes first, then the factory served least
+ * recently (latest startedAt), then the oldest. So a factory with 200 queued
+ * runs and one with 1 alternate instead of the second waiting behind the
+ * first's 200; and concurrent claims, which cannot see each other's
+ * uncommitted picks, still spread over factories (the second claim skips the
+ * locked first candidate and finds another factory's turn 0 before this
+ * factory's turn 1). Within a factory runs stay first in, first out.
+ *
+ * The run's attachment is built from the delivery's stored body here, so
+ * event-payload.json is that body byte for byte; `attachments` is empty only
+ * if the payload is gone (processOne then fails the run).
+ */
 export async function claimRun(worker: string, leaseMs: number): Promise<ClaimedRun | null> {
-  const [row] = await sql<Omit<ClaimedRun, 'worker'>>(
-    `WITH next AS (
-       SELECT "id" FROM "Run"
-        WHERE "status" = 'queued' AND ("lockedUntil" IS NULL OR "lockedUntil" <= now())
-        ORDER BY "createdAt", "id"
+  const [row] = await sql<ClaimedRow>(
+    `WITH RECURSIVE waiting AS (
+       (SELECT "factoryId" FROM "Run" WHERE "status" = 'queued' ORDER BY "factoryId" LIMIT 1)
+       UNION ALL
+       SELECT (SELECT r."factoryId" FROM "Run" r WHERE r."status" = 'queued' AND r."factoryId" > w."factoryId" ORDER BY r."factoryId" LIMIT 1)
+         FROM waiting w WHERE w."factoryId" IS NOT NULL
+     ),
+     factories AS MATERIALIZED (
+       SELECT w."factoryId",
+              (SELECT count(*) FROM "Run" x WHERE x."status" = 'running' AND x."factoryId" = w."factoryId") AS "running",
+              (SELECT max(x."startedAt") FROM "Run" x WHERE x."factoryId" = w."factoryId") AS "served"
+         FROM waiting w WHERE w."factoryId" IS NOT NULL
+     ),
+     candidates AS MATERIALIZED (
+       SELECT c."id", c."createdAt", f."served",
+              f."running" + row_number() OVER (PARTITION BY f."factoryId" ORDER BY c."createdAt", c."id") AS "turn"
+         FROM factories f
+         CROSS JOIN LATERAL (
+           SELECT r."id", r."createdAt" FROM "Run" r
+            WHERE r."status" = 'queued' AND r."factoryId" = f."factoryId" AND (r."lockedUntil" IS NULL OR r."lockedUntil" <= now())
+            ORDER BY r."createdAt", r."id"
+            LIMIT ${HEAD}
+         ) c
+     ),
+     next AS (
+       SELECT r."id" FROM "Run" r JOIN candidates c ON c."id" = r."id"
+        WHERE r."id" = ANY (ARRAY(SELECT "id" FROM candidates)) -- by primary key, not a pass over the queue
+          AND r."status" = 'queued' AND (r."lockedUntil" IS NULL OR r."lockedUntil" <= now())
+        ORDER BY c."turn", c."served" NULLS FIRST, c."createdAt", c."id"
         LIMIT 1
-        FOR UPDATE SKIP LOCKED
+        FOR UPDATE OF r SKIP LOCKED
      )
      UPDATE "Run" r
         SET "status" = 'running', "lockedBy" = $1, "lockedUntil" = now() + ($2::int * interval '1 millisecond'),
             "startedAt" = COALESCE(r."startedAt", now()), "attempts" = r."attempts" + 1
        FROM next, "Automation" a
       WHERE r."id" = next."id" AND a."id" = r."automationId"
-     RETURNING r."id", r."automationId", a."name" AS "automationName", r."prompt", r."envelope", r."attachments", r."attempts" AS "attempt"`,
+     RETURNING r."id", r."automationId", a."name" AS "automationName", r."prompt", r."envelope", r."attempts" AS "attempt",
+               COALESCE(r."payload", (SELECT d."body" FROM "Delivery" d WHERE d."id" = r."deliveryId")) AS "payload"`,
     [worker, leaseMs],
   );
-  return row ? { ...row, worker } : null;
+  if (!row) return null;
+  const { payload, ...run } = row;
+  return { ...run, attachments: payload === null ? [] : payloadAttachments(payload), worker };
 }
 
 /** Records the outcome, only while this worker still holds the run. */
@@ -107,12 +161,17 @@ export async function processOne(
     return true;
   }
   let outcome: ExecutionOutcome;
+  const started = performance.now();
   try {
-    outcome = await execute(run, executor, options.cancel);
+    // Deliveries with kept runs are not pruned, so this is a database edited by hand.
+    outcome = run.attachments.length
+      ? await execute(run, executor, options.cancel)
+      : { status: 'failed', output: null, error: 'The delivery that started this run is no longer stored, so its payload cannot be attached' };
   } catch (error) {
     outcome = { status: 'failed', output: null, error: `The executor failed: ${(error as Error).message}` };
   }
   await finishRun(worker, run.id, outcome);
+  recordOutcome(run, executor.kind, outcome, (performance.now() - started) / 1000);
   return true;
 }
 
@@ -121,6 +180,17 @@ export async function processOne(
  * until `deadline` (epoch ms); runs still going then are stopped and fail
  * with a message saying so. Without a deadline it waits for them.
  */
+/** One log line and the metrics for each run attempt that ended. */
+function recordOutcome(run: ClaimedRun, executor: 'command' | 'http', outcome: ExecutionOutcome, seconds: number): void {
+  const result = outcome.status === 'failed' && outcome.retryAfterMs !== undefined ? 'retried' : outcome.status;
+  const { runs, runDuration } = metrics();
+  runs.inc({ outcome: result, executor });
+  runDuration.observe({ executor }, seconds);
+  const fields = { runId: run.id, automationId: run.automationId, attempt: run.attempt, executor, outcome: result, seconds: Math.round(seconds * 1000) / 1000 };
+  if (outcome.status === 'succeeded') logger.info(fields, 'run succeeded');
+  else logger.warn({ ...fields, error: outcome.error }, result === 'retried' ? 'run attempt failed; queued again' : 'run failed');
+}
+
 export type WorkerPool = { stop: (deadline?: number) => Promise<void>; wake: () => void };
 
 // This process's worker pools, on globalThis so the ingress bundle reaches

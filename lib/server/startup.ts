@@ -4,6 +4,7 @@ import { prepareDatabase } from '@/lib/db/prepare';
 import { deleteExpiredSessions } from '@/lib/auth/sessions';
 import { pruneDeliveries } from '@/lib/deliveries/retention';
 import { syncAllRepositories } from '@/lib/definitions/repository';
+import { moveRepositoryCredentials } from '@/lib/definitions/repository-credentials';
 import { env } from '@/lib/env';
 import { servedByEntry } from '@/lib/http/client-address';
 import { errorFields, log } from '@/lib/log';
@@ -11,9 +12,10 @@ import { pruneRuns } from '@/lib/runs/retention';
 import { startWorkers } from '@/lib/runs/worker';
 import { onShutdown, setPhase, shutdownStage } from '@/lib/server/lifecycle';
 
-// Server start: every instance applies pending migrations (the schema engine
-// serialises concurrent instances with an advisory lock, as Prisma Migrate
-// does), checks its keys, then starts periodic housekeeping and the run
+// Server start: every instance applies pending migrations (under PostgreSQL's
+// advisory lock, taken on a connection of its own and released before that
+// connection closes, so instances starting together all come up and one
+// applies each migration: lib/db/migrate.ts), checks its keys, then starts periodic housekeeping and the run
 // workers, and registers how each stops. The server entry (server.ts) owns
 // the signals and runs the shutdown sequence (lib/server/lifecycle.ts).
 
@@ -35,6 +37,8 @@ export async function startServer(): Promise<void> {
     env();
     database = getDatabase();
     await prepareDatabase(database, line);
+    const moved = await moveRepositoryCredentials(database.prisma);
+    if (moved > 0) line(`moved the credentials of ${moved} repository URL${moved === 1 ? '' : 's'} into encrypted storage`);
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     setPhase('failed', reason);

@@ -26,13 +26,13 @@ export function testDatabaseKinds(): TestDatabaseKind[] {
 export async function createTestDatabase(kind: TestDatabaseKind): Promise<TestDatabase> {
   if (kind === 'pglite') {
     const database = openDatabase({ kind: 'memory' });
-    await applyPendingMigrations(database.adapter.factory);
+    await applyPendingMigrations(database.adapter);
     return { ...database, kind, drop: database.close };
   }
   const created = await createPostgresDatabase();
   const target: DatabaseTarget = { kind: 'postgres', url: created.url };
   const database = openDatabase(target, { poolSize: 5 });
-  await applyPendingMigrations(database.adapter.factory);
+  await applyPendingMigrations(database.adapter);
   return {
     ...database,
     kind,

@@ -3,8 +3,8 @@
 import { publicAction } from '@/lib/actions/action';
 import { env } from '@/lib/env';
 import { AppError } from '@/lib/http/errors';
-import { completeFirstRun, createUser } from '@/lib/users/service';
-import { firstRunSchema, signUpSchema } from '@/lib/users/schemas';
+import { completeFirstRun, createUser, needsFirstRun } from '@/lib/users/service';
+import { firstRunSchema, signUpClosedMessage, signUpSchema } from '@/lib/users/schemas';
 
 // The browser signs in with the same credentials right after these succeed.
 
@@ -13,8 +13,19 @@ export const completeFirstRunAction = publicAction(firstRunSchema, async (input)
   return { factorySlug: factory.slug };
 });
 
+// Open sign-up never says "this email has an account": a taken email gets a
+// neutral message (see docs/security.md for what open sign-up still reveals).
+const neutralRefusal = 'We could not create an account with these details. If you already have an account, sign in instead.';
+
 export const signUpAction = publicAction(signUpSchema, async (input) => {
-  if (!env().allowSignup) throw new AppError('forbidden', 'Sign-up is closed on this Tripline. Ask an admin for an account.');
-  await createUser(input);
+  // Checked here, not only on the page: the action is reachable without it.
+  if (!env().allowSignup) throw new AppError('forbidden', signUpClosedMessage);
+  if (await needsFirstRun()) throw new AppError('conflict', 'Tripline is not set up yet. Open the first-run page instead.');
+  try {
+    await createUser(input);
+  } catch (error) {
+    if (error instanceof AppError && error.code === 'conflict') throw new AppError('conflict', neutralRefusal);
+    throw error;
+  }
   return null;
 });

@@ -34,3 +34,6 @@ export const firstRunSchema = signUpSchema.extend({
   factorySlug: factorySlugSchema,
 });
 export type FirstRunInput = z.input<typeof firstRunSchema>;
+
+export const signUpClosedMessage =
+  'Sign-up on this Tripline is by invitation. Ask an admin of the factory you want to join for an invitation link.';

@@ -1,14 +1,15 @@
 import 'server-only';
-import { prisma, type DbOrTx } from '@/lib/db';
+import { prisma, type Db, type DbOrTx, type Tx } from '@/lib/db';
 import { advisoryXactLock, lockKeys } from '@/lib/db/locks';
 import { burnPasswordCheck, hashPassword, verifyPassword } from '@/lib/auth/password';
 import { AppError } from '@/lib/http/errors';
 import { createFactoryTx } from '@/lib/factories/service';
 import { firstRunSchema, signInSchema, signUpSchema, type FirstRunInput, type SignUpInput } from '@/lib/users/schemas';
 
-export type PublicUser = { id: string; email: string; name: string | null };
+export type PublicUser = { id: string; email: string; name: string | null; instanceAdmin: boolean };
 
-const publicUser = { id: true, email: true, name: true } as const;
+/** The fields of a PublicUser, for every query that loads the signed-in person. */
+export const publicUserSelect = { id: true, email: true, name: true, instanceAdmin: true } as const;
 
 export async function userCount(db: DbOrTx = prisma): Promise<number> {
   return db.user.count();
@@ -18,24 +19,41 @@ export async function needsFirstRun(db: DbOrTx = prisma): Promise<boolean> {
   return (await db.user.findFirst({ select: { id: true } })) === null;
 }
 
-export async function createUser(input: SignUpInput, db: DbOrTx = prisma): Promise<PublicUser> {
-  const data = signUpSchema.parse(input);
-  const existing = await db.user.findUnique({ where: { email: data.email }, select: { id: true } });
-  if (existing) {
-    throw new AppError('conflict', 'An account with this email already exists', {
-      email: 'An account with this email already exists',
-    });
-  }
-  return db.user.create({
-    data: { email: data.email, name: data.name || null, passwordHash: await hashPassword(data.password) },
-    select: publicUser,
+/** The message for an email that already has an account, where saying so reveals nothing new. */
+export const emailTaken = () =>
+  new AppError('conflict', 'An account with this email already exists', { email: 'An account with this email already exists' });
+
+/**
+ * Creates an account inside the caller's transaction. The very first account
+ * of an instance is its instance admin (the first-run lock makes "first" exact
+ * even when two accounts are created at once).
+ */
+export async function createUserTx(tx: Tx, data: { email: string; name?: string | null; passwordHash: string }): Promise<PublicUser> {
+  await advisoryXactLock(tx, lockKeys.firstRun);
+  if (await tx.user.findUnique({ where: { email: data.email }, select: { id: true } })) throw emailTaken();
+  const first = await needsFirstRun(tx);
+  return tx.user.create({
+    data: { email: data.email, name: data.name || null, passwordHash: data.passwordHash, instanceAdmin: first },
+    select: publicUserSelect,
   });
 }
 
+/** Creates an account (sign-up, the CLI). Conflict when the email is taken: callers decide what to tell whom. */
+export async function createUser(input: SignUpInput, db: Db = prisma): Promise<PublicUser> {
+  const data = signUpSchema.parse(input);
+  const passwordHash = await hashPassword(data.password);
+  try {
+    return await db.$transaction((tx) => createUserTx(tx, { email: data.email, name: data.name, passwordHash }));
+  } catch (error) {
+    if ((error as { code?: string }).code === 'P2002') throw emailTaken();
+    throw error;
+  }
+}
+
 /**
- * First run: when no user exists, creates the first account and its factory
- * (the user is its admin). The advisory lock makes two simultaneous visitors
- * safe: the second one finds a user and is refused.
+ * First run: when no user exists, creates the first account (an instance
+ * admin) and its factory (the user is its admin). The advisory lock makes two
+ * simultaneous visitors safe: the second one finds a user and is refused.
  */
 export async function completeFirstRun(
   input: FirstRunInput,
@@ -49,30 +67,43 @@ export async function completeFirstRun(
       throw new AppError('conflict', 'Tripline is already set up. Sign in instead.');
     }
     const user = await tx.user.create({
-      data: { email: data.email, name: data.name || null, passwordHash },
-      select: publicUser,
+      data: { email: data.email, name: data.name || null, passwordHash, instanceAdmin: true },
+      select: publicUserSelect,
     });
     const factory = await createFactoryTx(tx, user.id, { name: data.factoryName, slug: data.factorySlug });
     return { user, factory };
   });
 }
 
-/** The user for an email and password, or null. Takes as long for unknown emails. */
+export type CredentialsCheck = { outcome: 'ok'; user: PublicUser } | { outcome: 'wrong' } | { outcome: 'disabled' };
+
+/**
+ * Checks an email and password. Takes as long for unknown emails. A disabled
+ * account is reported only when the password is right, so the answer tells
+ * nothing to someone who does not know it.
+ */
+export async function checkCredentials(input: { email: unknown; password: unknown }, db: DbOrTx = prisma): Promise<CredentialsCheck> {
+  const parsed = signInSchema.safeParse(input);
+  if (!parsed.success) return { outcome: 'wrong' };
+  const user = await db.user.findUnique({ where: { email: parsed.data.email } });
+  if (!user) {
+    await burnPasswordCheck(parsed.data.password);
+    return { outcome: 'wrong' };
+  }
+  if (!(await verifyPassword(user.passwordHash, parsed.data.password))) return { outcome: 'wrong' };
+  if (user.disabledAt) return { outcome: 'disabled' };
+  return { outcome: 'ok', user: { id: user.id, email: user.email, name: user.name, instanceAdmin: user.instanceAdmin } };
+}
+
+/** The enabled user for an email and password, or null. */
 export async function authenticateWithPassword(
   input: { email: unknown; password: unknown },
   db: DbOrTx = prisma,
 ): Promise<PublicUser | null> {
-  const parsed = signInSchema.safeParse(input);
-  if (!parsed.success) return null;
-  const user = await db.user.findUnique({ where: { email: parsed.data.email } });
-  if (!user) {
-    await burnPasswordCheck(parsed.data.password);
-    return null;
-  }
-  if (!(await verifyPassword(user.passwordHash, parsed.data.password))) return null;
-  return { id: user.id, email: user.email, name: user.name };
+  const check = await checkCredentials(input, db);
+  return check.outcome === 'ok' ? check.user : null;
 }
 
 export async function getUserByEmail(email: string, db: DbOrTx = prisma): Promise<PublicUser | null> {
-  return db.user.findUnique({ where: { email: email.trim().toLowerCase() }, select: publicUser });
+  return db.user.findUnique({ where: { email: email.trim().toLowerCase() }, select: publicUserSelect });
 }

@@ -1,6 +1,7 @@
 import 'server-only';
 import pg from 'pg';
 import { getDatabase, peekDatabase, type Database } from '@/lib/db';
+import { log } from '@/lib/log';
 
 // An in-process cache of live webhooks for the ingress, so most deliveries
 // skip the lookup query. It must never serve a webhook that was disabled,
@@ -41,7 +42,7 @@ class LiveWebhookCache<T> {
     this.starting ??= this.listen().catch((error: unknown) => {
       this.starting = undefined;
       if (this.database.closed) return;
-      console.error(`[tripline] webhook change listener failed: ${(error as Error).message}; retrying`);
+      log('live-cache').error({ err: { message: (error as Error).message } }, 'webhook change listener failed; retrying');
       setTimeout(() => this.start(), 5_000).unref();
     });
   }
@@ -62,7 +63,7 @@ class LiveWebhookCache<T> {
       client.end().catch(() => undefined);
       this.starting = undefined;
       if (this.database.closed) return;
-      if (wasListening) console.error(`[tripline] webhook change listener lost (${reason}); cache off until it reconnects`);
+      if (wasListening) log('live-cache').error({ reason }, 'webhook change listener lost; cache off until it reconnects');
       setTimeout(() => this.start(), 1_000).unref();
     };
     client.on('error', (error) => lost(error.message));

@@ -2,7 +2,7 @@ import type { ReactNode } from 'react';
 import { AppShell } from '@/components/shell/app-shell';
 import { requireUser } from '@/lib/auth/current-user';
 import { factoryNav } from '@/lib/factories/nav';
-import { listFactoriesForUser } from '@/lib/factories/service';
+import { listFactoriesForUser, mayCreateFactories } from '@/lib/factories/service';
 
 // Pages about the signed-in person rather than one factory.
 export default async function AccountLayout({ children }: { children: ReactNode }) {
@@ -10,7 +10,7 @@ export default async function AccountLayout({ children }: { children: ReactNode 
   const factories = await listFactoriesForUser(user.id);
   const first = factories[0];
   return (
-    <AppShell user={user} factories={factories} current={first} nav={first ? factoryNav(first.slug, first.role) : []}>
+    <AppShell user={user} factories={factories} canCreateFactories={mayCreateFactories(user)} current={first} nav={first ? factoryNav(first.slug, first.role) : []}>
       {children}
     </AppShell>
   );

@@ -1,8 +1,8 @@
 import { spawn } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { composedPrompt } from '@/lib/runs/envelope';
+import { composedPrompt, PAYLOAD_FILE_NAME } from '@/lib/runs/envelope';
 import { clip, type ClaimedRun, type ExecutionOutcome } from '@/lib/runs/executors/types';
 
 // The command executor: the operator's program runs in a fresh working
@@ -13,24 +13,39 @@ import { clip, type ClaimedRun, type ExecutionOutcome } from '@/lib/runs/executo
 // interleaved as produced) is kept; exit code 0 is success. Past the time
 // limit the whole process group is killed.
 //
-// The child does not inherit Tripline's own configuration (TRIPLINE_* keys,
-// DATABASE_URL): a run's program acts on untrusted payloads and has no
-// business holding the secrets key or database credentials.
+// The child gets an allowlisted environment, never the server's: PATH, LANG
+// and TZ as the server has them, HOME set to the run's own folder, the names
+// the operator lists in TRIPLINE_RUN_ENV (an agent's API key, say), and the
+// run's own TRIPLINE_RUN_ID, TRIPLINE_AUTOMATION_ID, TRIPLINE_PAYLOAD_FILE
+// and TRIPLINE_WORKER_ID. A run's program acts on untrusted payloads: it has
+// no business holding the database password, the secrets key, the auth
+// secret, an SSH agent socket or whatever else the server was started with.
+// The folder lives outside the data folder (lib/env.ts refuses a work folder
+// inside it) and is removed afterwards. This is not isolation: the program
+// still runs as the server's OS user (docs/security.md).
 
-const HIDDEN_ENV = /^(TRIPLINE_|DATABASE_URL$|TEST_DATABASE_URL$|NEXTAUTH_)/;
+const PASSED_THROUGH = ['PATH', 'LANG', 'TZ'];
 
-function childEnv(run: ClaimedRun, payloadFile: string): Record<string, string | undefined> {
-  const env: Record<string, string | undefined> = {};
-  for (const [key, value] of Object.entries(process.env)) if (!HIDDEN_ENV.test(key)) env[key] = value;
+export type CommandConfig = { command: string; timeoutMs: number; passEnv?: readonly string[]; workDir?: string };
+
+export function childEnv(run: Pick<ClaimedRun, 'id' | 'automationId' | 'worker'>, dir: string, passEnv: readonly string[] = [], source: NodeJS.ProcessEnv = process.env): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const name of [...PASSED_THROUGH, ...passEnv]) {
+    const value = source[name];
+    if (value !== undefined) env[name] = value;
+  }
+  env.HOME = dir;
   env.TRIPLINE_RUN_ID = run.id;
   env.TRIPLINE_AUTOMATION_ID = run.automationId;
-  env.TRIPLINE_PAYLOAD_FILE = payloadFile;
+  env.TRIPLINE_PAYLOAD_FILE = path.join(dir, PAYLOAD_FILE_NAME);
   env.TRIPLINE_WORKER_ID = run.worker;
   return env;
 }
 
-export async function executeCommand(run: ClaimedRun, config: { command: string; timeoutMs: number }, cancel?: AbortSignal): Promise<ExecutionOutcome> {
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'tripline-run-'));
+export async function executeCommand(run: ClaimedRun, config: CommandConfig, cancel?: AbortSignal): Promise<ExecutionOutcome> {
+  const parent = config.workDir ?? os.tmpdir();
+  await mkdir(parent, { recursive: true, mode: 0o700 });
+  const dir = await mkdtemp(path.join(parent, 'tripline-run-'));
   try {
     for (const attachment of run.attachments) {
       await writeFile(path.join(dir, path.basename(attachment.name)), attachment.content, 'utf8');
@@ -43,11 +58,11 @@ export async function executeCommand(run: ClaimedRun, config: { command: string;
 
 const seconds = (ms: number) => (ms / 1000).toLocaleString('en-US', { maximumFractionDigits: 1 });
 
-function runProgram(run: ClaimedRun, config: { command: string; timeoutMs: number }, dir: string, cancel?: AbortSignal): Promise<ExecutionOutcome> {
+function runProgram(run: ClaimedRun, config: CommandConfig, dir: string, cancel?: AbortSignal): Promise<ExecutionOutcome> {
   return new Promise((resolve) => {
     const child = spawn('/bin/sh', ['-c', config.command], {
       cwd: dir,
-      env: childEnv(run, path.join(dir, 'event-payload.json')) as NodeJS.ProcessEnv,
+      env: childEnv(run, dir, config.passEnv) as NodeJS.ProcessEnv,
       detached: true,
       stdio: ['pipe', 'pipe', 'pipe'],
     });

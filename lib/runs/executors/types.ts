@@ -1,7 +1,7 @@
 import type { RunAttachment, RunEnvelope } from '@/lib/runs/envelope';
 
-// An executor receives a claimed run exactly as stored and reports how it
-// went. `retryAfterMs` asks the worker to queue the run again (HTTP
+// An executor receives a claimed run (its stored prompt and envelope, its
+// delivery's body as the attachment) and reports how it went. `retryAfterMs` asks the worker to queue the run again (HTTP
 // executor's backoff); otherwise the outcome is final.
 
 export type ClaimedRun = {

@@ -2,7 +2,7 @@ import type { ReactNode } from 'react';
 import { AppShell } from '@/components/shell/app-shell';
 import { requireFactoryPage } from '@/lib/auth/current-user';
 import { factoryNav } from '@/lib/factories/nav';
-import { listFactoriesForUser } from '@/lib/factories/service';
+import { listFactoriesForUser, mayCreateFactories } from '@/lib/factories/service';
 
 export default async function FactoryLayout({ children, params }: { children: ReactNode; params: Promise<{ factory: string }> }) {
   const { factory: slug } = await params;
@@ -12,6 +12,7 @@ export default async function FactoryLayout({ children, params }: { children: Re
     <AppShell
       user={context.user}
       factories={factories}
+      canCreateFactories={mayCreateFactories(context.user)}
       current={{ slug: context.factory.slug, name: context.factory.name, role: context.role }}
       nav={factoryNav(context.factory.slug, context.role)}
     >

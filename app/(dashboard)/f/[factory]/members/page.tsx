@@ -1,12 +1,14 @@
 import type { Metadata } from 'next';
+import { InviteForm } from '@/components/invitations/invite-form';
+import { PendingInvitations } from '@/components/invitations/pending-invitations';
 import { MemberActions } from '@/components/members/member-actions';
-import { AddMemberForm } from '@/components/members/add-member-form';
 import { RoleBadge } from '@/components/shell/app-shell';
 import { Badge } from '@/components/ui/badge';
 import { Card, CardBody, CardHeader } from '@/components/ui/card';
 import { PageHeader } from '@/components/ui/page-header';
 import { Table, TBody, TD, TH, THead, TR } from '@/components/ui/table';
 import { requireFactoryPage } from '@/lib/auth/current-user';
+import { listPendingInvitations } from '@/lib/invitations/service';
 import { listMembers } from '@/lib/members/service';
 
 export const metadata: Metadata = { title: 'Members' };
@@ -18,6 +20,7 @@ export default async function MembersPage({ params }: { params: Promise<{ factor
   const context = await requireFactoryPage((await params).factory);
   const members = await listMembers(context.factory.id);
   const manage = context.can('factory:manage');
+  const invitations = manage ? await listPendingInvitations(context.factory.id) : [];
 
   return (
     <>
@@ -28,10 +31,25 @@ export default async function MembersPage({ params }: { params: Promise<{ factor
       <div className="flex flex-col gap-6">
         {manage ? (
           <Card>
-            <CardHeader title="Add a member" description="Give an existing Tripline account access to this factory." />
+            <CardHeader
+              title="Invite someone"
+              description="Tripline makes a single-use link for their email address. With it they create an account, or join with the one they have."
+            />
             <CardBody>
-              <AddMemberForm factorySlug={context.factory.slug} />
+              <InviteForm factorySlug={context.factory.slug} />
             </CardBody>
+          </Card>
+        ) : null}
+        {manage && invitations.length > 0 ? (
+          <Card>
+            <CardHeader
+              title={`${invitations.length} pending ${invitations.length === 1 ? 'invitation' : 'invitations'}`}
+              description="Links that have not been used yet. Revoke one to make its link stop working."
+            />
+            <PendingInvitations
+              factorySlug={context.factory.slug}
+              invitations={invitations.map((i) => ({ ...i, createdAt: i.createdAt.toISOString(), expiresAt: i.expiresAt.toISOString() }))}
+            />
           </Card>
         ) : null}
         <Card>

@@ -37,6 +37,9 @@ function RepositoryCard({ factorySlug, status }: { factorySlug: string; status: 
         <DetailRow label="Repository">
           <span className="font-mono text-[13px] break-all">{redactUrl(status.repoUrl ?? '')}</span>
         </DetailRow>
+        <DetailRow label="Credential">
+          {status.repoCredentialStored ? 'Stored (encrypted; never shown)' : <span className="text-fg-muted">None</span>}
+        </DetailRow>
         <DetailRow label="Production branch">
           <span className="font-mono text-[13px]">{status.repoBranch}</span>
         </DetailRow>
@@ -98,7 +101,7 @@ export default async function SettingsPage({ params }: { params: Promise<{ facto
             description="Factory as code: one file per webhook, webhooks/<name>.yaml. Plan and apply them from a pipeline with the tripline command or the API."
           />
           <CardBody>
-            <ConfigSourceForm factorySlug={factory.slug} current={status.configSource} repoUrl={status.repoUrl} repoBranch={status.repoBranch} />
+            <ConfigSourceForm factorySlug={factory.slug} current={status.configSource} repoUrl={status.repoUrl} repoBranch={status.repoBranch} credentialStored={status.repoCredentialStored} />
           </CardBody>
         </Card>
 

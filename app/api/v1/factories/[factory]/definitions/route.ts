@@ -8,7 +8,8 @@ export const GET = withFactory<Params>('factory:manage', async ({ context }) => 
   const [status, files] = await Promise.all([getDefinitionsStatus(context.factory.id), readDefinitionFiles(context.factory.id)]);
   return Response.json({
     configSource: status.configSource,
-    repository: status.configSource === 'repository' ? { url: status.repoUrl, branch: status.repoBranch } : null,
+    // The location without credentials; a stored credential is only ever said to exist.
+    repository: status.configSource === 'repository' ? { url: status.repoUrl, branch: status.repoBranch, credentialStored: status.repoCredentialStored } : null,
     appliedCommit: status.appliedCommit,
     appliedAt: status.appliedAt?.toISOString() ?? null,
     lastFailure: status.lastFailure,

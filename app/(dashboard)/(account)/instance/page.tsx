@@ -1,0 +1,128 @@
+import type { Metadata } from 'next';
+import { UserActions } from '@/components/instance/user-actions';
+import { Badge } from '@/components/ui/badge';
+import { Card, CardHeader } from '@/components/ui/card';
+import { PageHeader } from '@/components/ui/page-header';
+import { Table, TBody, TD, TH, THead, TR } from '@/components/ui/table';
+import { requireInstanceAdminPage } from '@/lib/auth/current-user';
+import { env } from '@/lib/env';
+import { listAllFactories, listUsers } from '@/lib/instance/service';
+
+export const metadata: Metadata = { title: 'Instance' };
+
+const dateFormat = new Intl.DateTimeFormat('en', { dateStyle: 'medium' });
+
+const plural = (count: number, one: string, many: string) => `${count} ${count === 1 ? one : many}`;
+
+// GET /instance: every account and factory, for instance admins only (others get 404)
+export default async function InstancePage() {
+  const me = await requireInstanceAdminPage();
+  const [users, factories] = await Promise.all([listUsers(), listAllFactories()]);
+  const { allowSignup, factoryCreation } = env();
+
+  return (
+    <>
+      <PageHeader
+        title="Instance"
+        description={
+          <>
+            Accounts and factories of this Tripline. Sign-up is {allowSignup ? 'open to anyone' : 'by invitation'}; factories are created by{' '}
+            {factoryCreation === 'everyone' ? 'any account' : 'instance admins'}.
+          </>
+        }
+      />
+      <div className="flex flex-col gap-6">
+        <Card>
+          <CardHeader
+            title={plural(users.length, 'account', 'accounts')}
+            description="A disabled account is signed out everywhere, cannot sign in, and its API tokens stop working. The instance always keeps an enabled instance admin."
+          />
+          <Table>
+            <THead>
+              <TR>
+                <TH>Person</TH>
+                <TH>Status</TH>
+                <TH numeric>Factories</TH>
+                <TH>Created</TH>
+                <TH className="text-right">Manage</TH>
+              </TR>
+            </THead>
+            <TBody>
+              {users.map((user) => {
+                const isSelf = user.id === me.id;
+                return (
+                  <TR key={user.id}>
+                    <TD>
+                      <div className="flex items-center gap-2">
+                        <span className="font-medium text-fg">{user.name || user.email}</span>
+                        {isSelf ? <Badge>You</Badge> : null}
+                      </div>
+                      {user.name ? <div className="text-[13px] text-fg-subtle">{user.email}</div> : null}
+                    </TD>
+                    <TD>
+                      <div className="flex flex-wrap gap-1.5">
+                        {user.disabledAt ? (
+                          <Badge tone="danger" dot>
+                            Disabled
+                          </Badge>
+                        ) : (
+                          <Badge tone="success" dot>
+                            Active
+                          </Badge>
+                        )}
+                        {user.instanceAdmin ? <Badge tone="accent">Instance admin</Badge> : null}
+                      </div>
+                    </TD>
+                    <TD numeric className="text-fg-muted">
+                      {user.factories}
+                    </TD>
+                    <TD className="text-fg-muted">{dateFormat.format(user.createdAt)}</TD>
+                    <TD className="text-right">
+                      <UserActions
+                        user={{ id: user.id, email: user.email, instanceAdmin: user.instanceAdmin, disabled: Boolean(user.disabledAt) }}
+                        isSelf={isSelf}
+                      />
+                    </TD>
+                  </TR>
+                );
+              })}
+            </TBody>
+          </Table>
+        </Card>
+        <Card>
+          <CardHeader
+            title={plural(factories.length, 'factory', 'factories')}
+            description="Every factory of this Tripline, with its members and live webhooks. Factory admins manage both inside each factory."
+          />
+          <Table>
+            <THead>
+              <TR>
+                <TH>Factory</TH>
+                <TH numeric>Members</TH>
+                <TH numeric>Webhooks</TH>
+                <TH>Created</TH>
+              </TR>
+            </THead>
+            <TBody>
+              {factories.map((factory) => (
+                <TR key={factory.id}>
+                  <TD>
+                    <div className="font-medium text-fg">{factory.name}</div>
+                    <div className="font-mono text-[13px] text-fg-subtle">{factory.slug}</div>
+                  </TD>
+                  <TD numeric className="text-fg-muted">
+                    {factory.members}
+                  </TD>
+                  <TD numeric className="text-fg-muted">
+                    {factory.webhooks}
+                  </TD>
+                  <TD className="text-fg-muted">{dateFormat.format(factory.createdAt)}</TD>
+                </TR>
+              ))}
+            </TBody>
+          </Table>
+        </Card>
+      </div>
+    </>
+  );
+}

@@ -1,0 +1,29 @@
+import { readJson, withFactory } from '@/lib/api/handler';
+import { createInvitationSchema } from '@/lib/invitations/schemas';
+import { createInvitation, listPendingInvitations, type PendingInvitation } from '@/lib/invitations/service';
+
+type Params = { factory: string };
+
+function invitationJson(invitation: PendingInvitation) {
+  return {
+    id: invitation.id,
+    email: invitation.email,
+    role: invitation.role,
+    invitedBy: invitation.invitedBy,
+    createdAt: invitation.createdAt.toISOString(),
+    expiresAt: invitation.expiresAt.toISOString(),
+  };
+}
+
+// GET /api/v1/factories/{factory}/invitations: pending invitations (never their links)
+export const GET = withFactory<Params>('factory:manage', async ({ context }) => {
+  const invitations = await listPendingInvitations(context.factory.id);
+  return Response.json({ invitations: invitations.map(invitationJson) });
+});
+
+// POST /api/v1/factories/{factory}/invitations with {"email", "role"}: the only response that carries the link
+export const POST = withFactory<Params>('factory:manage', async ({ request, context }) => {
+  const input = createInvitationSchema.parse(await readJson(request));
+  const { url, invitation } = await createInvitation(context.factory.id, context.user.id, input);
+  return Response.json({ invitation: invitationJson(invitation), url }, { status: 201 });
+});

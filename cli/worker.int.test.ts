@@ -1,0 +1,115 @@
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { composeEnvelope } from '@/lib/runs/envelope';
+import { createTestDatabase, testDatabaseKinds, type TestDatabase } from '@/lib/testing/databases';
+import { createPostgresDatabase } from '@/lib/testing/postgres';
+
+// `tripline worker` as docs/security.md describes it: a separate process
+// (another OS user or host) that holds DATABASE_URL and the executor's
+// settings, and nothing else of the server's: no secrets key, no auth
+// secret, no data folder. The programs it starts see none of it either.
+
+const root = path.resolve(import.meta.dirname, '..');
+
+function worker(env: Record<string, string>) {
+  // Only what the operator gives the worker: not this process's environment.
+  const given: Record<string, string> = { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env };
+  return spawnSync(process.execPath, ['--conditions=react-server', '--import', 'tsx', 'cli/tripline.ts', 'worker', '--drain', '--slots', '1'], {
+    cwd: root,
+    env: given as NodeJS.ProcessEnv,
+    encoding: 'utf8',
+    timeout: 120_000,
+  });
+}
+
+describe.skipIf(!testDatabaseKinds().includes('postgres'))('tripline worker on its own', () => {
+  let database: TestDatabase;
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tripline-worker-data-'));
+  beforeAll(async () => {
+    database = await createTestDatabase('postgres');
+  });
+  afterAll(async () => {
+    await database?.drop();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('executes queued runs with only DATABASE_URL and the executor configured, and passes neither on', async () => {
+    const db = database.prisma;
+    const factory = await db.factory.create({ data: { slug: 'solo', name: 'Solo' } });
+    const automation = await db.automation.create({ data: { factoryId: factory.id, name: 'A', prompt: 'Do it.' } });
+    const webhook = await db.webhook.create({ data: { factoryId: factory.id, uid: 'wh_solo', name: 'hook', secretName: 'S' } });
+    const body = '{"from": "the sender"}';
+    await db.delivery.create({ data: { id: 'dl_solo', webhookId: webhook.id, deliveryId: 'evt', identitySource: 'service_header', status: 'accepted', size: body.length, body } });
+    const envelope = composeEnvelope({ webhookName: 'hook', webhookUid: 'wh_solo', deliveryId: 'evt', body });
+    await db.run.create({ data: { id: 'run_solo', factoryId: factory.id, automationId: automation.id, deliveryId: 'dl_solo', prompt: 'Do it.', envelope } });
+
+    const result = worker({
+      DATABASE_URL: database.url!,
+      TRIPLINE_DATA_DIR: dataDir,
+      TRIPLINE_RUN_COMMAND: 'cat event-payload.json; echo; env',
+      WORKER_HOST_SECRET: 'worker-canary',
+    });
+    expect(result.status, result.stderr).toBe(0);
+    const run = await db.run.findUniqueOrThrow({ where: { id: 'run_solo' } });
+    expect(run.status, run.error ?? '').toBe('succeeded');
+    expect(run.output).toContain(body);
+    expect(run.output).not.toContain('DATABASE_URL');
+    expect(run.output).not.toContain(database.url!);
+    expect(run.output).not.toContain('worker-canary');
+    // It neither needed nor generated the server's keys.
+    expect(fs.readdirSync(dataDir)).toEqual([]);
+  });
+
+  it("works with a database role limited to the tables docs/security.md lists", async () => {
+    const db = database.prisma;
+    const factory = await db.factory.findUniqueOrThrow({ where: { slug: 'solo' } });
+    const automation = await db.automation.create({ data: { factoryId: factory.id, name: 'B', prompt: 'Again.' } });
+    const envelope = composeEnvelope({ webhookName: 'hook', webhookUid: 'wh_solo', deliveryId: 'evt', body: '{"from": "the sender"}' });
+    await db.run.create({ data: { id: 'run_limited', factoryId: factory.id, automationId: automation.id, deliveryId: 'dl_solo', prompt: 'Again.', envelope } });
+    const role = `tripline_runs_${Date.now().toString(36)}`;
+    const grants = [
+      `CREATE ROLE ${role} LOGIN`,
+      `GRANT SELECT, UPDATE ON "Run" TO ${role}`,
+      `GRANT SELECT ("id", "name") ON "Automation" TO ${role}`,
+      `GRANT SELECT ("id", "body") ON "Delivery" TO ${role}`,
+      `GRANT SELECT ON "_prisma_migrations" TO ${role}`,
+    ];
+    for (const statement of grants) await db.$executeRawUnsafe(statement);
+    try {
+      const url = new URL(database.url!);
+      url.username = role;
+      url.password = '';
+      const result = worker({ DATABASE_URL: url.toString(), TRIPLINE_DATA_DIR: dataDir, TRIPLINE_RUN_COMMAND: 'cat event-payload.json' });
+      expect(result.status, result.stderr).toBe(0);
+      expect(await db.run.findUniqueOrThrow({ where: { id: 'run_limited' } })).toMatchObject({ status: 'succeeded', output: '{"from": "the sender"}' });
+      // And nothing more: the role cannot read users, tokens or secrets.
+      const client = new pg.Client({ connectionString: url.toString() });
+      await client.connect();
+      try {
+        for (const table of ['User', 'ApiToken', 'TeamSecret', 'Session']) {
+          await expect(client.query(`SELECT 1 FROM "${table}"`), table).rejects.toThrow(/permission denied/);
+        }
+      } finally {
+        await client.end();
+      }
+    } finally {
+      await db.$executeRawUnsafe(`DROP OWNED BY ${role}`);
+      await db.$executeRawUnsafe(`DROP ROLE ${role}`);
+    }
+  });
+
+  it('refuses a database that is not migrated instead of migrating it', async () => {
+    const empty = await createPostgresDatabase();
+    try {
+      const result = worker({ DATABASE_URL: empty.url, TRIPLINE_DATA_DIR: dataDir, TRIPLINE_RUN_COMMAND: 'true' });
+      expect(result.status).toBe(1);
+      expect(result.stderr).toMatch(/The database is not ready for this worker: \d+ pending migration\(s\)/);
+    } finally {
+      await empty.drop();
+    }
+  });
+});

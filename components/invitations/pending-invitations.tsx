@@ -1,0 +1,70 @@
+'use client';
+
+import { useRouter } from 'next/navigation';
+import { useState } from 'react';
+import { RoleBadge } from '@/components/shell/app-shell';
+import { Alert } from '@/components/ui/alert';
+import { ConfirmDialog } from '@/components/ui/dialog';
+import { Table, TBody, TD, TH, THead, TR } from '@/components/ui/table';
+import type { Role } from '@/lib/auth/roles';
+import { revokeInvitationAction } from '@/lib/invitations/actions';
+
+export type InvitationRow = { id: string; email: string; role: Role; invitedBy: string | null; createdAt: string; expiresAt: string };
+
+const dateFormat = new Intl.DateTimeFormat('en', { dateStyle: 'medium' });
+
+/** Pending invitations of a factory, each revocable (admins only). */
+export function PendingInvitations({ factorySlug, invitations }: { factorySlug: string; invitations: InvitationRow[] }) {
+  const router = useRouter();
+  const [error, setError] = useState<string | null>(null);
+  return (
+    <>
+      {error ? (
+        <Alert tone="danger" className="m-4">
+          {error}
+        </Alert>
+      ) : null}
+      <Table>
+        <THead>
+          <TR>
+            <TH>Email</TH>
+            <TH>Role</TH>
+            <TH>Invited by</TH>
+            <TH>Expires</TH>
+            <TH className="text-right">
+              <span className="sr-only">Actions</span>
+            </TH>
+          </TR>
+        </THead>
+        <TBody>
+          {invitations.map((invitation) => (
+            <TR key={invitation.id}>
+              <TD className="font-medium text-fg">{invitation.email}</TD>
+              <TD>
+                <RoleBadge role={invitation.role} />
+              </TD>
+              <TD className="text-fg-muted">{invitation.invitedBy ?? '—'}</TD>
+              <TD className="text-fg-muted">{dateFormat.format(new Date(invitation.expiresAt))}</TD>
+              <TD className="text-right">
+                <ConfirmDialog
+                  trigger="Revoke"
+                  triggerVariant="secondary"
+                  triggerSize="sm"
+                  title={`Revoke the invitation for ${invitation.email}?`}
+                  description="The link stops working at once. You can invite them again later."
+                  confirmLabel="Revoke invitation"
+                  onConfirm={async () => {
+                    setError(null);
+                    const result = await revokeInvitationAction(factorySlug, { id: invitation.id });
+                    if (!result.ok) setError(result.error.message);
+                    router.refresh();
+                  }}
+                />
+              </TD>
+            </TR>
+          ))}
+        </TBody>
+      </Table>
+    </>
+  );
+}

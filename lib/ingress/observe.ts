@@ -1,0 +1,53 @@
+import 'server-only';
+import { log } from '@/lib/log';
+import { countRefusal, metrics, type Budget, type IngressOutcome } from '@/lib/metrics';
+
+// Metrics and the refusal log line for every ingress request, in one place
+// around the pipeline. The pipeline notes what only it knows (the webhook's
+// auth mode and scheme, a duplicate, which budget refused) on the request;
+// everything else follows from the status code.
+
+type Note = { authMode?: string; scheme?: string | null; duplicate?: boolean; budget?: Budget; detail?: string };
+
+const notes = new WeakMap<Request, Note>();
+const logger = log('ingress');
+
+/** Records facts about a request for its metrics and log line. */
+export function note(request: Request, facts: Note): void {
+  notes.set(request, { ...notes.get(request), ...facts });
+}
+
+const outcomeByStatus: Record<number, IngressOutcome> = {
+  200: 'handshake',
+  400: 'rejected_invalid_json',
+  401: 'rejected_auth',
+  404: 'not_found',
+  405: 'method_not_allowed',
+  413: 'rejected_too_large',
+  429: 'rate_limited',
+};
+
+function outcomeOf(status: number, facts: Note | undefined): IngressOutcome {
+  if (status === 202) return facts?.duplicate ? 'duplicate' : 'accepted';
+  return outcomeByStatus[status] ?? (status === 204 ? 'handshake' : 'not_found');
+}
+
+/** Runs the pipeline, then counts the answer and logs it when it was a refusal. */
+export async function observeIngress(request: Request, uid: string, serve: () => Promise<Response>): Promise<Response> {
+  const started = performance.now();
+  const response = await serve();
+  const seconds = (performance.now() - started) / 1000;
+  const facts = notes.get(request);
+  const outcome = outcomeOf(response.status, facts);
+  const { ingressRequests, ingressDuration } = metrics();
+  ingressRequests.inc({ outcome, auth_mode: facts?.authMode ?? 'unknown', scheme: facts?.scheme ?? 'none' });
+  ingressDuration.observe({ outcome }, seconds);
+  if (outcome === 'rate_limited') countRefusal(facts?.budget ?? 'delivery_rate');
+  if (response.status >= 400 && response.status !== 404) {
+    // One line per refused request (never a header or body: the sender's credentials are in them).
+    const line = { uid, status: response.status, outcome, budget: facts?.budget, detail: facts?.detail, ms: Math.round(seconds * 1000) };
+    if (outcome === 'rate_limited') logger.warn(line, 'ingress request refused');
+    else logger.info(line, 'ingress request refused');
+  }
+  return response;
+}

@@ -1,0 +1,94 @@
+import client from 'prom-client';
+
+// Prometheus metrics, served at /metrics when TRIPLINE_METRICS_TOKEN is set.
+// Labels are bounded on purpose: outcome, auth mode and signature scheme
+// (29 schemes at most), never a webhook UID or a factory, so one busy
+// installation cannot blow up a Prometheus server's series count.
+//
+// The registry lives on globalThis: Next.js may load this module in more than
+// one bundle of the process, and every copy must count into the same series.
+
+type Metrics = ReturnType<typeof createMetrics>;
+
+const key = Symbol.for('tripline.metrics');
+
+/** Every outcome an ingress request can have. */
+export type IngressOutcome =
+  | 'accepted'
+  | 'duplicate'
+  | 'rejected_auth'
+  | 'rejected_invalid_json'
+  | 'rejected_too_large'
+  | 'handshake'
+  | 'not_found'
+  | 'method_not_allowed'
+  | 'rate_limited';
+
+/** Refusals by a rate limit or budget. */
+export type Budget = 'delivery_rate' | 'auth_failure' | 'unauthenticated_writes' | 'sign_in' | 'repository_check';
+
+function createMetrics() {
+  const registry = new client.Registry();
+  client.collectDefaultMetrics({ register: registry, prefix: 'tripline_' });
+  const ingressRequests = new client.Counter({
+    name: 'tripline_ingress_requests_total',
+    help: 'Requests to /webhooks/w/..., by outcome, auth mode and signature scheme',
+    labelNames: ['outcome', 'auth_mode', 'scheme'] as const,
+    registers: [registry],
+  });
+  const ingressDuration = new client.Histogram({
+    name: 'tripline_ingress_request_duration_seconds',
+    help: 'Time to answer an ingress request, by outcome',
+    labelNames: ['outcome'] as const,
+    buckets: [0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    registers: [registry],
+  });
+  const refusals = new client.Counter({
+    name: 'tripline_budget_refusals_total',
+    help: 'Requests refused by a rate limit or budget (429), by budget',
+    labelNames: ['budget'] as const,
+    registers: [registry],
+  });
+  const runs = new client.Counter({
+    name: 'tripline_runs_total',
+    help: 'Run executions that ended, by outcome (retried: failed and queued again) and executor',
+    labelNames: ['outcome', 'executor'] as const,
+    registers: [registry],
+  });
+  const runDuration = new client.Histogram({
+    name: 'tripline_run_duration_seconds',
+    help: 'Time an executor took for one run attempt',
+    labelNames: ['executor'] as const,
+    buckets: [0.1, 0.5, 1, 5, 15, 30, 60, 120, 300, 600, 1800],
+    registers: [registry],
+  });
+  const syncs = new client.Counter({
+    name: 'tripline_repository_syncs_total',
+    help: 'Repository syncs of repository-backed factories, by outcome',
+    labelNames: ['outcome'] as const,
+    registers: [registry],
+  });
+  const queueDepth = new client.Gauge({ name: 'tripline_run_queue_depth', help: 'Runs queued (all factories)', registers: [registry] });
+  const queueAge = new client.Gauge({
+    name: 'tripline_run_queue_oldest_age_seconds',
+    help: 'Age of the oldest queued run, 0 when none is queued',
+    registers: [registry],
+  });
+  const pool = new client.Gauge({
+    name: 'tripline_db_pool_connections',
+    help: 'PostgreSQL pool connections by state (total, idle, waiting clients); absent on embedded PGlite',
+    labelNames: ['state'] as const,
+    registers: [registry],
+  });
+  return { registry, ingressRequests, ingressDuration, refusals, runs, runDuration, syncs, queueDepth, queueAge, pool };
+}
+
+export function metrics(): Metrics {
+  const holder = globalThis as Record<symbol, Metrics | undefined>;
+  holder[key] ??= createMetrics();
+  return holder[key]!;
+}
+
+export function countRefusal(budget: Budget): void {
+  metrics().refusals.inc({ budget });
+}
