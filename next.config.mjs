@@ -15,6 +15,9 @@ const nextConfig = {
   // A second build folder lets two builds (e.g. tests of two checkouts) coexist.
   distDir: process.env.NEXT_DIST_DIR || '.next',
   poweredByHeader: false,
+  // Server action bodies: Next's default limit, stated so that it stays one
+  // decision with the management API's 1 MB (lib/api/handler.ts readJson).
+  experimental: { serverActions: { bodySizeLimit: '1mb' } },
   typedRoutes: false,
 };
 

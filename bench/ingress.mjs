@@ -13,7 +13,15 @@
 // database may be created; default TEST_DATABASE_URL or
 // postgresql://postgres@127.0.0.1:5432/postgres), BENCH_DURATION (seconds per
 // run, default 15), BENCH_CONNECTIONS (default 32), BENCH_ONLY (postgres|pglite),
-// BENCH_PROFILE (a folder for a CPU profile of the server).
+// BENCH_PROFILE (a folder for a CPU profile of the server), BENCH_SERVER
+// (entry: server.ts, as `npm start` runs it, the default; next: `next start`).
+//
+// BENCH_MODE=flood (`node bench/ingress.mjs` with BENCH_MODE=flood): valid
+// deliveries to one webhook, first alone, then while a second load process
+// (another client) floods the same webhook with wrong bearer tokens. Prints
+// accepted deliveries per second in both runs and what the flood got. The
+// server runs through the server entry, so the client address (and with it
+// the failed-authentication budget) is the socket's.
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -30,6 +38,8 @@ const port = Number(process.env.BENCH_PORT ?? 3790);
 const FACTORIES = 5;
 const WEBHOOKS_PER_FACTORY = 20;
 const distDir = process.env.NEXT_DIST_DIR || '.next';
+const mode = process.env.BENCH_MODE ?? 'throughput';
+const serverKind = process.env.BENCH_SERVER ?? 'entry';
 
 const log = (line) => console.error(`[bench] ${line}`);
 
@@ -57,6 +67,39 @@ async function waitFor(url, child) {
 function load(options) {
   const result = run(process.execPath, ['bench/load.mjs', JSON.stringify(options)]);
   return JSON.parse(result);
+}
+
+/** bench/load.mjs as a child process that runs alongside others. */
+function loadAsync(options) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['bench/load.mjs', JSON.stringify(options)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (chunk) => (out += chunk));
+    child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`load.mjs exited with ${code}`))));
+  });
+}
+
+const codes = (result) => Object.fromEntries(Object.entries(result.statusCodes ?? {}).map(([code, stats]) => [code, stats.count]));
+
+/** Valid deliveries to one webhook, alone and under a flood of wrong tokens to the same webhook. */
+async function flood(base, target) {
+  const half = Math.max(1, Math.floor(connections / 2));
+  log(`flood: warming up`);
+  load({ url: base, targets: [target], connections: half, duration: 3 });
+  log(`flood: valid deliveries alone, ${half} connections, ${duration} s`);
+  const alone = load({ url: base, targets: [target], connections: half, duration });
+  log(`flood: valid deliveries (${half} connections) while another client floods wrong tokens (${half} connections), ${duration} s`);
+  const bad = { ...target, authorization: 'Bearer wrong-token-wrong-token-wrong-token-000' };
+  const [valid, attack] = await Promise.all([
+    loadAsync({ url: base, targets: [target], connections: half, duration }),
+    loadAsync({ url: base, targets: [bad], connections: half, duration }),
+  ]);
+  const accepted = (result) => Math.round((result.statusCodes?.['202']?.count ?? 0) / result.duration);
+  return {
+    alone: { acceptedPerSecond: accepted(alone), p50: alone.latency.p50, p99: alone.latency.p99, statuses: codes(alone) },
+    underFlood: { acceptedPerSecond: accepted(valid), p50: valid.latency.p50, p99: valid.latency.p99, statuses: codes(valid) },
+    flood: { perSecond: Math.round(attack.requests / attack.duration), statuses: codes(attack), errors: attack.errors + attack.timeouts },
+  };
 }
 
 async function benchDatabase(kind) {
@@ -97,8 +140,9 @@ async function benchDatabase(kind) {
 
   // BENCH_PROFILE=<dir>: write a V8 CPU profile of the server (read it with bench/profile-summary.mjs).
   const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(process.env.BENCH_PROFILE)}`] : [];
-  // The production entry (server.ts), as `npm start` runs it.
-  const server = spawn(process.execPath, [...profile, '--import', 'tsx', 'server.ts'], {
+  // The production entry (server.ts), as `npm start` runs it; BENCH_SERVER=next for `next start`.
+  const command = serverKind === 'entry' ? ['--import', 'tsx', 'server.ts'] : ['node_modules/next/dist/bin/next', 'start', '-p', String(port)];
+  const server = spawn(process.execPath, [...profile, ...command], {
     env: { ...process.env, ...env, PORT: String(port) },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
@@ -120,6 +164,15 @@ async function benchDatabase(kind) {
       }
     }
 
+    if (mode === 'flood') {
+      const result = await flood(base, targets[0]);
+      // How the log looks afterwards: the flood's entries and its refused summaries.
+      const deliveries = await fetch(`${base}/api/v1/factories/bench-1/webhooks/${targets[0].path.split('/').pop()}/deliveries?status=refused&limit=100`, {
+        headers: { Authorization: `Bearer ${token}` },
+      }).then((r) => r.json());
+      const refusedLogged = deliveries.deliveries.reduce((sum, d) => sum + (d.refusedCount ?? 0), 0);
+      return { kind, ...result, refusedSummaries: deliveries.deliveries.length, refusedLogged };
+    }
     log(`${kind}: warming up`);
     load({ url: base, path: '/healthz', targets: [], connections, duration: 3 });
     load({ url: base, targets, connections, duration: 3 });
@@ -159,11 +212,25 @@ if (!fs.existsSync(path.join(distDir, 'BUILD_ID'))) {
   run(process.execPath, ['node_modules/next/dist/bin/next', 'build'], { NEXT_TELEMETRY_DISABLED: '1' });
 }
 
-const kinds = process.env.BENCH_ONLY ? [process.env.BENCH_ONLY] : ['postgres', 'pglite'];
+const kinds = process.env.BENCH_ONLY ? [process.env.BENCH_ONLY] : mode === 'flood' ? ['postgres'] : ['postgres', 'pglite'];
 const results = [];
 for (const kind of kinds) results.push(await benchDatabase(kind));
 
 const machine = `${os.cpus().length} × ${os.cpus()[0]?.model ?? 'CPU'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
+if (mode === 'flood') {
+  console.log(`\nIngress under a flood of wrong tokens, ${new Date().toISOString()}, ${machine}, load average ${os.loadavg()[0].toFixed(1)}`);
+  console.log(`one webhook, ${Math.max(1, Math.floor(connections / 2))} connections per client, ${duration} s per run, server: ${serverKind}\n`);
+  for (const r of results) {
+    console.log(`${r.kind}: valid alone ${r.alone.acceptedPerSecond}/s (p50 ${r.alone.p50} ms, p99 ${r.alone.p99} ms)`);
+    console.log(`${r.kind}: valid under flood ${r.underFlood.acceptedPerSecond}/s (p50 ${r.underFlood.p50} ms, p99 ${r.underFlood.p99} ms) ${JSON.stringify(r.underFlood.statuses)}`);
+    console.log(`${r.kind}: flood ${r.flood.perSecond} req/s ${JSON.stringify(r.flood.statuses)}; refused summaries ${r.refusedSummaries}, refusals counted ${r.refusedLogged}`);
+  }
+  fs.mkdirSync('bench/results', { recursive: true });
+  const file = path.join('bench/results', `ingress-flood-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
+  fs.writeFileSync(file, JSON.stringify({ at: new Date().toISOString(), machine, duration, connections, results }, null, 2));
+  console.log(`\nraw results: ${file}`);
+  process.exit(0);
+}
 console.log(`\nIngress benchmark, ${new Date().toISOString()}, ${machine}`);
 console.log(`${FACTORIES * WEBHOOKS_PER_FACTORY} webhooks, ${connections} connections, ${duration} s per run\n`);
 console.log('database  | trivial req/s | ingress accepted/s | ratio | ingress p50/p99 ms | steady 200/s: accepted/s, p50/p99 ms');

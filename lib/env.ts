@@ -50,6 +50,7 @@ const envSchema = z.object({
   TRIPLINE_AUTH_SECRET: optionalString,
   TRIPLINE_DELIVERY_RATE_LIMIT: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(1_000_000).default(60)),
   TRIPLINE_AUTH_FAILURE_LIMIT: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(1_000_000).default(20)),
+  TRIPLINE_UNAUTHENTICATED_LOG_LIMIT: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(1_000_000).default(60)),
   TRIPLINE_REPOSITORY_SYNC_INTERVAL: z.preprocess(
     emptyAsUndefined,
     z.coerce.number().int().min(0).max(86_400, 'must be at most 86400 seconds').default(60),
@@ -162,6 +163,8 @@ export type Env = {
   deliveryRateLimit: number;
   /** Failed authentication attempts per minute per webhook and client address before 429. */
   authFailureLimit: number;
+  /** Log entries per minute per webhook written for requests without valid credentials (too large, rejected auth, handshakes); past it, 429. */
+  unauthenticatedLogLimit: number;
   /** Seconds between checks of repository-backed factories' production branches; 0 turns the periodic check off. */
   repositorySyncInterval: number;
   /** What dashboard and API users may fetch as a repository (TRIPLINE_REPOSITORY_ALLOW). */
@@ -232,6 +235,7 @@ export function parseEnv(source: NodeJS.ProcessEnv = process.env): Env {
     },
     deliveryRateLimit: raw.TRIPLINE_DELIVERY_RATE_LIMIT,
     authFailureLimit: raw.TRIPLINE_AUTH_FAILURE_LIMIT,
+    unauthenticatedLogLimit: raw.TRIPLINE_UNAUTHENTICATED_LOG_LIMIT,
     repositorySyncInterval: raw.TRIPLINE_REPOSITORY_SYNC_INTERVAL,
     repositoryAccess: repositoryAccess(raw.TRIPLINE_REPOSITORY_ALLOW ?? []),
     repositorySshKey: raw.TRIPLINE_REPOSITORY_SSH_KEY ? path.resolve(/*turbopackIgnore: true*/ raw.TRIPLINE_REPOSITORY_SSH_KEY) : undefined,

@@ -186,7 +186,11 @@ export function DeliveriesCard({
                         ) : null}
                       </TD>
                       <TD numeric className="py-3 whitespace-nowrap text-fg-muted">
-                        <span title={formatExactBytes(delivery.size)}>{formatBytes(delivery.size)}</span>
+                        {delivery.status === 'refused' ? (
+                          <span className="text-fg-subtle">—</span>
+                        ) : (
+                          <span title={formatExactBytes(delivery.size)}>{formatBytes(delivery.size)}</span>
+                        )}
                       </TD>
                       <TD className="py-3">
                         <Timestamp at={delivery.receivedAt} now={now} />

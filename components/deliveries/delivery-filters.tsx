@@ -75,7 +75,7 @@ export function DeliveryFilters({ status, q, handshakes = false }: { status: Del
         className="sm:w-56"
       >
         <option value="">All statuses</option>
-        {(handshakes ? deliveryStatusFilters : deliveryStatuses).map((value) => (
+        {(handshakes ? deliveryStatusFilters : ([...deliveryStatuses, 'refused'] as const)).map((value) => (
           <option key={value} value={value}>
             {deliveryStatusLabels[value]}
           </option>

@@ -1,9 +1,9 @@
 import type { BadgeTone } from '@/components/ui/badge';
-import type { DeliveryStatus } from '@/lib/deliveries/schemas';
+import type { DeliveryStatusFilter } from '@/lib/deliveries/schemas';
 
 // Presentation of delivery log entries, shared by the log table and the entry page.
 
-export type AnyDeliveryStatus = DeliveryStatus | 'handshake';
+export type AnyDeliveryStatus = DeliveryStatusFilter;
 
 export const deliveryStatusTones: Record<AnyDeliveryStatus, BadgeTone> = {
   accepted: 'success',
@@ -12,6 +12,7 @@ export const deliveryStatusTones: Record<AnyDeliveryStatus, BadgeTone> = {
   rejected_invalid_json: 'danger',
   rejected_too_large: 'danger',
   handshake: 'info',
+  refused: 'warning',
 };
 
 /** How the delivery ID was chosen (spec 4.1 rule 4), in words. */

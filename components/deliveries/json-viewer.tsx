@@ -15,10 +15,17 @@ import { ChevronRightIcon } from '@/components/ui/icons';
 // 12345678901234567890 or 1.10). Large documents stay cheap: branches deeper
 // than two levels start closed and render their children only once opened,
 // and a branch shows its children 200 at a time.
+//
+// Depth is bounded too: any JSON value up to 256 KiB is a valid delivery,
+// including one nested 100,000 levels deep. Below MAX_DEPTH levels the tree
+// shows a subtree as its raw text (scanned without recursion), so neither the
+// parser's stack nor the page's DOM grows with the nesting.
 
 const PAGE = 200;
 const OPEN_DEPTH = 2;
 const LONG_STRING = 600;
+/** Levels shown as a tree; deeper subtrees are shown as their raw text. */
+export const MAX_DEPTH = 64;
 
 type JsonNode =
   | { kind: 'object'; entries: Array<[string, JsonNode]> }
@@ -26,13 +33,20 @@ type JsonNode =
   | { kind: 'string'; value: string }
   | { kind: 'number'; raw: string }
   | { kind: 'boolean'; value: boolean }
-  | { kind: 'null' };
+  | { kind: 'null' }
+  /** A subtree below the depth limit, as the exact text it was sent as. */
+  | { kind: 'raw'; text: string };
 
 const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
 const LITERALS = { true: { kind: 'boolean', value: true }, false: { kind: 'boolean', value: false }, null: { kind: 'null' } } as const;
 
-/** Parses JSON text into a tree that keeps key order, repeated keys and number literals. Throws on invalid text. */
-export function parseJsonTree(text: string): JsonNode {
+/**
+ * Parses JSON text into a tree that keeps key order, repeated keys and number
+ * literals. Throws on invalid text. Objects and arrays deeper than `maxDepth`
+ * become raw nodes: their brackets are matched without recursion, the inside
+ * is not checked (the ingress checked the whole body before storing it).
+ */
+export function parseJsonTree(text: string, maxDepth = Number.POSITIVE_INFINITY): JsonNode {
   let i = 0;
   const fail = (): never => {
     throw new SyntaxError(`Unexpected input at position ${i}`);
@@ -57,9 +71,32 @@ export function parseJsonTree(text: string): JsonNode {
     }
     return fail();
   };
-  const value = (): JsonNode => {
+  /** The text of the object or array at i, brackets matched iteratively. */
+  const raw = (): JsonNode => {
+    const start = i;
+    let open = 0;
+    while (i < text.length) {
+      const c = text[i];
+      if (c === '"') {
+        i++;
+        while (i < text.length && text[i] !== '"') i += text[i] === '\\' ? 2 : 1;
+        if (i >= text.length) fail();
+      } else if (c === '{' || c === '[') open++;
+      else if (c === '}' || c === ']') {
+        open--;
+        if (open === 0) {
+          i++;
+          return { kind: 'raw', text: text.slice(start, i) };
+        }
+      }
+      i++;
+    }
+    return fail();
+  };
+  const value = (depth = 0): JsonNode => {
     space();
     const c = text[i];
+    if ((c === '{' || c === '[') && depth >= maxDepth) return raw();
     if (c === '{') {
       i++;
       const entries: Array<[string, JsonNode]> = [];
@@ -75,7 +112,7 @@ export function parseJsonTree(text: string): JsonNode {
         space();
         if (text[i] !== ':') fail();
         i++;
-        entries.push([key, value()]);
+        entries.push([key, value(depth + 1)]);
         space();
         if (text[i] === ',') i++;
         else if (text[i] === '}') {
@@ -93,7 +130,7 @@ export function parseJsonTree(text: string): JsonNode {
         return { kind: 'array', items };
       }
       for (;;) {
-        items.push(value());
+        items.push(value(depth + 1));
         space();
         if (text[i] === ',') i++;
         else if (text[i] === ']') {
@@ -139,18 +176,22 @@ function Key({ name }: { name: string | number | undefined }) {
 }
 
 function LongString({ value }: { value: string }) {
+  return <LongText text={JSON.stringify(value)} characters={value.length} />;
+}
+
+/** Text cut after LONG_STRING characters, with a button that shows all of it. */
+function LongText({ text, characters = text.length }: { text: string; characters?: number }) {
   const [full, setFull] = useState(false);
-  const quoted = JSON.stringify(value);
-  if (full || quoted.length <= LONG_STRING) return <>{quoted}</>;
+  if (full || text.length <= LONG_STRING) return <>{text}</>;
   return (
     <>
-      {quoted.slice(0, LONG_STRING)}…{' '}
+      {text.slice(0, LONG_STRING)}…{' '}
       <button
         type="button"
         onClick={() => setFull(true)}
         className="rounded-sm font-sans text-xs font-medium text-accent-700 hover:underline focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-accent-600"
       >
-        Show all {count(value.length, 'character', 'characters')}
+        Show all {count(characters, 'character', 'characters')}
       </button>
     </>
   );
@@ -158,6 +199,12 @@ function LongString({ value }: { value: string }) {
 
 function Scalar({ node }: { node: Exclude<JsonNode, { kind: 'object' | 'array' }> }) {
   switch (node.kind) {
+    case 'raw':
+      return (
+        <span data-json="raw" className="break-all whitespace-pre-wrap text-fg-muted" title={`Nested deeper than ${MAX_DEPTH} levels: shown as text`}>
+          <LongText text={node.text} />
+        </span>
+      );
     case 'string':
       return (
         <span data-json="string" className="break-all whitespace-pre-wrap text-emerald-700">
@@ -298,9 +345,9 @@ export type JsonViewerProps = {
 export function JsonViewer({ body, label = 'Payload', className }: JsonViewerProps) {
   const tree = useMemo(() => {
     try {
-      return parseJsonTree(body);
+      return parseJsonTree(body, MAX_DEPTH);
     } catch {
-      // Not JSON, or nested too deeply for the parser's stack: the raw text still shows it.
+      // Not JSON: the raw text still shows it.
       return null;
     }
   }, [body]);
@@ -322,7 +369,7 @@ export function JsonViewer({ body, label = 'Payload', className }: JsonViewerPro
               </ToolbarButton>
             </div>
           ) : (
-            <p className="text-[13px] text-fg-muted">Too deeply nested to show as a tree: shown as received.</p>
+            <p className="text-[13px] text-fg-muted">Not valid JSON: shown as received.</p>
           )}
           {!raw && branchy ? (
             <div className="flex items-center">

@@ -6,6 +6,11 @@ import { createWebhook, deleteCreatedWebhooks, rawPost, rssKiB, signedHeaders, s
 
 const LIMIT = 256 * 1024;
 
+type Entry = { id: string; status: string; refusedCount?: number };
+const countBy = (entries: Entry[]) => entries.reduce((acc: Record<string, number>, d) => ({ ...acc, [d.status]: (acc[d.status] ?? 0) + 1 }), {});
+/** Refusals counted by the refused summaries (one per minute: two if the test straddled a minute). */
+const refusedTotal = (entries: Entry[]) => entries.filter((d) => d.status === 'refused').reduce((sum, d) => sum + (d.refusedCount ?? 0), 0);
+
 const log = async (request: import('@playwright/test').APIRequestContext, admin: string, uid: string, query = '') =>
   (await request.get(`/api/v1/factories/acme/webhooks/${uid}/deliveries${query}`, { headers: bearer(admin) })).json();
 
@@ -259,9 +264,69 @@ test('the failed-auth budget answers 429 on its own but never locks out valid cr
   expect(Number(limited.headers()['retry-after'])).toBeGreaterThan(0);
   const legit = await request.post(hook.url, { data: { legit: true }, headers: { Authorization: `Bearer ${hook.secret}` } });
   expect(legit.status()).toBe(202);
-  // Refused floods are not written to the log: 20 rejections, 1 acceptance.
+  // Refused floods are not written to the log one by one: 20 rejections, 1
+  // acceptance, and the minute's summary counting the 2 refusals.
   const { deliveries } = await log(request, tokens.admin, hook.uid, '?limit=100');
-  expect(deliveries.length).toBe(21);
+  expect(countBy(deliveries)).toEqual({ rejected_auth: 20, accepted: 1, refused: expect.any(Number) });
+  expect(refusedTotal(deliveries)).toBe(2);
+});
+
+test('forged X-Forwarded-For values share their sender\'s failed-auth budget, and the log keeps the real address', async ({ request, tokens }) => {
+  const hook = await createWebhook(request, tokens.admin, { name: 'forged' });
+  const forged = (i: number) => `203.0.113.${i + 1}`;
+  const statuses = [];
+  for (let i = 0; i < 30; i++) {
+    const response = await request.post(hook.url, { data: { i }, headers: { Authorization: 'Bearer guess', 'X-Forwarded-For': forged(i), 'X-Real-IP': forged(i) } });
+    statuses.push(response.status());
+    if (response.status() === 429) expect(Number(response.headers()['retry-after'])).toBeGreaterThan(0);
+  }
+  expect(statuses).toEqual([...Array(20).fill(401), ...Array(10).fill(429)]);
+  // Valid credentials are never refused by the failed-auth budget, forged header or not.
+  expect((await request.post(hook.url, { data: { ok: 1 }, headers: { Authorization: `Bearer ${hook.secret}`, 'X-Forwarded-For': '203.0.113.99' } })).status()).toBe(202);
+
+  const { deliveries } = await log(request, tokens.admin, hook.uid, '?limit=100');
+  expect(refusedTotal(deliveries)).toBe(10);
+  const rejected = deliveries.filter((d: { status: string }) => d.status === 'rejected_auth');
+  expect(rejected).toHaveLength(20);
+  for (const entry of [rejected[0], rejected[19], deliveries[0]]) {
+    const { delivery } = await (await request.get(`/api/v1/factories/acme/webhooks/${hook.uid}/deliveries/${entry.id}`, { headers: bearer(tokens.admin) })).json();
+    // The test client is on this machine: the socket's loopback address, never a forged value.
+    expect(['127.0.0.1', '::1']).toContain(delivery.remoteAddress);
+  }
+});
+
+test('unauthenticated log entries have a per-webhook budget: past 60 a minute, 429 and one summary that keeps counting', async ({ request, tokens, baseURL }) => {
+  const hook = await createWebhook(request, tokens.admin, { name: 'flood' });
+  const other = await createWebhook(request, tokens.admin, { name: 'flood-other' });
+  // Declared too large, without credentials: answered before any credential
+  // check, so the per-address failed-auth budget plays no part.
+  const tooLarge = () => rawPost(baseURL!, hook.url, { 'Content-Length': LIMIT + 1 }, (req) => req.write(Buffer.alloc(16, 0x20)));
+  const statuses = [];
+  for (let i = 0; i < 60; i++) statuses.push((await tooLarge()).status);
+  expect(statuses).toEqual(Array(60).fill(413));
+  const refused = await tooLarge();
+  expect(refused.status).toBe(429);
+  expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+  expect(Number(refused.headers['retry-after'])).toBeLessThanOrEqual(60);
+  expect(JSON.parse(refused.body).error.code).toBe('rate_limited');
+  // Failed authentication on the same webhook is refused too, now that its budget is spent.
+  expect((await request.post(hook.url, { data: {}, headers: { Authorization: 'Bearer guess' } })).status()).toBe(429);
+
+  let { deliveries } = await log(request, tokens.admin, hook.uid, '?limit=100');
+  expect(deliveries.filter((d: { status: string }) => d.status === 'rejected_too_large')).toHaveLength(60);
+  expect(refusedTotal(deliveries)).toBe(2);
+  // A refusal after the summary was written updates its count.
+  expect((await tooLarge()).status).toBe(429);
+  ({ deliveries } = await log(request, tokens.admin, hook.uid, '?limit=100&status=refused'));
+  expect(refusedTotal(deliveries)).toBe(3);
+  expect(deliveries[0]).toMatchObject({ deliveryId: expect.stringMatching(/^refused:/), detail: expect.stringMatching(/^\d+ requests? without valid credentials refused with 429/) });
+  const { delivery } = await (await request.get(`/api/v1/factories/acme/webhooks/${hook.uid}/deliveries/${deliveries[0].id}`, { headers: bearer(tokens.admin) })).json();
+  expect(delivery).toMatchObject({ status: 'refused', refusedCount: deliveries[0].refusedCount });
+  expect(delivery).not.toHaveProperty('payload');
+
+  // Valid deliveries are not under this budget, and other webhooks have their own.
+  expect((await request.post(hook.url, { data: { valid: true }, headers: { Authorization: `Bearer ${hook.secret}` } })).status()).toBe(202);
+  expect((await rawPost(baseURL!, other.url, { 'Content-Length': LIMIT + 1 }, (req) => req.write(Buffer.alloc(16, 0x20)))).status).toBe(413);
 });
 
 test('the log: newest first, status filter, cursor pages, search, payload only for accepted, redacted headers', async ({ request, tokens }) => {

@@ -326,6 +326,31 @@ test.describe.serial('the delivery log', () => {
     await expect(tree.getByRole('button', { name: /^Show/ })).toHaveCount(0);
   });
 
+  test('a payload nested 5,000 levels deep opens, shown as a tree to 64 levels and as text below', async ({ request }) => {
+    const depth = 5_000;
+    const body = `${'{"level":['.repeat(depth / 2)}"bottom"${']}'.repeat(depth / 2)}`;
+    expect((await post(request, body, { 'X-Service-Delivery-Id': 'deep-5000' })).status()).toBe(202);
+    const errors: string[] = [];
+    page.on('pageerror', (error) => errors.push(error.message));
+    await page.goto(`${webhookPath}?q=deep-5000`);
+    await rowFor(page, 'deep-5000').getByRole('link', { name: /^View/ }).click();
+    await expect(page.getByRole('heading', { name: 'Delivery', level: 1 })).toBeVisible();
+    const payload = page.getByRole('region', { name: 'Payload' });
+    const tree = payload.getByTestId('json-tree');
+    await expect(tree).toBeVisible();
+    await payload.getByRole('button', { name: 'Expand all' }).click();
+    // 64 levels of tree, then the rest of the document as its exact text.
+    await expect(tree.locator('details')).toHaveCount(64);
+    const raw = tree.locator('[data-json="raw"]');
+    await expect(raw).toHaveCount(1);
+    await raw.getByRole('button', { name: /^Show all/ }).click();
+    expect(body).toContain(await raw.textContent());
+    await payload.getByRole('button', { name: 'Raw' }).click();
+    await expect(payload.getByText('"bottom"')).toBeVisible();
+    await screenshot(page, 'delivery-deep-json');
+    expect(errors).toEqual([]);
+  });
+
   test('a viewer reads the log and its entries', async ({ browser }) => {
     const viewerPage = await (await browser.newContext()).newPage();
     await signIn(viewerPage, viewer.email, viewer.password);

@@ -2,6 +2,7 @@ import 'server-only';
 import { authenticateApiToken } from '@/lib/api-tokens/service';
 import { authorizeFactory, type FactoryContext } from '@/lib/auth/guard';
 import type { Permission } from '@/lib/auth/roles';
+import { declaredTooLarge, readBodyWithLimit } from '@/lib/http/body';
 import { AppError, errorResponse } from '@/lib/http/errors';
 import type { PublicUser } from '@/lib/users/service';
 
@@ -25,9 +26,23 @@ function respond(error: unknown): Response {
   return errorResponse(error, error instanceof AppError && error.code === 'unauthorized' ? authenticateHeader : undefined);
 }
 
+/** The largest management API body: the biggest real one (definition files for 20 webhooks) is a few kilobytes. */
+export const MAX_API_BODY_BYTES = 1024 * 1024;
+
+const tooLarge = () => new AppError('payload_too_large', `The request body is larger than ${MAX_API_BODY_BYTES.toLocaleString('en')} bytes (1 MB)`);
+
+/**
+ * The JSON body of an /api/v1 request: every route reads its body here, and
+ * only after the wrapper authenticated the caller. A declared Content-Length
+ * over 1 MB is refused before anything is read; a streamed body is read
+ * chunk by chunk and abandoned as soon as it passes the limit.
+ */
 export async function readJson(request: Request): Promise<unknown> {
+  if (declaredTooLarge(request.headers, MAX_API_BODY_BYTES) !== null) throw tooLarge();
+  const read = await readBodyWithLimit(request.body, MAX_API_BODY_BYTES);
+  if (!read.ok) throw tooLarge();
   try {
-    return await request.json();
+    return JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(read.bytes)) as unknown;
   } catch {
     throw new AppError('bad_request', 'The request body must be valid JSON');
   }

@@ -3,17 +3,22 @@ import { z } from 'zod';
 export const deliveryStatuses = ['accepted', 'duplicate', 'rejected_auth', 'rejected_invalid_json', 'rejected_too_large'] as const;
 export type DeliveryStatus = (typeof deliveryStatuses)[number];
 
-/** What the log can be filtered by: the spec's five labels, and answered provider handshakes. */
-export const deliveryStatusFilters = [...deliveryStatuses, 'handshake'] as const;
+/**
+ * What the log can be filtered by: the spec's five labels, answered provider
+ * handshakes, and the per-minute summaries of requests refused with 429 by the
+ * budgets on unauthenticated requests (lib/ingress/log-budget.ts).
+ */
+export const deliveryStatusFilters = [...deliveryStatuses, 'handshake', 'refused'] as const;
 export type DeliveryStatusFilter = (typeof deliveryStatusFilters)[number];
 
-export const deliveryStatusLabels: Record<DeliveryStatus | 'handshake', string> = {
+export const deliveryStatusLabels: Record<DeliveryStatusFilter, string> = {
   accepted: 'Accepted',
   duplicate: 'Duplicate',
   rejected_auth: 'Rejected (auth)',
   rejected_invalid_json: 'Rejected (invalid JSON)',
   rejected_too_large: 'Rejected (too large)',
   handshake: 'Handshake',
+  refused: 'Refused (429)',
 };
 
 export const listDeliveriesSchema = z.object({

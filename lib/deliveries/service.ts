@@ -1,6 +1,6 @@
 import 'server-only';
 import { prisma, type DbOrTx } from '@/lib/db';
-import { listDeliveriesSchema, type DeliveryStatus, type ListDeliveriesInput } from '@/lib/deliveries/schemas';
+import { listDeliveriesSchema, type DeliveryStatusFilter, type ListDeliveriesInput } from '@/lib/deliveries/schemas';
 import { AppError } from '@/lib/http/errors';
 
 // The delivery log of one webhook: newest first, filtered by status,
@@ -11,18 +11,23 @@ import { AppError } from '@/lib/http/errors';
 export type DeliverySummary = {
   id: string;
   deliveryId: string;
-  status: DeliveryStatus | 'handshake';
+  status: DeliveryStatusFilter;
   size: number;
   receivedAt: Date;
   detail: string | null;
+  /** Refused summaries only: how many requests their minute refused. */
+  refusedCount: number | null;
 };
 
 export type DeliveryDetail = DeliverySummary & {
   identitySource: string;
   remoteAddress: string | null;
-  /** Accepted entries only: the body as received (text) and parsed. */
+  /**
+   * Accepted entries only: the body exactly as received. Never parsed here:
+   * callers serve or render the text (a value nested thousands of levels deep
+   * is valid and cannot be serialised again).
+   */
   body: string | null;
-  payload: unknown;
   headers: Record<string, string> | null;
   /** The last replay against the automations of the day, if any. */
   replay: { count: number; lastAt: Date; lastBy: string | null } | null;
@@ -48,7 +53,7 @@ async function webhookIdOrThrow(db: DbOrTx, factoryId: string, uid: string): Pro
   return webhook.id;
 }
 
-const summary = { id: true, deliveryId: true, status: true, size: true, receivedAt: true, detail: true } as const;
+const summary = { id: true, deliveryId: true, status: true, size: true, receivedAt: true, detail: true, refusedCount: true } as const;
 
 export async function listDeliveries(
   factoryId: string,
@@ -78,7 +83,7 @@ export async function listDeliveries(
   }
   params.push(limit + 1);
   const rows = await db.$queryRawUnsafe<DeliverySummary[]>(
-    `SELECT "id", "deliveryId", "status"::text AS "status", "size", "receivedAt", "detail"
+    `SELECT "id", "deliveryId", "status"::text AS "status", "size", "receivedAt", "detail", "refusedCount"
        FROM "Delivery" WHERE ${where.join(' AND ')}
       ORDER BY "receivedAt" DESC, "id" DESC LIMIT $${params.length}`,
     ...params,
@@ -101,7 +106,6 @@ export async function getDelivery(factoryId: string, uid: string, id: string, db
     ...rest,
     replay: replayedAt ? { count: replayCount, lastAt: replayedAt, lastBy: replayedBy } : null,
     body: keepsPayload ? row.body : null,
-    payload: keepsPayload ? (JSON.parse(row.body!) as unknown) : null,
     headers: keepsPayload ? (row.headers as Record<string, string> | null) : null,
   };
 }
@@ -114,5 +118,6 @@ export function deliveryJson(delivery: DeliverySummary) {
     size: delivery.size,
     receivedAt: delivery.receivedAt.toISOString(),
     detail: delivery.detail,
+    ...(delivery.status === 'refused' ? { refusedCount: delivery.refusedCount ?? 0 } : {}),
   };
 }

@@ -2,7 +2,9 @@ import 'server-only';
 import { randomBase62 } from '@/lib/crypto/random';
 import type { AuthResult } from '@/lib/ingress/authenticate';
 import type { Identity } from '@/lib/ingress/identity';
-import { recordRejected } from '@/lib/ingress/record';
+import { recordUnauthenticated } from '@/lib/ingress/log-budget';
+import type { BudgetedWrite } from '@/lib/ingress/record';
+import { rateLimited } from '@/lib/ingress/responses';
 import { hmacSha256 } from '@/lib/signatures/shared';
 import { providerDeliveryId } from '@/lib/signatures/verify';
 import { NOTION_TOKEN_PENDING } from '@/lib/webhooks/handshake-token';
@@ -28,6 +30,12 @@ import { captureHandshakeSecret, type LiveWebhook } from '@/lib/webhooks/service
 // while the webhook still waits for its secret, so nobody can replace a
 // secret once one is set. Anything that does not look exactly like a
 // handshake goes down the normal path (and is verified like any delivery).
+//
+// Handshake entries are under the webhook's budget of unauthenticated
+// entries (lib/ingress/log-budget.ts): past it, 429 instead of the answer.
+// The one exception is a secret just stored from an unsigned handshake: that
+// happens once per webhook, and refusing the answer would leave the provider
+// without a working subscription.
 
 const MAX_ECHO = 1024;
 // Printable ASCII: what a challenge or secret may be before we echo or store it.
@@ -51,11 +59,14 @@ function parseObject(body: Buffer): Record<string, unknown> | null {
   }
 }
 
-async function record(webhook: LiveWebhook, headers: Headers, size: number, detail: string, remoteAddress: string | null): Promise<void> {
+async function record(webhook: LiveWebhook, headers: Headers, size: number, detail: string, remoteAddress: string | null, always = false): Promise<BudgetedWrite> {
   const sent = webhook.signatureScheme ? providerDeliveryId(webhook.signatureScheme, headers) : null;
   const identity: Identity = sent ? { deliveryId: sent, source: 'provider_header' } : { deliveryId: `req_${randomBase62(20)}`, source: 'request_id' };
-  await recordRejected({ webhookId: webhook.id, status: 'handshake', identity, size, detail, remoteAddress });
+  return recordUnauthenticated({ webhookId: webhook.id, webhookUid: webhook.uid, status: 'handshake', identity, size, detail, remoteAddress }, { always });
 }
+
+/** The handshake's answer when its entry was written, else 429. */
+const answerOr429 = (write: BudgetedWrite, answer: Response) => (write.written ? answer : rateLimited(write.retryAfterSeconds));
 
 /** The answer to a signed handshake whose signature verified, or null when the body is not one. */
 function signedHandshake(webhook: LiveWebhook, headers: Headers, body: Buffer, secret: string): Answer | null {
@@ -120,15 +131,14 @@ export async function answerHandshake(input: {
     // Stored before answering: Asana signs its first event right after our 200.
     if (!(await captureHandshakeSecret(webhook.id, captured))) return null;
     const asana = webhook.signatureScheme === 'asana';
-    await record(webhook, headers, body.length, asana ? 'Asana handshake: X-Hook-Secret stored as the provider secret' : NOTION_TOKEN_PENDING, remoteAddress);
+    await record(webhook, headers, body.length, asana ? 'Asana handshake: X-Hook-Secret stored as the provider secret' : NOTION_TOKEN_PENDING, remoteAddress, true);
     return asana ? new Response(null, { status: 200, headers: { 'X-Hook-Secret': captured, 'Cache-Control': 'no-store' } }) : json({});
   }
 
   if (webhook.credential === null) return null;
   const answer = signedHandshake(webhook, headers, body, webhook.credential);
   if (answer === null || !input.verify().ok) return null;
-  await record(webhook, headers, body.length, answer.detail, remoteAddress);
-  return answer.response;
+  return answerOr429(await record(webhook, headers, body.length, answer.detail, remoteAddress), answer.response);
 }
 
 /** Dropbox's GET challenge, or null: any other non-POST request gets the usual 405. */
@@ -136,6 +146,5 @@ export async function answerChallenge(webhook: LiveWebhook, request: Request, re
   if (request.method !== 'GET' || webhook.authMode !== 'signature' || webhook.signatureScheme !== 'dropbox') return null;
   const challenge = new URL(request.url).searchParams.get('challenge');
   if (!echoable(challenge)) return null;
-  await record(webhook, request.headers, 0, 'Dropbox GET challenge answered', remoteAddress);
-  return plain(challenge);
+  return answerOr429(await record(webhook, request.headers, 0, 'Dropbox GET challenge answered', remoteAddress), plain(challenge));
 }

@@ -2,19 +2,21 @@ import 'server-only';
 import { randomBase62 } from '@/lib/crypto/random';
 import { env } from '@/lib/env';
 import { authenticate } from '@/lib/ingress/authenticate';
-import { declaredTooLarge, readBodyWithLimit } from '@/lib/ingress/body';
+import { declaredTooLarge, readBodyWithLimit } from '@/lib/http/body';
 import { requestNow } from '@/lib/ingress/clock';
 import { redactHeaders } from '@/lib/ingress/headers';
 import { answerChallenge, answerHandshake } from '@/lib/ingress/handshakes';
 import { deliveryIdentity, normaliseSenderId, type Identity } from '@/lib/ingress/identity';
 import { parseJsonBody } from '@/lib/ingress/json';
 import { MAX_BODY_BYTES } from '@/lib/ingress/limits';
+import { recordUnauthenticated } from '@/lib/ingress/log-budget';
 import { consume, foldedDeliveryLimit, getLimiters } from '@/lib/ingress/rate-limit';
-import { recordAccepted, recordRejected, type RejectedStatus } from '@/lib/ingress/record';
+import { recordAccepted, recordRefusal, recordRejected, type RejectedStatus } from '@/lib/ingress/record';
 import { runsToStart } from '@/lib/runs/start';
 import { wakeWorkers } from '@/lib/runs/worker';
 import { note, observeIngress } from '@/lib/ingress/observe';
-import { accepted, ingressError, notFound } from '@/lib/ingress/responses';
+import { accepted, ingressError, notFound, rateLimited } from '@/lib/ingress/responses';
+import { clientAddress } from '@/lib/http/client-address';
 import { getScheme } from '@/lib/signatures/registry';
 import { providerDeliveryId } from '@/lib/signatures/verify';
 import { findLiveWebhook, type LiveWebhook } from '@/lib/webhooks/service';
@@ -26,22 +28,18 @@ import { ingressUrl } from '@/lib/webhooks/urls';
 //   3. token and URL-token credentials, before the body is read (401)
 //   4. read the body, never more than the limit (413)
 //   5. verification handshakes, then provider signatures over the raw bytes (401)
-//   6. the failed-authentication budget turns further failures into 429
+//   6. the failed-authentication budget (per webhook and client address) turns further failures into 429
 //   7. the delivery rate limit (429 with Retry-After); on PostgreSQL a valid
 //      delivery is counted by the statement of step 9
 //   8. valid JSON (400)
 //   9. delivery identity, dedup, the log entry and the runs it starts in one statement (202)
+// Entries written at steps 2 to 6 (no valid credentials yet, or none at all)
+// are under the webhook's budget of unauthenticated entries (log-budget.ts):
+// past it, 429 and no entry, only a count in the minute's refused summary.
 
 const UID_SHAPE = /^[A-Za-z0-9_-]{1,64}$/;
 
 export type IngressParams = { uid: string; token?: string };
-
-function remoteAddress(headers: Headers): string | null {
-  // Next.js fills X-Forwarded-For with the socket address when no proxy set it.
-  const first = headers.get('x-forwarded-for')?.split(',')[0]?.trim().slice(0, 100);
-  // IPv4 clients of a dual-stack socket appear as ::ffff:a.b.c.d.
-  return first?.replace(/^::ffff:(\d+\.\d+\.\d+\.\d+)$/, '$1') || null;
-}
 
 /** The identity of a rejected request: the sender's ID when it gave one, else the body hash, else a request ID. */
 function rejectedIdentity(webhook: LiveWebhook, headers: Headers, body: Buffer | null): Identity {
@@ -64,37 +62,48 @@ export function handleIngress(request: Request, params: IngressParams): Promise<
   return observeIngress(request, params.uid, () => serve(request, params));
 }
 
+/** A 429 from the budget of unauthenticated entries (handshakes answer it themselves), noted for the metrics. */
+function notedBudget(request: Request, response: Response): Response {
+  if (response.status === 429) note(request, { budget: 'unauthenticated_writes' });
+  return response;
+}
+
 async function serve(request: Request, params: IngressParams): Promise<Response> {
   if (!UID_SHAPE.test(params.uid)) return notFound();
   const webhook = await findLiveWebhook(params.uid);
   // A path token only exists for url_token webhooks; anywhere else the URL is unknown.
   if (!webhook || (params.token !== undefined && webhook.authMode !== 'url_token')) return notFound();
   note(request, { authMode: webhook.authMode, scheme: webhook.signatureScheme });
-  const challenge = await answerChallenge(webhook, request, remoteAddress(request.headers));
-  if (challenge) return challenge;
+  const headers = request.headers;
+  // The address the server entry resolved from the socket (lib/http/client-address.ts); never a header the client chose.
+  const address = clientAddress(headers);
+  const logAddress = address === 'unknown' ? null : address;
+  const challenge = await answerChallenge(webhook, request, logAddress);
+  if (challenge) return notedBudget(request, challenge);
   if (request.method !== 'POST') return ingressError('method_not_allowed', { Allow: 'POST' });
 
-  const headers = request.headers;
-  const address = remoteAddress(headers);
-  const reject = async (status: RejectedStatus, size: number, detail: string, body: Buffer | null) => {
+  /** A metadata-only entry for a request without valid credentials, under the webhook's unauthenticated budget; `answer` when written, else 429. */
+  const unauthenticated = async (status: RejectedStatus, size: number, detail: string, body: Buffer | null, answer: Response): Promise<Response> => {
     note(request, { detail });
-    await recordRejected({ webhookId: webhook.id, status, identity: rejectedIdentity(webhook, headers, body), size, detail, remoteAddress: address });
+    const identity = rejectedIdentity(webhook, headers, body);
+    const write = await recordUnauthenticated({ webhookId: webhook.id, webhookUid: webhook.uid, status, identity, size, detail, remoteAddress: logAddress });
+    return write.written ? answer : notedBudget(request, rateLimited(write.retryAfterSeconds));
   };
 
   const declared = declaredTooLarge(headers, MAX_BODY_BYTES);
   if (declared !== null) {
-    await reject('rejected_too_large', declared, `Content-Length ${declared} exceeds the 256 KB limit (${MAX_BODY_BYTES} bytes)`, null);
-    return ingressError('payload_too_large');
+    return unauthenticated('rejected_too_large', declared, `Content-Length ${declared} exceeds the 256 KB limit (${MAX_BODY_BYTES} bytes)`, null, ingressError('payload_too_large'));
   }
 
   const authFailed = async (detail: string, body: Buffer | null, size: number): Promise<Response> => {
-    const budget = await consume(getLimiters().authFailure, `${webhook.uid}:${address ?? 'unknown'}`);
+    // Keyed by the trusted address: forged X-Forwarded-For values all share their sender's budget.
+    const budget = await consume(getLimiters().authFailure, `${webhook.uid}:${address}`);
     if (!budget.allowed) {
       note(request, { budget: 'auth_failure' });
-      return ingressError('rate_limited', { 'Retry-After': String(budget.retryAfterSeconds) });
+      await recordRefusal(webhook.id);
+      return rateLimited(budget.retryAfterSeconds);
     }
-    await reject('rejected_auth', size, detail, body);
-    return ingressError('unauthorized');
+    return unauthenticated('rejected_auth', size, detail, body, ingressError('unauthorized'));
   };
 
   const now = requestNow(headers);
@@ -108,16 +117,15 @@ async function serve(request: Request, params: IngressParams): Promise<Response>
 
   const read = await readBodyWithLimit(request.body, MAX_BODY_BYTES);
   if (!read.ok) {
-    await reject('rejected_too_large', read.size, `the body exceeds the 256 KB limit (${MAX_BODY_BYTES} bytes)`, null);
-    return ingressError('payload_too_large');
+    return unauthenticated('rejected_too_large', read.size, `the body exceeds the 256 KB limit (${MAX_BODY_BYTES} bytes)`, null, ingressError('payload_too_large'));
   }
   const body = read.bytes;
 
   if (webhook.authMode === 'signature') {
     const verify = () => authenticate({ ...bodyFree, body });
     // Verification handshakes (Slack, Zoom, Twitch, Discord, Asana, Notion) get the answer their provider requires.
-    const handshake = await answerHandshake({ webhook, headers, body, remoteAddress: address, verify });
-    if (handshake) return handshake;
+    const handshake = await answerHandshake({ webhook, headers, body, remoteAddress: logAddress, verify });
+    if (handshake) return notedBudget(request, handshake);
     const result = verify();
     if (!result.ok) return authFailed(result.detail, body, body.length);
   }
@@ -127,10 +135,19 @@ async function serve(request: Request, params: IngressParams): Promise<Response>
   const folded = json.ok ? foldedDeliveryLimit(webhook.uid) : null;
   if (!folded) {
     const rate = await consume(getLimiters().delivery, webhook.uid);
-    if (!rate.allowed) return ingressError('rate_limited', { 'Retry-After': String(rate.retryAfterSeconds) });
+    if (!rate.allowed) return rateLimited(rate.retryAfterSeconds);
   }
   if (!json.ok) {
-    await reject('rejected_invalid_json', body.length, 'the body is not valid UTF-8 JSON', body);
+    // Authenticated and counted against the delivery rate just above.
+    note(request, { detail: 'the body is not valid UTF-8 JSON' });
+    await recordRejected({
+      webhookId: webhook.id,
+      status: 'rejected_invalid_json',
+      identity: rejectedIdentity(webhook, headers, body),
+      size: body.length,
+      detail: 'the body is not valid UTF-8 JSON',
+      remoteAddress: logAddress,
+    });
     return ingressError('invalid_json');
   }
 
@@ -144,11 +161,11 @@ async function serve(request: Request, params: IngressParams): Promise<Response>
     size: body.length,
     body: json.text,
     headers: redactHeaders(headers, scheme?.signatureHeaders ?? []),
-    remoteAddress: address,
+    remoteAddress: logAddress,
     runQueueLimit: env().runQueueLimit,
     rateLimit: folded ?? undefined,
   });
-  if (outcome.limited) return ingressError('rate_limited', { 'Retry-After': String(outcome.retryAfterSeconds) });
+  if (outcome.limited) return rateLimited(outcome.retryAfterSeconds);
   if (outcome.runs > 0) wakeWorkers();
   if (outcome.status === 'duplicate') note(request, { duplicate: true });
   return accepted(identity.deliveryId);

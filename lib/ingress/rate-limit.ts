@@ -5,10 +5,15 @@ import { env } from '@/lib/env';
 import { RATE_WINDOW_SECONDS } from '@/lib/ingress/limits';
 import type { FoldedRateLimit } from '@/lib/ingress/record';
 
-// Two budgets, both per minute, kept by rate-limiter-flexible:
-//   delivery:     authenticated deliveries per webhook (TRIPLINE_DELIVERY_RATE_LIMIT, default 60);
-//   auth failure: failed authentication attempts per webhook and client address
-//                 (TRIPLINE_AUTH_FAILURE_LIMIT, default 20).
+// Three budgets, all per minute, kept by rate-limiter-flexible:
+//   delivery:        authenticated deliveries per webhook (TRIPLINE_DELIVERY_RATE_LIMIT, default 60);
+//   auth failure:    failed authentication attempts per webhook and client address
+//                    (TRIPLINE_AUTH_FAILURE_LIMIT, default 20);
+//   unauthenticated: log entries per webhook written for requests without valid
+//                    credentials: too large, rejected auth, handshakes, challenges
+//                    (TRIPLINE_UNAUTHENTICATED_LOG_LIMIT, default 60). The client
+//                    address does not matter to it, so no number of addresses
+//                    can write more than this into one webhook's log.
 // On PostgreSQL the counters live in the shared rate_limits table, so every
 // instance behind a load balancer sees the same counts; embedded PGlite is a
 // single process, where memory is the shared state.
@@ -17,21 +22,23 @@ import type { FoldedRateLimit } from '@/lib/ingress/record';
 // request with valid credentials is never refused by it, so an attacker
 // cannot lock the legitimate sender out by failing on purpose.
 
-export type Limiters = { delivery: RateLimiterAbstract; authFailure: RateLimiterAbstract };
+export type Limiters = { delivery: RateLimiterAbstract; authFailure: RateLimiterAbstract; unauthenticated: RateLimiterAbstract };
 
 function createLimiters(database: Database): Limiters {
-  const { deliveryRateLimit, authFailureLimit } = env();
+  const { deliveryRateLimit, authFailureLimit, unauthenticatedLogLimit } = env();
   const pool = database.adapter.pool;
   if (pool) {
     const common = { storeClient: pool, storeType: 'pool', tableName: 'rate_limits', tableCreated: true, duration: RATE_WINDOW_SECONDS };
     return {
       delivery: new RateLimiterPostgres({ ...common, keyPrefix: 'delivery', points: deliveryRateLimit }),
       authFailure: new RateLimiterPostgres({ ...common, keyPrefix: 'authfail', points: authFailureLimit }),
+      unauthenticated: new RateLimiterPostgres({ ...common, keyPrefix: 'unauthlog', points: unauthenticatedLogLimit }),
     };
   }
   return {
     delivery: new RateLimiterMemory({ keyPrefix: 'delivery', points: deliveryRateLimit, duration: RATE_WINDOW_SECONDS }),
     authFailure: new RateLimiterMemory({ keyPrefix: 'authfail', points: authFailureLimit, duration: RATE_WINDOW_SECONDS }),
+    unauthenticated: new RateLimiterMemory({ keyPrefix: 'unauthlog', points: unauthenticatedLogLimit, duration: RATE_WINDOW_SECONDS }),
   };
 }
 
@@ -71,7 +78,15 @@ export async function consume(limiter: RateLimiterAbstract, key: string): Promis
  * null on PGlite, where the in-memory limiter is consulted instead.
  */
 export function foldedDeliveryLimit(uid: string): FoldedRateLimit | null {
-  const limiter = getLimiters().delivery;
+  return folded(getLimiters().delivery, uid);
+}
+
+/** On PostgreSQL, the budget of unauthenticated entries as a counter the writing statement updates itself; null on PGlite. */
+export function foldedUnauthenticatedLimit(uid: string): FoldedRateLimit | null {
+  return folded(getLimiters().unauthenticated, uid);
+}
+
+function folded(limiter: RateLimiterAbstract, uid: string): FoldedRateLimit | null {
   if (!(limiter instanceof RateLimiterPostgres)) return null;
   return { key: limiter.getKey(uid), points: limiter.points, durationMs: limiter.duration * 1000 };
 }

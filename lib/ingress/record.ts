@@ -34,19 +34,98 @@ export type MetadataOnlyStatus = RejectedStatus | 'handshake';
 
 const newDeliveryRowId = () => `dl_${randomBase62(22)}`;
 
-export async function recordRejected(input: {
+/** A metadata-only entry: a rejection, or a verification handshake. */
+export type RejectedEntry = {
   webhookId: string;
   status: MetadataOnlyStatus;
   identity: Identity;
   size: number;
   detail: string;
   remoteAddress: string | null;
-}): Promise<void> {
+};
+
+export type BudgetedWrite = { written: true } | { written: false; retryAfterSeconds: number };
+
+/** Writes a metadata-only entry unconditionally (the caller has already checked its budget). */
+export async function recordRejected(input: RejectedEntry): Promise<void> {
   await sql(
     `INSERT INTO "Delivery" ("id", "webhookId", "deliveryId", "identitySource", "status", "size", "receivedAt", "detail", "remoteAddress")
      VALUES ($1, $2, $3, $4::"IdentitySource", $5::"DeliveryStatus", $6, now(), $7, $8)`,
     [newDeliveryRowId(), input.webhookId, input.identity.deliveryId, input.identity.source, input.status, input.size, input.detail, input.remoteAddress],
   );
+}
+
+// The refused summary of a webhook and a minute (UTC): its row ID is made of
+// the two, so concurrent refusals on any instance add to one entry with a
+// primary-key upsert, and a refusal that arrives after the entry was written
+// still counts. The detail says the count in words for the log's list.
+const MINUTE = `to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI')`;
+const refusedDetail = (count: string) =>
+  `${count} || CASE WHEN ${count} = 1 THEN ' request' ELSE ' requests' END || ' without valid credentials refused with 429 in the minute from ' || to_char(now() AT TIME ZONE 'UTC', 'HH24:MI') || ' UTC; they are counted here, not logged one by one'`;
+
+function refusalUpsert(webhookId: string, condition: string): string {
+  return `INSERT INTO "Delivery" ("id", "webhookId", "deliveryId", "identitySource", "status", "size", "receivedAt", "detail", "refusedCount")
+       SELECT 'rf_' || ${webhookId} || '_' || ${MINUTE}, ${webhookId}, 'refused:' || ${MINUTE} || 'Z', 'request_id'::"IdentitySource",
+              'refused'::"DeliveryStatus", 0, now(), ${refusedDetail('1')}, 1
+        WHERE ${condition}
+       ON CONFLICT ("id") DO UPDATE SET
+         "refusedCount" = "Delivery"."refusedCount" + 1,
+         "detail" = ${refusedDetail('("Delivery"."refusedCount" + 1)')}`;
+}
+
+/** Counts one refused request in its webhook's summary entry for the current minute. */
+export async function recordRefusal(webhookId: string): Promise<void> {
+  await sql(refusalUpsert('$1::text', 'true'), [webhookId]);
+}
+
+/**
+ * PostgreSQL: a metadata-only entry under the webhook's budget of
+ * unauthenticated entries, in one statement that counts the request (the
+ * rate-limiter-flexible row, as for accepted deliveries) and writes either
+ * the entry, when within the budget, or one more refusal in the minute's
+ * summary. `always` writes the entry even past the budget (still counted):
+ * for a handshake whose secret was already stored, which must be answered.
+ */
+export async function recordRejectedCounted(input: RejectedEntry, budget: FoldedRateLimit, always = false): Promise<BudgetedWrite> {
+  const now = Date.now();
+  const params: unknown[] = [
+    newDeliveryRowId(),
+    input.webhookId,
+    input.identity.deliveryId,
+    input.identity.source,
+    input.status,
+    input.size,
+    input.detail,
+    input.remoteAddress,
+    budget.key,
+    now + budget.durationMs,
+    now,
+    budget.points,
+  ];
+  const within = `(SELECT "points" <= $12::int FROM counted)${always ? ' OR true' : ''}`;
+  const [row] = await sql<{ written: boolean; expire: string | number }>(
+    `WITH counted AS (
+       INSERT INTO "rate_limits" ("key", "points", "expire") VALUES ($9::varchar, 1, $10::bigint)
+       ON CONFLICT ("key") DO UPDATE SET
+         "points" = CASE WHEN "rate_limits"."expire" <= $11::bigint THEN 1 ELSE "rate_limits"."points" + 1 END,
+         "expire" = CASE WHEN "rate_limits"."expire" <= $11::bigint THEN $10::bigint ELSE "rate_limits"."expire" END
+       RETURNING "points", "expire"
+     ),
+     entry AS (
+       INSERT INTO "Delivery" ("id", "webhookId", "deliveryId", "identitySource", "status", "size", "receivedAt", "detail", "remoteAddress")
+       SELECT $1::text, $2::text, $3::text, $4::"IdentitySource", $5::"DeliveryStatus", $6::int, now(), $7::text, $8::text
+        WHERE ${within}
+       RETURNING 1
+     ),
+     refused AS (
+       ${refusalUpsert('$2::text', `NOT (${within})`)}
+       RETURNING 1
+     )
+     SELECT EXISTS (SELECT 1 FROM entry) AS "written", (SELECT "expire" FROM counted) AS "expire"`,
+    params,
+  );
+  if (row?.written) return { written: true };
+  return { written: false, retryAfterSeconds: Math.max(1, Math.ceil((Number(row?.expire ?? now) - now) / 1000)) };
 }
 
 /** The delivery rate limit, counted by the accepting statement itself (PostgreSQL; see rate-limit.ts). */

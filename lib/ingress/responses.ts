@@ -34,5 +34,8 @@ export function accepted(deliveryId: string): Response {
   return new Response(JSON.stringify({ delivery_id: deliveryId }), { status: 202, headers: baseHeaders });
 }
 
+/** 429 with the seconds until the budget that refused the request refills. */
+export const rateLimited = (retryAfterSeconds: number) => ingressError('rate_limited', { 'Retry-After': String(retryAfterSeconds) });
+
 /** The one 404: unknown, disabled and deleted webhooks and wrong UIDs look exactly alike. */
 export const notFound = () => ingressError('not_found');

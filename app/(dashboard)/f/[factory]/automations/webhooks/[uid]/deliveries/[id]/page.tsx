@@ -199,6 +199,11 @@ export default async function DeliveryPage({ params }: { params: Params }) {
                   >
                     This request repeated the ID of a delivery that was already accepted; that one keeps the payload and the headers.
                   </Alert>
+                ) : delivery.status === 'refused' ? (
+                  <Alert tone="warning" title={`${(delivery.refusedCount ?? 0).toLocaleString('en')} refused with 429`}>
+                    Requests without valid credentials that arrived while this webhook&apos;s budget for them was spent. Each got 429
+                    with Retry-After and none was logged on its own; this entry counts them for its minute.
+                  </Alert>
                 ) : (
                   <Alert tone="info" title="Payload not kept: only accepted deliveries keep their payload">
                     {delivery.status === 'handshake'
@@ -208,7 +213,7 @@ export default async function DeliveryPage({ params }: { params: Params }) {
                 )}
               </CardBody>
             </Card>
-            {delivery.status === 'handshake' ? null : whyNot}
+            {delivery.status === 'handshake' || delivery.status === 'refused' ? null : whyNot}
           </>
         )}
       </div>

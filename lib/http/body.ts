@@ -1,3 +1,4 @@
+// Shared by the ingress (256 KiB) and the management API (1 MB, lib/api/handler.ts).
 // Reads a request body without ever holding more than the limit: the
 // Content-Length is checked first (413 at once, nothing read), then the
 // stream is read chunk by chunk and abandoned the moment it passes the limit.
