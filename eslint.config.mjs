@@ -10,7 +10,7 @@ const uiImports = {
 };
 
 const config = [
-  { ignores: ['.next/**', 'node_modules/**', 'lib/generated/**', 'test-results/**', 'playwright-report/**', 'next-env.d.ts'] },
+  { ignores: ['.next/**', '.next-*/**', 'node_modules/**', 'lib/generated/**', 'test-results/**', 'playwright-report/**', 'next-env.d.ts'] },
   ...nextVitals,
   ...nextTs,
   {
