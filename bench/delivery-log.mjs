@@ -72,7 +72,7 @@ try {
   await db.end();
   const deepCursor = Buffer.from(`${deep.receivedAt.toISOString()}|${deep.id}`).toString('base64url');
 
-  server = spawn(process.execPath, ['--import', 'tsx', 'server.ts'], { env: { ...process.env, ...env, PORT: String(port) }, stdio: 'ignore' });
+  server = spawn(process.execPath, ['scripts/serve.mjs'], { env: { ...process.env, ...env, PORT: String(port) }, stdio: 'ignore' });
   const base = `http://localhost:${port}/api/v1/factories/bench/webhooks/${uid}/deliveries`;
   for (let i = 0; i < 200; i++) {
     try {

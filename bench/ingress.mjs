@@ -141,7 +141,7 @@ async function benchDatabase(kind) {
   // BENCH_PROFILE=<dir>: write a V8 CPU profile of the server (read it with bench/profile-summary.mjs).
   const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(process.env.BENCH_PROFILE)}`] : [];
   // The production entry (server.ts), as `npm start` runs it; BENCH_SERVER=next for `next start`.
-  const command = serverKind === 'entry' ? ['--import', 'tsx', 'server.ts'] : ['node_modules/next/dist/bin/next', 'start', '-p', String(port)];
+  const command = serverKind === 'entry' ? ['scripts/serve.mjs'] : ['node_modules/next/dist/bin/next', 'start', '-p', String(port)];
   const server = spawn(process.execPath, [...profile, ...command], {
     env: { ...process.env, ...env, PORT: String(port) },
     stdio: ['ignore', 'ignore', 'inherit'],

@@ -30,7 +30,7 @@ export async function startServer(name: string, port: number, env: ServerEnv): P
   const logFile = path.join(logDir, `${name}.log`);
   const log = fs.openSync(logFile, 'w');
   // The server entry, as `npm start` runs it (without the build check).
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'server.ts')], {
+  const child = spawn(process.execPath, [path.join(root, 'scripts', 'serve.mjs')], {
     cwd: root,
     env: { ...process.env, ...env, PORT: String(port), NEXT_TELEMETRY_DISABLED: '1' },
     stdio: ['ignore', log, log],

@@ -2,7 +2,7 @@
 // since the last build, then serve through Tripline's own server entry
 // (server.ts: the client's real address, graceful shutdown), in this process.
 // Migrations run inside the server at start (instrumentation.ts).
-// `node --import tsx server.ts` serves an existing build the same way.
+// `node scripts/serve.mjs` serves an existing build the same way.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -28,6 +28,4 @@ if (!buildIsCurrent()) {
   writeStamp(stamp);
 }
 
-const { register } = await import('tsx/esm/api');
-register();
-await import('../server.ts');
+await import('./serve.mjs');
