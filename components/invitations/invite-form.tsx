@@ -3,7 +3,7 @@
 import { zodResolver } from '@hookform/resolvers/zod';
 import { useRouter } from 'next/navigation';
 import { useState } from 'react';
-import { useForm } from 'react-hook-form';
+import { useForm, useWatch } from 'react-hook-form';
 import { applyFieldErrors } from '@/components/auth/apply-field-errors';
 import { FormError } from '@/components/auth/form-error';
 import { Alert } from '@/components/ui/alert';
@@ -23,10 +23,11 @@ export function InviteForm({ factorySlug }: { factorySlug: string }) {
   const router = useRouter();
   const [formError, setFormError] = useState<string | null>(null);
   const [created, setCreated] = useState<{ url: string; email: string; role: Role; expiresAt: string } | null>(null);
-  const { register, handleSubmit, formState, setError, reset } = useForm<CreateInvitationInput>({
+  const { register, handleSubmit, formState, setError, reset, control } = useForm<CreateInvitationInput>({
     resolver: zodResolver(createInvitationSchema),
     defaultValues: { email: '', role: 'viewer' },
   });
+  const role = useWatch({ control, name: 'role' }) ?? 'viewer';
 
   const onSubmit = handleSubmit(async (values) => {
     setFormError(null);
@@ -56,15 +57,15 @@ export function InviteForm({ factorySlug }: { factorySlug: string }) {
       ) : null}
       <form onSubmit={onSubmit} noValidate className="flex flex-col gap-4" aria-label="Invite someone">
         <FormError message={formError} />
-        <div className="grid grid-cols-[minmax(0,1fr)_12rem_auto] items-start gap-3">
+        <div className="grid grid-cols-[minmax(0,1fr)_11rem_auto] items-start gap-3">
           <Field label="Email" error={formState.errors.email?.message} hint="Tripline makes a link; you send it to them.">
             <Input type="email" placeholder="teammate@example.com" {...register('email')} />
           </Field>
-          <Field label="Role" error={formState.errors.role?.message}>
+          <Field label="Role" error={formState.errors.role?.message} hint={roleDescriptions[role]}>
             <Select {...register('role')}>
-              {roles.map((role) => (
-                <option key={role} value={role}>
-                  {roleLabels[role]}: {roleDescriptions[role].toLowerCase()}
+              {roles.map((option) => (
+                <option key={option} value={option}>
+                  {roleLabels[option]}
                 </option>
               ))}
             </Select>
