@@ -72,12 +72,12 @@ test('a backup of a running server restores into a wiped data folder, and the we
     // The lock: a CLI command that opens the database is refused while the server runs, naming it.
     const refused = tripline(env, ['webhook', 'list', '--factory', 'ops']);
     expect(refused.status).toBe(1);
-    expect(refused.output).toContain(`The embedded database in ${path.join(dataDir, 'pglite')} is in use by process ${server.process.pid} (next start`);
+    expect(refused.output).toContain(`The embedded database in ${path.join(dataDir, 'pglite')} is in use by process ${server.process.pid} (tripline server, since`);
     expect(refused.output).toContain('Stop that process first');
 
     // Online backup: the server makes the copy.
     const backup = tripline(env, ['backup', backupFile]);
-    expect(backup.output).toContain(`from the running process ${server.process.pid} (next start`);
+    expect(backup.output).toContain(`from the running process ${server.process.pid} (tripline server`);
     expect(backup.output).toContain('Included: secrets.key and auth.secret. Anyone who has this file can decrypt');
     expect(backup.status).toBe(0);
     expect(fs.statSync(backupFile).mode & 0o777).toBe(0o600);

@@ -43,7 +43,7 @@ async function startThree(round: string, databaseUrl: string, keys: Record<strin
 }
 
 function appliedIn(server: RunningServer): string[] {
-  return [...fs.readFileSync(server.logFile, 'utf8').matchAll(/\[tripline\] applied migration (\S+)/g)].map((match) => match[1]!);
+  return [...fs.readFileSync(server.logFile, 'utf8').matchAll(/"msg":"applied migration ([^"]+)"/g)].map((match) => match[1]!);
 }
 
 test('three servers starting at once on one PostgreSQL database: all serve, each migration applied once', async ({ request }) => {
@@ -59,7 +59,7 @@ test('three servers starting at once on one PostgreSQL database: all serve, each
           expect((await request.get(`${server.url}/healthz`)).status()).toBe(200);
           expect((await request.get(`${server.url}/signin`)).status()).toBe(200);
           const log = fs.readFileSync(server.logFile, 'utf8');
-          expect(log).toContain('[tripline] database ready');
+          expect(log).toMatch(/"msg":"database ready/);
           expect(log).not.toContain('cannot start');
         }
         const applied = servers.map(appliedIn);

@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { servedByEntry } from '@/lib/http/client-address';
 
 // One process at a time may open the embedded database (PGlite is a single
 // connection; two processes on one folder would corrupt it). The lock is a
@@ -271,9 +272,10 @@ async function withShortPath<T>(socketPath: string, fn: (usable: string) => Prom
   }
 }
 
-// "next start" or "tripline.ts backup": enough to recognise the holder, and
-// never its later arguments (a command line may carry a password).
+// "tripline server" or "tripline.ts backup": enough to recognise the holder,
+// and never its later arguments (a command line may carry a password).
 export function describeThisProcess(): string {
+  if (servedByEntry()) return 'tripline server';
   const script = process.argv[1] ? path.basename(process.argv[1]) : path.basename(process.execPath);
   const command = process.argv[2] && !process.argv[2].startsWith('-') ? ` ${process.argv[2]}` : '';
   return `${script}${command}`;
