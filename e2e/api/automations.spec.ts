@@ -221,14 +221,16 @@ test("a run's program sees an allowlisted environment, never the server's", asyn
 
   // PATH, LANG, TZ, HOME (the run's own folder), AGENT_LOG (TRIPLINE_RUN_ENV in
   // e2e/global-setup.ts), the run's own four variables, and what the shell adds.
-  const allowed = ['PATH', 'LANG', 'TZ', 'HOME', 'AGENT_LOG', 'TRIPLINE_RUN_ID', 'TRIPLINE_AUTOMATION_ID', 'TRIPLINE_PAYLOAD_FILE', 'TRIPLINE_WORKER_ID', 'PWD', 'OLDPWD', 'SHLVL', '_'];
+  const allowed = ['PATH', 'LANG', 'TZ', 'HOME', 'AGENT_LOG', 'RUN_ID', 'RUN_AUTOMATION_ID', 'RUN_PAYLOAD_FILE', 'RUN_WORKER_ID', 'PWD', 'OLDPWD', 'SHLVL', '_'];
   expect(Object.keys(env).filter((name) => !allowed.includes(name))).toEqual([]);
-  expect(env).toMatchObject({ HOME: cwd, TRIPLINE_RUN_ID: summary!.id, AGENT_LOG: process.env.E2E_AGENT_LOG });
+  expect(env).toMatchObject({ HOME: cwd, RUN_ID: summary!.id, AGENT_LOG: process.env.E2E_AGENT_LOG });
   // The server was started with these; the run sees none of them.
   for (const name of ['SERVER_CANARY', 'DATABASE_URL', 'TEST_DATABASE_URL', 'TRIPLINE_SECRETS_KEY', 'TRIPLINE_AUTH_SECRET', 'TRIPLINE_DATA_DIR', 'TRIPLINE_RUN_COMMAND', 'TRIPLINE_RUN_ENV']) {
     expect(env, name).not.toHaveProperty(name);
   }
   expect(JSON.stringify(env)).not.toContain('server-canary-e2e');
+  // No TRIPLINE_* variable at all: the run's own are RUN_*.
+  expect(Object.keys(env).filter((name) => name.startsWith('TRIPLINE_'))).toEqual([]);
   expect(cwd).not.toContain('e2e-data');
 });
 

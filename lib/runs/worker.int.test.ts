@@ -195,9 +195,9 @@ describe.each(testDatabaseKinds())('run workers on %s', (kind) => {
 
       // The shell may add its own bookkeeping (PWD, SHLVL, _); nothing else is there.
       const shell = new Set(['PWD', 'OLDPWD', 'SHLVL', '_']);
-      const allowed = new Set(['PATH', 'LANG', 'TZ', 'HOME', 'AGENT_API_KEY', 'TRIPLINE_RUN_ID', 'TRIPLINE_AUTOMATION_ID', 'TRIPLINE_PAYLOAD_FILE', 'TRIPLINE_WORKER_ID']);
+      const allowed = new Set(['PATH', 'LANG', 'TZ', 'HOME', 'AGENT_API_KEY', 'RUN_ID', 'RUN_AUTOMATION_ID', 'RUN_PAYLOAD_FILE', 'RUN_WORKER_ID']);
       expect(Object.keys(env).filter((name) => !allowed.has(name) && !shell.has(name))).toEqual([]);
-      expect(env).toMatchObject({ AGENT_API_KEY: 'listed-by-the-operator', HOME: cwd, TRIPLINE_RUN_ID: id, TRIPLINE_PAYLOAD_FILE: `${cwd}/event-payload.json` });
+      expect(env).toMatchObject({ AGENT_API_KEY: 'listed-by-the-operator', HOME: cwd, RUN_ID: id, RUN_PAYLOAD_FILE: `${cwd}/event-payload.json` });
       expect(env.PATH).toBe(process.env.PATH);
       // The server's configuration and secrets, by name and by value.
       for (const name of ['DATABASE_URL', 'TEST_DATABASE_URL', 'TRIPLINE_SECRETS_KEY', 'TRIPLINE_AUTH_SECRET', 'TRIPLINE_DATA_DIR', 'SERVER_CANARY', 'TRIPLINE_CANARY', 'SSH_AUTH_SOCK']) {

@@ -16,8 +16,8 @@ import { clip, type ClaimedRun, type ExecutionOutcome } from '@/lib/runs/executo
 // The child gets an allowlisted environment, never the server's: PATH, LANG
 // and TZ as the server has them, HOME set to the run's own folder, the names
 // the operator lists in TRIPLINE_RUN_ENV (an agent's API key, say), and the
-// run's own TRIPLINE_RUN_ID, TRIPLINE_AUTOMATION_ID, TRIPLINE_PAYLOAD_FILE
-// and TRIPLINE_WORKER_ID. A run's program acts on untrusted payloads: it has
+// run's own RUN_ID, RUN_AUTOMATION_ID, RUN_PAYLOAD_FILE
+// and RUN_WORKER_ID. A run's program acts on untrusted payloads: it has
 // no business holding the database password, the secrets key, the auth
 // secret, an SSH agent socket or whatever else the server was started with.
 // The folder lives outside the data folder (lib/env.ts refuses a work folder
@@ -35,10 +35,10 @@ export function childEnv(run: Pick<ClaimedRun, 'id' | 'automationId' | 'worker'>
     if (value !== undefined) env[name] = value;
   }
   env.HOME = dir;
-  env.TRIPLINE_RUN_ID = run.id;
-  env.TRIPLINE_AUTOMATION_ID = run.automationId;
-  env.TRIPLINE_PAYLOAD_FILE = path.join(dir, PAYLOAD_FILE_NAME);
-  env.TRIPLINE_WORKER_ID = run.worker;
+  env.RUN_ID = run.id;
+  env.RUN_AUTOMATION_ID = run.automationId;
+  env.RUN_PAYLOAD_FILE = path.join(dir, PAYLOAD_FILE_NAME);
+  env.RUN_WORKER_ID = run.worker;
   return env;
 }
 
