@@ -182,6 +182,37 @@ describe.each(testDatabaseKinds())('run workers on %s', (kind) => {
     expect(run.finishedAt).toBeInstanceOf(Date);
   });
 
+  it('on shutdown, lets a running run finish within the grace period', async () => {
+    const [id] = await queueRuns(1);
+    const pool = startWorkers({ kind: 'command', command: 'sleep 0.4; echo finished', timeoutMs: 10_000 }, 1);
+    await expect.poll(async () => (await database.prisma.run.findUniqueOrThrow({ where: { id } })).status).toBe('running');
+    await pool.stop(Date.now() + 5_000);
+    expect(await database.prisma.run.findUniqueOrThrow({ where: { id } })).toMatchObject({ status: 'succeeded', output: 'finished\n' });
+  });
+
+  it('on shutdown, stops a run still going when the grace period ends, and says why', async () => {
+    const [id] = await queueRuns(1);
+    const pool = startWorkers({ kind: 'command', command: 'echo started; sleep 5', timeoutMs: 10_000 }, 1);
+    await expect.poll(async () => (await database.prisma.run.findUniqueOrThrow({ where: { id } })).status).toBe('running');
+    const stopped = Date.now();
+    await pool.stop(Date.now() + 300);
+    expect(Date.now() - stopped).toBeLessThan(3_000);
+    const run = await database.prisma.run.findUniqueOrThrow({ where: { id } });
+    expect(run.status).toBe('failed');
+    expect(run.error).toMatch(/shut down and its grace period \(TRIPLINE_SHUTDOWN_GRACE_SECONDS\) ended/);
+  });
+
+  it('on shutdown, puts a run claimed but not yet started back in the queue, as if never claimed', async () => {
+    const [id] = await queueRuns(1);
+    const stopping = new AbortController();
+    stopping.abort();
+    expect(await processOne('w', { kind: 'command', command: 'echo never', timeoutMs: 1_000 }, { stopping: stopping.signal })).toBe(true);
+    expect(await database.prisma.run.findUniqueOrThrow({ where: { id } })).toMatchObject({ status: 'queued', attempts: 0, startedAt: null, lockedBy: null, output: null });
+    // Another worker then takes it up normally.
+    expect(await processOne('w2', { kind: 'command', command: 'echo ran', timeoutMs: 5_000 })).toBe(true);
+    expect(await database.prisma.run.findUniqueOrThrow({ where: { id } })).toMatchObject({ status: 'succeeded', attempts: 1, output: 'ran\n' });
+  });
+
   it("gives a command run an allowlisted environment and its own folder, never the server's environment", async () => {
     const canaries = { SERVER_CANARY: 'canary-7f3a', TRIPLINE_CANARY: 'tripline-canary-7f3a', SSH_AUTH_SOCK: '/tmp/agent.canary', AGENT_API_KEY: 'listed-by-the-operator' };
     Object.assign(process.env, canaries);
