@@ -2,7 +2,7 @@ import 'server-only';
 import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
-import { entryEnvShape } from '@/lib/server/entry-config';
+import { entryEnvShape, parseConfig } from '@/lib/server/entry-config';
 
 // The validated environment. Every variable Tripline reads is listed here (and
 // in the README); bad configuration fails at startup with the variable's name.
@@ -211,12 +211,7 @@ function repositoryAccess(words: string[]): RepositoryAccess {
 }
 
 export function parseEnv(source: NodeJS.ProcessEnv = process.env): Env {
-  const result = envSchema.safeParse(source);
-  if (!result.success) {
-    const lines = result.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`);
-    throw new Error(`Invalid configuration:\n${lines.join('\n')}`);
-  }
-  const raw = result.data;
+  const raw = parseConfig(envSchema, source);
   const dataDir = path.resolve(/*turbopackIgnore: true*/ raw.TRIPLINE_DATA_DIR);
   return {
     port: raw.PORT,

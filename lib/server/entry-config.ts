@@ -47,13 +47,16 @@ export type EntryConfig = {
   shutdownDelayMs: number;
 };
 
+/** Parses the environment with `schema`, or throws one error naming every bad variable. */
+export function parseConfig<T extends z.ZodType>(schema: T, source: NodeJS.ProcessEnv): z.output<T> {
+  const result = schema.safeParse(source);
+  if (result.success) return result.data;
+  const lines = result.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`);
+  throw new Error(`Invalid configuration:\n${lines.join('\n')}`);
+}
+
 export function parseEntryConfig(source: NodeJS.ProcessEnv = process.env): EntryConfig {
-  const result = entrySchema.safeParse(source);
-  if (!result.success) {
-    const lines = result.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`);
-    throw new Error(`Invalid configuration:\n${lines.join('\n')}`);
-  }
-  const raw = result.data;
+  const raw = parseConfig(entrySchema, source);
   return {
     port: raw.PORT,
     listenAddress: raw.TRIPLINE_LISTEN_ADDRESS,
