@@ -20,6 +20,8 @@ export default defineConfig({
       TRIPLINE_DATA_DIR: path.join(os.tmpdir(), `tripline-vitest-${process.pid}`),
       TRIPLINE_SECRETS_KEY: randomBytes(32).toString('base64'),
       TRIPLINE_AUTH_SECRET: randomBytes(32).toString('base64url'),
+      // Tests provoke failures on purpose; their expected warnings would bury the report.
+      TRIPLINE_LOG_LEVEL: 'error',
     },
     testTimeout: 60_000,
     hookTimeout: 120_000,
