@@ -77,7 +77,7 @@ test.describe.serial('provider setup guides', () => {
     await page.getByRole('link', { name: 'github-deploys' }).click();
     await expect(page.getByRole('heading', { name: 'Set up GitHub' })).toBeVisible();
     await expect(page.getByRole('region', { name: 'Deliveries' }).locator('tbody tr').first()).toContainText('d1e2f3a4-ping-0001');
-    // GitHub performs no handshake: the status filter offers only the five labels.
+    // GitHub performs no handshake: the status filter offers the five labels and the budget's refusals, no Handshake.
     await expect(page.getByRole('region', { name: 'Deliveries' }).getByLabel('Status').locator('option')).toHaveText([
       'All statuses',
       'Accepted',
@@ -85,6 +85,7 @@ test.describe.serial('provider setup guides', () => {
       'Rejected (auth)',
       'Rejected (invalid JSON)',
       'Rejected (too large)',
+      'Refused (429)',
     ]);
   });
 
