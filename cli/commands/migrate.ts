@@ -15,8 +15,6 @@ import { parseOptions, UsageError } from '../args';
 // configured database (DATABASE_URL, else embedded PGlite in
 // TRIPLINE_DATA_DIR); create/check need no database at all.
 
-export const summary = 'Apply, inspect and create database migrations';
-
 const help = `Usage: npm run tripline -- migrate <subcommand> [options]
 
 Subcommands:
