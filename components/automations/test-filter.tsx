@@ -1,7 +1,7 @@
 'use client';
 
 import { useCallback, useEffect, useState, useTransition, type ReactNode } from 'react';
-import { receivedFormat, sentence } from '@/components/deliveries/format';
+import { preciseDateTimeFormat, sentence } from '@/components/format';
 import { Button } from '@/components/ui/button';
 import { cn } from '@/components/ui/cn';
 import { Field } from '@/components/ui/field';
@@ -142,7 +142,7 @@ export function TestFilter({
           <Select value={picked} onChange={(event) => setPicked(event.target.value)} className="font-mono text-[13px]">
             {deliveries.items.map((delivery) => (
               <option key={delivery.id} value={delivery.id}>
-                {delivery.deliveryId} · {receivedFormat.format(delivery.receivedAt)}
+                {delivery.deliveryId} · {preciseDateTimeFormat.format(delivery.receivedAt)}
               </option>
             ))}
           </Select>

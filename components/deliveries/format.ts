@@ -52,12 +52,3 @@ export function relativeTime(date: Date, now: number = Date.now()): string | nul
   if (days <= 30) return `${days} ${days === 1 ? 'day' : 'days'} ago`;
   return null;
 }
-
-export const receivedFormat = new Intl.DateTimeFormat('en', { dateStyle: 'medium', timeStyle: 'medium' });
-
-/** Details are recorded as phrases ("wrong bearer token"); shown alone they read as a sentence. */
-export function sentence(phrase: string): string {
-  const text = phrase.trim();
-  if (!text) return text;
-  return `${text.charAt(0).toUpperCase()}${text.slice(1)}${/[.!?]$/.test(text) ? '' : '.'}`;
-}
