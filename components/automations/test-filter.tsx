@@ -12,7 +12,7 @@ import type { TriggerInput } from '@/lib/automations/schemas';
 import type { TestFilterResult } from '@/lib/automations/test-filter';
 import { Conditions, Mark } from './filter-checks';
 
-// Test filter (spec 2.3): runs one trigger, exactly as it is written in the
+// Test filter (docs/automations.md, Test filter, Backtest, Why not, Replay): runs one trigger, exactly as it is written in the
 // editor (unsaved edits included), against a delivery its webhook accepted,
 // and shows each check with its reason. Nothing is saved and no run starts.
 

@@ -15,7 +15,7 @@ export const deliveryStatusTones: Record<AnyDeliveryStatus, BadgeTone> = {
   refused: 'warning',
 };
 
-/** How the delivery ID was chosen (spec 4.1 rule 4), in words. */
+/** How the delivery ID was chosen (README.md, Decisions: Delivery identity), in words. */
 export const identitySourceLabels: Record<string, string> = {
   configured_header: 'Delivery ID header',
   provider_header: 'Provider delivery header',

@@ -31,7 +31,7 @@ import { ingressUrl } from '@/lib/webhooks/urls';
 // provider secret) the team secret's value is copied, encrypted, onto the
 // webhook: that applied credential is what the ingress checks. A later
 // change of the team secret's value is taken up at the next apply, never
-// silently (spec section 3); the dashboard shows when one is pending.
+// silently (README.md, Decisions: Applying); the dashboard shows when one is pending.
 //
 // Where definitions live (Factory.configSource): on a dashboard factory the
 // database is the truth. On a managed factory every dashboard change also
@@ -207,7 +207,8 @@ function refuseOnRepository(source: ConfigSource, what: string): void {
  * value as the webhook's credential. On a dashboard factory a missing team
  * secret leaves the webhook awaiting its secret (every request is then
  * refused as auth failure); where definitions live in files it is an error
- * (spec section 7), as is a url_token secret that is not URL-safe.
+ * (docs/definitions.md, Applying a set of files), as is a url_token secret
+ * that is not URL-safe.
  */
 async function applyCredential(
   tx: Tx,
@@ -332,7 +333,7 @@ export async function createWebhook(factoryId: string, input: CreateWebhookInput
       revealed = generateSecret(data.authMode, scheme);
       await createSecretTx(tx, factoryId, secretName, revealed);
     } else if (source === 'managed') {
-      // A definition applies only when its team secret exists (spec section 7).
+      // A definition applies only when its team secret exists (docs/definitions.md, Applying a set of files).
       const message =
         'This factory keeps its webhooks in definition files, which apply only when their team secret exists: enter the provider’s secret (a placeholder works until the provider issues it; then replace it here)';
       throw new AppError('validation_failed', message, { providerSecret: message });
@@ -361,7 +362,7 @@ export async function createWebhook(factoryId: string, input: CreateWebhookInput
   };
 }
 
-/** Enabling re-applies the definition, so a changed team secret is taken up (spec section 3). */
+/** Enabling re-applies the definition, so a changed team secret is taken up (README.md, Decisions: Applying). */
 export async function setWebhookEnabled(factoryId: string, uid: string, enabled: boolean, db = prisma): Promise<WebhookView> {
   await db.$transaction(async (tx) => {
     const row = await findRow(tx, factoryId, uid);

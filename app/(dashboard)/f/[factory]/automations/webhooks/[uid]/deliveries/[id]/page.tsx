@@ -64,7 +64,7 @@ export default async function DeliveryPage({ params }: { params: Params }) {
   const relative = relativeTime(delivery.receivedAt);
   const header = identityHeader(delivery, webhook);
   const body = delivery.status === 'accepted' ? delivery.body : null;
-  // Only an accepted delivery can start runs (spec section 6).
+  // Only an accepted delivery can start runs (docs/automations.md, Matching and the transaction).
   const [runs, explanation] = await Promise.all([
     body !== null ? listRuns(factory.id, { deliveryId: delivery.id }) : null,
     explainDelivery(factory.id, webhook.uid, delivery.id),
