@@ -12,7 +12,8 @@ import { createFactory } from '@/lib/factories/service';
 import { createSecret, replaceSecretValue } from '@/lib/secrets/service';
 import { createTestDatabase, testDatabaseKinds, type TestDatabase } from '@/lib/testing/databases';
 import { createUser } from '@/lib/users/service';
-import { createWebhook, deleteWebhook, findLiveWebhook, listWebhooks, setWebhookEnabled } from '@/lib/webhooks/service';
+import { findLiveWebhook } from '@/lib/webhooks/live';
+import { createWebhook, deleteWebhook, listWebhooks, setWebhookEnabled } from '@/lib/webhooks/service';
 
 // These factories are connected the way the CLI connects them (the operator's
 // own tool may use a folder on the server); the periodic sync keeps the

@@ -1,7 +1,7 @@
 import { getScheme } from '@/lib/signatures/registry';
 import { bytesEqual } from '@/lib/signatures/shared';
 import { verifySignature } from '@/lib/signatures/verify';
-import type { LiveWebhook } from '@/lib/webhooks/service';
+import type { LiveWebhook } from '@/lib/webhooks/live';
 
 // Authentication per mode (README.md, The ingress; docs/providers.md). Secrets are compared with
 // bytesEqual: through their SHA-256 digests with timingSafeEqual, so neither
