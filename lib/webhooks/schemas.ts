@@ -83,3 +83,17 @@ export function suggestSecretName(webhookName: string): string {
   const base = /^[A-Z]/.test(stem) ? stem : `WEBHOOK_${stem}`;
   return `${base.slice(0, 64 - '_WEBHOOK_SECRET'.length)}_WEBHOOK_SECRET`.replace(/_+/g, '_');
 }
+
+/**
+ * The suggested team secret name for a new webhook, numbered (_2, _3, ...)
+ * when the plain suggestion is taken. The server names the secret with it;
+ * the form shows the same name as the webhook's name is typed.
+ */
+export function suggestFreeSecretName(webhookName: string, taken: ReadonlySet<string>): string {
+  const base = suggestSecretName(webhookName);
+  if (!taken.has(base)) return base;
+  for (let n = 2; ; n++) {
+    const candidate = `${base.slice(0, 60)}_${n}`;
+    if (!taken.has(candidate)) return candidate;
+  }
+}

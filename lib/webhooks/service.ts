@@ -15,6 +15,7 @@ import {
   MAX_WEBHOOKS_PER_FACTORY,
   createWebhookSchema,
   providerSecretSchema,
+  suggestFreeSecretName,
   suggestSecretName,
   type AuthMode,
   type CreateWebhookInput,
@@ -252,11 +253,7 @@ async function uniqueSuggestedSecretName(tx: Tx, factoryId: string, webhookName:
   const taken = new Set(
     (await tx.teamSecret.findMany({ where: { factoryId, name: { startsWith: base.slice(0, 40) } }, select: { name: true } })).map((s) => s.name),
   );
-  if (!taken.has(base)) return base;
-  for (let n = 2; ; n++) {
-    const candidate = `${base.slice(0, 60)}_${n}`;
-    if (!taken.has(candidate)) return candidate;
-  }
+  return suggestFreeSecretName(webhookName, taken);
 }
 
 export async function createWebhook(factoryId: string, input: CreateWebhookInput, db = prisma): Promise<SecretReveal> {
