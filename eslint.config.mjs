@@ -1,11 +1,31 @@
 import nextVitals from 'eslint-config-next/core-web-vitals';
 import nextTs from 'eslint-config-next/typescript';
+import hotPath from './eslint/no-transitive-imports.mjs';
 
 // The hot path (ingress, signatures, filters) must stay independent of the UI.
 const uiImports = {
   patterns: [
     { group: ['react', 'react-dom', 'react/*', 'next/navigation', 'next/headers', 'next-auth', 'next-auth/*'], message: 'The ingress path must not depend on React, pages or next-auth.' },
     { group: ['@/components/*', '**/actions', '@/lib/*/actions'], message: 'The ingress path must not import components or server actions.' },
+  ],
+};
+
+// ...and, through any chain of imports, of the management code: the ingress
+// runs what it needs of webhooks from lib/webhooks/live.ts, not service.ts,
+// which brings in definition files (yaml) and, through them, the run
+// executors (child_process).
+const hotPathTransitive = {
+  forbidden: [
+    { pattern: '@/lib/webhooks/service', message: 'The hot path must not reach the webhook management rules; use lib/webhooks/live.ts.' },
+    { pattern: '@/lib/definitions/*', message: 'The hot path must not reach the definition files.' },
+    { pattern: '@/lib/runs/executors*', message: 'The hot path must not reach the run executors.' },
+    { pattern: '@/lib/runs/worker', message: 'The hot path must not reach the run worker.' },
+    { pattern: '@/components/*', message: 'The hot path must not reach components.' },
+    { pattern: 'yaml', message: 'The hot path must not load the YAML parser.' },
+    { pattern: 'node:child_process', message: 'The hot path must not spawn processes.' },
+    { pattern: 'child_process', message: 'The hot path must not spawn processes.' },
+    { pattern: 'react', message: 'The hot path must not load React.' },
+    { pattern: 'next-auth*', message: 'The hot path must not load next-auth.' },
   ],
 };
 
@@ -21,6 +41,11 @@ const config = [
   {
     files: ['lib/ingress/**', 'lib/signatures/**', 'lib/filters/**'],
     rules: { 'no-restricted-imports': ['error', uiImports] },
+  },
+  {
+    files: ['lib/ingress/**', 'lib/signatures/**', 'lib/filters/**', 'app/webhooks/**'],
+    plugins: { 'hot-path': hotPath },
+    rules: { 'hot-path/no-transitive-imports': ['error', hotPathTransitive] },
   },
   {
     files: ['e2e/**'],

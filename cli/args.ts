@@ -4,9 +4,10 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 
 export class UsageError extends Error {}
 
-export function parseOptions<O extends NonNullable<ParseArgsConfig['options']>>(args: string[], options: O) {
+/** Parses a command's flags; a bad flag (or, with allowPositionals false, any positional) is a UsageError. */
+export function parseOptions<O extends NonNullable<ParseArgsConfig['options']>>(args: string[], options: O, { allowPositionals = true } = {}) {
   try {
-    return parseArgs({ args, options, allowPositionals: true, strict: true });
+    return parseArgs({ args, options, allowPositionals, strict: true });
   } catch (error) {
     throw new UsageError((error as Error).message);
   }

@@ -1,23 +1,25 @@
 // The `tripline` command line: `npm run tripline -- <command> [options]`.
 // Each command lives in cli/commands/<name>.ts and returns its exit code.
 
-type Command = { summary: string; run: (args: string[]) => Promise<number> };
+type Command = { run: (args: string[]) => Promise<number> };
 
-const commands: Record<string, () => Promise<Command>> = {
-  setup: () => import('./commands/setup'),
-  token: () => import('./commands/token'),
-  user: () => import('./commands/user'),
-  member: () => import('./commands/member'),
-  webhook: () => import('./commands/webhook'),
-  secret: () => import('./commands/secret'),
-  migrate: () => import('./commands/migrate'),
-  worker: () => import('./commands/worker'),
-  backup: () => import('./commands/backup'),
-  restore: () => import('./commands/restore'),
-  factory: () => import('./commands/factory'),
-  validate: () => import('./commands/definitions').then((m) => m.validate),
-  plan: () => import('./commands/definitions').then((m) => m.plan),
-  apply: () => import('./commands/definitions').then((m) => m.apply),
+// Each command's one-line summary lives here, beside its loader, so --help
+// lists them without importing every command (and Prisma with them).
+const commands: Record<string, { summary: string; load: () => Promise<Command> }> = {
+  setup: { summary: 'Create an account and a factory it administers', load: () => import('./commands/setup') },
+  token: { summary: 'Create a personal API token', load: () => import('./commands/token') },
+  user: { summary: 'Create, list, disable and enable accounts; grant instance admin', load: () => import('./commands/user') },
+  member: { summary: 'Add an account to a factory with a role', load: () => import('./commands/member') },
+  webhook: { summary: 'List, create, rotate, enable, disable and delete webhooks', load: () => import('./commands/webhook') },
+  secret: { summary: 'List, set and delete team secrets', load: () => import('./commands/secret') },
+  migrate: { summary: 'Apply, inspect and create database migrations', load: () => import('./commands/migrate') },
+  worker: { summary: 'Execute queued automation runs', load: () => import('./commands/worker') },
+  backup: { summary: 'Back up the embedded database (while the server runs or not)', load: () => import('./commands/backup') },
+  restore: { summary: 'Restore the embedded database from a backup (server stopped)', load: () => import('./commands/restore') },
+  factory: { summary: 'List factories; choose where one keeps its webhook definitions', load: () => import('./commands/factory') },
+  validate: { summary: 'Check webhook definition files offline', load: () => import('./commands/definitions').then((m) => m.validate) },
+  plan: { summary: 'Show what applying definition files would change', load: () => import('./commands/definitions').then((m) => m.plan) },
+  apply: { summary: 'Apply definition files to a managed factory', load: () => import('./commands/definitions').then((m) => m.apply) },
 };
 
 function usage(): string {
@@ -25,20 +27,7 @@ function usage(): string {
     'Usage: npm run tripline -- <command> [options]',
     '',
     'Commands:',
-    '  setup     Create an account and a factory it administers',
-    '  token     Create a personal API token',
-    '  user      Create, list, disable and enable accounts; grant instance admin',
-    '  member    Add an account to a factory with a role',
-    '  webhook   List, create, rotate, enable, disable and delete webhooks',
-    '  secret    List, set and delete team secrets',
-    '  migrate   Apply, inspect and create database migrations',
-    '  worker    Execute queued automation runs',
-    '  backup    Back up the embedded database (while the server runs or not)',
-    '  restore   Restore the embedded database from a backup (server stopped)',
-    '  factory   List factories; choose where one keeps its webhook definitions',
-    '  validate  Check webhook definition files offline',
-    '  plan      Show what applying definition files would change',
-    '  apply     Apply definition files to a managed factory',
+    ...Object.entries(commands).map(([name, { summary }]) => `  ${name.padEnd(10)}${summary}`),
     '',
     'Run a command with --help for its options.',
   ].join('\n');
@@ -50,13 +39,12 @@ async function main(argv: string[]): Promise<number> {
     console.log(usage());
     return name ? 0 : 2;
   }
-  const load = commands[name];
-  if (!load) {
+  const command = commands[name];
+  if (!command) {
     console.error(`Unknown command "${name}".\n\n${usage()}`);
     return 2;
   }
-  const command = await load();
-  return command.run(args);
+  return (await command.load()).run(args);
 }
 
 main(process.argv.slice(2)).then(

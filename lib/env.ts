@@ -29,7 +29,8 @@ export type RepositoryAccess = {
   private: boolean;
 };
 
-const envSchema = z.object({
+/** Exported for tests/docs-sync.test.ts, which keeps README's configuration table in step. */
+export const envSchema = z.object({
   // PORT, TRIPLINE_LISTEN_ADDRESS, TRIPLINE_TRUSTED_PROXIES, TRIPLINE_SHUTDOWN_*: read by the server entry too.
   ...entryEnvShape,
   DATABASE_URL: z.preprocess(

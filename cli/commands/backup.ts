@@ -7,8 +7,6 @@ import { parseOptions, UsageError } from '../args';
 import { fingerprintOf, keyInfo, KEY_FILES, readKeyFile } from '../backup-keys';
 import { runCommand } from '../run-command';
 
-export const summary = 'Back up the embedded database (while the server runs or not)';
-
 const usage = `Usage: npm run tripline -- backup <file> [--no-keys] [--force]
 
 Copies the embedded database (TRIPLINE_DATA_DIR/pglite) into <file>. When a

@@ -61,7 +61,6 @@ function folderArgument(positionals: string[], index: number): string {
 }
 
 export const validate = {
-  summary: 'Check definition files offline',
   run: (args: string[]) =>
     runCommand(`Usage: npm run tripline -- validate <dir>\n\nChecks <dir>/webhooks/*.yaml without a database.\n${exitCodes}`, args, async () => {
       const { positionals } = parseOptions(args, {});
@@ -76,7 +75,6 @@ export const validate = {
 };
 
 export const plan = {
-  summary: 'Show what applying definition files would change',
   run: (args: string[]) =>
     runCommand(
       `Usage: npm run tripline -- plan --factory <slug> [--exit-code] <dir>\n\nPrints the creates, updates and deletes an apply of <dir>/webhooks would make, and every problem; changes nothing.\n${exitCodes}\nWith --exit-code, valid files that would change something exit ${CHANGES_PENDING}.`,
@@ -99,7 +97,6 @@ export const plan = {
 };
 
 export const apply = {
-  summary: 'Apply definition files to a managed factory',
   run: (args: string[]) =>
     runCommand(
       `Usage: npm run tripline -- apply --factory <slug> <dir>\n\nMakes the factory's webhooks what <dir>/webhooks defines, all or nothing, and prints the UIDs and ingress URLs of created webhooks. The factory must be managed (its settings); a repository-backed factory applies its branch.\n${exitCodes}`,

@@ -7,8 +7,6 @@ import { withDatabase } from '../database';
 import { factoryIdOrThrow } from '../factory';
 import { runCommand } from '../run-command';
 
-export const summary = 'List factories; show or choose where a factory keeps its webhook definitions';
-
 const usage = `Usage: npm run tripline -- factory <subcommand> --factory <slug> [options]
 
   list                                       every factory with its member and webhook counts (no --factory)

@@ -6,8 +6,6 @@ import { runCommand } from '../run-command';
 
 // The operator's tool: it says when no account uses the email (the dashboard
 // and API invite instead, so they never reveal that).
-export const summary = 'Add an existing account to a factory with a role';
-
 const usage = `Usage: npm run tripline -- member add --factory <slug> --email <email> --role <admin|editor|viewer>`;
 
 export function run(args: string[]): Promise<number> {

@@ -1,5 +1,4 @@
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { describeTarget, openAdapter, targetFromEnv, type OpenedAdapter } from '@/lib/db/adapter';
 import {
   applyPendingMigrations,
@@ -9,13 +8,12 @@ import {
   resolveMigration,
 } from '@/lib/db/migrate';
 import { env } from '@/lib/env';
+import { parseOptions, UsageError } from '../args';
 
 // `tripline migrate`: Prisma Migrate's everyday commands on the WebAssembly
 // schema engine (lib/db/migrate.ts). deploy/status/resolve act on the
 // configured database (DATABASE_URL, else embedded PGlite in
 // TRIPLINE_DATA_DIR); create/check need no database at all.
-
-export const summary = 'Apply, inspect and create database migrations';
 
 const help = `Usage: npm run tripline -- migrate <subcommand> [options]
 
@@ -31,8 +29,6 @@ Subcommands:
 
 The database is PostgreSQL when DATABASE_URL is set, otherwise embedded PGlite
 in TRIPLINE_DATA_DIR (default .data).`;
-
-class UsageError extends Error {}
 
 export async function run(args: string[]): Promise<number> {
   const [subcommand, ...rest] = args;
@@ -97,7 +93,7 @@ async function status(adapter: OpenedAdapter): Promise<number> {
 }
 
 async function create(args: string[]): Promise<number> {
-  const { name } = parseOptions(args, { name: { type: 'string' } });
+  const { name } = parseOptions(args, { name: { type: 'string' } }, { allowPositionals: false }).values;
   if (!name) throw new UsageError('migrate create needs --name <name>, e.g. --name add_run_index.');
   if (!/^[a-z0-9_]+$/.test(name)) {
     throw new UsageError(`Invalid migration name "${name}": use lowercase letters, digits and underscores.`);
@@ -125,7 +121,7 @@ async function check(): Promise<number> {
 }
 
 async function resolve(args: string[]): Promise<number> {
-  const options = parseOptions(args, { 'rolled-back': { type: 'string' }, applied: { type: 'string' } });
+  const options = parseOptions(args, { 'rolled-back': { type: 'string' }, applied: { type: 'string' } }, { allowPositionals: false }).values;
   const rolledBack = options['rolled-back'];
   const applied = options.applied;
   if (!rolledBack === !applied) throw new UsageError('migrate resolve needs exactly one of --rolled-back <name> or --applied <name>.');
@@ -148,14 +144,6 @@ async function withConfiguredDatabase(fn: (adapter: OpenedAdapter) => Promise<nu
     return await fn(adapter);
   } finally {
     await adapter.close();
-  }
-}
-
-function parseOptions<T extends Record<string, { type: 'string' }>>(args: string[], options: T) {
-  try {
-    return parseArgs({ args, options, allowPositionals: false, strict: true }).values;
-  } catch (error) {
-    throw new UsageError(error instanceof Error ? error.message : String(error));
   }
 }
 

@@ -8,8 +8,6 @@ import { parseOptions, UsageError } from '../args';
 import { fingerprintOf, keyFilePath, keyInEffect, keyInfo, KEY_FILES, readKeyFile } from '../backup-keys';
 import { runCommand } from '../run-command';
 
-export const summary = 'Restore the embedded database from a backup (with the server stopped)';
-
 const usage = `Usage: npm run tripline -- restore <file>
 
 Replaces the embedded database (TRIPLINE_DATA_DIR/pglite) with the one in

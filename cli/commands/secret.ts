@@ -4,8 +4,6 @@ import { withDatabase } from '../database';
 import { factoryIdOrThrow } from '../factory';
 import { runCommand } from '../run-command';
 
-export const summary = 'List, set and delete team secrets (values are write-only)';
-
 const usage = `Usage: npm run tripline -- secret <subcommand> --factory <slug> [options]
 
   list                     names, versions and the webhooks that use them

@@ -6,8 +6,6 @@ import { parseOptions, readStdin, required } from '../args';
 import { withDatabase } from '../database';
 import { runCommand } from '../run-command';
 
-export const summary = 'Create an account and a factory it administers (the first-run page, headless)';
-
 const usage = `Usage: npm run tripline -- setup --email <email> (--password <password> | --password-stdin) --factory <slug>
                                   [--name <your name>] [--factory-name <name>]
 

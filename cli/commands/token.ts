@@ -4,8 +4,6 @@ import { parseOptions, required } from '../args';
 import { withDatabase } from '../database';
 import { runCommand } from '../run-command';
 
-export const summary = 'Create a personal API token (printed alone on stdout)';
-
 const usage = `Usage: npm run tripline -- token create --email <email> [--name <token name>]
 
 Prints the new token alone on stdout, so a script can capture it:

@@ -4,8 +4,6 @@ import { parseOptions, readStdin, required, UsageError } from '../args';
 import { withDatabase } from '../database';
 import { runCommand } from '../run-command';
 
-export const summary = 'Create, list, disable and enable accounts; grant or revoke instance admin';
-
 const usage = `Usage: npm run tripline -- user <subcommand> [options]
 
   create --email <email> (--password <password> | --password-stdin) [--name <name>]

@@ -5,8 +5,6 @@ import { withDatabase } from '../database';
 import { factoryIdOrThrow } from '../factory';
 import { runCommand } from '../run-command';
 
-export const summary = 'List, create, rotate, enable, disable and delete webhooks';
-
 const usage = `Usage: npm run tripline -- webhook <subcommand> --factory <slug> [options]
 
   list

@@ -5,8 +5,6 @@ import { parseOptions, UsageError } from '../args';
 import { withWorkerDatabase } from '../database';
 import { runCommand } from '../run-command';
 
-export const summary = 'Execute queued runs with the configured executor';
-
 const usage = `Usage: npm run tripline -- worker [--slots <n>] [--drain]
 
 Executes queued automation runs with the executor configured in the

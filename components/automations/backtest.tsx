@@ -2,7 +2,7 @@
 
 import Link from 'next/link';
 import { useState, useTransition } from 'react';
-import { receivedFormat } from '@/components/deliveries/format';
+import { preciseDateTimeFormat } from '@/components/format';
 import { deliveryPath } from '@/components/runs/format';
 import { Badge } from '@/components/ui/badge';
 import { Button } from '@/components/ui/button';
@@ -64,7 +64,7 @@ function BacktestResultView({ factorySlug, result }: { factorySlug: string; resu
                   </Link>
                 </TD>
                 <TD className="py-2 whitespace-nowrap text-fg-muted">
-                  <time dateTime={new Date(delivery.receivedAt).toISOString()}>{receivedFormat.format(delivery.receivedAt)}</time>
+                  <time dateTime={new Date(delivery.receivedAt).toISOString()}>{preciseDateTimeFormat.format(delivery.receivedAt)}</time>
                 </TD>
                 <TD className="py-2">
                   {delivery.wouldTrigger ? (

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { parseJsonTree } from '@/components/deliveries/json-viewer';
-import { sentence } from '@/components/deliveries/format';
+import { parseJsonTree } from '@/lib/json/json-tree';
+import { sentence } from '@/components/format';
 import { automationNameSchema, MAX_TRIGGERS, promptSchema, type CreateAutomationInput, type TriggerInput } from '@/lib/automations/schemas';
 import { validateFilter, type PayloadFilter } from '@/lib/filters';
 

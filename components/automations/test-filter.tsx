@@ -1,7 +1,7 @@
 'use client';
 
 import { useCallback, useEffect, useState, useTransition, type ReactNode } from 'react';
-import { receivedFormat, sentence } from '@/components/deliveries/format';
+import { preciseDateTimeFormat, sentence } from '@/components/format';
 import { Button } from '@/components/ui/button';
 import { cn } from '@/components/ui/cn';
 import { Field } from '@/components/ui/field';
@@ -12,7 +12,7 @@ import type { TriggerInput } from '@/lib/automations/schemas';
 import type { TestFilterResult } from '@/lib/automations/test-filter';
 import { Conditions, Mark } from './filter-checks';
 
-// Test filter (spec 2.3): runs one trigger, exactly as it is written in the
+// Test filter (docs/automations.md, Test filter, Backtest, Why not, Replay): runs one trigger, exactly as it is written in the
 // editor (unsaved edits included), against a delivery its webhook accepted,
 // and shows each check with its reason. Nothing is saved and no run starts.
 
@@ -142,7 +142,7 @@ export function TestFilter({
           <Select value={picked} onChange={(event) => setPicked(event.target.value)} className="font-mono text-[13px]">
             {deliveries.items.map((delivery) => (
               <option key={delivery.id} value={delivery.id}>
-                {delivery.deliveryId} · {receivedFormat.format(delivery.receivedAt)}
+                {delivery.deliveryId} · {preciseDateTimeFormat.format(delivery.receivedAt)}
               </option>
             ))}
           </Select>

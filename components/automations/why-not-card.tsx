@@ -1,6 +1,6 @@
 import Link from 'next/link';
 import type { ReactNode } from 'react';
-import { sentence } from '@/components/deliveries/format';
+import { sentence } from '@/components/format';
 import { ReplayBadge, RunStatusBadge } from '@/components/runs/run-status-badge';
 import { runPath } from '@/components/runs/format';
 import { Alert } from '@/components/ui/alert';

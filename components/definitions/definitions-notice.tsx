@@ -1,9 +1,8 @@
 import Link from 'next/link';
 import { Alert } from '@/components/ui/alert';
-import { redactUrl } from '@/lib/definitions/repository';
+import { redactUrl } from '@/lib/definitions/redact-url';
 import type { DefinitionsStatus } from '@/lib/definitions/service';
-
-const dateTimeFormat = new Intl.DateTimeFormat('en', { dateStyle: 'medium', timeStyle: 'short' });
+import { dateTimeFormat } from '@/components/format';
 
 /** Above the webhooks of a factory whose webhooks live in definition files: where they come from. */
 export function DefinitionsNotice({ status, factorySlug, manage }: { status: DefinitionsStatus; factorySlug: string; manage: boolean }) {

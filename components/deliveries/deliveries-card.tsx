@@ -11,7 +11,8 @@ import type { DeliverySummary } from '@/lib/deliveries/service';
 import type { AuthMode } from '@/lib/webhooks/schemas';
 import { AutoRefresh } from './auto-refresh';
 import { DeliveryFilters } from './delivery-filters';
-import { formatBytes, formatExactBytes, sentence } from './format';
+import { formatBytes, formatExactBytes } from './format';
+import { sentence } from '@/components/format';
 import { DeliveryStatusBadge } from './status-badge';
 import { Timestamp } from './timestamp';
 

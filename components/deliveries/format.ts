@@ -15,7 +15,7 @@ export const deliveryStatusTones: Record<AnyDeliveryStatus, BadgeTone> = {
   refused: 'warning',
 };
 
-/** How the delivery ID was chosen (spec 4.1 rule 4), in words. */
+/** How the delivery ID was chosen (README.md, Decisions: Delivery identity), in words. */
 export const identitySourceLabels: Record<string, string> = {
   configured_header: 'Delivery ID header',
   provider_header: 'Provider delivery header',
@@ -51,13 +51,4 @@ export function relativeTime(date: Date, now: number = Date.now()): string | nul
   const days = Math.floor(hours / 24);
   if (days <= 30) return `${days} ${days === 1 ? 'day' : 'days'} ago`;
   return null;
-}
-
-export const receivedFormat = new Intl.DateTimeFormat('en', { dateStyle: 'medium', timeStyle: 'medium' });
-
-/** Details are recorded as phrases ("wrong bearer token"); shown alone they read as a sentence. */
-export function sentence(phrase: string): string {
-  const text = phrase.trim();
-  if (!text) return text;
-  return `${text.charAt(0).toUpperCase()}${text.slice(1)}${/[.!?]$/.test(text) ? '' : '.'}`;
 }

@@ -5,158 +5,22 @@ import { cn } from '@/components/ui/cn';
 import { CodeBlock } from '@/components/ui/code-block';
 import { CopyButton } from '@/components/ui/copy-button';
 import { ChevronRightIcon } from '@/components/ui/icons';
+import { MAX_DEPTH, parseJsonTree, type JsonNode } from '@/lib/json/json-tree';
 
 // A readable view of a JSON document: a tree of native <details> (keyboard
 // and screen-reader friendly) with syntax colours, next to the exact text.
 //
-// The tree comes from its own small parser rather than JSON.parse so that it
-// shows what was sent: keys in their order (JSON.parse moves integer-like
-// keys first), repeated keys, and numbers as written (no rounding of
-// 12345678901234567890 or 1.10). Large documents stay cheap: branches deeper
-// than two levels start closed and render their children only once opened,
-// and a branch shows its children 200 at a time.
-//
-// Depth is bounded too: any JSON value up to 256 KiB is a valid delivery,
-// including one nested 100,000 levels deep. Below MAX_DEPTH levels the tree
-// shows a subtree as its raw text (scanned without recursion), so neither the
-// parser's stack nor the page's DOM grows with the nesting.
+// The tree comes from lib/json/json-tree.ts, which keeps what was sent (key
+// order, repeated keys, numbers as written). Large documents stay cheap:
+// branches deeper than two levels start closed and render their children only
+// once opened, and a branch shows its children 200 at a time. Below MAX_DEPTH
+// levels a subtree is shown as its raw text, so the page's DOM does not grow
+// with the nesting.
 
 const PAGE = 200;
 const OPEN_DEPTH = 2;
 const LONG_STRING = 600;
-/** Levels shown as a tree; deeper subtrees are shown as their raw text. */
-export const MAX_DEPTH = 64;
 
-type JsonNode =
-  | { kind: 'object'; entries: Array<[string, JsonNode]> }
-  | { kind: 'array'; items: JsonNode[] }
-  | { kind: 'string'; value: string }
-  | { kind: 'number'; raw: string }
-  | { kind: 'boolean'; value: boolean }
-  | { kind: 'null' }
-  /** A subtree below the depth limit, as the exact text it was sent as. */
-  | { kind: 'raw'; text: string };
-
-const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
-const LITERALS = { true: { kind: 'boolean', value: true }, false: { kind: 'boolean', value: false }, null: { kind: 'null' } } as const;
-
-/**
- * Parses JSON text into a tree that keeps key order, repeated keys and number
- * literals. Throws on invalid text. Objects and arrays deeper than `maxDepth`
- * become raw nodes: their brackets are matched without recursion, the inside
- * is not checked (the ingress checked the whole body before storing it).
- */
-export function parseJsonTree(text: string, maxDepth = Number.POSITIVE_INFINITY): JsonNode {
-  let i = 0;
-  const fail = (): never => {
-    throw new SyntaxError(`Unexpected input at position ${i}`);
-  };
-  const space = () => {
-    while (i < text.length) {
-      const c = text.charCodeAt(i);
-      if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) i++;
-      else break;
-    }
-  };
-  const string = (): string => {
-    const start = i;
-    i++; // opening quote
-    while (i < text.length) {
-      const c = text[i];
-      if (c === '"') {
-        i++;
-        return JSON.parse(text.slice(start, i)) as string;
-      }
-      i += c === '\\' ? 2 : 1;
-    }
-    return fail();
-  };
-  /** The text of the object or array at i, brackets matched iteratively. */
-  const raw = (): JsonNode => {
-    const start = i;
-    let open = 0;
-    while (i < text.length) {
-      const c = text[i];
-      if (c === '"') {
-        i++;
-        while (i < text.length && text[i] !== '"') i += text[i] === '\\' ? 2 : 1;
-        if (i >= text.length) fail();
-      } else if (c === '{' || c === '[') open++;
-      else if (c === '}' || c === ']') {
-        open--;
-        if (open === 0) {
-          i++;
-          return { kind: 'raw', text: text.slice(start, i) };
-        }
-      }
-      i++;
-    }
-    return fail();
-  };
-  const value = (depth = 0): JsonNode => {
-    space();
-    const c = text[i];
-    if ((c === '{' || c === '[') && depth >= maxDepth) return raw();
-    if (c === '{') {
-      i++;
-      const entries: Array<[string, JsonNode]> = [];
-      space();
-      if (text[i] === '}') {
-        i++;
-        return { kind: 'object', entries };
-      }
-      for (;;) {
-        space();
-        if (text[i] !== '"') fail();
-        const key = string();
-        space();
-        if (text[i] !== ':') fail();
-        i++;
-        entries.push([key, value(depth + 1)]);
-        space();
-        if (text[i] === ',') i++;
-        else if (text[i] === '}') {
-          i++;
-          return { kind: 'object', entries };
-        } else fail();
-      }
-    }
-    if (c === '[') {
-      i++;
-      const items: JsonNode[] = [];
-      space();
-      if (text[i] === ']') {
-        i++;
-        return { kind: 'array', items };
-      }
-      for (;;) {
-        items.push(value(depth + 1));
-        space();
-        if (text[i] === ',') i++;
-        else if (text[i] === ']') {
-          i++;
-          return { kind: 'array', items };
-        } else fail();
-      }
-    }
-    if (c === '"') return { kind: 'string', value: string() };
-    for (const [word, node] of Object.entries(LITERALS)) {
-      if (text.startsWith(word, i)) {
-        i += word.length;
-        return node;
-      }
-    }
-    NUMBER.lastIndex = i;
-    const match = NUMBER.exec(text);
-    if (!match) return fail();
-    i += match[0].length;
-    return { kind: 'number', raw: match[0] };
-  };
-  const root = value();
-  space();
-  if (i !== text.length) fail();
-  return root;
-}
 
 type Expansion = 'auto' | 'all' | 'none';
 const ExpansionContext = createContext<Expansion>('auto');

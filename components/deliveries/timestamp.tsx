@@ -1,11 +1,12 @@
-import { receivedFormat, relativeTime } from './format';
+import { relativeTime } from './format';
+import { preciseDateTimeFormat } from '@/components/format';
 
 /** A table cell's time: the date and time, and under it how long ago ("2 min ago"). */
 export function Timestamp({ at, now }: { at: Date; now?: number }) {
   const relative = relativeTime(at, now);
   return (
     <time dateTime={at.toISOString()} title={at.toISOString()} className="flex flex-col leading-5">
-      <span className="whitespace-nowrap text-fg">{receivedFormat.format(at)}</span>
+      <span className="whitespace-nowrap text-fg">{preciseDateTimeFormat.format(at)}</span>
       {relative ? <span className="text-xs text-fg-subtle">{relative}</span> : null}
     </time>
   );

@@ -4,8 +4,8 @@ import { zodResolver } from '@hookform/resolvers/zod';
 import { useRouter } from 'next/navigation';
 import { useState } from 'react';
 import { useForm, useWatch } from 'react-hook-form';
-import { applyFieldErrors } from '@/components/auth/apply-field-errors';
-import { FormError } from '@/components/auth/form-error';
+import { applyFieldErrors } from '@/components/forms/apply-field-errors';
+import { FormError } from '@/components/forms/form-error';
 import { Alert } from '@/components/ui/alert';
 import { Button } from '@/components/ui/button';
 import { CopyField } from '@/components/ui/copy-button';
@@ -15,8 +15,7 @@ import { Select } from '@/components/ui/select';
 import { roleDescriptions, roleLabels, roles, type Role } from '@/lib/auth/roles';
 import { createInvitationAction } from '@/lib/invitations/actions';
 import { createInvitationSchema, type CreateInvitationInput } from '@/lib/invitations/schemas';
-
-const dateFormat = new Intl.DateTimeFormat('en', { dateStyle: 'medium', timeStyle: 'short' });
+import { dateTimeFormat } from '@/components/format';
 
 /** Invites an email with a role; the link is shown once, from memory, and gone on reload. */
 export function InviteForm({ factorySlug }: { factorySlug: string }) {
@@ -48,7 +47,7 @@ export function InviteForm({ factorySlug }: { factorySlug: string }) {
         <Alert tone="success" title={`Invitation for ${created.email} (${roleLabels[created.role]}) created`}>
           <p className="mb-2">
             Copy the link now and send it to them: you will not see it again. It works once, until{' '}
-            {dateFormat.format(new Date(created.expiresAt))}, and lets them create an account or join with the one they have.
+            {dateTimeFormat.format(new Date(created.expiresAt))}, and lets them create an account or join with the one they have.
           </p>
           <Field label="Invitation link">
             <CopyField value={created.url} copyLabel="Copy link" className="bg-surface" />

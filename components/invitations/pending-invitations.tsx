@@ -8,10 +8,9 @@ import { ConfirmDialog } from '@/components/ui/dialog';
 import { Table, TBody, TD, TH, THead, TR } from '@/components/ui/table';
 import type { Role } from '@/lib/auth/roles';
 import { revokeInvitationAction } from '@/lib/invitations/actions';
+import { dateFormat } from '@/components/format';
 
 export type InvitationRow = { id: string; email: string; role: Role; invitedBy: string | null; createdAt: string; expiresAt: string };
-
-const dateFormat = new Intl.DateTimeFormat('en', { dateStyle: 'medium' });
 
 /** Pending invitations of a factory, each revocable (admins only). */
 export function PendingInvitations({ factorySlug, invitations }: { factorySlug: string; invitations: InvitationRow[] }) {

@@ -4,8 +4,8 @@ import { zodResolver } from '@hookform/resolvers/zod';
 import { useRouter } from 'next/navigation';
 import { useState } from 'react';
 import { useForm } from 'react-hook-form';
-import { applyFieldErrors } from '@/components/auth/apply-field-errors';
-import { FormError } from '@/components/auth/form-error';
+import { applyFieldErrors } from '@/components/forms/apply-field-errors';
+import { FormError } from '@/components/forms/form-error';
 import { Alert } from '@/components/ui/alert';
 import { Button } from '@/components/ui/button';
 import { CopyField } from '@/components/ui/copy-button';
@@ -15,10 +15,9 @@ import { Input } from '@/components/ui/input';
 import { Table, TableEmpty, TBody, TD, TH, THead, TR } from '@/components/ui/table';
 import { createApiTokenAction, revokeApiTokenAction } from '@/lib/api-tokens/actions';
 import { createApiTokenSchema, type CreateApiTokenInput } from '@/lib/api-tokens/schemas';
+import { dateTimeFormat } from '@/components/format';
 
 export type TokenRow = { id: string; name: string; prefix: string; createdAt: string; lastUsedAt: string | null };
-
-const dateFormat = new Intl.DateTimeFormat('en', { dateStyle: 'medium', timeStyle: 'short' });
 
 export function CreateApiTokenForm() {
   const router = useRouter();
@@ -88,8 +87,8 @@ export function ApiTokenTable({ tokens }: { tokens: TokenRow[] }) {
               <TR key={token.id}>
                 <TD className="font-medium text-fg">{token.name}</TD>
                 <TD className="font-mono text-[13px] text-fg-muted">{token.prefix}…</TD>
-                <TD className="text-fg-muted">{dateFormat.format(new Date(token.createdAt))}</TD>
-                <TD className="text-fg-muted">{token.lastUsedAt ? dateFormat.format(new Date(token.lastUsedAt)) : 'Never'}</TD>
+                <TD className="text-fg-muted">{dateTimeFormat.format(new Date(token.createdAt))}</TD>
+                <TD className="text-fg-muted">{token.lastUsedAt ? dateTimeFormat.format(new Date(token.lastUsedAt)) : 'Never'}</TD>
                 <TD className="text-right">
                   <ConfirmDialog
                     trigger="Revoke"

@@ -7,6 +7,7 @@ import { Menu, MenuLabel, menuItemClass } from '@/components/shell/menu';
 import { NavLink } from '@/components/shell/nav-link';
 import { SignOutButton } from '@/components/shell/sign-out-button';
 import { roleLabels, type Role } from '@/lib/auth/roles';
+import type { NavIcon, NavItem } from '@/lib/factories/nav';
 
 type FactoryItem = { slug: string; name: string; role: Role };
 
@@ -72,7 +73,7 @@ function FactorySwitcher({ current, factories, canCreate }: { current?: FactoryI
   );
 }
 
-const icons = {
+const icons: Record<NavIcon, ReactNode> = {
   automations: (
     <svg viewBox="0 0 24 24" aria-hidden="true" className="size-4" fill="none" stroke="currentColor" strokeWidth="2" strokeLinecap="round" strokeLinejoin="round">
       <path d="M13 2 3 14h9l-1 8 10-12h-9l1-8z" />
@@ -105,7 +106,6 @@ const icons = {
   ),
 };
 
-export type NavItem = { href: string; label: string; icon: keyof typeof icons };
 
 export function AppShell({
   user,

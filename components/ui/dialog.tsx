@@ -1,13 +1,11 @@
 'use client';
 
 import { useEffect, useId, useRef, useState, useTransition, type ComponentProps, type ReactNode } from 'react';
-import { useFormStatus } from 'react-dom';
 import { Button, type ButtonSize, type ButtonVariant } from './button';
 import { cn } from './cn';
 import { XIcon } from './icons';
-import { SubmitButton } from './submit-button';
 
-export type DialogProps = Omit<ComponentProps<'dialog'>, 'open' | 'title' | 'children' | 'action'> & {
+export type DialogProps = Omit<ComponentProps<'dialog'>, 'open' | 'title' | 'children'> & {
   open: boolean;
   onOpenChange: (open: boolean) => void;
   title: ReactNode;
@@ -16,10 +14,6 @@ export type DialogProps = Omit<ComponentProps<'dialog'>, 'open' | 'title' | 'chi
   children?: ReactNode;
   /** Footer content, usually buttons (right-aligned). */
   footer?: ReactNode;
-  /** Render the body + footer inside <form action={action}> (server action or client function). */
-  action?: (formData: FormData) => void | Promise<void>;
-  /** Hidden inputs submitted with the form (only with `action`), e.g. { id: endpoint.id }. */
-  hiddenFields?: Record<string, string>;
   size?: 'sm' | 'md' | 'lg';
   /** Allow Escape, backdrop click and the close button to close it (default true). */
   dismissible?: boolean;
@@ -38,8 +32,6 @@ export function Dialog({
   description,
   children,
   footer,
-  action,
-  hiddenFields,
   size = 'md',
   dismissible = true,
   className,
@@ -70,8 +62,6 @@ export function Dialog({
       if (dialog?.open) dialog.close();
     };
   }, []);
-
-  const Wrapper = action ? 'form' : 'div';
 
   return (
     <dialog
@@ -105,10 +95,7 @@ export function Dialog({
         className,
       )}
     >
-      <Wrapper {...(action ? { action } : {})} className="flex min-h-0 flex-1 flex-col">
-        {action && hiddenFields
-          ? Object.entries(hiddenFields).map(([name, value]) => <input key={name} type="hidden" name={name} value={value} />)
-          : null}
+      <div className="flex min-h-0 flex-1 flex-col">
         <div className={cn('px-6 pt-5 pr-12', children ? 'pb-1' : 'pb-5')}>
           <h2 id={titleId} className="text-base leading-6 font-semibold text-fg">
             {title}
@@ -125,7 +112,7 @@ export function Dialog({
             {footer}
           </div>
         ) : null}
-      </Wrapper>
+      </div>
       {dismissible ? (
         <button
           type="button"
@@ -140,12 +127,6 @@ export function Dialog({
   );
 }
 
-/** Secondary button that is disabled while the surrounding form action is pending. */
-function CancelButton({ disabled, ...props }: Omit<ComponentProps<typeof Button>, 'type' | 'variant'>) {
-  const status = useFormStatus();
-  return <Button {...props} type="button" variant="secondary" disabled={disabled || status.pending} />;
-}
-
 export type ConfirmDialogProps = {
   /** Content of the trigger button. */
   trigger: ReactNode;
@@ -155,25 +136,21 @@ export type ConfirmDialogProps = {
   triggerDisabled?: boolean;
   title: ReactNode;
   description?: ReactNode;
-  /** Extra body content (inside the <form> when formAction is set, so inputs in it are submitted). */
+  /** Extra body content. */
   children?: ReactNode;
-  /** Hidden inputs submitted with formAction, e.g. { id: endpoint.id }. */
-  hiddenFields?: Record<string, string>;
   confirmLabel?: ReactNode;
   cancelLabel?: ReactNode;
   /** Style of the confirm button (default "danger"). */
   confirmVariant?: 'danger' | 'primary';
-  /** Server action (or client function) run by submitting the dialog's form. The dialog closes when it resolves. */
-  formAction?: (formData: FormData) => void | Promise<void>;
-  /** Client callback alternative to formAction. The dialog closes when it resolves. */
-  onConfirm?: () => void | Promise<void>;
+  /** Run by the confirm button; the dialog closes when it resolves. */
+  onConfirm: () => void | Promise<void>;
   size?: DialogProps['size'];
 };
 
 /**
  * Trigger button + confirmation modal for destructive actions.
- * e.g. <ConfirmDialog trigger="Delete" title="Delete endpoint?" confirmLabel="Delete endpoint"
- *        formAction={deleteEndpoint} hiddenFields={{ id: endpoint.id }} />
+ * e.g. <ConfirmDialog trigger="Delete" title="Delete this webhook?" confirmLabel="Delete webhook"
+ *        onConfirm={deleteWebhook} />
  */
 export function ConfirmDialog({
   trigger,
@@ -184,41 +161,14 @@ export function ConfirmDialog({
   title,
   description,
   children,
-  hiddenFields,
   confirmLabel = 'Confirm',
   cancelLabel = 'Cancel',
   confirmVariant = 'danger',
-  formAction,
   onConfirm,
   size = 'sm',
 }: ConfirmDialogProps) {
   const [open, setOpen] = useState(false);
   const [pending, startTransition] = useTransition();
-
-  const action = formAction
-    ? async (formData: FormData) => {
-        await formAction(formData);
-        setOpen(false);
-      }
-    : undefined;
-
-  const confirm = formAction ? (
-    <SubmitButton variant={confirmVariant}>{confirmLabel}</SubmitButton>
-  ) : (
-    <Button
-      type="button"
-      variant={confirmVariant}
-      loading={pending}
-      onClick={() =>
-        startTransition(async () => {
-          await onConfirm?.();
-          setOpen(false);
-        })
-      }
-    >
-      {confirmLabel}
-    </Button>
-  );
 
   return (
     <>
@@ -240,16 +190,26 @@ export function ConfirmDialog({
         }}
         title={title}
         description={description}
-        action={action}
-        hiddenFields={hiddenFields}
         size={size}
         role="alertdialog"
         footer={
           <>
-            <CancelButton onClick={() => setOpen(false)} disabled={pending}>
+            <Button type="button" variant="secondary" onClick={() => setOpen(false)} disabled={pending}>
               {cancelLabel}
-            </CancelButton>
-            {confirm}
+            </Button>
+            <Button
+              type="button"
+              variant={confirmVariant}
+              loading={pending}
+              onClick={() =>
+                startTransition(async () => {
+                  await onConfirm();
+                  setOpen(false);
+                })
+              }
+            >
+              {confirmLabel}
+            </Button>
           </>
         }
       >

@@ -31,14 +31,6 @@ export function CheckIcon(props: IconProps) {
   );
 }
 
-export function MinusIcon(props: IconProps) {
-  return (
-    <Icon {...props}>
-      <path d="M5 12h14" />
-    </Icon>
-  );
-}
-
 export function XIcon(props: IconProps) {
   return (
     <Icon {...props}>

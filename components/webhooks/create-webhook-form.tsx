@@ -5,26 +5,21 @@ import { useRouter } from 'next/navigation';
 import { useId, useState } from 'react';
 import { useForm, useWatch, type Resolver } from 'react-hook-form';
 import type { z } from 'zod';
-import { applyFieldErrors } from '@/components/auth/apply-field-errors';
-import { FormError } from '@/components/auth/form-error';
-import { FirstDelivery } from '@/components/webhooks/first-delivery';
+import { applyFieldErrors } from '@/components/forms/apply-field-errors';
+import { FormError } from '@/components/forms/form-error';
 import { SchemeSetup } from '@/components/webhooks/scheme-setup';
 import { WebhookIcon } from '@/components/webhooks/webhook-icon';
-import { Alert } from '@/components/ui/alert';
+import { CreatedPanel, type Created } from '@/components/webhooks/created-webhook-panel';
 import { Button, ButtonLink } from '@/components/ui/button';
-import { Card, CardBody, CardFooter, CardHeader } from '@/components/ui/card';
+import { Card, CardBody, CardFooter } from '@/components/ui/card';
 import { choiceCardClass, choiceRadioClass } from '@/components/ui/choice-card';
-import { CodeBlock } from '@/components/ui/code-block';
-import { CopyField } from '@/components/ui/copy-button';
 import { EmptyState } from '@/components/ui/empty-state';
 import { Field } from '@/components/ui/field';
-import { CheckCircleIcon } from '@/components/ui/icons';
 import { Input } from '@/components/ui/input';
 import { Select } from '@/components/ui/select';
-import { getScheme, schemeIds, schemes, type SchemeId, type SchemeInfo } from '@/lib/signatures/registry';
+import { getScheme, schemeIds, schemes, type SchemeInfo } from '@/lib/signatures/registry';
 import { createWebhookAction } from '@/lib/webhooks/actions';
-import { authModeLabels, authModes, createWebhookSchema, suggestSecretName, type AuthMode } from '@/lib/webhooks/schemas';
-import { testRequestCurl } from '@/lib/webhooks/test-request';
+import { authModeLabels, authModes, createWebhookSchema, suggestFreeSecretName, type AuthMode } from '@/lib/webhooks/schemas';
 
 // 29 providers: alphabetical by name, so a person finds theirs at a glance.
 const schemeOptions = [...schemeIds].sort((a, b) => schemes[a].displayName.localeCompare(schemes[b].displayName, 'en'));
@@ -69,28 +64,18 @@ const resolver: Resolver<FormValues, unknown, CreateWebhookValues> = (values, co
     options,
   );
 
-/** The suggested team secret name, numbered like the server does when the plain suggestion is taken. */
-function suggestFreeSecretName(webhookName: string, taken: ReadonlySet<string>): string {
-  if (!webhookName.trim()) return '';
-  const base = suggestSecretName(webhookName.trim());
-  if (!taken.has(base)) return base;
-  for (let n = 2; ; n++) {
-    const candidate = `${base.slice(0, 60)}_${n}`;
-    if (!taken.has(candidate)) return candidate;
-  }
+/** The team secret name the server would choose for this webhook name (blank while the name is). */
+function suggestedSecretName(webhookName: string, taken: ReadonlySet<string>): string {
+  return webhookName.trim() ? suggestFreeSecretName(webhookName.trim(), taken) : '';
 }
 
-type Created = {
-  uid: string;
-  name: string;
-  authMode: AuthMode;
-  scheme: SchemeId | null;
-  secretName: string | null;
-  secret: string | null;
-  ingressUrl: string;
-  providerSecretGiven: boolean;
-  existingSecret: boolean;
-};
+/** The hint under Provider secret: whether and when the secret can be left blank. */
+function providerSecretHint(scheme: SchemeInfo | undefined): string {
+  if (!scheme) return 'Leave blank if Tripline should generate it, or if the provider issues it only after you give it the URL.';
+  if (scheme.secretSource === 'generated') return 'Leave blank and Tripline generates one to give the sender.';
+  if (scheme.secretSource === 'handshake') return `Leave blank: ${scheme.displayName} sends it in its first request, and Tripline keeps it.`;
+  return `Leave blank if ${scheme.displayName} issues it only after you give it the URL: you will enter it in a second step.`;
+}
 
 export function CreateWebhookForm({
   factorySlug,
@@ -196,7 +181,7 @@ export function CreateWebhookForm({
               {...name}
               onChange={(event) => {
                 void name.onChange(event);
-                if (!secretNameEdited) setValue('secretName', suggestFreeSecretName(event.target.value, taken));
+                if (!secretNameEdited) setValue('secretName', suggestedSecretName(event.target.value, taken));
               }}
             />
           </Field>
@@ -257,15 +242,7 @@ export function CreateWebhookForm({
                 label="Provider secret"
                 optional
                 error={formState.errors.providerSecret?.message}
-                hint={
-                  !scheme
-                    ? 'Leave blank if Tripline should generate it, or if the provider issues it only after you give it the URL.'
-                    : scheme.secretSource === 'generated'
-                      ? 'Leave blank and Tripline generates one to give the sender.'
-                      : scheme.secretSource === 'handshake'
-                        ? `Leave blank: ${scheme.displayName} sends it in its first request, and Tripline keeps it.`
-                        : `Leave blank if ${scheme.displayName} issues it only after you give it the URL: you will enter it in a second step.`
-                }
+                hint={providerSecretHint(scheme)}
               >
                 <Input type="password" autoComplete="off" spellCheck={false} mono {...register('providerSecret')} />
               </Field>
@@ -325,131 +302,6 @@ export function CreateWebhookForm({
           </Button>
         </CardFooter>
       </form>
-    </Card>
-  );
-}
-
-function CreatedPanel({
-  created,
-  factorySlug,
-  webhooksPath,
-  onCreateAnother,
-}: {
-  created: Created;
-  factorySlug: string;
-  webhooksPath: string;
-  onCreateAnother: () => void;
-}) {
-  const scheme: SchemeInfo | undefined = created.scheme ? schemes[created.scheme] : undefined;
-  const [signedAt, setSignedAt] = useState(() => Math.floor(Date.now() / 1000));
-  const curl = testRequestCurl({ ingressUrl: created.ingressUrl, authMode: created.authMode, scheme: created.scheme, secret: created.secret, now: signedAt });
-  const hasSecret = created.secret !== null || created.providerSecretGiven || created.existingSecret;
-  const awaitingSecret = scheme?.secretSource === 'provider' && !hasSecret;
-  const awaitingHandshake = scheme?.secretSource === 'handshake' && !hasSecret;
-  const webhookPath = `${webhooksPath}/${created.uid}`;
-  const summary = awaitingSecret
-    ? `${created.name} is ready for ${scheme?.displayName ?? 'the provider'}’s URL. It refuses requests until you enter the secret.`
-    : awaitingHandshake
-      ? `${created.name} is ready for ${scheme?.displayName ?? 'the provider'}’s URL. It takes the secret from the provider’s first request.`
-      : `${created.name} accepts deliveries now. Automations can subscribe to it with a Webhook trigger.`;
-  const waitingFor = scheme
-    ? `Once ${scheme.displayName} has the URL, its first request appears here as soon as it arrives.`
-    : 'Send the test request above, or point your sender at the URL: the delivery appears here as soon as it arrives.';
-
-  return (
-    <Card className="max-w-3xl">
-      <CardHeader
-        title={
-          <span className="flex items-center gap-2">
-            <CheckCircleIcon className="size-5 text-emerald-600" />
-            Webhook created
-          </span>
-        }
-        description={summary}
-      />
-      <CardBody className="flex flex-col gap-5">
-        {created.secret !== null ? (
-          <Alert tone="warning" title="Copy the secret now: you will not see it again">
-            Tripline stores it encrypted and never shows it back. If it is lost, rotate the secret on the webhook’s page.
-          </Alert>
-        ) : null}
-        <Field
-          label="Ingress URL"
-          hint={
-            created.authMode === 'url_token' && created.secret !== null
-              ? 'The URL contains the secret: treat it like a password.'
-              : created.authMode === 'url_token'
-                ? `Replace {token} with the value of ${created.secretName ?? 'the team secret'}.`
-                : undefined
-          }
-        >
-          <CopyField value={created.ingressUrl} copyLabel="Copy URL" />
-        </Field>
-        {created.secret !== null ? (
-          <Field
-            label="Secret"
-            hint={
-              created.secretName ? (
-                <>
-                  Stored in the team secret <code className="font-mono text-[12px] text-fg">{created.secretName}</code>.
-                </>
-              ) : undefined
-            }
-          >
-            <CopyField value={created.secret} copyLabel="Copy secret" />
-          </Field>
-        ) : created.existingSecret ? (
-          <p className="text-fg-muted">
-            The credential is the current value of the team secret <code className="font-mono text-[13px] text-fg">{created.secretName}</code>.
-          </p>
-        ) : created.providerSecretGiven ? (
-          <p className="text-fg-muted">
-            The provider secret you entered is stored
-            {created.secretName ? (
-              <>
-                {' '}in the team secret <code className="font-mono text-[13px] text-fg">{created.secretName}</code>
-              </>
-            ) : null}
-            .
-          </p>
-        ) : null}
-        {curl ? (
-          <div className="flex flex-col gap-2">
-            <CodeBlock title="Send a test delivery" language="bash" code={curl} />
-            {created.authMode === 'signature' ? (
-              <p className="text-[13px] text-fg-muted">
-                Signed at {new Date(signedAt * 1000).toLocaleTimeString()} with the secret above; it is accepted for 5 minutes.{' '}
-                <button type="button" className="font-medium text-accent-700 hover:underline hover:underline-offset-2" onClick={() => setSignedAt(Math.floor(Date.now() / 1000))}>
-                  Sign again
-                </button>
-              </p>
-            ) : null}
-          </div>
-        ) : null}
-        {scheme ? (
-          <div className="rounded-lg border border-line bg-subtle/50 p-4">
-            <p className="mb-3 text-[13px] font-semibold text-fg">Set up {scheme.displayName}</p>
-            <SchemeSetup scheme={scheme} />
-          </div>
-        ) : null}
-        {awaitingSecret && scheme ? (
-          <Alert tone="info" title={`Next: give ${scheme.displayName} the URL, then enter the secret it issues on the webhook’s page`}>
-            Until then the webhook answers every request with 401.
-          </Alert>
-        ) : null}
-        <FirstDelivery factorySlug={factorySlug} uid={created.uid} webhookPath={webhookPath} waitingFor={waitingFor} />
-      </CardBody>
-      <CardFooter align="between">
-        <Button type="button" variant="ghost" onClick={onCreateAnother}>
-          Create another webhook
-        </Button>
-        <div className="flex gap-2">
-          <ButtonLink href={webhooksPath} variant="secondary">
-            Back to webhooks
-          </ButtonLink>
-          <ButtonLink href={webhookPath}>Go to webhook</ButtonLink>
-        </div>
-      </CardFooter>
     </Card>
   );
 }

@@ -1,4 +1,5 @@
 import 'server-only';
+import type { z } from 'zod';
 import { authenticateApiToken } from '@/lib/api-tokens/service';
 import { authorizeFactory, type FactoryContext } from '@/lib/auth/guard';
 import type { Permission } from '@/lib/auth/roles';
@@ -62,17 +63,55 @@ export function withUser<P = Record<string, never>>(
   };
 }
 
-/** A route handler under /api/v1/factories/{factory}/... that needs a permission there. */
-export function withFactory<P extends { factory: string }>(
+type FactoryParams = { factory: string };
+type FactoryHandler<P, I> = (args: { request: Request; context: FactoryContext; params: P; input: I }) => Promise<Response>;
+
+/**
+ * The input of a route that declares a schema: the query string of a GET
+ * (the first value of each parameter), otherwise the JSON body read through
+ * readJson. A ZodError from the schema becomes a 422 with field errors.
+ */
+async function readInput(request: Request, schema: z.ZodType): Promise<unknown> {
+  if (request.method === 'GET' || request.method === 'HEAD') {
+    const search = new URL(request.url).searchParams;
+    return schema.parse(Object.fromEntries([...new Set(search.keys())].map((key) => [key, search.get(key)])));
+  }
+  return schema.parse(await readJson(request));
+}
+
+/**
+ * A route handler under /api/v1/factories/{factory}/... that needs a permission
+ * there. With a schema, the handler receives `input` already parsed (the JSON
+ * body, or the query string of a GET), as factoryAction's handlers do.
+ *
+ * Route parameters other than {factory} are named with the generic:
+ * `withFactory<Params>(permission, handler)`, or with a schema
+ * `withFactory<typeof schema, Params>(permission, schema, handler)` (TypeScript
+ * infers all of a call's type arguments or none).
+ */
+export function withFactory<P extends FactoryParams = FactoryParams>(
   permission: Permission,
-  handler: (args: { request: Request; context: FactoryContext; params: P }) => Promise<Response>,
+  handler: FactoryHandler<P, undefined>,
+): (request: Request, routeContext: RouteContext<P>) => Promise<Response>;
+export function withFactory<S extends z.ZodType, P extends FactoryParams = FactoryParams>(
+  permission: Permission,
+  schema: S,
+  handler: FactoryHandler<P, z.output<S>>,
+): (request: Request, routeContext: RouteContext<P>) => Promise<Response>;
+export function withFactory<P extends FactoryParams>(
+  permission: Permission,
+  schemaOrHandler: z.ZodType | FactoryHandler<P, never>,
+  maybeHandler?: FactoryHandler<P, never>,
 ) {
+  const schema = typeof schemaOrHandler === 'function' ? undefined : schemaOrHandler;
+  const handler = (typeof schemaOrHandler === 'function' ? schemaOrHandler : maybeHandler) as FactoryHandler<P, unknown>;
   return async (request: Request, routeContext: RouteContext<P>): Promise<Response> => {
     try {
       const user = await authenticate(request);
       const params = await routeContext.params;
       const context = await authorizeFactory(user, params.factory, permission);
-      return await handler({ request, context, params });
+      const input = schema ? await readInput(request, schema) : undefined;
+      return await handler({ request, context, params, input });
     } catch (error) {
       return respond(error);
     }

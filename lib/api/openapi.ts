@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { roles } from '@/lib/auth/roles';
 import { backtestSchema, createAutomationSchema, testFilterSchema, updateAutomationSchema } from '@/lib/automations/schemas';
+import { deliveryStatusFilters } from '@/lib/deliveries/schemas';
 import { definitionFilesSchema, repositoryApplySchema, repositoryCheckSchema } from '@/lib/definitions/schemas';
 import { createFactorySchema } from '@/lib/factories/schemas';
 import { createInvitationSchema } from '@/lib/invitations/schemas';
@@ -306,7 +307,7 @@ export function openApiDocument(baseUrl: string) {
         get: {
           summary: 'The delivery log, newest first',
           parameters: [
-            { name: 'status', in: 'query', schema: { type: 'string', enum: ['accepted', 'duplicate', 'rejected_auth', 'rejected_invalid_json', 'rejected_too_large', 'handshake', 'refused'] } },
+            { name: 'status', in: 'query', schema: { type: 'string', enum: [...deliveryStatusFilters] } },
             { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 100, default: 50 } },
             { name: 'cursor', in: 'query', schema: { type: 'string' }, description: 'nextCursor of the previous page' },
             { name: 'q', in: 'query', schema: { type: 'string' }, description: 'A delivery ID (exact) or text in the body' },

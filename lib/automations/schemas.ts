@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { payloadFilterSchema, type PayloadFilter } from '@/lib/filters';
 
 // An automation as the dashboard, the API and (later) definition files write
-// it. A trigger is written exactly as the spec shows it (section 2.3):
+// it. A trigger is written exactly as docs/automations.md (Triggers) shows it:
 //   {"provider": "webhook", "event": "received",
 //    "filter": {"webhook_ids": ["<one webhook UID>"], "payload": {...}}}
 // Several webhooks means several triggers, so `webhook_ids` holds exactly one

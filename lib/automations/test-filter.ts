@@ -5,7 +5,7 @@ import { AppError } from '@/lib/http/errors';
 import { getAutomation, webhookState } from '@/lib/automations/service';
 import { triggerSchema, type TriggerInput } from '@/lib/automations/schemas';
 
-// Test filter (spec 2.4): would this stored delivery have started this
+// Test filter (docs/automations.md, Test filter, Backtest, Why not, Replay): would this stored delivery have started this
 // trigger's automation? The answer applies the ingress's own rules, each
 // with its reason: the delivery must come from the trigger's webhook, that
 // webhook must be live, the payload filter must match, and the automation

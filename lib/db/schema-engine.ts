@@ -58,6 +58,10 @@ function engineLog(line: string): void {
 
 // The package's entry point does `import * as wasm from './x.wasm'`, which
 // Node cannot load, so we instantiate the module ourselves with the JS glue.
+// The glue's setTimeout imports are replaced with trackedSetTimeout (below).
+// This can go when @prisma/schema-engine-wasm ships an entry point Node can
+// import (a wasm-bindgen `--target nodejs` build, or one that reads the .wasm
+// with fs as @prisma/query-compiler-wasm's does).
 async function instantiate(): Promise<WasmBindings> {
   const bg: WasmBindings = await import('@prisma/schema-engine-wasm/schema_engine_bg');
   const glue: Record<string, unknown> = { ...bg };
@@ -103,6 +107,9 @@ function loadBindings(): Promise<WasmBindings> {
 // lock) and never clears the timers, which kept every CLI run alive for 10 s
 // after its work was done. Timers left over once no engine is running guard
 // nothing any more and are cleared.
+// This can go when the engine clears its own timeouts when an operation ends
+// (in prisma-engines, the schema engine's wasm timeout helper dropping its
+// JS timer with the future), or frees them in SchemaEngine.free().
 const pendingTimers = new Set<NodeJS.Timeout>();
 let runningEngines = 0;
 
@@ -134,6 +141,15 @@ function clearLeftoverTimers(): void {
 //   transactions. Here the whole script goes out as one simple-protocol query,
 //   which PostgreSQL runs as one implicit transaction, as Prisma's native
 //   engine does.
+// The wrapping (dispose once, executeScript replaced) is done on the adapter
+// objects the factory returns, because neither adapter exposes an option for
+// it. Each half can go on its own once upstream fixes it:
+// - dispose tracking, when the schema engine disposes the connections it
+//   opens (SchemaEngine.free() calling adapter.dispose());
+// - executeScript, when pglite-prisma-adapter awaits exec() in executeScript
+//   and @prisma/adapter-pg sends the script unsplit (as its pool.query(text)
+//   would). To check a new version: on both databases, a failing migration
+//   must be recorded as failed, and a ';' inside a string literal must survive.
 function trackConnections(factory: SqlMigrationAwareDriverAdapterFactory): {
   factory: SqlMigrationAwareDriverAdapterFactory;
   disposeAll: () => Promise<void>;

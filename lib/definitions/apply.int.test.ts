@@ -9,7 +9,8 @@ import { AppError } from '@/lib/http/errors';
 import { createSecret, replaceSecretValue } from '@/lib/secrets/service';
 import { createTestDatabase, testDatabaseKinds, type TestDatabase } from '@/lib/testing/databases';
 import { createUser } from '@/lib/users/service';
-import { createWebhook, deleteWebhook, findLiveWebhook, listWebhooks, setWebhookEnabled } from '@/lib/webhooks/service';
+import { findLiveWebhook } from '@/lib/webhooks/live';
+import { createWebhook, deleteWebhook, listWebhooks, setWebhookEnabled } from '@/lib/webhooks/service';
 
 const files = {
   'webhooks/github.yaml': 'authMode: signature\nsignatureScheme: github\nsecretName: GITHUB_SECRET\n',

@@ -38,7 +38,7 @@ export async function planDefinitions(factoryId: string, files: DefinitionFiles,
   const current = await listWebhookDefinitions(factoryId, db);
   const byName = new Map(current.map((webhook) => [webhook.definition.name, webhook]));
 
-  // Spec section 7: every secretName must name an existing team secret, and a
+  // docs/definitions.md, Applying a set of files: every secretName must name an existing team secret, and a
   // url_token secret must be URL-safe. The versions tell which webhooks
   // would take up a changed value.
   const versions = new Map<string, number>();

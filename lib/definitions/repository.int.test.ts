@@ -4,14 +4,16 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setDatabase } from '@/lib/db';
-import { connectRepository, previewRepository, redactUrl, syncRepository } from '@/lib/definitions/repository';
+import { redactUrl } from '@/lib/definitions/redact-url';
+import { connectRepository, previewRepository, syncRepository } from '@/lib/definitions/repository';
 import { formatProblem } from '@/lib/definitions/schemas';
 import { getDefinitionsStatus, readDefinitionFiles } from '@/lib/definitions/service';
 import { createFactory } from '@/lib/factories/service';
 import { createSecret, replaceSecretValue } from '@/lib/secrets/service';
 import { createTestDatabase, testDatabaseKinds, type TestDatabase } from '@/lib/testing/databases';
 import { createUser } from '@/lib/users/service';
-import { createWebhook, deleteWebhook, findLiveWebhook, listWebhooks, setWebhookEnabled } from '@/lib/webhooks/service';
+import { findLiveWebhook } from '@/lib/webhooks/live';
+import { createWebhook, deleteWebhook, listWebhooks, setWebhookEnabled } from '@/lib/webhooks/service';
 
 // These factories are connected the way the CLI connects them (the operator's
 // own tool may use a folder on the server); the periodic sync keeps the

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { prisma } from '@/lib/db';
 import { applyDefinitions, type ApplyOutcome } from '@/lib/definitions/apply';
 import { planDefinitions, type Plan } from '@/lib/definitions/plan';
+import { redactUrl } from '@/lib/definitions/redact-url';
 import {
   checkRepositoryAccess,
   OPERATOR_ACCESS,
@@ -51,11 +52,6 @@ const MAX_FILES = 200;
 
 /** Who asks for a fetch: a dashboard or API user, the operator's CLI, or the periodic sync. */
 export type Requester = { kind: 'user'; userId: string } | { kind: 'operator' } | { kind: 'schedule' };
-
-/** Credentials in a URL (https://user:token@host) never reach a message or the dashboard. */
-export function redactUrl(text: string): string {
-  return text.replace(/(\b[a-z][a-z0-9+.-]*:\/\/)[^/@\s]+@/gi, '$1***@');
-}
 
 /** What to fetch, with what credential, under which rules. */
 export type RepositoryTarget = {

@@ -4,9 +4,8 @@ import { secretNameSchema } from '@/lib/secrets/schemas';
 import { authModeSchema, deliveryIdHeaderSchema, signatureSchemeSchema } from '@/lib/webhooks/schemas';
 
 // Factory as code: one YAML file per webhook at webhooks/<name>.yaml. The
-// file name is the webhook's name; the keys are those of the spec (authMode,
-// signatureScheme, secretName) plus deliveryIdHeader, our name for the
-// Delivery ID header in the same camelCase style. Unknown keys are errors: a
+// file name is the webhook's name; the keys (authMode, signatureScheme,
+// secretName, deliveryIdHeader) are documented in docs/definitions.md. Unknown keys are errors: a
 // misspelt key silently ignored would apply a different webhook than the one
 // its author wrote.
 

@@ -1,7 +1,7 @@
 import 'server-only';
 import { prisma, type DbOrTx } from '@/lib/db';
 
-// Retention (spec section 8): at least the most recent 50 deliveries and 7
+// Retention (README.md, Decisions: Retention): at least the most recent 50 deliveries and 7
 // days of history per webhook are kept; older entries are pruned by a
 // periodic job. An entry goes only when it is both older than the window and
 // not among its webhook's 50 newest. Its accepted identity goes with it
@@ -11,7 +11,7 @@ import { prisma, type DbOrTx } from '@/lib/db';
 // retention, 90 days by default, decides): runs do not copy the payload,
 // they read the delivery's body, so a queued run can still execute and a
 // finished one still shows what it was given. Keeping more than the minimum
-// is within the spec's "at least".
+// is what "at least" allows.
 
 export const RETENTION_DAYS = 7;
 export const RETENTION_MIN_ENTRIES = 50;

@@ -4,7 +4,8 @@ export const deliveryStatuses = ['accepted', 'duplicate', 'rejected_auth', 'reje
 export type DeliveryStatus = (typeof deliveryStatuses)[number];
 
 /**
- * What the log can be filtered by: the spec's five labels, answered provider
+ * What the log can be filtered by: the five labels of a request's outcome
+ * (accepted, duplicate and three rejections; README.md, The ingress), answered provider
  * handshakes, and the per-minute summaries of requests refused with 429 by the
  * budgets on unauthenticated requests (lib/ingress/log-budget.ts).
  */

@@ -1,5 +1,8 @@
-import type { NavItem } from '@/components/shell/app-shell';
 import { can, type Role } from '@/lib/auth/roles';
+
+/** An entry of the sidebar; AppShell draws the icon of each name. */
+export type NavItem = { href: string; label: string; icon: NavIcon };
+export type NavIcon = 'automations' | 'members' | 'secrets' | 'instance' | 'settings';
 
 /** The sidebar of a factory: only what works, and only what the role may open. */
 export function factoryNav(slug: string, role: Role): NavItem[] {

@@ -1,4 +1,4 @@
-// Payload filters (seed 2.4): validated when an automation is saved,
+// Payload filters: validated when an automation is saved,
 // evaluated against each accepted delivery. Rules and examples: docs/filters.md.
 export type { FilterCheck, FilterCondition, FilterOperator, FilterResult, FilterScalar, PayloadFilter } from './types';
 export { describeCheck, evaluateFilter, matchesFilter } from './evaluate';

@@ -1,4 +1,4 @@
-// The shape of a payload filter (seed 2.4) and the small helpers that the
+// The shape of a payload filter (docs/filters.md) and the small helpers that the
 // validator and the evaluator must agree on. Pure code: this runs on the
 // ingress hot path.
 

@@ -1,19 +1,13 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
 import { getScheme } from '@/lib/signatures/registry';
+import { bytesEqual } from '@/lib/signatures/shared';
 import { verifySignature } from '@/lib/signatures/verify';
-import type { LiveWebhook } from '@/lib/webhooks/service';
+import type { LiveWebhook } from '@/lib/webhooks/live';
 
-// Authentication per mode (spec section 5). Secrets are compared through
-// their SHA-256 digests with timingSafeEqual: equal-length inputs, so neither
+// Authentication per mode (README.md, The ingress; docs/providers.md). Secrets are compared with
+// bytesEqual: through their SHA-256 digests with timingSafeEqual, so neither
 // the content nor the length of the secret leaks through timing.
 
 export type AuthResult = { ok: true } | { ok: false; detail: string };
-
-function sameSecret(given: string, expected: string): boolean {
-  const a = createHash('sha256').update(given, 'utf8').digest();
-  const b = createHash('sha256').update(expected, 'utf8').digest();
-  return timingSafeEqual(a, b);
-}
 
 const failureDetail = {
   missing: 'signature headers missing',
@@ -36,11 +30,11 @@ export function authenticate(input: {
     case 'token': {
       const match = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(input.headers.get('authorization') ?? '');
       if (!match?.[1]) return { ok: false, detail: 'no bearer token' };
-      return sameSecret(match[1], webhook.credential) ? { ok: true } : { ok: false, detail: 'wrong bearer token' };
+      return bytesEqual(match[1], webhook.credential) ? { ok: true } : { ok: false, detail: 'wrong bearer token' };
     }
     case 'url_token':
       if (!input.pathToken) return { ok: false, detail: 'no token in the URL' };
-      return sameSecret(input.pathToken, webhook.credential) ? { ok: true } : { ok: false, detail: 'wrong URL token' };
+      return bytesEqual(input.pathToken, webhook.credential) ? { ok: true } : { ok: false, detail: 'wrong URL token' };
     case 'signature': {
       if (!webhook.signatureScheme || !getScheme(webhook.signatureScheme)) return { ok: false, detail: 'unknown signature scheme' };
       const result = verifySignature(webhook.signatureScheme, {

@@ -7,8 +7,7 @@ import type { BudgetedWrite } from '@/lib/ingress/record';
 import { rateLimited } from '@/lib/ingress/responses';
 import { hmacSha256 } from '@/lib/signatures/shared';
 import { providerDeliveryId } from '@/lib/signatures/verify';
-import { NOTION_TOKEN_PENDING } from '@/lib/webhooks/handshake-token';
-import { captureHandshakeSecret, type LiveWebhook } from '@/lib/webhooks/service';
+import { captureHandshakeSecret, NOTION_TOKEN_PENDING, type LiveWebhook } from '@/lib/webhooks/live';
 
 // Verification handshakes: requests some providers send before any event,
 // which fail unless answered exactly as the provider requires. They are the

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { MAX_DELIVERY_ID_LENGTH } from '@/lib/ingress/limits';
 
-// Delivery identity (spec 4.1 rule 4), in order of preference:
+// Delivery identity (README.md, Decisions: Delivery identity), in order of preference:
 //   (a) the header named by the webhook's Delivery ID header setting,
 //   (b) the provider's delivery header, for signature webhooks,
 //   (c) X-Service-Delivery-Id,

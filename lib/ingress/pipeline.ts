@@ -13,13 +13,13 @@ import { recordUnauthenticated } from '@/lib/ingress/log-budget';
 import { consume, foldedDeliveryLimit, getLimiters } from '@/lib/ingress/rate-limit';
 import { recordAccepted, recordRefusal, recordRejected, type RejectedStatus } from '@/lib/ingress/record';
 import { runsToStart } from '@/lib/runs/start';
-import { wakeWorkers } from '@/lib/runs/worker';
+import { wakeWorkers } from '@/lib/runs/wake';
 import { note, observeIngress } from '@/lib/ingress/observe';
 import { accepted, ingressError, notFound, rateLimited } from '@/lib/ingress/responses';
 import { clientAddress } from '@/lib/http/client-address';
 import { getScheme } from '@/lib/signatures/registry';
 import { providerDeliveryId } from '@/lib/signatures/verify';
-import { findLiveWebhook, type LiveWebhook } from '@/lib/webhooks/service';
+import { findLiveWebhook, type LiveWebhook } from '@/lib/webhooks/live';
 import { ingressUrl } from '@/lib/webhooks/urls';
 
 // POST /webhooks/w/<uid>[/<token>]: the hot path, in this order:

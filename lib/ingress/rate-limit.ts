@@ -3,7 +3,6 @@ import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes, type RateLimite
 import { getDatabase, type Database } from '@/lib/db';
 import { env } from '@/lib/env';
 import { RATE_WINDOW_SECONDS } from '@/lib/ingress/limits';
-import type { FoldedRateLimit } from '@/lib/ingress/record';
 
 // Three budgets, all per minute, kept by rate-limiter-flexible:
 //   delivery:        authenticated deliveries per webhook (TRIPLINE_DELIVERY_RATE_LIMIT, default 60);
@@ -22,24 +21,49 @@ import type { FoldedRateLimit } from '@/lib/ingress/record';
 // request with valid credentials is never refused by it, so an attacker
 // cannot lock the legitimate sender out by failing on purpose.
 
-export type Limiters = { delivery: RateLimiterAbstract; authFailure: RateLimiterAbstract; unauthenticated: RateLimiterAbstract };
+// Two ways to count, one count. The library's limiters count with their own
+// statement. The two hottest writes (the accepting statement and the entry
+// of an unauthenticated request, record.ts) instead count inside their own
+// statement, saving a round trip and a commit per request, with
+// counterUpsert below: the library's upsert (rate-limiter-flexible's
+// RateLimiterPostgres._upsert, one point at a time), on the library's row,
+// named by budgetKey. This module owns both the key format and the
+// budgets' sizes, so neither path reads the other's internals;
+// rate-limit.int.test.ts drives both over one window on PostgreSQL and
+// checks that they count the same.
+
+type BudgetName = 'delivery' | 'authFailure' | 'unauthenticated';
+export type Limiters = Record<BudgetName, RateLimiterAbstract>;
+
+/** A budget: `points` per RATE_WINDOW_SECONDS for each key, under `prefix` in rate_limits. */
+type Budget = { prefix: string; points: number };
+
+function budgets(): Record<BudgetName, Budget> {
+  const { deliveryRateLimit, authFailureLimit, unauthenticatedLogLimit } = env();
+  return {
+    delivery: { prefix: 'delivery', points: deliveryRateLimit },
+    authFailure: { prefix: 'authfail', points: authFailureLimit },
+    unauthenticated: { prefix: 'unauthlog', points: unauthenticatedLogLimit },
+  };
+}
+
+/**
+ * The key of a budget's counter row: "<prefix>:<key>", which is how
+ * rate-limiter-flexible names its rows (getKey: keyPrefix + ':' + key), so
+ * the library and counterUpsert update the same row.
+ */
+export function budgetKey(prefix: string, key: string): string {
+  return `${prefix}:${key}`;
+}
 
 function createLimiters(database: Database): Limiters {
-  const { deliveryRateLimit, authFailureLimit, unauthenticatedLogLimit } = env();
   const pool = database.adapter.pool;
-  if (pool) {
-    const common = { storeClient: pool, storeType: 'pool', tableName: 'rate_limits', tableCreated: true, duration: RATE_WINDOW_SECONDS };
-    return {
-      delivery: new RateLimiterPostgres({ ...common, keyPrefix: 'delivery', points: deliveryRateLimit }),
-      authFailure: new RateLimiterPostgres({ ...common, keyPrefix: 'authfail', points: authFailureLimit }),
-      unauthenticated: new RateLimiterPostgres({ ...common, keyPrefix: 'unauthlog', points: unauthenticatedLogLimit }),
-    };
-  }
-  return {
-    delivery: new RateLimiterMemory({ keyPrefix: 'delivery', points: deliveryRateLimit, duration: RATE_WINDOW_SECONDS }),
-    authFailure: new RateLimiterMemory({ keyPrefix: 'authfail', points: authFailureLimit, duration: RATE_WINDOW_SECONDS }),
-    unauthenticated: new RateLimiterMemory({ keyPrefix: 'unauthlog', points: unauthenticatedLogLimit, duration: RATE_WINDOW_SECONDS }),
-  };
+  const limiter = ({ prefix, points }: Budget): RateLimiterAbstract =>
+    pool
+      ? new RateLimiterPostgres({ storeClient: pool, storeType: 'pool', tableName: 'rate_limits', tableCreated: true, keyPrefix: prefix, points, duration: RATE_WINDOW_SECONDS })
+      : new RateLimiterMemory({ keyPrefix: prefix, points, duration: RATE_WINDOW_SECONDS });
+  const { delivery, authFailure, unauthenticated } = budgets();
+  return { delivery: limiter(delivery), authFailure: limiter(authFailure), unauthenticated: limiter(unauthenticated) };
 }
 
 // On globalThis, like the database: one set of limiters per process however
@@ -72,21 +96,39 @@ export async function consume(limiter: RateLimiterAbstract, key: string): Promis
   }
 }
 
+/** A budget counted by a statement of record.ts itself, with counterUpsert (PostgreSQL only). */
+export type FoldedRateLimit = { key: string; points: number; durationMs: number };
+
 /**
  * On PostgreSQL, the delivery budget as a counter the accepting statement
  * updates itself (record.ts), saving a round trip and a commit per delivery;
  * null on PGlite, where the in-memory limiter is consulted instead.
  */
 export function foldedDeliveryLimit(uid: string): FoldedRateLimit | null {
-  return folded(getLimiters().delivery, uid);
+  return folded('delivery', uid);
 }
 
 /** On PostgreSQL, the budget of unauthenticated entries as a counter the writing statement updates itself; null on PGlite. */
 export function foldedUnauthenticatedLimit(uid: string): FoldedRateLimit | null {
-  return folded(getLimiters().unauthenticated, uid);
+  return folded('unauthenticated', uid);
 }
 
-function folded(limiter: RateLimiterAbstract, uid: string): FoldedRateLimit | null {
-  if (!(limiter instanceof RateLimiterPostgres)) return null;
-  return { key: limiter.getKey(uid), points: limiter.points, durationMs: limiter.duration * 1000 };
+function folded(name: BudgetName, uid: string): FoldedRateLimit | null {
+  if (!(getLimiters()[name] instanceof RateLimiterPostgres)) return null;
+  const { prefix, points } = budgets()[name];
+  return { key: budgetKey(prefix, uid), points, durationMs: RATE_WINDOW_SECONDS * 1000 };
+}
+
+/**
+ * SQL that takes one point from a counter row, exactly as the library's
+ * consume does: a row whose window has ended (expire <= at) starts again at
+ * 1 with a new expire. Returns the row's "points" and "expire". The
+ * arguments are SQL parameter references ($n::varchar, $n::bigint, ...).
+ */
+export function counterUpsert(key: string, expire: string, at: string): string {
+  return `INSERT INTO "rate_limits" ("key", "points", "expire") VALUES (${key}, 1, ${expire})
+       ON CONFLICT ("key") DO UPDATE SET
+         "points" = CASE WHEN "rate_limits"."expire" <= ${at} THEN 1 ELSE "rate_limits"."points" + 1 END,
+         "expire" = CASE WHEN "rate_limits"."expire" <= ${at} THEN ${expire} ELSE "rate_limits"."expire" END
+       RETURNING "points", "expire"`;
 }

@@ -2,6 +2,7 @@ import 'server-only';
 import { sql } from '@/lib/db/sql';
 import { randomBase62 } from '@/lib/crypto/random';
 import type { Identity } from '@/lib/ingress/identity';
+import { counterUpsert, type FoldedRateLimit } from '@/lib/ingress/rate-limit';
 import { newRunId, queueFullDetail, type NewRun } from '@/lib/runs/start';
 
 // Writing the delivery log. An accepted request is one SQL statement: it
@@ -105,11 +106,7 @@ export async function recordRejectedCounted(input: RejectedEntry, budget: Folded
   const within = `(SELECT "points" <= $12::int FROM counted)${always ? ' OR true' : ''}`;
   const [row] = await sql<{ written: boolean; expire: string | number }>(
     `WITH counted AS (
-       INSERT INTO "rate_limits" ("key", "points", "expire") VALUES ($9::varchar, 1, $10::bigint)
-       ON CONFLICT ("key") DO UPDATE SET
-         "points" = CASE WHEN "rate_limits"."expire" <= $11::bigint THEN 1 ELSE "rate_limits"."points" + 1 END,
-         "expire" = CASE WHEN "rate_limits"."expire" <= $11::bigint THEN $10::bigint ELSE "rate_limits"."expire" END
-       RETURNING "points", "expire"
+       ${counterUpsert('$9::varchar', '$10::bigint', '$11::bigint')}
      ),
      entry AS (
        INSERT INTO "Delivery" ("id", "webhookId", "deliveryId", "identitySource", "status", "size", "receivedAt", "detail", "remoteAddress")
@@ -127,9 +124,6 @@ export async function recordRejectedCounted(input: RejectedEntry, budget: Folded
   if (row?.written) return { written: true };
   return { written: false, retryAfterSeconds: Math.max(1, Math.ceil((Number(row?.expire ?? now) - now) / 1000)) };
 }
-
-/** The delivery rate limit, counted by the accepting statement itself (PostgreSQL; see rate-limit.ts). */
-export type FoldedRateLimit = { key: string; points: number; durationMs: number };
 
 export type AcceptOutcome =
   | { limited: false; id: string; status: 'accepted' | 'duplicate'; runs: number; queueFull: boolean }
@@ -159,8 +153,9 @@ export async function recordAccepted(input: {
   const rowId = param(id, 'text');
   const ctes: string[] = [];
 
-  // The counter upsert is rate-limiter-flexible's own (same table, key and
-  // columns), so the limiter and this statement share one count.
+  // The delivery rate limit, counted here with rate-limit.ts's counterUpsert
+  // (the library's own upsert, on the library's row), so the limiter and this
+  // statement share one count.
   let allowed = 'true';
   const now = Date.now();
   if (input.rateLimit) {
@@ -168,11 +163,7 @@ export async function recordAccepted(input: {
     const expire = param(now + input.rateLimit.durationMs, 'bigint');
     const at = param(now, 'bigint');
     ctes.push(`counted AS (
-       INSERT INTO "rate_limits" ("key", "points", "expire") VALUES (${key}, 1, ${expire})
-       ON CONFLICT ("key") DO UPDATE SET
-         "points" = CASE WHEN "rate_limits"."expire" <= ${at} THEN 1 ELSE "rate_limits"."points" + 1 END,
-         "expire" = CASE WHEN "rate_limits"."expire" <= ${at} THEN ${expire} ELSE "rate_limits"."expire" END
-       RETURNING "points", "expire"
+       ${counterUpsert(key, expire, at)}
      )`);
     allowed = `(SELECT "points" <= ${param(input.rateLimit.points, 'int')} FROM counted)`;
   }

@@ -1,4 +1,4 @@
-// What a run starts with (spec section 6): the automation's prompt, the
+// What a run starts with (docs/automations.md, What a run starts with): the automation's prompt, the
 // platform envelope, and the delivery's full JSON body attached as
 // event-payload.json. The prompt and envelope are stored on the run; the
 // payload is the delivery's stored body (stored once, however many runs it

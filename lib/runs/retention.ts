@@ -1,11 +1,11 @@
 import 'server-only';
 import { prisma, type DbOrTx } from '@/lib/db';
 
-// Run retention (the spec is silent): a finished run (succeeded or failed)
-// is deleted TRIPLINE_RUN_RETENTION_DAYS after it finished (default 90, as
-// long as CI systems keep logs; 0 keeps runs forever). Each run holds its own
-// copy of the payload, so without a limit the table only grows. Queued and
-// running runs are never pruned.
+// Run retention (README.md, Decisions: Run retention): a finished run
+// (succeeded or failed) is deleted TRIPLINE_RUN_RETENTION_DAYS after it
+// finished (default 90, as long as CI systems keep logs; 0 keeps runs
+// forever); without a limit the table would only grow. Queued and running
+// runs are never pruned.
 
 const BATCH = 5_000;
 const DAY_MS = 24 * 60 * 60 * 1000;

@@ -2,7 +2,8 @@ import { randomBase62 } from '@/lib/crypto/random';
 import { matchesFilter, type PayloadFilter } from '@/lib/filters';
 import { composeEnvelope, type RunEnvelope } from '@/lib/runs/envelope';
 
-// Which runs a delivery starts (spec 4.1 rule 3): one per enabled automation
+// Which runs a delivery starts (docs/automations.md, Matching and the
+// transaction): one per enabled automation
 // with a trigger on the webhook whose payload filter matches; an automation
 // with two matching triggers starts one run. Shared by the ingress (at
 // arrival) and replay (against today's automations). Pure code.

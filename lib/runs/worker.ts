@@ -9,6 +9,7 @@ import { executeHttp } from '@/lib/runs/executors/http';
 import type { ClaimedRun, ExecutionOutcome } from '@/lib/runs/executors/types';
 import { log } from '@/lib/log';
 import { metrics } from '@/lib/metrics';
+import { workerPools as pools, type WorkerPool } from '@/lib/runs/wake';
 
 const logger = log('runs');
 
@@ -189,19 +190,6 @@ function recordOutcome(run: ClaimedRun, executor: 'command' | 'http', outcome: E
   const fields = { runId: run.id, automationId: run.automationId, attempt: run.attempt, executor, outcome: result, seconds: Math.round(seconds * 1000) / 1000 };
   if (outcome.status === 'succeeded') logger.info(fields, 'run succeeded');
   else logger.warn({ ...fields, error: outcome.error }, result === 'retried' ? 'run attempt failed; queued again' : 'run failed');
-}
-
-export type WorkerPool = { stop: (deadline?: number) => Promise<void>; wake: () => void };
-
-// This process's worker pools, on globalThis so the ingress bundle reaches
-// the pools the server started: a delivery that queues runs wakes them at
-// once instead of waiting for the next poll. Other instances poll.
-const poolsKey = Symbol.for('tripline.runWorkerPools');
-const pools: Set<WorkerPool> = ((globalThis as Record<symbol, unknown>)[poolsKey] ??= new Set()) as Set<WorkerPool>;
-
-/** Tells this process's idle workers that runs were queued. */
-export function wakeWorkers(): void {
-  for (const pool of pools) pool.wake();
 }
 
 /**

@@ -49,11 +49,12 @@ export function digestsEqual(a: Buffer, b: Buffer): boolean {
 }
 
 /**
- * Constant-time equality of two arbitrary byte strings. Hashing first makes
- * both sides 32 bytes, so neither the comparison's duration nor a length
- * check tells an attacker how long the secret is.
+ * Constant-time equality of two arbitrary byte strings (strings are taken as
+ * UTF-8). Hashing first makes both sides 32 bytes, so neither the
+ * comparison's duration nor a length check tells an attacker how long the
+ * secret is.
  */
-export function bytesEqual(a: Buffer, b: Buffer): boolean {
+export function bytesEqual(a: Buffer | string, b: Buffer | string): boolean {
   return timingSafeEqual(createHash('sha256').update(a).digest(), createHash('sha256').update(b).digest());
 }
 

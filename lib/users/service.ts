@@ -11,10 +11,6 @@ export type PublicUser = { id: string; email: string; name: string | null; insta
 /** The fields of a PublicUser, for every query that loads the signed-in person. */
 export const publicUserSelect = { id: true, email: true, name: true, instanceAdmin: true } as const;
 
-export async function userCount(db: DbOrTx = prisma): Promise<number> {
-  return db.user.count();
-}
-
 export async function needsFirstRun(db: DbOrTx = prisma): Promise<boolean> {
   return (await db.user.findFirst({ select: { id: true } })) === null;
 }
@@ -102,8 +98,4 @@ export async function authenticateWithPassword(
 ): Promise<PublicUser | null> {
   const check = await checkCredentials(input, db);
   return check.outcome === 'ok' ? check.user : null;
-}
-
-export async function getUserByEmail(email: string, db: DbOrTx = prisma): Promise<PublicUser | null> {
-  return db.user.findUnique({ where: { email: email.trim().toLowerCase() }, select: publicUserSelect });
 }

@@ -3,8 +3,9 @@ import { setDatabase } from '@/lib/db';
 import { createFactory } from '@/lib/factories/service';
 import { createTestDatabase, testDatabaseKinds, type TestDatabase } from '@/lib/testing/databases';
 import { createUser } from '@/lib/users/service';
-import { NOTION_TOKEN_PENDING, handshakeTokenState, revealHandshakeToken } from '@/lib/webhooks/handshake-token';
-import { captureHandshakeSecret, createWebhook, findLiveWebhook, getWebhook } from '@/lib/webhooks/service';
+import { handshakeTokenState, revealHandshakeToken } from '@/lib/webhooks/handshake-token';
+import { captureHandshakeSecret, findLiveWebhook, NOTION_TOKEN_PENDING } from '@/lib/webhooks/live';
+import { createWebhook, getWebhook } from '@/lib/webhooks/service';
 
 // Secrets that arrive in a provider's handshake (Asana, Notion): stored only
 // while the webhook waits for one, and Notion's token revealed exactly once.

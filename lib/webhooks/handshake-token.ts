@@ -1,5 +1,6 @@
 import 'server-only';
 import { prisma } from '@/lib/db';
+import { NOTION_TOKEN_PENDING } from '@/lib/webhooks/live';
 import { readAppliedCredential } from '@/lib/webhooks/service';
 
 // Notion's verification token: Notion posts it once, unsigned, and wants it
@@ -10,7 +11,6 @@ import { readAppliedCredential } from '@/lib/webhooks/service';
 // column is needed, and the token itself never enters the log (viewers read
 // the log).
 
-export const NOTION_TOKEN_PENDING = 'Notion verification token captured; not yet shown';
 const SHOWN_PREFIX = 'Notion verification token captured; shown to an admin at ';
 // The page keeps the alert (and the revealed token in the browser) this long after the reveal,
 // so the page's live refresh does not take the token away while the admin copies it.

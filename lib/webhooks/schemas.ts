@@ -14,7 +14,7 @@ export const webhookNameSchema = z
     'Use lowercase letters, digits, and single hyphens or underscores between them (for example "github-deploys")',
   );
 
-/** Spec section 8: applies to creation, and to a set of definition files. */
+/** README.md, Decisions: Webhook limit. Applies to creation, and to a set of definition files. */
 export const MAX_WEBHOOKS_PER_FACTORY = 20;
 
 export const authModes = ['token', 'url_token', 'signature'] as const;
@@ -82,4 +82,18 @@ export function suggestSecretName(webhookName: string): string {
   const stem = webhookName.toUpperCase().replace(/[^A-Z0-9]+/g, '_').replace(/^_+|_+$/g, '');
   const base = /^[A-Z]/.test(stem) ? stem : `WEBHOOK_${stem}`;
   return `${base.slice(0, 64 - '_WEBHOOK_SECRET'.length)}_WEBHOOK_SECRET`.replace(/_+/g, '_');
+}
+
+/**
+ * The suggested team secret name for a new webhook, numbered (_2, _3, ...)
+ * when the plain suggestion is taken. The server names the secret with it;
+ * the form shows the same name as the webhook's name is typed.
+ */
+export function suggestFreeSecretName(webhookName: string, taken: ReadonlySet<string>): string {
+  const base = suggestSecretName(webhookName);
+  if (!taken.has(base)) return base;
+  for (let n = 2; ; n++) {
+    const candidate = `${base.slice(0, 60)}_${n}`;
+    if (!taken.has(candidate)) return candidate;
+  }
 }

@@ -10,13 +10,13 @@ import {
   MAX_WEBHOOKS_PER_FACTORY,
   createWebhook,
   deleteWebhook,
-  findLiveWebhook,
   getWebhook,
   listWebhooks,
   rotateWebhookSecret,
   setProviderSecret,
   setWebhookEnabled,
 } from '@/lib/webhooks/service';
+import { findLiveWebhook } from '@/lib/webhooks/live';
 
 async function appError(promise: Promise<unknown>): Promise<AppError> {
   const error = await promise.then(

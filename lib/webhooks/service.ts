@@ -2,26 +2,25 @@ import 'server-only';
 import { randomBytes } from 'node:crypto';
 import { prisma, type DbOrTx, type Tx } from '@/lib/db';
 import { lockFactory } from '@/lib/db/locks';
-import { sql } from '@/lib/db/sql';
-import { forgetWebhook, liveWebhookCache } from '@/lib/webhooks/live-cache';
-import { decryptSecret, encryptSecret } from '@/lib/crypto/encryption';
+import { forgetWebhook } from '@/lib/webhooks/live-cache';
+import { decryptSecret } from '@/lib/crypto/encryption';
 import { randomBase62 } from '@/lib/crypto/random';
 import { definitionFile } from '@/lib/definitions/parse';
 import type { WebhookDefinition } from '@/lib/definitions/schemas';
 import { removeDefinitionFileTx, writeDefinitionFileTx } from '@/lib/definitions/store';
 import { AppError } from '@/lib/http/errors';
-import { isUrlSafe } from '@/lib/secrets/schemas';
-import { createSecretTx, putSecretTx, readSecretValue } from '@/lib/secrets/service';
-import { activeTriggersSql, type ActiveTrigger } from '@/lib/runs/start';
+import { createSecretTx, putSecretTx } from '@/lib/secrets/service';
 import { getScheme, type SchemeId } from '@/lib/signatures/registry';
 import {
   MAX_WEBHOOKS_PER_FACTORY,
   createWebhookSchema,
   providerSecretSchema,
+  suggestFreeSecretName,
   suggestSecretName,
   type AuthMode,
   type CreateWebhookInput,
 } from '@/lib/webhooks/schemas';
+import { applyCredential, credentialContext } from '@/lib/webhooks/credential';
 import { ingressUrl } from '@/lib/webhooks/urls';
 
 // The webhook rules, written once for the dashboard, the API and the CLI.
@@ -31,7 +30,7 @@ import { ingressUrl } from '@/lib/webhooks/urls';
 // provider secret) the team secret's value is copied, encrypted, onto the
 // webhook: that applied credential is what the ingress checks. A later
 // change of the team secret's value is taken up at the next apply, never
-// silently (spec section 3); the dashboard shows when one is pending.
+// silently (README.md, Decisions: Applying); the dashboard shows when one is pending.
 //
 // Where definitions live (Factory.configSource): on a dashboard factory the
 // database is the truth. On a managed factory every dashboard change also
@@ -71,7 +70,6 @@ export type SecretReveal = {
   ingressUrl: string;
 };
 
-const credentialContext = (uid: string) => `webhook-credential:${uid}`;
 
 // 22 base62 characters: about 131 random bits, URL-safe, unguessable.
 const generateUid = () => `wh_${randomBase62(22)}`;
@@ -202,39 +200,6 @@ function refuseOnRepository(source: ConfigSource, what: string): void {
   }
 }
 
-/**
- * Applies the webhook's definition: resolves its team secret and stores the
- * value as the webhook's credential. On a dashboard factory a missing team
- * secret leaves the webhook awaiting its secret (every request is then
- * refused as auth failure); where definitions live in files it is an error
- * (spec section 7), as is a url_token secret that is not URL-safe.
- */
-async function applyCredential(
-  tx: Tx,
-  factoryId: string,
-  row: Pick<WebhookRow, 'id' | 'uid' | 'authMode' | 'secretName'>,
-  requireSecret = false,
-) {
-  const secret = await readSecretValue(tx, factoryId, row.secretName);
-  if (!secret && requireSecret) {
-    const message = `No team secret is named ${row.secretName}: create it on the Secrets page first`;
-    throw new AppError('validation_failed', message, { secretName: message });
-  }
-  if (secret && row.authMode === 'url_token' && !isUrlSafe(secret.value)) {
-    throw new AppError('validation_failed', `The value of ${row.secretName} is not URL-safe, so it cannot be a URL token`, {
-      secretName: `The value of ${row.secretName} is not URL-safe (use only letters, digits, and - . _ ~), so it cannot be a URL token`,
-    });
-  }
-  await tx.webhook.update({
-    where: { id: row.id },
-    data: {
-      credentialEncrypted: secret ? encryptSecret(secret.value, credentialContext(row.uid)) : null,
-      credentialVersion: secret?.version ?? null,
-      appliedAt: new Date(),
-    },
-  });
-  return secret;
-}
 
 const definitionData = (definition: WebhookDefinition) => ({
   name: definition.name,
@@ -288,11 +253,7 @@ async function uniqueSuggestedSecretName(tx: Tx, factoryId: string, webhookName:
   const taken = new Set(
     (await tx.teamSecret.findMany({ where: { factoryId, name: { startsWith: base.slice(0, 40) } }, select: { name: true } })).map((s) => s.name),
   );
-  if (!taken.has(base)) return base;
-  for (let n = 2; ; n++) {
-    const candidate = `${base.slice(0, 60)}_${n}`;
-    if (!taken.has(candidate)) return candidate;
-  }
+  return suggestFreeSecretName(webhookName, taken);
 }
 
 export async function createWebhook(factoryId: string, input: CreateWebhookInput, db = prisma): Promise<SecretReveal> {
@@ -332,7 +293,7 @@ export async function createWebhook(factoryId: string, input: CreateWebhookInput
       revealed = generateSecret(data.authMode, scheme);
       await createSecretTx(tx, factoryId, secretName, revealed);
     } else if (source === 'managed') {
-      // A definition applies only when its team secret exists (spec section 7).
+      // A definition applies only when its team secret exists (docs/definitions.md, Applying a set of files).
       const message =
         'This factory keeps its webhooks in definition files, which apply only when their team secret exists: enter the provider’s secret (a placeholder works until the provider issues it; then replace it here)';
       throw new AppError('validation_failed', message, { providerSecret: message });
@@ -361,7 +322,7 @@ export async function createWebhook(factoryId: string, input: CreateWebhookInput
   };
 }
 
-/** Enabling re-applies the definition, so a changed team secret is taken up (spec section 3). */
+/** Enabling re-applies the definition, so a changed team secret is taken up (README.md, Decisions: Applying). */
 export async function setWebhookEnabled(factoryId: string, uid: string, enabled: boolean, db = prisma): Promise<WebhookView> {
   await db.$transaction(async (tx) => {
     const row = await findRow(tx, factoryId, uid);
@@ -412,30 +373,6 @@ export async function setProviderSecret(factoryId: string, uid: string, input: {
   return getWebhook(factoryId, uid, db);
 }
 
-/**
- * For the ingress: stores a secret that the provider sent in its verification
- * handshake (Asana's X-Hook-Secret, Notion's verification token) as the
- * webhook's provider secret. Only a webhook still waiting for its secret takes
- * one: once it has a credential, a second "handshake" from whoever learned the
- * URL cannot replace it. Returns whether the secret was stored.
- */
-export async function captureHandshakeSecret(webhookId: string, secret: string, db = prisma): Promise<boolean> {
-  const select = { id: true, uid: true, factoryId: true, authMode: true, secretName: true, credentialEncrypted: true } as const;
-  const stored = await db.$transaction(async (tx) => {
-    const found = await tx.webhook.findFirst({ where: { id: webhookId, enabled: true, deletedAt: null }, select });
-    if (!found) return null;
-    // Serialised with every other change to the factory's configuration, and read again under the lock,
-    // so two racing handshakes store one secret and the other is refused.
-    await lockFactory(tx, found.factoryId);
-    const row = await tx.webhook.findFirst({ where: { id: webhookId, enabled: true, deletedAt: null }, select });
-    if (!row || row.authMode !== 'signature' || row.credentialEncrypted !== null) return null;
-    await putSecretTx(tx, row.factoryId, row.secretName, secret);
-    await applyCredential(tx, row.factoryId, row);
-    return row.uid;
-  });
-  if (stored) forgetWebhook(stored);
-  return stored !== null;
-}
 
 /** On a managed factory deleting also removes the webhook's definition file. */
 export async function deleteWebhook(factoryId: string, uid: string, db = prisma): Promise<void> {
@@ -455,57 +392,3 @@ export async function readAppliedCredential(factoryId: string, uid: string, db: 
   return row?.credentialEncrypted ? decryptSecret(row.credentialEncrypted, credentialContext(uid)) : null;
 }
 
-export type LiveWebhook = {
-  id: string;
-  uid: string;
-  factoryId: string;
-  name: string;
-  authMode: AuthMode;
-  signatureScheme: SchemeId | null;
-  deliveryIdHeader: string | null;
-  /** The applied credential in clear, or null while a provider secret is awaited. */
-  credential: string | null;
-  /** The triggers of enabled automations that select this webhook, in automation and trigger order. */
-  triggers: LiveTrigger[];
-};
-
-export type LiveTrigger = ActiveTrigger;
-
-/** For the ingress: an enabled, undeleted webhook by UID, with its applied credential (cached, see live-cache.ts). */
-export function findLiveWebhook(uid: string): Promise<LiveWebhook | null> {
-  return liveWebhookCache<LiveWebhook>().read(uid, () => loadLiveWebhook(uid));
-}
-
-async function loadLiveWebhook(uid: string): Promise<LiveWebhook | null> {
-  // Plain SQL: this runs on every ingress request the cache cannot answer.
-  const [row] = await sql<{
-    id: string;
-    uid: string;
-    factoryId: string;
-    name: string;
-    authMode: AuthMode;
-    signatureScheme: string | null;
-    deliveryIdHeader: string | null;
-    credentialEncrypted: string | null;
-    triggers: LiveTrigger[] | null;
-  }>(
-    // The triggers come along in the same query: most deliveries then cost no
-    // lookup at all (the cache), and the rest one round trip.
-    `SELECT w."id", w."uid", w."factoryId", w."name", w."authMode"::text AS "authMode", w."signatureScheme", w."deliveryIdHeader", w."credentialEncrypted",
-            ${activeTriggersSql('w."uid"', 'w."factoryId"')} AS "triggers"
-       FROM "Webhook" w WHERE w."uid" = $1 AND w."enabled" AND w."deletedAt" IS NULL`,
-    [uid],
-  );
-  if (!row) return null;
-  return {
-    id: row.id,
-    uid: row.uid,
-    factoryId: row.factoryId,
-    name: row.name,
-    authMode: row.authMode,
-    signatureScheme: (row.signatureScheme as SchemeId | null) ?? null,
-    deliveryIdHeader: row.deliveryIdHeader,
-    credential: row.credentialEncrypted ? decryptSecret(row.credentialEncrypted, credentialContext(row.uid)) : null,
-    triggers: row.triggers ?? [],
-  };
-}

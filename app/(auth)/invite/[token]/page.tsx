@@ -6,11 +6,10 @@ import { Card, CardBody, CardFooter, CardHeader } from '@/components/ui/card';
 import { getCurrentUser } from '@/lib/auth/current-user';
 import { roleDescriptions, roleLabels } from '@/lib/auth/roles';
 import { inspectInvitation, invitationRefusal } from '@/lib/invitations/service';
+import { dateFormat } from '@/components/format';
 
 // The token is in the path: no Referer may carry it to another site.
 export const metadata: Metadata = { title: 'Invitation', referrer: 'no-referrer' };
-
-const dateFormat = new Intl.DateTimeFormat('en', { dateStyle: 'medium' });
 
 // GET /invite/[token]: accept an invitation, with a new account or the signed-in one
 export default async function InvitationPage({ params }: { params: Promise<{ token: string }> }) {

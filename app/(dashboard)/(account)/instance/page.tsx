@@ -7,10 +7,9 @@ import { Table, TBody, TD, TH, THead, TR } from '@/components/ui/table';
 import { requireInstanceAdminPage } from '@/lib/auth/current-user';
 import { env } from '@/lib/env';
 import { listAllFactories, listUsers } from '@/lib/instance/service';
+import { dateFormat } from '@/components/format';
 
 export const metadata: Metadata = { title: 'Instance' };
-
-const dateFormat = new Intl.DateTimeFormat('en', { dateStyle: 'medium' });
 
 const plural = (count: number, one: string, many: string) => `${count} ${count === 1 ? one : many}`;
 

@@ -10,10 +10,9 @@ import { Table, TBody, TD, TH, THead, TR } from '@/components/ui/table';
 import { requireFactoryPage } from '@/lib/auth/current-user';
 import { listPendingInvitations } from '@/lib/invitations/service';
 import { listMembers } from '@/lib/members/service';
+import { dateFormat } from '@/components/format';
 
 export const metadata: Metadata = { title: 'Members' };
-
-const dateFormat = new Intl.DateTimeFormat('en', { dateStyle: 'medium' });
 
 // GET /f/[factory]/members: everyone reads the list; admins manage it
 export default async function MembersPage({ params }: { params: Promise<{ factory: string }> }) {

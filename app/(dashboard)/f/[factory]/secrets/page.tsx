@@ -8,10 +8,9 @@ import { PageHeader } from '@/components/ui/page-header';
 import { Table, TableEmpty, TBody, TD, TH, THead, TR } from '@/components/ui/table';
 import { requireFactoryPage } from '@/lib/auth/current-user';
 import { listSecrets } from '@/lib/secrets/service';
+import { dateTimeFormat } from '@/components/format';
 
 export const metadata: Metadata = { title: 'Secrets' };
-
-const dateTimeFormat = new Intl.DateTimeFormat('en', { dateStyle: 'medium', timeStyle: 'short' });
 
 // GET /f/[factory]/secrets: team secrets, admins only
 export default async function SecretsPage({ params }: { params: Promise<{ factory: string }> }) {

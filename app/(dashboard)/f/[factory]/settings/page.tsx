@@ -11,13 +11,12 @@ import { DetailRow } from '@/components/ui/detail-row';
 import { EmptyState } from '@/components/ui/empty-state';
 import { PageHeader } from '@/components/ui/page-header';
 import { requireFactoryPage } from '@/lib/auth/current-user';
-import { redactUrl } from '@/lib/definitions/repository';
+import { redactUrl } from '@/lib/definitions/redact-url';
 import { getDefinitionsStatus, readDefinitionFiles, type DefinitionsStatus } from '@/lib/definitions/service';
 import { env } from '@/lib/env';
+import { preciseDateTimeFormat } from '@/components/format';
 
 export const metadata: Metadata = { title: 'Settings' };
-
-const dateTimeFormat = new Intl.DateTimeFormat('en', { dateStyle: 'medium', timeStyle: 'medium' });
 
 function RepositoryCard({ factorySlug, status }: { factorySlug: string; status: DefinitionsStatus }) {
   const interval = env().repositorySyncInterval;
@@ -52,11 +51,11 @@ function RepositoryCard({ factorySlug, status }: { factorySlug: string; status: 
             <span className="text-fg-muted">None yet</span>
           )}
         </DetailRow>
-        <DetailRow label="Applied">{status.appliedAt ? dateTimeFormat.format(status.appliedAt) : <span className="text-fg-muted">Never</span>}</DetailRow>
+        <DetailRow label="Applied">{status.appliedAt ? preciseDateTimeFormat.format(status.appliedAt) : <span className="text-fg-muted">Never</span>}</DetailRow>
       </dl>
       {failure ? (
         <CardBody className="border-t border-line">
-          <Alert tone="danger" title={`Last failed apply, ${dateTimeFormat.format(new Date(failure.at))}`}>
+          <Alert tone="danger" title={`Last failed apply, ${preciseDateTimeFormat.format(new Date(failure.at))}`}>
             <p>
               {failure.message}. The webhooks keep serving as{' '}
               {status.appliedCommit ? <span className="font-mono">{status.appliedCommit.slice(0, 12)}</span> : 'they were'} applied them.

@@ -14,6 +14,7 @@ import { getDefinitionsStatus } from '@/lib/definitions/service';
 import { getScheme } from '@/lib/signatures/registry';
 import { authModeLabels } from '@/lib/webhooks/schemas';
 import { listWebhooks, MAX_WEBHOOKS_PER_FACTORY } from '@/lib/webhooks/service';
+import { dateFormat, dateTimeFormat } from '@/components/format';
 
 export const metadata: Metadata = { title: 'Webhooks' };
 
@@ -27,9 +28,6 @@ function NoValue() {
     </>
   );
 }
-
-const dateFormat = new Intl.DateTimeFormat('en', { dateStyle: 'medium' });
-const dateTimeFormat = new Intl.DateTimeFormat('en', { dateStyle: 'medium', timeStyle: 'short' });
 
 // GET /f/[factory]/automations/webhooks: the Webhooks tab; everyone reads it, admins manage
 export default async function WebhooksPage({ params }: { params: Promise<{ factory: string }> }) {

@@ -1,4 +1,4 @@
-import { readJson, withFactory } from '@/lib/api/handler';
+import { withFactory } from '@/lib/api/handler';
 import { createInvitationSchema } from '@/lib/invitations/schemas';
 import { createInvitation, listPendingInvitations, type PendingInvitation } from '@/lib/invitations/service';
 
@@ -22,8 +22,7 @@ export const GET = withFactory<Params>('factory:manage', async ({ context }) => 
 });
 
 // POST /api/v1/factories/{factory}/invitations with {"email", "role"}: the only response that carries the link
-export const POST = withFactory<Params>('factory:manage', async ({ request, context }) => {
-  const input = createInvitationSchema.parse(await readJson(request));
+export const POST = withFactory('factory:manage', createInvitationSchema, async ({ context, input }) => {
   const { url, invitation } = await createInvitation(context.factory.id, context.user.id, input);
   return Response.json({ invitation: invitationJson(invitation), url }, { status: 201 });
 });

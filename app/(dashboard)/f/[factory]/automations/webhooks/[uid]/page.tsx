@@ -29,8 +29,7 @@ import { authModeLabels } from '@/lib/webhooks/schemas';
 import { handshakeTokenState } from '@/lib/webhooks/handshake-token';
 import { getWebhook, readAppliedCredential, secretIsGenerated, type WebhookView } from '@/lib/webhooks/service';
 import { testRequestCurl } from '@/lib/webhooks/test-request';
-
-const dateTimeFormat = new Intl.DateTimeFormat('en', { dateStyle: 'medium', timeStyle: 'short' });
+import { dateTimeFormat, sentence } from '@/components/format';
 
 // Cached so the metadata and the page share one query.
 const loadWebhook = cache((factoryId: string, uid: string): Promise<WebhookView> => orNotFound(() => getWebhook(factoryId, uid)));
@@ -42,8 +41,6 @@ export async function generateMetadata({ params }: { params: Promise<{ factory: 
 }
 
 /** Registry hints are phrases ("the app’s Signing Secret"); alone under a field they read as a sentence. */
-const sentence = (phrase: string) => `${phrase.charAt(0).toUpperCase()}${phrase.slice(1)}.`;
-
 
 type SearchParams = Record<string, string | string[] | undefined>;
 

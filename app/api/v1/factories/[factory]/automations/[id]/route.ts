@@ -1,5 +1,6 @@
-import { readJson, withFactory } from '@/lib/api/handler';
+import { withFactory } from '@/lib/api/handler';
 import { automationJson } from '@/lib/automations/json';
+import { updateAutomationSchema } from '@/lib/automations/schemas';
 import { deleteAutomation, getAutomation, updateAutomation } from '@/lib/automations/service';
 
 type Params = { factory: string; id: string };
@@ -10,8 +11,8 @@ export const GET = withFactory<Params>('factory:read', async ({ context, params 
 });
 
 // PATCH /api/v1/factories/{factory}/automations/{id} with any of {"name","prompt","enabled","triggers"}
-export const PATCH = withFactory<Params>('automations:edit', async ({ request, context, params }) => {
-  const automation = await updateAutomation(context.factory.id, params.id, (await readJson(request)) as never);
+export const PATCH = withFactory<typeof updateAutomationSchema, Params>('automations:edit', updateAutomationSchema, async ({ context, params, input }) => {
+  const automation = await updateAutomation(context.factory.id, params.id, input);
   return Response.json({ automation: automationJson(automation) });
 });
 

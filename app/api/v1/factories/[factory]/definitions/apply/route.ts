@@ -1,13 +1,10 @@
-import { readJson, withFactory } from '@/lib/api/handler';
+import { withFactory } from '@/lib/api/handler';
 import { applyDefinitions } from '@/lib/definitions/apply';
 import { appliedJson, planJson } from '@/lib/definitions/json';
 import { definitionFilesSchema } from '@/lib/definitions/schemas';
 
-type Params = { factory: string };
-
 // POST /api/v1/factories/{factory}/definitions/apply with {"files": {path: yaml}}: all or nothing, managed factories only
-export const POST = withFactory<Params>('factory:manage', async ({ request, context }) => {
-  const { files } = definitionFilesSchema.parse(await readJson(request));
+export const POST = withFactory('factory:manage', definitionFilesSchema, async ({ context, input: { files } }) => {
   const outcome = await applyDefinitions(context.factory.id, files, { source: 'managed' });
   if (!outcome.ok) {
     const count = outcome.plan.problems.length;

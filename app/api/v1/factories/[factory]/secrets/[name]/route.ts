@@ -1,12 +1,11 @@
-import { readJson, withFactory } from '@/lib/api/handler';
+import { withFactory } from '@/lib/api/handler';
 import { putSecretSchema } from '@/lib/secrets/schemas';
 import { deleteSecret, putSecret } from '@/lib/secrets/service';
 
 type Params = { factory: string; name: string };
 
 // PUT /api/v1/factories/{factory}/secrets/{name} with {"value"}: create or replace
-export const PUT = withFactory<Params>('factory:manage', async ({ request, context, params }) => {
-  const { value } = putSecretSchema.parse(await readJson(request));
+export const PUT = withFactory<typeof putSecretSchema, Params>('factory:manage', putSecretSchema, async ({ context, params, input: { value } }) => {
   const { secret, created } = await putSecret(context.factory.id, params.name, value);
   return Response.json(
     { secret: { name: secret.name, version: secret.version, createdAt: secret.createdAt.toISOString(), updatedAt: secret.updatedAt.toISOString() } },

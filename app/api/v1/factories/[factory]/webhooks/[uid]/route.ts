@@ -1,4 +1,4 @@
-import { readJson, withFactory } from '@/lib/api/handler';
+import { withFactory } from '@/lib/api/handler';
 import { webhookJson } from '@/lib/webhooks/json';
 import { updateWebhookSchema } from '@/lib/webhooks/schemas';
 import { deleteWebhook, getWebhook, setWebhookEnabled } from '@/lib/webhooks/service';
@@ -11,8 +11,7 @@ export const GET = withFactory<Params>('factory:read', async ({ context, params 
 });
 
 // PATCH /api/v1/factories/{factory}/webhooks/{uid} with {"enabled": boolean}
-export const PATCH = withFactory<Params>('factory:manage', async ({ request, context, params }) => {
-  const { enabled } = updateWebhookSchema.parse(await readJson(request));
+export const PATCH = withFactory<typeof updateWebhookSchema, Params>('factory:manage', updateWebhookSchema, async ({ context, params, input: { enabled } }) => {
   return Response.json({ webhook: webhookJson(await setWebhookEnabled(context.factory.id, params.uid, enabled)) });
 });
 

@@ -3,7 +3,8 @@ import Link from 'next/link';
 import { notFound } from 'next/navigation';
 import { cache } from 'react';
 import { AutoRefresh } from '@/components/deliveries/auto-refresh';
-import { formatExactBytes, receivedFormat, relativeTime } from '@/components/deliveries/format';
+import { formatExactBytes, relativeTime } from '@/components/deliveries/format';
+import { preciseDateTimeFormat } from '@/components/format';
 import { JsonViewer } from '@/components/deliveries/json-viewer';
 import { runDuration } from '@/components/runs/format';
 import { RunDeliveryId } from '@/components/runs/runs-card';
@@ -41,7 +42,7 @@ function Time({ at, empty }: { at: Date | null; empty: string }) {
   return (
     <>
       <time dateTime={at.toISOString()} title={at.toISOString()}>
-        {receivedFormat.format(at)}
+        {preciseDateTimeFormat.format(at)}
       </time>
       {relative ? <span className="ml-1.5 text-fg-muted">· {relative}</span> : null}
     </>

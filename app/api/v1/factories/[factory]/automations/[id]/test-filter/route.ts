@@ -1,4 +1,4 @@
-import { readJson, withFactory } from '@/lib/api/handler';
+import { withFactory } from '@/lib/api/handler';
 import { testFilterSchema } from '@/lib/automations/schemas';
 import { testSavedTrigger } from '@/lib/automations/test-filter';
 
@@ -6,7 +6,6 @@ type Params = { factory: string; id: string };
 
 // POST /api/v1/factories/{factory}/automations/{id}/test-filter with {"trigger": <index>, "deliveryId": <log entry id>}:
 // changes nothing, so every member may ask
-export const POST = withFactory<Params>('factory:read', async ({ request, context, params }) => {
-  const input = testFilterSchema.parse(await readJson(request));
+export const POST = withFactory<typeof testFilterSchema, Params>('factory:read', testFilterSchema, async ({ context, params, input }) => {
   return Response.json(await testSavedTrigger(context.factory.id, params.id, input));
 });

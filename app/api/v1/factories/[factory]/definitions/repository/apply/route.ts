@@ -1,11 +1,8 @@
-import { readJson, withFactory } from '@/lib/api/handler';
+import { withFactory } from '@/lib/api/handler';
 import { applyRepository } from '@/lib/definitions/repository';
 import { repositoryApplySchema } from '@/lib/definitions/schemas';
 
-type Params = { factory: string };
-
 // POST /api/v1/factories/{factory}/definitions/repository/apply with {"repository"?: {url, branch}, "commit"}: apply the checked commit (connect, or sync)
-export const POST = withFactory<Params>('factory:manage', async ({ request, context }) => {
-  const input = repositoryApplySchema.parse(await readJson(request));
+export const POST = withFactory('factory:manage', repositoryApplySchema, async ({ context, input }) => {
   return Response.json(await applyRepository(context.factory.id, input, { kind: 'user', userId: context.user.id }));
 });

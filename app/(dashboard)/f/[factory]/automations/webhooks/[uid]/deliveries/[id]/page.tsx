@@ -1,7 +1,8 @@
 import type { Metadata } from 'next';
 import { DetailRow } from '@/components/ui/detail-row';
 import { cache } from 'react';
-import { formatBytes, formatExactBytes, identitySourceLabels, receivedFormat, relativeTime, sentence } from '@/components/deliveries/format';
+import { formatBytes, formatExactBytes, identitySourceLabels, relativeTime } from '@/components/deliveries/format';
+import { preciseDateTimeFormat, sentence } from '@/components/format';
 import { JsonViewer } from '@/components/deliveries/json-viewer';
 import { ReplayDelivery } from '@/components/deliveries/replay-delivery';
 import { RequestHeaders } from '@/components/deliveries/request-headers';
@@ -63,7 +64,7 @@ export default async function DeliveryPage({ params }: { params: Params }) {
   const relative = relativeTime(delivery.receivedAt);
   const header = identityHeader(delivery, webhook);
   const body = delivery.status === 'accepted' ? delivery.body : null;
-  // Only an accepted delivery can start runs (spec section 6).
+  // Only an accepted delivery can start runs (docs/automations.md, Matching and the transaction).
   const [runs, explanation] = await Promise.all([
     body !== null ? listRuns(factory.id, { deliveryId: delivery.id }) : null,
     explainDelivery(factory.id, webhook.uid, delivery.id),
@@ -87,7 +88,7 @@ export default async function DeliveryPage({ params }: { params: Params }) {
         meta={<DeliveryStatusBadge status={delivery.status} />}
         description={
           <>
-            A request to {webhook.name}, received {relative ?? `on ${receivedFormat.format(delivery.receivedAt)}`}.
+            A request to {webhook.name}, received {relative ?? `on ${preciseDateTimeFormat.format(delivery.receivedAt)}`}.
           </>
         }
         breadcrumbs={[
@@ -123,7 +124,7 @@ export default async function DeliveryPage({ params }: { params: Params }) {
             </DetailRow>
             <DetailRow label="Received">
               <time dateTime={delivery.receivedAt.toISOString()} title={delivery.receivedAt.toISOString()}>
-                {receivedFormat.format(delivery.receivedAt)}
+                {preciseDateTimeFormat.format(delivery.receivedAt)}
               </time>
               {relative ? <span className="ml-1.5 text-fg-muted">· {relative}</span> : null}
             </DetailRow>
@@ -140,7 +141,7 @@ export default async function DeliveryPage({ params }: { params: Params }) {
               <DetailRow label="Replays">
                 Replayed {delivery.replay.count === 1 ? 'once' : `${delivery.replay.count} times`}, last on{' '}
                 <time dateTime={delivery.replay.lastAt.toISOString()} title={delivery.replay.lastAt.toISOString()}>
-                  {receivedFormat.format(delivery.replay.lastAt)}
+                  {preciseDateTimeFormat.format(delivery.replay.lastAt)}
                 </time>
                 {delivery.replay.lastBy ? ` by ${delivery.replay.lastBy}` : null}
               </DetailRow>
