@@ -14,6 +14,7 @@ import { Input } from '@/components/ui/input';
 import { slugify } from '@/lib/factories/schemas';
 import { completeFirstRunAction } from '@/lib/users/actions';
 import { firstRunSchema, type FirstRunInput } from '@/lib/users/schemas';
+import { useHydrated } from '@/components/forms/use-hydrated';
 
 const fields = ['name', 'email', 'password', 'factoryName', 'factorySlug'] as const;
 
@@ -21,6 +22,7 @@ export function FirstRunForm() {
   const router = useRouter();
   const [formError, setFormError] = useState<string | null>(null);
   const [slugEdited, setSlugEdited] = useState(false);
+  const hydrated = useHydrated();
   const { register, handleSubmit, formState, setError, setValue } = useForm<FirstRunInput>({
     resolver: zodResolver(firstRunSchema),
     defaultValues: { name: '', email: '', password: '', factoryName: '', factorySlug: '' },
@@ -47,7 +49,7 @@ export function FirstRunForm() {
         title="Set up Tripline"
         description="Create the first account. It becomes the admin of your first factory, the workspace where webhooks and automations live."
       />
-      <form onSubmit={onSubmit} noValidate>
+      <form onSubmit={onSubmit} method="post" noValidate>
         <CardBody className="flex flex-col gap-5">
           <FormError message={formError} />
           <fieldset className="flex flex-col gap-4">
@@ -94,7 +96,7 @@ export function FirstRunForm() {
           </fieldset>
         </CardBody>
         <CardFooter>
-          <Button type="submit" loading={formState.isSubmitting}>
+          <Button type="submit" disabled={!hydrated} loading={formState.isSubmitting}>
             Create account and factory
           </Button>
         </CardFooter>

@@ -13,10 +13,12 @@ import { Field } from '@/components/ui/field';
 import { Input } from '@/components/ui/input';
 import { signInErrorMessage } from '@/lib/auth/sign-in-messages';
 import { signInSchema, type SignInInput } from '@/lib/users/schemas';
+import { useHydrated } from '@/components/forms/use-hydrated';
 
 export function SignInForm({ callbackUrl, allowSignUp }: { callbackUrl: string; allowSignUp: boolean }) {
   const router = useRouter();
   const [formError, setFormError] = useState<string | null>(null);
+  const hydrated = useHydrated();
   const { register, handleSubmit, formState } = useForm<SignInInput>({
     resolver: zodResolver(signInSchema),
     defaultValues: { email: '', password: '' },
@@ -36,7 +38,7 @@ export function SignInForm({ callbackUrl, allowSignUp }: { callbackUrl: string; 
   return (
     <Card>
       <CardHeader title="Sign in" description="Welcome back to Tripline." />
-      <form onSubmit={onSubmit} noValidate>
+      <form onSubmit={onSubmit} method="post" noValidate>
         <CardBody className="flex flex-col gap-4">
           <FormError message={formError} />
           <Field label="Email" error={formState.errors.email?.message}>
@@ -54,7 +56,7 @@ export function SignInForm({ callbackUrl, allowSignUp }: { callbackUrl: string; 
           ) : (
             <span className="text-[13px] text-fg-subtle">New here? Ask an admin for an invitation link.</span>
           )}
-          <Button type="submit" loading={formState.isSubmitting}>
+          <Button type="submit" disabled={!hydrated} loading={formState.isSubmitting}>
             Sign in
           </Button>
         </CardFooter>
