@@ -1,46 +1,22 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openDatabase, type Database } from '@/lib/db';
 import { applyPendingMigrations } from '@/lib/db/migrate';
 import { testDatabaseKinds } from '@/lib/testing/databases';
-import { createPostgresDatabase } from '@/lib/testing/postgres';
+import { migrationNamed, migrationsBefore, migrationsDir, openEmptyDatabase } from '@/lib/testing/migration-history';
 
 // Upgrading a database that has accounts: the oldest one becomes the instance
 // admin, so an existing instance keeps someone who can run it.
 
-const migrationsDir = path.resolve('prisma/migrations');
-const migration = fs.readdirSync(migrationsDir).find((name) => name.endsWith('_instance_access_and_invitations'))!;
-
-/** A copy of the migrations folder that stops just before `migration`. */
-function historyBefore(): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tripline-migrations-'));
-  for (const entry of fs.readdirSync(migrationsDir)) {
-    if (entry >= migration) continue;
-    fs.cpSync(path.join(migrationsDir, entry), path.join(dir, entry), { recursive: true });
-  }
-  return dir;
-}
+const migration = migrationNamed('_instance_access_and_invitations');
 
 describe.each(testDatabaseKinds())('the instance-admin migration on %s', (kind) => {
-  const cleanups: Array<() => Promise<void>> = [];
+  const cleanups: Array<() => unknown> = [];
   afterAll(async () => {
     for (const cleanup of cleanups.reverse()) await cleanup();
   });
 
   it('makes the oldest existing account the instance admin, and only it', async () => {
-    let database: Database;
-    if (kind === 'pglite') {
-      database = openDatabase({ kind: 'memory' });
-    } else {
-      const created = await createPostgresDatabase();
-      cleanups.push(created.drop);
-      database = openDatabase({ kind: 'postgres', url: created.url }, { poolSize: 2 });
-    }
-    cleanups.push(database.close);
-    const before = historyBefore();
-    cleanups.push(async () => fs.rmSync(before, { recursive: true, force: true }));
+    const database = await openEmptyDatabase(kind, cleanups);
+    const before = migrationsBefore(migration, cleanups);
 
     await applyPendingMigrations(database.adapter, { migrationsDir: before });
     for (const [id, email, createdAt] of [

@@ -2,20 +2,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authenticateApiToken, createApiToken } from '@/lib/api-tokens/service';
 import { createSession, getSessionUser } from '@/lib/auth/sessions';
 import { createFactory } from '@/lib/factories/service';
-import { AppError } from '@/lib/http/errors';
 import { listAllFactories, listUsers, setInstanceAdmin, setUserDisabled } from '@/lib/instance/service';
 import { addMember } from '@/lib/members/service';
 import { createTestDatabase, testDatabaseKinds, type TestDatabase } from '@/lib/testing/databases';
 import { authenticateWithPassword, checkCredentials, completeFirstRun, createUser, type PublicUser } from '@/lib/users/service';
-
-async function refusal(promise: Promise<unknown>): Promise<AppError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(AppError);
-  return error as AppError;
-}
+import { appError } from '@/lib/testing/app-error';
 
 describe.each(testDatabaseKinds())('instance access on %s', (kind) => {
   let database: TestDatabase;
@@ -36,7 +27,7 @@ describe.each(testDatabaseKinds())('instance access on %s', (kind) => {
 
   it('only instance admins create factories by default; "everyone" lets any account', async () => {
     const db = database.prisma;
-    const refused = await refusal(createFactory(member.id, { name: 'Mine', slug: 'mine' }, db));
+    const refused = await appError(createFactory(member.id, { name: 'Mine', slug: 'mine' }, db));
     expect(refused.code).toBe('forbidden');
     expect(refused.message).toMatch(/Only instance admins can create factories/);
     await expect(createFactory(member.id, { name: 'Mine', slug: 'mine' }, db, 'everyone')).resolves.toMatchObject({ slug: 'mine' });
@@ -70,7 +61,7 @@ describe.each(testDatabaseKinds())('instance access on %s', (kind) => {
     expect(await checkCredentials({ email: 'member@example.com', password: 'a long enough password' }, db)).toEqual({ outcome: 'disabled' });
     // The wrong password says "wrong", never "disabled".
     expect(await checkCredentials({ email: 'member@example.com', password: 'not the password' }, db)).toEqual({ outcome: 'wrong' });
-    expect((await refusal(createFactory(member.id, { name: 'Nope', slug: 'nope' }, db, 'everyone'))).code).toBe('forbidden');
+    expect((await appError(createFactory(member.id, { name: 'Nope', slug: 'nope' }, db, 'everyone'))).code).toBe('forbidden');
 
     await setUserDisabled(owner.id, { userId: member.id, disabled: false }, db);
     expect(await authenticateWithPassword({ email: 'member@example.com', password: 'a long enough password' }, db)).toMatchObject({ id: member.id });
@@ -79,14 +70,14 @@ describe.each(testDatabaseKinds())('instance access on %s', (kind) => {
 
   it('never leaves the instance without an enabled instance admin; nobody disables themselves', async () => {
     const db = database.prisma;
-    expect((await refusal(setUserDisabled(owner.id, { userId: owner.id, disabled: true }, db))).message).toMatch(/your own account/);
-    expect((await refusal(setUserDisabled(null, { userId: owner.id, disabled: true }, db))).message).toMatch(/at least one enabled instance admin/);
-    expect((await refusal(setInstanceAdmin({ userId: owner.id, instanceAdmin: false }, db))).message).toMatch(/at least one enabled instance admin/);
+    expect((await appError(setUserDisabled(owner.id, { userId: owner.id, disabled: true }, db))).message).toMatch(/your own account/);
+    expect((await appError(setUserDisabled(null, { userId: owner.id, disabled: true }, db))).message).toMatch(/at least one enabled instance admin/);
+    expect((await appError(setInstanceAdmin({ userId: owner.id, instanceAdmin: false }, db))).message).toMatch(/at least one enabled instance admin/);
 
     await setInstanceAdmin({ userId: member.id, instanceAdmin: true }, db);
     await setUserDisabled(owner.id, { userId: member.id, disabled: true }, db);
     // A disabled admin does not count.
-    expect((await refusal(setInstanceAdmin({ userId: owner.id, instanceAdmin: false }, db))).code).toBe('conflict');
+    expect((await appError(setInstanceAdmin({ userId: owner.id, instanceAdmin: false }, db))).code).toBe('conflict');
     await setUserDisabled(owner.id, { userId: member.id, disabled: false }, db);
     await setInstanceAdmin({ userId: owner.id, instanceAdmin: false }, db);
     expect((await listUsers(db)).filter((u) => u.instanceAdmin).map((u) => u.email)).toEqual(['member@example.com']);

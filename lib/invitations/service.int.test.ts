@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authorizeFactory } from '@/lib/auth/guard';
 import { createFactory } from '@/lib/factories/service';
-import { AppError } from '@/lib/http/errors';
 import {
   acceptInvitation,
   acceptInvitationWithNewAccount,
@@ -14,15 +13,7 @@ import {
 import { listMembers } from '@/lib/members/service';
 import { createTestDatabase, testDatabaseKinds, type TestDatabase } from '@/lib/testing/databases';
 import { authenticateWithPassword, createUser, type PublicUser } from '@/lib/users/service';
-
-async function refusal(promise: Promise<unknown>): Promise<AppError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(AppError);
-  return error as AppError;
-}
+import { appError } from '@/lib/testing/app-error';
 
 describe.each(testDatabaseKinds())('invitations on %s', (kind) => {
   let database: TestDatabase;
@@ -61,9 +52,9 @@ describe.each(testDatabaseKinds())('invitations on %s', (kind) => {
     expect(dana).toMatchObject({ email: 'dana@example.com', instanceAdmin: false });
     await expect(authorizeFactory(dana!, 'acme', 'factory:read', db)).resolves.toMatchObject({ role: 'viewer' });
 
-    const reused = await refusal(acceptInvitationWithNewAccount({ token, password: 'another password 1' }, db));
+    const reused = await appError(acceptInvitationWithNewAccount({ token, password: 'another password 1' }, db));
     expect(reused.message).toMatch(/already been used/);
-    const reusedBySignedIn = await refusal(acceptInvitation({ token }, owner, db));
+    const reusedBySignedIn = await appError(acceptInvitation({ token }, owner, db));
     expect(reusedBySignedIn.message).toMatch(/already been used/);
   });
 
@@ -77,7 +68,7 @@ describe.each(testDatabaseKinds())('invitations on %s', (kind) => {
 
     // Already a member: refused, and the link stays usable for its person.
     const second = await createInvitation(factoryId, owner.id, { email: 'someone@example.com', role: 'viewer' }, db);
-    expect((await refusal(acceptInvitation({ token: second.token }, erin, db))).message).toMatch(/already a member of Acme/);
+    expect((await appError(acceptInvitation({ token: second.token }, erin, db))).message).toMatch(/already a member of Acme/);
     expect((await inspectInvitation(second.token, db)).state).toBe('pending');
   });
 
@@ -85,13 +76,13 @@ describe.each(testDatabaseKinds())('invitations on %s', (kind) => {
     const db = database.prisma;
     const { token } = await createInvitation(factoryId, owner.id, { email: 'Owner2@example.com', role: 'viewer' }, db);
     await createUser({ email: 'owner2@example.com', password: 'a long enough password' }, db);
-    expect((await refusal(acceptInvitationWithNewAccount({ token, password: 'whatever password' }, db))).message).toMatch(/Sign in with it/);
+    expect((await appError(acceptInvitationWithNewAccount({ token, password: 'whatever password' }, db))).message).toMatch(/Sign in with it/);
     expect((await inspectInvitation(token, db)).state).toBe('pending');
   });
 
   it('refuses to invite a member; inviting the same email again replaces the pending link', async () => {
     const db = database.prisma;
-    const member = await refusal(createInvitation(factoryId, owner.id, { email: 'dana@example.com', role: 'admin' }, db));
+    const member = await appError(createInvitation(factoryId, owner.id, { email: 'dana@example.com', role: 'admin' }, db));
     expect(member.fields?.email).toBe('This person is already a member');
     const first = await createInvitation(factoryId, owner.id, { email: 'twice@example.com', role: 'viewer' }, db);
     const second = await createInvitation(factoryId, owner.id, { email: 'twice@example.com', role: 'editor' }, db);
@@ -104,12 +95,12 @@ describe.each(testDatabaseKinds())('invitations on %s', (kind) => {
     const db = database.prisma;
     const revoked = await createInvitation(factoryId, owner.id, { email: 'revoked@example.com', role: 'viewer' }, db);
     await revokeInvitation(factoryId, revoked.invitation.id, db);
-    expect((await refusal(revokeInvitation(factoryId, revoked.invitation.id, db))).code).toBe('not_found');
-    expect((await refusal(acceptInvitationWithNewAccount({ token: revoked.token, password: 'a long enough password' }, db))).message).toMatch(/was revoked/);
+    expect((await appError(revokeInvitation(factoryId, revoked.invitation.id, db))).code).toBe('not_found');
+    expect((await appError(acceptInvitationWithNewAccount({ token: revoked.token, password: 'a long enough password' }, db))).message).toMatch(/was revoked/);
 
     const expired = await createInvitation(factoryId, owner.id, { email: 'late@example.com', role: 'viewer' }, db);
     await db.invitation.update({ where: { id: expired.invitation.id }, data: { expiresAt: new Date(Date.now() - 1000) } });
-    expect((await refusal(acceptInvitationWithNewAccount({ token: expired.token, password: 'a long enough password' }, db))).message).toMatch(/expired on/);
+    expect((await appError(acceptInvitationWithNewAccount({ token: expired.token, password: 'a long enough password' }, db))).message).toMatch(/expired on/);
     expect(await db.user.count({ where: { email: { in: ['revoked@example.com', 'late@example.com'] } } })).toBe(0);
     expect((await listPendingInvitations(factoryId, db)).map((i) => i.email)).not.toContain('late@example.com');
   });
@@ -118,7 +109,7 @@ describe.each(testDatabaseKinds())('invitations on %s', (kind) => {
     const db = database.prisma;
     const other = (await createFactory(owner.id, { name: 'Other', slug: 'other' }, db)).id;
     const { invitation } = await createInvitation(factoryId, owner.id, { email: 'cross@example.com', role: 'viewer' }, db);
-    expect((await refusal(revokeInvitation(other, invitation.id, db))).code).toBe('not_found');
+    expect((await appError(revokeInvitation(other, invitation.id, db))).code).toBe('not_found');
   });
 
   it('concurrent accepts of one link: exactly one account joins', async () => {

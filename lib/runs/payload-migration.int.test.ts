@@ -1,47 +1,23 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openDatabase, type Database } from '@/lib/db';
 import { applyPendingMigrations } from '@/lib/db/migrate';
 import { testDatabaseKinds } from '@/lib/testing/databases';
-import { createPostgresDatabase } from '@/lib/testing/postgres';
+import { migrationsBefore, migrationsDir, openEmptyDatabase } from '@/lib/testing/migration-history';
 
 // Migration runs_share_delivery_payload on a database written before it:
 // runs whose delivery still holds the body drop their copy; runs whose
 // delivery was already pruned keep theirs (Run.payload). No payload is lost.
 
 const MIGRATION = '20261123150616_runs_share_delivery_payload';
-const migrationsDir = path.resolve('prisma/migrations');
-
-/** The migrations folder as it was just before MIGRATION. */
-function migrationsBefore(): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tripline-migrations-'));
-  for (const entry of fs.readdirSync(migrationsDir)) {
-    if (entry >= MIGRATION && entry !== 'migration_lock.toml') continue;
-    fs.cpSync(path.join(migrationsDir, entry), path.join(dir, entry), { recursive: true });
-  }
-  return dir;
-}
 
 describe.each(testDatabaseKinds())('moving run payloads onto deliveries on %s', (kind) => {
-  const cleanups: Array<() => Promise<void> | void> = [];
+  const cleanups: Array<() => unknown> = [];
   afterAll(async () => {
     for (const cleanup of cleanups.reverse()) await cleanup();
   });
 
   it('keeps every payload: shared with the delivery when it has the body, on the run when the delivery is gone', async () => {
-    let database: Database;
-    if (kind === 'pglite') {
-      database = openDatabase({ kind: 'memory' });
-    } else {
-      const created = await createPostgresDatabase();
-      cleanups.push(created.drop);
-      database = openDatabase({ kind: 'postgres', url: created.url }, { poolSize: 2 });
-    }
-    cleanups.push(() => database.close());
-    const before = migrationsBefore();
-    cleanups.push(() => fs.rmSync(before, { recursive: true, force: true }));
+    const database = await openEmptyDatabase(kind, cleanups);
+    const before = migrationsBefore(MIGRATION, cleanups);
     await applyPendingMigrations(database.adapter, { migrationsDir: before });
 
     const db = database.prisma;

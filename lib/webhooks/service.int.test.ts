@@ -17,15 +17,7 @@ import {
   setWebhookEnabled,
 } from '@/lib/webhooks/service';
 import { findLiveWebhook } from '@/lib/webhooks/live';
-
-async function appError(promise: Promise<unknown>): Promise<AppError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(AppError);
-  return error as AppError;
-}
+import { appError } from '@/lib/testing/app-error';
 
 describe.each(testDatabaseKinds())('webhooks and team secrets on %s', (kind) => {
   let database: TestDatabase;
