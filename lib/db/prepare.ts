@@ -17,12 +17,16 @@ export async function prepareDatabase(database: Database, log: (line: string) =>
   log(`database ready (${describeTarget(database.adapter.target)})`);
 }
 
-export async function verifyKeyFingerprints(database: Database): Promise<void> {
-  const expected = [
+/** The fingerprints of this instance's keys, as the database stores them (InstanceSetting). */
+export function keyFingerprints(): Array<{ key: string; value: string; variable: string }> {
+  return [
     { key: 'secrets-key-fingerprint', value: keyFingerprint(getSecretsKey(), 'secrets'), variable: 'TRIPLINE_SECRETS_KEY' },
     { key: 'auth-secret-fingerprint', value: keyFingerprint(getAuthSecret(), 'auth'), variable: 'TRIPLINE_AUTH_SECRET' },
   ];
-  for (const { key, value, variable } of expected) {
+}
+
+export async function verifyKeyFingerprints(database: Database): Promise<void> {
+  for (const { key, value, variable } of keyFingerprints()) {
     // INSERT ... ON CONFLICT DO NOTHING: instances starting together all
     // reach this line at once, and Prisma's upsert (a read, then a create)
     // failed the later ones on the primary key.

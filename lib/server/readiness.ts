@@ -1,8 +1,7 @@
 import 'server-only';
-import fs from 'node:fs';
-import { getSecretsKey, getAuthSecret, keyFingerprint } from '@/lib/crypto/keys';
 import { peekDatabase } from '@/lib/db';
-import { defaultMigrationsDir } from '@/lib/db/migrate';
+import { loadMigrationList } from '@/lib/db/migrate';
+import { keyFingerprints } from '@/lib/db/prepare';
 import { sql } from '@/lib/db/sql';
 import { errorFields, log } from '@/lib/log';
 import { isDraining, phase, phaseReason } from '@/lib/server/lifecycle';
@@ -19,10 +18,7 @@ export type Readiness = { ready: true } | { ready: false; reason: string };
 
 let knownMigrations: string[] | undefined;
 function migrationsOfThisBuild(): string[] {
-  knownMigrations ??= fs
-    .readdirSync(/*turbopackIgnore: true*/ defaultMigrationsDir(), { withFileTypes: true })
-    .filter((entry) => entry.isDirectory())
-    .map((entry) => entry.name);
+  knownMigrations ??= loadMigrationList().migrationDirectories.map((directory) => directory.path);
   return knownMigrations;
 }
 
@@ -55,13 +51,14 @@ export async function readiness(): Promise<Readiness> {
     const names = new Set(applied.map((row) => row.migration_name));
     const pending = migrationsOfThisBuild().filter((name) => !names.has(name));
     if (pending.length) return { ready: false, reason: `migrations not applied: ${pending.join(', ')}` };
+    const expected = keyFingerprints();
     const settings = await withTimeout(
-      sql<{ key: string; value: string }>(`SELECT "key", "value" FROM "InstanceSetting" WHERE "key" IN ('secrets-key-fingerprint', 'auth-secret-fingerprint')`),
+      sql<{ key: string; value: string }>(`SELECT "key", "value" FROM "InstanceSetting" WHERE "key" = ANY($1::text[])`, [expected.map(({ key }) => key)]),
       'the database',
     );
     const stored = new Map(settings.map((row) => [row.key, row.value]));
-    if (stored.get('secrets-key-fingerprint') !== keyFingerprint(getSecretsKey(), 'secrets')) return { ready: false, reason: 'TRIPLINE_SECRETS_KEY differs from the database' };
-    if (stored.get('auth-secret-fingerprint') !== keyFingerprint(getAuthSecret(), 'auth')) return { ready: false, reason: 'TRIPLINE_AUTH_SECRET differs from the database' };
+    const differs = expected.find(({ key, value }) => stored.get(key) !== value);
+    if (differs) return { ready: false, reason: `${differs.variable} differs from the database` };
   } catch (error) {
     // The detail (host, port, driver message) is for the operator's log, not for whoever asks /readyz.
     log('readiness').warn({ ...errorFields(error) }, 'not ready: the database did not answer');
