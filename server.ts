@@ -22,11 +22,12 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import net from 'node:net';
 import next from 'next';
+import { AppError, errorResponse } from '@/lib/http/errors';
 import { isTrustedPeer, markServerEntry, parseTrustedProxies, resolveClientAddress } from '@/lib/http/client-address';
 import { notFound as ingressNotFound } from '@/lib/ingress/responses';
 import { errorFields, log } from '@/lib/log';
 import { parseEntryConfig } from '@/lib/server/entry-config';
-import { phase, runShutdownStage, setPhase, shutdownStage } from '@/lib/server/lifecycle';
+import { runShutdownStage, setPhase, shutdownStage } from '@/lib/server/lifecycle';
 import { requestStore } from '@/lib/server/request-context';
 
 const dev = process.argv.includes('--dev');
@@ -60,8 +61,7 @@ function malformedPath(url: string): Response | null {
   } catch {
     // The spec makes any wrong ingress URL the one identical 404.
     if (pathname.startsWith('/webhooks/')) return ingressNotFound();
-    const body = { error: { code: 'bad_request', message: 'The URL has malformed percent-encoding' } };
-    if (pathname.startsWith('/api/')) return Response.json(body, { status: 400, headers: { 'Cache-Control': 'no-store' } });
+    if (pathname.startsWith('/api/')) return errorResponse(new AppError('bad_request', 'The URL has malformed percent-encoding'), { 'Cache-Control': 'no-store' });
     return new Response('Bad request: the URL has malformed percent-encoding\n', { status: 400, headers: { 'Content-Type': 'text/plain' } });
   }
 }
@@ -162,7 +162,6 @@ async function main(): Promise<void> {
     logger.fatal({ ...errorFields(error) }, 'cannot listen');
     process.exit(1);
   });
-  if (phase() === 'failed') process.exit(1);
 }
 
 main().catch((error: unknown) => {
