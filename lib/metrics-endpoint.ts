@@ -1,20 +1,18 @@
 import 'server-only';
-import { timingSafeEqual, createHash } from 'node:crypto';
 import { peekDatabase } from '@/lib/db';
 import { sql } from '@/lib/db/sql';
+import { bearerToken } from '@/lib/http/bearer';
 import { env } from '@/lib/env';
 import { errorFields, log } from '@/lib/log';
 import { metrics } from '@/lib/metrics';
+import { bytesEqual } from '@/lib/signatures/shared';
 
 // The /metrics endpoint: the bearer check, then the gauges that are read at
 // scrape time (run queue, database pool), then the registry's text format.
 
-const digest = (text: string) => createHash('sha256').update(text).digest();
-
 function authorized(request: Request, token: string): boolean {
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.get('authorization') ?? '');
-  // Hashing first gives equal lengths, so the comparison takes the same time for any guess.
-  return Boolean(match?.[1]) && timingSafeEqual(digest(match![1]!), digest(token));
+  const offered = bearerToken(request.headers);
+  return offered !== null && bytesEqual(offered, token);
 }
 
 async function readGauges(): Promise<void> {

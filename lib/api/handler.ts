@@ -6,6 +6,7 @@ import type { Permission } from '@/lib/auth/roles';
 import { declaredTooLarge, readBodyWithLimit } from '@/lib/http/body';
 import { AppError, errorResponse } from '@/lib/http/errors';
 import type { PublicUser } from '@/lib/users/service';
+import { bearerToken } from '@/lib/http/bearer';
 
 // Every /api/v1 route handler is wrapped once: bearer-token authentication,
 // the factory role check and error mapping happen here, not in each route.
@@ -15,10 +16,9 @@ type RouteContext<P> = { params: Promise<P> };
 const authenticateHeader = { 'WWW-Authenticate': 'Bearer realm="tripline"' };
 
 async function authenticate(request: Request): Promise<PublicUser> {
-  const header = request.headers.get('authorization') ?? '';
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-  if (!match?.[1]) throw new AppError('unauthorized', 'Send an API token as "Authorization: Bearer <token>"');
-  const user = await authenticateApiToken(match[1]);
+  const token = bearerToken(request.headers);
+  if (!token) throw new AppError('unauthorized', 'Send an API token as "Authorization: Bearer <token>"');
+  const user = await authenticateApiToken(token);
   if (!user) throw new AppError('unauthorized', 'The API token is invalid or was revoked');
   return user;
 }
