@@ -63,10 +63,10 @@ function BacktestResultView({ factorySlug, result }: { factorySlug: string; resu
                     {delivery.deliveryId}
                   </Link>
                 </TD>
-                <TD className="py-2 whitespace-nowrap text-fg-muted">
+                <TD label="Received" className="py-2 whitespace-nowrap text-fg-muted">
                   <time dateTime={new Date(delivery.receivedAt).toISOString()}>{preciseDateTimeFormat.format(delivery.receivedAt)}</time>
                 </TD>
-                <TD className="py-2">
+                <TD label="Result" className="py-2">
                   {delivery.wouldTrigger ? (
                     <Badge tone="success" dot>
                       Would trigger
@@ -77,7 +77,7 @@ function BacktestResultView({ factorySlug, result }: { factorySlug: string; resu
                     </Badge>
                   )}
                 </TD>
-                <TD className="py-2 text-fg-muted">
+                <TD label="First failing condition" className="py-2 text-fg-muted">
                   {delivery.failures[0] ? (
                     <span className="[overflow-wrap:anywhere]">
                       {delivery.failures[0]}
