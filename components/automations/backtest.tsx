@@ -132,7 +132,7 @@ export function Backtest({
   return (
     <section aria-label="Backtest" className="flex flex-col gap-3 rounded-lg border border-line bg-subtle/50 p-4">
       <div className="flex flex-wrap items-start justify-between gap-3">
-        <div className="min-w-0 flex-1">
+        <div className="min-w-0 flex-1 basis-56">
           <h4 className="text-[13px] font-semibold text-fg">Backtest</h4>
           <p className="mt-0.5 text-[13px] text-fg-muted">
             Runs this trigger as written over the webhook’s latest accepted deliveries (up to 100) and shows which would start a run. Nothing is

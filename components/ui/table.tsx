@@ -73,7 +73,7 @@ export type TDProps = ComponentProps<'td'> &
 const stackedCell =
   'max-md:block max-md:w-auto! max-md:max-w-none! max-md:p-0! max-md:text-left! max-md:whitespace-normal!';
 const stackedLabel =
-  'max-md:grid! max-md:grid-cols-[7.5rem_minmax(0,1fr)] max-md:items-baseline max-md:gap-3 ' +
+  'max-md:grid! max-md:grid-cols-[7.5rem_minmax(0,1fr)] max-md:items-baseline max-md:justify-items-start max-md:gap-3 ' +
   'max-md:before:text-[13px] max-md:before:font-medium max-md:before:text-fg-muted max-md:before:content-[attr(data-label)]';
 
 export function TD({ className, numeric, label, ...props }: TDProps) {
