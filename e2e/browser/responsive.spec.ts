@@ -35,12 +35,13 @@ async function axeViolations(page: Page, label: string): Promise<string[]> {
 async function sidewaysOverflow(page: Page): Promise<{ overflow: number; culprits: string[] }> {
   return page.evaluate(() => {
     const width = window.innerWidth;
-    // Not seen: a visually hidden element (sr-only clips it to nothing), or the content of a box that scrolls sideways itself.
+    // Not seen: a visually hidden element (sr-only clips it with clip-path: inset(50%)), or the content of a box that scrolls sideways itself.
+    const hidden = (style: CSSStyleDeclaration) => style.clipPath === 'inset(50%)';
     const excused = (element: Element) => {
-      if (getComputedStyle(element).clip === 'rect(0px, 0px, 0px, 0px)') return true;
+      if (hidden(getComputedStyle(element))) return true;
       for (let parent = element.parentElement; parent && parent !== document.body; parent = parent.parentElement) {
         const style = getComputedStyle(parent);
-        if (['auto', 'scroll'].includes(style.overflowX) || style.clip === 'rect(0px, 0px, 0px, 0px)') return true;
+        if (['auto', 'scroll'].includes(style.overflowX) || hidden(style)) return true;
       }
       return false;
     };
