@@ -72,22 +72,29 @@ export async function listDeliveries(
     params.push(status);
     where.push(`"status" = $${params.length}::"DeliveryStatus"`);
   }
-  if (q) {
-    params.push(q, `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
-    where.push(`("deliveryId" = $${params.length - 1} OR "body" ILIKE $${params.length})`);
-  }
   if (cursor) {
     const c = decodeCursor(cursor);
     params.push(c.at, c.id);
     where.push(`("receivedAt", "id") < ($${params.length - 1}, $${params.length})`);
   }
   params.push(limit + 1);
-  const rows = await db.$queryRawUnsafe<DeliverySummary[]>(
+  const limitParam = `$${params.length}`;
+  const select = (conditions: string[]) =>
     `SELECT "id", "deliveryId", "status"::text AS "status", "size", "receivedAt", "detail", "refusedCount"
-       FROM "Delivery" WHERE ${where.join(' AND ')}
-      ORDER BY "receivedAt" DESC, "id" DESC LIMIT $${params.length}`,
-    ...params,
-  );
+       FROM "Delivery" WHERE ${[...where, ...conditions].join(' AND ')}
+      ORDER BY "receivedAt" DESC, "id" DESC LIMIT ${limitParam}`;
+  let sql = select([]);
+  if (q) {
+    // A match on the delivery ID or anywhere in the body (case-insensitive
+    // substring). Two branches, not an OR, so that each has its own plan: the
+    // ID from the (webhookId, deliveryId) index, the body from the trigram
+    // index (Delivery_body_trgm_idx) or, for text in most bodies, the newest
+    // entries in order until the page is full.
+    params.push(q, `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
+    sql = `SELECT * FROM ((${select([`"deliveryId" = $${params.length - 1}`])}) UNION (${select([`"body" ILIKE $${params.length}`])})) AS matches
+      ORDER BY "receivedAt" DESC, "id" DESC LIMIT ${limitParam}`;
+  }
+  const rows = await db.$queryRawUnsafe<DeliverySummary[]>(sql, ...params);
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
   return { deliveries: page, nextCursor: rows.length > limit && last ? encodeCursor(last) : null };
