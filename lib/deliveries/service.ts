@@ -35,6 +35,9 @@ export type DeliveryDetail = DeliverySummary & {
 
 type Cursor = { at: Date; id: string };
 
+/** Three letters or digits in a row: a search text pg_trgm's index can look up. */
+const TRIGRAM = /[\p{L}\p{N}]{3}/u;
+
 function encodeCursor(row: { receivedAt: Date; id: string }): string {
   return Buffer.from(`${row.receivedAt.toISOString()}|${row.id}`, 'utf8').toString('base64url');
 }
@@ -91,7 +94,12 @@ export async function listDeliveries(
     // index (Delivery_body_trgm_idx) or, for text in most bodies, the newest
     // entries in order until the page is full.
     params.push(q, `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
-    sql = `SELECT * FROM ((${select([`"deliveryId" = $${params.length - 1}`])}) UNION (${select([`"body" ILIKE $${params.length}`])})) AS matches
+    // Text without three letters or digits in a row has no trigram to look
+    // up: the index would be read whole. Such a search reads the newest
+    // entries in order instead (fast for text in many bodies, as slow as a
+    // scan of the webhook's log for text in few).
+    const body = TRIGRAM.test(q) ? '"body"' : '("body" || \'\')';
+    sql = `SELECT * FROM ((${select([`"deliveryId" = $${params.length - 1}`])}) UNION (${select([`${body} ILIKE $${params.length}`])})) AS matches
       ORDER BY "receivedAt" DESC, "id" DESC LIMIT ${limitParam}`;
   }
   const rows = await db.$queryRawUnsafe<DeliverySummary[]>(sql, ...params);

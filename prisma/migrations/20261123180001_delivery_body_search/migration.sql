@@ -6,4 +6,8 @@
 CREATE EXTENSION IF NOT EXISTS "pg_trgm";
 
 -- CreateIndex
-CREATE INDEX "Delivery_body_trgm_idx" ON "Delivery" USING GIN ("body" gin_trgm_ops);
+-- IF NOT EXISTS: on a large log, building the index takes long and blocks
+-- writes to the log meanwhile; an operator can build it beforehand with
+-- CREATE INDEX CONCURRENTLY under the same name while the previous version
+-- runs (docs/operations.md, "Upgrading a large delivery log").
+CREATE INDEX IF NOT EXISTS "Delivery_body_trgm_idx" ON "Delivery" USING GIN ("body" gin_trgm_ops);
