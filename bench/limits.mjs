@@ -302,7 +302,7 @@ async function restoreExpiredDay(state) {
     log(`re-generating the expired day (${rows[0].n} of ${expected} entries there)`);
     await db.query(`DELETE FROM "Delivery" WHERE "receivedAt" < $1::timestamptz - interval '7 days'`, [state.anchor]);
     await fillRange(db, state, KEPT, FILLED);
-    await db.query('VACUUM ANALYZE "Delivery"');
+    await db.query('ANALYZE "Delivery"');
   });
 }
 
@@ -313,13 +313,20 @@ async function retention() {
   const windows = [];
   let pruned;
   try {
-    const load = (duration) => {
-      const out = run(process.execPath, ['bench/load.mjs', JSON.stringify({ url: `http://localhost:${port}`, targets: state.webhooks, connections: 20, duration, rate: 200 })]);
-      const r = JSON.parse(out);
-      return { accepted: r.statusCodes?.['202']?.count ?? 0, p50: r.latency.p50, p99: r.latency.p99, max: r.latency.max, errors: r.errors + r.timeouts, non2xx: r.non2xx };
-    };
+    // The load generator in its own process, awaited (not spawnSync) so the prune's exit is seen.
+    const load = (duration) =>
+      new Promise((resolve, reject) => {
+        const child = spawn(process.execPath, ['bench/load.mjs', JSON.stringify({ url: `http://localhost:${port}`, targets: state.webhooks, connections: 20, duration, rate: 200 })], { stdio: ['ignore', 'pipe', 'inherit'] });
+        let out = '';
+        child.stdout.on('data', (chunk) => (out += chunk));
+        child.once('exit', (code) => {
+          if (code !== 0) return reject(new Error(`bench/load.mjs failed (${code})`));
+          const r = JSON.parse(out);
+          resolve({ accepted: r.statusCodes?.['202']?.count ?? 0, p50: r.latency.p50, p99: r.latency.p99, max: r.latency.max, errors: r.errors + r.timeouts, non2xx: r.non2xx });
+        });
+      });
     log('ingress alone at 200/s, 10 s');
-    const alone = load(10);
+    const alone = await load(10);
     log(`alone: ${JSON.stringify(alone)}`);
     // The job as the server runs it, from its own process; the clock is the fill's anchor,
     // so exactly day 8 is past the window.
@@ -334,7 +341,7 @@ async function retention() {
     let finished = false;
     done.then(() => (finished = true));
     while (!finished) {
-      const w = load(10);
+      const w = await load(10);
       windows.push(w);
       log(`while pruning: ${JSON.stringify(w)}`);
     }
