@@ -62,6 +62,25 @@ describe('group commit', () => {
     expect(same).toEqual([0, 3, 6, 9]);
   });
 
+  it('keeps a batch within its total weight, and lets an item heavier than that go alone', async () => {
+    const batches: number[][] = [];
+    const committer = groupCommitter<{ key: string; size: number }, number>({
+      maxInFlight: () => 1,
+      maxBatch: 64,
+      weight: (item) => item.size,
+      maxWeight: 100,
+      key: (item) => item.key,
+      write: async (items) => {
+        batches.push(items.map((item) => item.size));
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        return items.map((item) => item.size);
+      },
+    });
+    const sizes = [10, 60, 50, 250, 30, 20, 40];
+    await Promise.all(sizes.map((size, n) => committer.submit({ key: `k${n}`, size })));
+    expect(batches).toEqual([[10], [60, 30], [50, 20], [250], [40]]);
+  });
+
   it('retries the items of a failed batch one by one: only the bad one fails', async () => {
     const { committer, batches } = recording(1);
     const first = committer.submit({ key: 'a', n: 0 });

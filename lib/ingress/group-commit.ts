@@ -19,6 +19,9 @@ export type GroupCommitOptions<T, R> = {
   maxInFlight: () => number;
   /** Items in one batch at most (bounds the statement's size). */
   maxBatch: number;
+  /** An item's size (its body), and the total a batch may reach; an item bigger than that alone goes alone. */
+  weight?: (item: T) => number;
+  maxWeight?: number;
   /** Items with the same key go in different batches. */
   key: (item: T) => string;
   /** Writes the items in one transaction; returns one result per item, in order. */
@@ -42,13 +45,19 @@ export function groupCommitter<T, R>(options: GroupCommitOptions<T, R>): GroupCo
   const take = (): Pending<T, R>[] => {
     const batch: Pending<T, R>[] = [];
     const keys = new Set<string>();
+    let weight = 0;
     for (let i = 0; i < queue.length && batch.length < options.maxBatch; ) {
-      const key = options.key(queue[i]!.item);
-      if (keys.has(key)) {
+      const item = queue[i]!.item;
+      const key = options.key(item);
+      const itemWeight = options.weight?.(item) ?? 0;
+      if (keys.has(key) || (batch.length > 0 && weight + itemWeight > (options.maxWeight ?? Infinity))) {
+        // Its key waits too, so that items of one key keep their order.
+        keys.add(key);
         i += 1;
         continue;
       }
       keys.add(key);
+      weight += itemWeight;
       batch.push(queue.splice(i, 1)[0]!);
     }
     return batch;

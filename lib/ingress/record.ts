@@ -164,6 +164,8 @@ export function recordAccepted(input: AcceptInput): Promise<AcceptOutcome> {
 // runs goes in the next.
 const POSTGRES_BATCHES_IN_FLIGHT = 3;
 const MAX_BATCH = 64;
+// Bodies in one statement at most (a body may be 256 KB): a batch of large deliveries stays a few MB.
+const MAX_BATCH_BYTES = 4 * 1024 * 1024;
 
 const committerKey = Symbol.for('tripline.ingress.accepting');
 type WithCommitter = typeof globalThis & { [committerKey]?: GroupCommitter<AcceptInput, AcceptOutcome> };
@@ -174,6 +176,8 @@ export function accepting(): GroupCommitter<AcceptInput, AcceptOutcome> {
   holder[committerKey] ??= groupCommitter<AcceptInput, AcceptOutcome>({
     maxInFlight: () => (getDatabase().adapter.pool ? POSTGRES_BATCHES_IN_FLIGHT : 1),
     maxBatch: MAX_BATCH,
+    weight: (input) => input.size,
+    maxWeight: MAX_BATCH_BYTES,
     key: (input) => input.webhookId,
     write: recordAcceptedBatch,
   });
