@@ -31,7 +31,8 @@ import { newRunId, queueFullDetail, type NewRun } from '@/lib/runs/start';
 // the delivery is still Accepted and logged, but starts no runs, and its log
 // entry says "run queue full" (Why not repeats it per automation). The count
 // stops at the limit, so it costs at most that many index entries; it is a
-// soft limit: deliveries accepted at the same instant may each see room.
+// soft limit: deliveries accepted at the same instant may each see room (at
+// most one batch of group commit per batch running, see MAX_BATCH).
 
 export type RejectedStatus = 'rejected_auth' | 'rejected_invalid_json' | 'rejected_too_large';
 
