@@ -1,6 +1,8 @@
 import 'server-only';
+import { getDatabase } from '@/lib/db';
 import { sql } from '@/lib/db/sql';
 import { randomBase62 } from '@/lib/crypto/random';
+import { groupCommitter, type GroupCommitter } from '@/lib/ingress/group-commit';
 import type { Identity } from '@/lib/ingress/identity';
 import { counterUpsert, type FoldedRateLimit } from '@/lib/ingress/rate-limit';
 import { newRunId, queueFullDetail, type NewRun } from '@/lib/runs/start';
@@ -10,7 +12,10 @@ import { newRunId, queueFullDetail, type NewRun } from '@/lib/runs/start';
 // ID) with ON CONFLICT DO NOTHING and inserts the log entry as Accepted when
 // the claim succeeded, Duplicate when it did not. The database decides, so
 // concurrent identical requests produce exactly one Accepted; the 202 is
-// sent only after the statement committed.
+// sent only after the statement committed. Concurrent deliveries (of
+// different webhooks) share one such statement, each with its own chain of
+// CTEs, and so one round trip and one commit (group commit, see
+// group-commit.ts and docs/benchmarks.md).
 //
 // On PostgreSQL the statement also counts the delivery against the webhook's
 // rate limit and writes nothing when it is over: one round trip and one
@@ -26,7 +31,8 @@ import { newRunId, queueFullDetail, type NewRun } from '@/lib/runs/start';
 // the delivery is still Accepted and logged, but starts no runs, and its log
 // entry says "run queue full" (Why not repeats it per automation). The count
 // stops at the limit, so it costs at most that many index entries; it is a
-// soft limit: deliveries accepted at the same instant may each see room.
+// soft limit: deliveries accepted at the same instant may each see room (at
+// most one batch of group commit per batch running, see MAX_BATCH).
 
 export type RejectedStatus = 'rejected_auth' | 'rejected_invalid_json' | 'rejected_too_large';
 
@@ -129,7 +135,7 @@ export type AcceptOutcome =
   | { limited: false; id: string; status: 'accepted' | 'duplicate'; runs: number; queueFull: boolean }
   | { limited: true; retryAfterSeconds: number };
 
-export async function recordAccepted(input: {
+export type AcceptInput = {
   webhookId: string;
   factoryId: string;
   identity: Identity;
@@ -141,33 +147,121 @@ export async function recordAccepted(input: {
   /** Queued runs per factory past which this delivery starts none. */
   runQueueLimit: number;
   rateLimit?: FoldedRateLimit;
-}): Promise<AcceptOutcome> {
+};
+
+/**
+ * Records an accepted (or duplicate) delivery and starts its runs; resolves
+ * once committed. Concurrent calls share a statement and a commit
+ * (group-commit.ts); the result is the same as if each had its own.
+ */
+export function recordAccepted(input: AcceptInput): Promise<AcceptOutcome> {
+  return accepting().submit(input);
+}
+
+// PostgreSQL: a few batches at once, so a slow one (a delivery waiting on the
+// same identity in another transaction) does not hold up every other; the
+// pool has room for them and for the rest of the app. PGlite is one
+// connection: one batch at a time, and every delivery that arrives while it
+// runs goes in the next.
+const POSTGRES_BATCHES_IN_FLIGHT = 3;
+const MAX_BATCH = 64;
+// Bodies in one statement at most (a body may be 256 KB): a batch of large deliveries stays a few MB.
+const MAX_BATCH_BYTES = 4 * 1024 * 1024;
+
+const committerKey = Symbol.for('tripline.ingress.accepting');
+type WithCommitter = typeof globalThis & { [committerKey]?: GroupCommitter<AcceptInput, AcceptOutcome> };
+
+/** The process's group committer (on globalThis: Next.js may load this module in more than one bundle). */
+export function accepting(): GroupCommitter<AcceptInput, AcceptOutcome> {
+  const holder = globalThis as WithCommitter;
+  holder[committerKey] ??= groupCommitter<AcceptInput, AcceptOutcome>({
+    maxInFlight: () => (getDatabase().adapter.pool ? POSTGRES_BATCHES_IN_FLIGHT : 1),
+    maxBatch: MAX_BATCH,
+    weight: (input) => input.size,
+    maxWeight: MAX_BATCH_BYTES,
+    key: (input) => input.webhookId,
+    write: recordAcceptedBatch,
+  });
+  return holder[committerKey];
+}
+
+/**
+ * One statement, so one round trip and one commit, for several deliveries
+ * of different webhooks. Each delivery has its own chain of CTEs (suffix
+ * _<n>), exactly the statement it would have had alone; the chains are in
+ * the order of their webhooks' IDs, so two concurrent batches take the
+ * rate-limit counters' row locks in the same order and cannot deadlock.
+ */
+export async function recordAcceptedBatch(inputs: AcceptInput[]): Promise<AcceptOutcome[]> {
   const params: unknown[] = [];
   const param = (value: unknown, cast: string) => {
     params.push(value);
     return `$${params.length}::${cast}`;
   };
+  const order = inputs.map((_, i) => i).sort((a, b) => (inputs[a]!.webhookId < inputs[b]!.webhookId ? -1 : inputs[a]!.webhookId > inputs[b]!.webhookId ? 1 : 0));
+  const now = Date.now();
+  const parts = order.map((index) => ({ index, ...acceptingCtes(inputs[index]!, index, param, now) }));
+  const rows = await sql<{ n: number; status: 'accepted' | 'duplicate' | null; runs: number; queueFull: boolean; expire: string | number | null }>(
+    `WITH ${parts.flatMap((part) => part.ctes).join(',\n     ')}
+     ${parts.map((part) => `SELECT ${part.index} AS "n", ${part.select}`).join('\n     UNION ALL ')}`,
+    params,
+  );
+  const outcomes: AcceptOutcome[] = new Array(inputs.length);
+  for (const part of parts) {
+    const row = rows.find((candidate) => Number(candidate.n) === part.index);
+    outcomes[part.index] = !row?.status
+      ? { limited: true, retryAfterSeconds: Math.max(1, Math.ceil((Number(row?.expire ?? now) - now) / 1000)) }
+      : { limited: false, id: part.id, status: row.status, runs: row.runs, queueFull: row.status === 'accepted' && row.queueFull };
+  }
+  return outcomes;
+}
+
+/** The columns of an accepted delivery's log entry, and their values (SQL expressions): one place to add a column. */
+function deliveryColumns(input: AcceptInput, ids: { rowId: string; webhookId: string; deliveryId: string }, accepted: string, queueFull: string, param: Param): [string, string][] {
+  return [
+    ['id', ids.rowId],
+    ['webhookId', ids.webhookId],
+    ['deliveryId', ids.deliveryId],
+    ['identitySource', param(input.identity.source, '"IdentitySource"')],
+    ['status', `CASE WHEN ${accepted} THEN 'accepted'::"DeliveryStatus" ELSE 'duplicate'::"DeliveryStatus" END`],
+    ['size', param(input.size, 'int')],
+    ['receivedAt', 'now()'],
+    ['body', `CASE WHEN ${accepted} THEN ${param(input.body, 'text')} ELSE NULL END`],
+    ['headers', `CASE WHEN ${accepted} THEN ${param(JSON.stringify(input.headers), 'jsonb')} ELSE NULL END`],
+    ['remoteAddress', param(input.remoteAddress, 'text')],
+    [
+      'detail',
+      `CASE WHEN NOT ${accepted} THEN 'identity already accepted'
+                   WHEN ${queueFull} THEN ${param(queueFullDetail(input.runs.length, input.runQueueLimit), 'text')} END`,
+    ],
+  ];
+}
+
+type Param = (value: unknown, cast: string) => string;
+
+/** One delivery's CTEs in an accepting statement (names suffixed with `n`), and its result columns. */
+function acceptingCtes(input: AcceptInput, n: number, param: Param, now: number): { ctes: string[]; select: string; id: string } {
   const id = newDeliveryRowId();
   const webhookId = param(input.webhookId, 'text');
   const deliveryId = param(input.identity.deliveryId, 'text');
   const rowId = param(id, 'text');
   const ctes: string[] = [];
+  const name = (cte: string) => `${cte}_${n}`;
 
   // The delivery rate limit, counted here with rate-limit.ts's counterUpsert
   // (the library's own upsert, on the library's row), so the limiter and this
   // statement share one count.
   let allowed = 'true';
-  const now = Date.now();
   if (input.rateLimit) {
     const key = param(input.rateLimit.key, 'varchar');
     const expire = param(now + input.rateLimit.durationMs, 'bigint');
     const at = param(now, 'bigint');
-    ctes.push(`counted AS (
+    ctes.push(`${name('counted')} AS (
        ${counterUpsert(key, expire, at)}
      )`);
-    allowed = `(SELECT "points" <= ${param(input.rateLimit.points, 'int')} FROM counted)`;
+    allowed = `(SELECT "points" <= ${param(input.rateLimit.points, 'int')} FROM ${name('counted')})`;
   }
-  ctes.push(`claimed AS (
+  ctes.push(`${name('claimed')} AS (
        INSERT INTO "DeliveryIdentity" ("webhookId", "deliveryId", "acceptedId", "createdAt")
        SELECT ${webhookId}, ${deliveryId}, ${rowId}, now() WHERE ${allowed}
        ON CONFLICT DO NOTHING
@@ -177,12 +271,12 @@ export async function recordAccepted(input: {
   if (input.runs.length) {
     const factoryId = param(input.factoryId, 'text');
     const limit = param(input.runQueueLimit, 'int');
-    ctes.push(`room AS (
+    ctes.push(`${name('room')} AS (
        SELECT count(*) < ${limit} AS "ok"
          FROM (SELECT 1 FROM "Run" WHERE "status" = 'queued' AND "factoryId" = ${factoryId} LIMIT ${limit}) queued
      )`);
-    queueFull = 'NOT (SELECT "ok" FROM room)';
-    ctes.push(`runs AS (
+    queueFull = `NOT (SELECT "ok" FROM ${name('room')})`;
+    ctes.push(`${name('runs')} AS (
        INSERT INTO "Run" ("id", "factoryId", "automationId", "deliveryId", "status", "prompt", "envelope", "createdAt")
        SELECT r."id", ${factoryId}, r."automationId", ${rowId}, 'queued'::"RunStatus", r."prompt", r."envelope"::jsonb, now()
          FROM unnest(${param(input.runs.map(newRunId), 'text[]')}, ${param(
@@ -196,34 +290,21 @@ export async function recordAccepted(input: {
            'text[]',
          )}) AS r("id", "automationId", "prompt", "envelope")
          JOIN "Automation" a ON a."id" = r."automationId" AND a."enabled"
-        WHERE EXISTS (SELECT 1 FROM claimed) AND (SELECT "ok" FROM room)
+        WHERE EXISTS (SELECT 1 FROM ${name('claimed')}) AND (SELECT "ok" FROM ${name('room')})
        RETURNING 1
      )`);
   }
-  const accepted = 'EXISTS (SELECT 1 FROM claimed)';
-  ctes.push(`delivery AS (
-       INSERT INTO "Delivery" ("id", "webhookId", "deliveryId", "identitySource", "status", "size", "receivedAt", "body", "headers", "remoteAddress", "detail")
-       SELECT ${rowId}, ${webhookId}, ${deliveryId}, ${param(input.identity.source, '"IdentitySource"')},
-              CASE WHEN ${accepted} THEN 'accepted'::"DeliveryStatus" ELSE 'duplicate'::"DeliveryStatus" END,
-              ${param(input.size, 'int')}, now(),
-              CASE WHEN ${accepted} THEN ${param(input.body, 'text')} ELSE NULL END,
-              CASE WHEN ${accepted} THEN ${param(JSON.stringify(input.headers), 'jsonb')} ELSE NULL END,
-              ${param(input.remoteAddress, 'text')},
-              CASE WHEN NOT ${accepted} THEN 'identity already accepted'
-                   WHEN ${queueFull} THEN ${param(queueFullDetail(input.runs.length, input.runQueueLimit), 'text')} END
+  const accepted = `EXISTS (SELECT 1 FROM ${name('claimed')})`;
+  const columns = deliveryColumns(input, { rowId, webhookId, deliveryId }, accepted, queueFull, param);
+  ctes.push(`${name('delivery')} AS (
+       INSERT INTO "Delivery" (${columns.map(([column]) => `"${column}"`).join(', ')})
+       SELECT ${columns.map(([, value]) => value).join(',\n              ')}
         WHERE ${allowed}
        RETURNING "status"::text AS "status"
      )`);
-  const [row] = await sql<{ status: 'accepted' | 'duplicate' | null; runs: number; queueFull: boolean; expire: string | number | null }>(
-    `WITH ${ctes.join(',\n     ')}
-     SELECT (SELECT "status" FROM delivery) AS "status",
-            ${input.runs.length ? '(SELECT count(*) FROM runs)::int' : '0'} AS "runs",
+  const select = `(SELECT "status" FROM ${name('delivery')}) AS "status",
+            ${input.runs.length ? `(SELECT count(*) FROM ${name('runs')})::int` : '0'} AS "runs",
             ${queueFull} AS "queueFull",
-            ${input.rateLimit ? '(SELECT "expire" FROM counted)' : 'NULL'} AS "expire"`,
-    params,
-  );
-  if (!row?.status) {
-    return { limited: true, retryAfterSeconds: Math.max(1, Math.ceil((Number(row?.expire ?? now) - now) / 1000)) };
-  }
-  return { limited: false, id, status: row.status, runs: row.runs, queueFull: row.status === 'accepted' && row.queueFull };
+            ${input.rateLimit ? `(SELECT "expire" FROM ${name('counted')})` : 'NULL::bigint'} AS "expire"`;
+  return { ctes, select, id };
 }

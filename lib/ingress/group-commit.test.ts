@@ -1,0 +1,95 @@
+import { describe, expect, it } from 'vitest';
+import { groupCommitter } from '@/lib/ingress/group-commit';
+
+// The batching rules of the ingress's group commit, without a database
+// (group-commit.int.test.ts writes real deliveries on both databases).
+
+type Item = { key: string; n: number; fail?: boolean };
+
+/** A committer whose writes take `ms` and are recorded; an item with `fail` fails any batch it is in. */
+function recording(maxInFlight: number, ms = 5) {
+  const batches: Item[][] = [];
+  let running = 0;
+  let mostRunning = 0;
+  const committer = groupCommitter<Item, string>({
+    maxInFlight: () => maxInFlight,
+    maxBatch: 8,
+    key: (item) => item.key,
+    write: async (items) => {
+      batches.push(items);
+      running += 1;
+      mostRunning = Math.max(mostRunning, running);
+      await new Promise((resolve) => setTimeout(resolve, ms));
+      running -= 1;
+      if (items.some((item) => item.fail)) throw new Error(`batch of ${items.length} failed`);
+      return items.map((item) => `${item.key}:${item.n}`);
+    },
+  });
+  return { committer, batches, mostRunning: () => mostRunning };
+}
+
+describe('group commit', () => {
+  it('writes a lone item at once, alone', async () => {
+    const { committer, batches } = recording(2);
+    expect(await committer.submit({ key: 'a', n: 1 })).toBe('a:1');
+    expect(batches).toEqual([[{ key: 'a', n: 1 }]]);
+  });
+
+  it('groups the items that arrive while the batches in flight run, never more batches at once than allowed', async () => {
+    const { committer, batches, mostRunning } = recording(2);
+    const items = Array.from({ length: 40 }, (_, n) => ({ key: `k${n % 20}`, n }));
+    const results = await Promise.all(items.map((item) => committer.submit(item)));
+    // Each caller gets its own item's result.
+    expect(results).toEqual(items.map((item) => `${item.key}:${item.n}`));
+    expect(mostRunning()).toBe(2);
+    // Two went out alone; the rest waited and shared batches of at most 8.
+    expect(batches[0]).toHaveLength(1);
+    expect(batches[1]).toHaveLength(1);
+    expect(batches.length).toBeLessThan(12);
+    expect(Math.max(...batches.map((batch) => batch.length))).toBe(8);
+    expect(committer.stats()).toMatchObject({ items: 40, batches: batches.length, largest: 8 });
+  });
+
+  it('never puts two items with the same key in one batch, and keeps their order', async () => {
+    const { committer, batches } = recording(1);
+    const items = Array.from({ length: 12 }, (_, n) => ({ key: n % 3 === 0 ? 'same' : `k${n}`, n }));
+    await Promise.all(items.map((item) => committer.submit(item)));
+    for (const batch of batches) {
+      const keys = batch.map((item) => item.key);
+      expect(new Set(keys).size).toBe(keys.length);
+    }
+    const same = batches.flat().filter((item) => item.key === 'same').map((item) => item.n);
+    expect(same).toEqual([0, 3, 6, 9]);
+  });
+
+  it('keeps a batch within its total weight, and lets an item heavier than that go alone', async () => {
+    const batches: number[][] = [];
+    const committer = groupCommitter<{ key: string; size: number }, number>({
+      maxInFlight: () => 1,
+      maxBatch: 64,
+      weight: (item) => item.size,
+      maxWeight: 100,
+      key: (item) => item.key,
+      write: async (items) => {
+        batches.push(items.map((item) => item.size));
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        return items.map((item) => item.size);
+      },
+    });
+    const sizes = [10, 60, 50, 250, 30, 20, 40];
+    await Promise.all(sizes.map((size, n) => committer.submit({ key: `k${n}`, size })));
+    expect(batches).toEqual([[10], [60, 30], [50, 20], [250], [40]]);
+  });
+
+  it('retries the items of a failed batch one by one: only the bad one fails', async () => {
+    const { committer, batches } = recording(1);
+    const first = committer.submit({ key: 'a', n: 0 });
+    const rest = [1, 2, 3, 4].map((n) => committer.submit({ key: `k${n}`, n, fail: n === 3 }));
+    await first;
+    const settled = await Promise.allSettled(rest);
+    expect(settled.map((result) => result.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
+    expect((settled[2] as PromiseRejectedResult).reason).toEqual(new Error('batch of 1 failed'));
+    // The first alone, then the four together (failed), then each alone again.
+    expect(batches.map((batch) => batch.length)).toEqual([1, 4, 1, 1, 1, 1]);
+  });
+});
