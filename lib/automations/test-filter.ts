@@ -1,6 +1,7 @@
 import 'server-only';
 import { prisma, type DbOrTx } from '@/lib/db';
-import { describeCheck, evaluateFilter, type FilterCheck } from '@/lib/filters';
+import { describeCheck, evaluateFilter, matchesFilter, type FilterCheck } from '@/lib/filters';
+import { filterToSql } from '@/lib/filters/sql';
 import { AppError } from '@/lib/http/errors';
 import { getAutomation, webhookState } from '@/lib/automations/service';
 import { triggerSchema, type TriggerInput } from '@/lib/automations/schemas';
@@ -97,44 +98,119 @@ export async function testSavedTrigger(
   return testTrigger(factoryId, { trigger: trigger.trigger, deliveryId: input.deliveryId, automationEnabled: automation.enabled }, db);
 }
 
+/** Most recent matches, and most recent non-matches, a Backtest lists by default; `limit` goes up to BACKTEST_MAX. */
+export const BACKTEST_EXAMPLES = 25;
 export const BACKTEST_MAX = 100;
 
 export type BacktestResult = {
   webhook: { uid: string; name: string; state: 'live' | 'disabled' | 'deleted' };
+  /** Every Accepted delivery of the webhook in the retained log. */
   tested: number;
   wouldTrigger: number;
+  /** The most recent deliveries that would trigger and that would not (up to `limit` of each), newest first, explained. */
   deliveries: { id: string; deliveryId: string; receivedAt: Date; wouldTrigger: boolean; failures: string[] }[];
 };
 
+type Candidate = { id: string; receivedAt: Date; matched: boolean };
+
+const newestFirst = (a: Candidate, b: Candidate) => b.receivedAt.getTime() - a.receivedAt.getTime() || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
+
+// The webhook's Accepted deliveries: every one keeps its body.
+const SCOPE = `d."webhookId" = $1 AND d."status" = 'accepted' AND d."body" IS NOT NULL`;
+// Read each copy once per row: the predicate refers to it many times, and
+// each reference to a stored (compressed) jsonb value would decompress it again.
+const COPIES = `FROM "Delivery" d CROSS JOIN LATERAL (SELECT d."bodyJson" #> '{}' AS b OFFSET 0) j`;
+const TS_PAGE = 1_000;
+
 /**
- * Backtest: a trigger's filter as written (unsaved edits included) over the
- * most recent Accepted deliveries of its webhook, newest first.
+ * Backtest: a trigger's filter as written (unsaved edits included) over every
+ * Accepted delivery of its webhook in the retained log. The filter runs as SQL
+ * over the bodies' jsonb copies (lib/filters/sql.ts); bodies without a copy
+ * (not copied yet, or that jsonb cannot hold) run through the TypeScript
+ * evaluator. The listed examples are explained by the evaluator, as Test
+ * filter explains. Changes nothing.
  */
 export async function backtestTrigger(factoryId: string, input: { trigger: TriggerInput; limit?: number }, db: DbOrTx = prisma): Promise<BacktestResult> {
   const trigger = triggerSchema.parse(input.trigger);
   const uid = trigger.filter.webhook_ids[0]!;
   const webhook = await db.webhook.findFirst({ where: { factoryId, uid }, select: { id: true, name: true, enabled: true, deletedAt: true } });
   if (!webhook) throw new AppError('validation_failed', 'No such webhook', { 'trigger.filter.webhook_ids': `No webhook with UID ${uid} in this factory` });
-  const deliveries = await db.delivery.findMany({
-    where: { webhookId: webhook.id, status: 'accepted', body: { not: null } },
-    select: { id: true, deliveryId: true, receivedAt: true, body: true },
-    orderBy: [{ receivedAt: 'desc' }, { id: 'desc' }],
-    take: Math.min(Math.max(input.limit ?? BACKTEST_MAX, 1), BACKTEST_MAX),
-  });
-  const results = deliveries.map((delivery) => {
-    const result = evaluateFilter(trigger.filter.payload ?? null, JSON.parse(delivery.body!) as unknown);
-    return {
-      id: delivery.id,
-      deliveryId: delivery.deliveryId,
-      receivedAt: delivery.receivedAt,
-      wouldTrigger: result.matched,
-      failures: result.checks.filter((c) => !c.passed).map(describeCheck),
-    };
+  const filter = trigger.filter.payload ?? null;
+  const limit = Math.min(Math.max(input.limit ?? BACKTEST_EXAMPLES, 1), BACKTEST_MAX);
+
+  // 1. Bodies without a copy, in TypeScript. Their ids are left out of the
+  // SQL below, so a body the copy job reaches meanwhile is counted once.
+  const uncopied: string[] = [];
+  const examples: Candidate[] = [];
+  let matched = 0;
+  let kept = { matches: 0, others: 0 };
+  for (let cursor: { receivedAt: Date; id: string } | null = null; ; ) {
+    const page: { id: string; receivedAt: Date; body: string }[] = await db.$queryRawUnsafe(
+      `SELECT d."id", d."receivedAt", d."body" FROM "Delivery" d
+        WHERE ${SCOPE} AND d."bodyJson" IS NULL ${cursor ? `AND (d."receivedAt", d."id") < ($2::timestamp(3), $3)` : ''}
+        ORDER BY d."receivedAt" DESC, d."id" DESC LIMIT ${TS_PAGE}`,
+      webhook.id,
+      ...(cursor ? [cursor.receivedAt.toISOString(), cursor.id] : []),
+    );
+    for (const row of page) {
+      // The body was valid JSON when it was accepted; parsing cannot fail.
+      const isMatch = matchesFilter(filter, JSON.parse(row.body) as unknown);
+      uncopied.push(row.id);
+      if (isMatch) matched++;
+      if (isMatch ? kept.matches < limit : kept.others < limit) {
+        examples.push({ id: row.id, receivedAt: row.receivedAt, matched: isMatch });
+        kept = isMatch ? { ...kept, matches: kept.matches + 1 } : { ...kept, others: kept.others + 1 };
+      }
+    }
+    if (page.length < TS_PAGE) break;
+    const last = page[page.length - 1]!;
+    cursor = { receivedAt: last.receivedAt, id: last.id };
+  }
+
+  // 2. Every copy, in SQL.
+  const params: unknown[] = [webhook.id];
+  const excluded = uncopied.length > 0 ? (params.push(JSON.stringify(uncopied)), `AND d."id" NOT IN (SELECT jsonb_array_elements_text($2::jsonb))`) : '';
+  const predicate = filterToSql(filter, 'j.b', params);
+  const where = `WHERE ${SCOPE} AND d."bodyJson" IS NOT NULL ${excluded}`;
+  const [counts] = await db.$queryRawUnsafe<{ copied: number; matched: number }[]>(
+    `SELECT count(*)::int AS "copied", count(*) FILTER (WHERE ${predicate})::int AS "matched" ${COPIES} ${where}`,
+    ...params,
+  );
+  const copied = counts?.copied ?? 0;
+  const copiedMatches = counts?.matched ?? 0;
+  const recent = (wanted: boolean) =>
+    db.$queryRawUnsafe<{ id: string; receivedAt: Date }[]>(
+      `SELECT d."id", d."receivedAt" ${COPIES} ${where} AND ${wanted ? '' : 'NOT'} (${predicate})
+        ORDER BY d."receivedAt" DESC, d."id" DESC LIMIT ${limit}`,
+      ...params,
+    );
+  if (copiedMatches > 0) examples.push(...(await recent(true)).map((row) => ({ ...row, matched: true })));
+  if (copiedMatches < copied) examples.push(...(await recent(false)).map((row) => ({ ...row, matched: false })));
+
+  // 3. Explain the most recent of each kind.
+  examples.sort(newestFirst);
+  const shown = [...examples.filter((e) => e.matched).slice(0, limit), ...examples.filter((e) => !e.matched).slice(0, limit)].sort(newestFirst);
+  const rows = await db.delivery.findMany({ where: { id: { in: shown.map((e) => e.id) } }, select: { id: true, deliveryId: true, receivedAt: true, body: true } });
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  const deliveries = shown.flatMap((example) => {
+    const row = byId.get(example.id);
+    // Pruned by retention in the meantime.
+    if (!row || row.body === null) return [];
+    const result = evaluateFilter(filter, JSON.parse(row.body) as unknown);
+    return [
+      {
+        id: row.id,
+        deliveryId: row.deliveryId,
+        receivedAt: row.receivedAt,
+        wouldTrigger: result.matched,
+        failures: result.checks.filter((c) => !c.passed).map(describeCheck),
+      },
+    ];
   });
   return {
     webhook: { uid, name: webhook.name, state: webhookState(webhook) },
-    tested: results.length,
-    wouldTrigger: results.filter((r) => r.wouldTrigger).length,
-    deliveries: results,
+    tested: uncopied.length + copied,
+    wouldTrigger: matched + copiedMatches,
+    deliveries,
   };
 }
