@@ -1,0 +1,225 @@
+// Backtest benchmark: `node bench/backtest.mjs`.
+//
+// Fills one webhook's log on PostgreSQL with 600,000 accepted deliveries (a
+// week at the delivery rate limit), realistic 1-4 KB GitHub pull request and
+// Stripe event bodies generated server-side with generate_series, each with
+// its jsonb copy as housekeeping writes it (lib/deliveries/body-json.ts).
+// Then times POST /api/v1/factories/{factory}/automations/backtest over HTTP
+// on the built server for a few representative filters, and prints the median
+// and worst of several runs with the counts, and the storage the copies take.
+//
+// Settings (environment): BENCH_DATABASE_URL (a PostgreSQL server where a
+// database may be created; default TEST_DATABASE_URL or
+// postgresql://postgres@127.0.0.1:5432/postgres), BENCH_ENTRIES (default
+// 600000), BENCH_PORT (default 3796), BENCH_RUNS (default 5), BENCH_LOCK (a
+// lock file shared with other work on the machine: the fill runs under a
+// shared flock, the timings under an exclusive one).
+import { spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+
+const root = path.resolve(import.meta.dirname, '..');
+process.chdir(root);
+const adminUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
+const port = Number(process.env.BENCH_PORT ?? 3796);
+const ENTRIES = Number(process.env.BENCH_ENTRIES ?? 600_000);
+const RUNS = Number(process.env.BENCH_RUNS ?? 5);
+const lockFile = process.env.BENCH_LOCK;
+const distDir = process.env.NEXT_DIST_DIR || '.next';
+const log = (line) => console.error(`[bench] ${line}`);
+
+function run(command, args, env = {}, input) {
+  const result = spawnSync(command, args, { env: { ...process.env, ...env }, input, encoding: 'utf8' });
+  if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} failed:\n${result.stderr}`);
+  return result.stdout.trim();
+}
+const cli = (env, args, input) => run(process.execPath, ['--conditions=react-server', '--import', 'tsx', 'cli/tripline.ts', ...args], env, input);
+
+/** Holds BENCH_LOCK (flock -s or -x) until the returned function is called; without BENCH_LOCK, nothing. */
+async function hold(mode) {
+  if (!lockFile) return async () => {};
+  const child = spawn('flock', [mode, lockFile, 'sh', '-c', 'echo locked; cat > /dev/null'], { stdio: ['pipe', 'pipe', 'inherit'] });
+  await new Promise((resolve, reject) => {
+    child.stdout.once('data', resolve);
+    child.once('exit', (code) => reject(new Error(`flock exited with ${code}`)));
+  });
+  return async () => {
+    child.stdin.end();
+    await new Promise((resolve) => child.once('exit', resolve));
+  };
+}
+
+if (!fs.existsSync(path.join(distDir, 'BUILD_ID'))) throw new Error('build the server first: npm run build');
+
+const name = `tripline_bench_backtest_${Date.now().toString(36)}`;
+const admin = new pg.Client({ connectionString: adminUrl });
+await admin.connect();
+await admin.query(`CREATE DATABASE "${name}"`);
+const url = new URL(adminUrl);
+url.pathname = `/${name}`;
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tripline-bench-backtest-'));
+const env = {
+  DATABASE_URL: url.toString(),
+  TRIPLINE_DATA_DIR: dataDir,
+  TRIPLINE_BASE_URL: `http://localhost:${port}`,
+  TRIPLINE_SECRETS_KEY: randomBytes(32).toString('base64'),
+  TRIPLINE_AUTH_SECRET: randomBytes(32).toString('base64url'),
+  NEXT_TELEMETRY_DISABLED: '1',
+};
+
+// Half GitHub pull_request events, half Stripe events. The pull request's
+// body text (repeated md5s) sets the size: 1 to 4 KB of JSON per delivery.
+const BODY = `
+  CASE WHEN n % 2 = 0 THEN jsonb_build_object(
+    'action', (ARRAY['opened','closed','reopened','synchronize','labeled','edited'])[1 + (n / 2) % 6],
+    'number', n,
+    'pull_request', jsonb_build_object(
+      'url', 'https://api.github.com/repos/acme/widgets/pulls/' || n,
+      'id', 1000000 + n, 'node_id', 'PR_kwDO' || md5(n::text),
+      'html_url', 'https://github.com/acme/widgets/pull/' || n,
+      'diff_url', 'https://github.com/acme/widgets/pull/' || n || '.diff',
+      'number', n, 'state', CASE WHEN n % 6 = 2 THEN 'closed' ELSE 'open' END, 'locked', false,
+      'title', 'Change ' || left(md5((n * 3)::text), 12),
+      'user', jsonb_build_object('login', 'user' || (n % 500), 'id', n % 500, 'type', CASE WHEN n % 50 = 0 THEN 'Bot' ELSE 'User' END,
+                                 'avatar_url', 'https://avatars.githubusercontent.com/u/' || (n % 500) || '?v=4', 'site_admin', false),
+      'body', repeat(md5(n::text), 4 + n % 80),
+      'created_at', to_char(timestamp '2026-11-16' + (n || ' seconds')::interval, 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
+      'draft', n % 7 = 0,
+      'merged', n % 6 = 2 AND n % 4 = 0,
+      'merged_by', CASE WHEN n % 6 = 2 AND n % 4 = 0 THEN jsonb_build_object('login', 'maintainer' || (n % 5), 'id', n % 5) END,
+      'labels', CASE n % 4 WHEN 0 THEN '[]'::jsonb
+                           WHEN 1 THEN jsonb_build_array(jsonb_build_object('id', 1, 'name', 'bug', 'color', 'd73a4a', 'default', true))
+                           WHEN 2 THEN jsonb_build_array(jsonb_build_object('id', 2, 'name', 'docs', 'color', '0075ca', 'default', true),
+                                                         jsonb_build_object('id', 3, 'name', 'ui', 'color', 'a2eeef', 'default', false))
+                           ELSE jsonb_build_array(jsonb_build_object('id', 4, 'name', 'security', 'color', 'ee0701', 'default', false)) END,
+      'head', jsonb_build_object('ref', 'feature/' || left(md5((n * 7)::text), 8), 'sha', md5((n * 11)::text) || left(md5((n * 13)::text), 8)),
+      'base', jsonb_build_object('ref', CASE WHEN n % 10 = 0 THEN 'release' ELSE 'main' END, 'sha', md5((n * 17)::text) || left(md5((n * 19)::text), 8)),
+      'additions', n % 300, 'deletions', n % 120, 'changed_files', 1 + n % 30),
+    'repository', jsonb_build_object('id', 42, 'name', 'widgets', 'full_name', 'acme/widgets', 'private', false,
+      'html_url', 'https://github.com/acme/widgets', 'default_branch', 'main', 'owner', jsonb_build_object('login', 'acme', 'id', 1, 'type', 'Organization')),
+    'sender', jsonb_build_object('login', 'user' || (n % 500), 'id', n % 500, 'type', CASE WHEN n % 50 = 0 THEN 'Bot' ELSE 'User' END))
+  ELSE jsonb_build_object(
+    'id', 'evt_' || md5(n::text), 'object', 'event', 'api_version', '2025-10-29', 'created', 1763000000 + n, 'livemode', n % 3 = 0,
+    'type', (ARRAY['charge.succeeded','charge.refunded','invoice.paid','invoice.payment_failed','customer.created'])[1 + (n / 2) % 5],
+    'pending_webhooks', 1 + n % 3,
+    'request', jsonb_build_object('id', 'req_' || left(md5((n * 5)::text), 14), 'idempotency_key', md5((n * 23)::text)),
+    'data', jsonb_build_object('object', jsonb_build_object(
+      'id', 'ch_' || md5((n * 29)::text), 'object', 'charge', 'amount', 100 * (1 + n % 250), 'amount_refunded', 0,
+      'currency', (ARRAY['usd','eur','gbp'])[1 + n % 3], 'customer', 'cus_' || left(md5((n % 9000)::text), 14),
+      'description', repeat(md5((n * 31)::text), 6 + n % 70),
+      'metadata', jsonb_build_object('order_id', 'ord_' || n, 'plan', (ARRAY['free','pro','team'])[1 + n % 3]),
+      'paid', n % 9 <> 0, 'status', CASE WHEN n % 9 = 0 THEN 'failed' ELSE 'succeeded' END,
+      'billing_details', jsonb_build_object('email', 'customer' || (n % 9000) || '@example.com', 'name', 'Customer ' || (n % 9000),
+        'address', jsonb_build_object('country', (ARRAY['US','DE','FR','GB'])[1 + n % 4], 'postal_code', lpad((n % 99999)::text, 5, '0'))),
+      'payment_method_details', jsonb_build_object('type', 'card', 'card', jsonb_build_object('brand', (ARRAY['visa','mastercard','amex'])[1 + n % 3],
+        'last4', lpad((n % 10000)::text, 4, '0'), 'exp_month', 1 + n % 12, 'exp_year', 2027 + n % 5)))))
+  END`;
+
+const filters = [
+  ['equality', { action: 'opened' }],
+  ['in', { type: { in: ['invoice.paid', 'invoice.payment_failed'] } }],
+  ['not_in', { sender: { type: { not_in: ['Bot'] } } }],
+  ['exists', { pull_request: { merged_by: { exists: true } } }],
+  ['nested', { pull_request: { draft: false, base: { ref: 'main' } }, action: ['opened', 'reopened'] }],
+  ['array of objects', { pull_request: { labels: { name: 'bug' } } }],
+  ['no match', { action: 'deleted' }],
+  ['all match', { data: { exists: false } }],
+  ['no filter', null],
+];
+
+let server;
+try {
+  cli(env, ['setup', '--email', 'bench@example.test', '--password-stdin', '--factory', 'bench'], 'bench password 123');
+  const token = cli(env, ['token', 'create', '--email', 'bench@example.test']);
+  const uid = /uid: (\S+)/.exec(cli(env, ['webhook', 'create', '--factory', 'bench', '--name', 'busy']))[1];
+
+  const db = new pg.Client({ connectionString: url.toString() });
+  await db.connect();
+  const { rows } = await db.query('SELECT id FROM "Webhook" WHERE uid = $1', [uid]);
+  const webhookId = rows[0].id;
+
+  let release = await hold('-s');
+  log(`inserting ${ENTRIES} accepted deliveries with their jsonb copies`);
+  let started = Date.now();
+  const STEP = 50_000;
+  for (let from = 1; from <= ENTRIES; from += STEP) {
+    await db.query(
+      `INSERT INTO "Delivery" ("id", "webhookId", "deliveryId", "identitySource", "status", "size", "receivedAt", "body", "headers", "bodyJson", "bodyJsonChecked")
+       SELECT 'dl_bench' || lpad(n::text, 8, '0'), $1, 'evt_' || n, 'service_header', 'accepted', octet_length(b::text),
+              now() - ((${ENTRIES} - n) || ' seconds')::interval, b::text, '{"content-type":"application/json"}'::jsonb, b, true
+         FROM generate_series($2::int, $3::int) AS n, LATERAL (SELECT ${BODY} AS b) body`,
+      [webhookId, from, Math.min(from + STEP - 1, ENTRIES)],
+    );
+  }
+  await db.query('VACUUM ANALYZE "Delivery"');
+  log(`inserted in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  const [sizes] = (
+    await db.query(
+      `SELECT avg(octet_length(body))::int AS body_bytes, avg(pg_column_size(body))::int AS body_stored, avg(pg_column_size("bodyJson"))::int AS copy_stored,
+              pg_total_relation_size('"Delivery"') AS total, (SELECT current_setting('default_toast_compression')) AS default_compression,
+              (SELECT attcompression FROM pg_attribute WHERE attrelid = '"Delivery"'::regclass AND attname = 'bodyJson') AS copy_compression
+         FROM "Delivery" WHERE "webhookId" = $1`,
+      [webhookId],
+    )
+  ).rows;
+  await db.end();
+  await release();
+
+  server = spawn(process.execPath, ['scripts/serve.mjs'], { env: { ...process.env, ...env, PORT: String(port) }, stdio: 'ignore' });
+  for (let i = 0; i < 240; i++) {
+    try {
+      if ((await fetch(`http://localhost:${port}/healthz`)).ok) break;
+    } catch {}
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  const backtest = async (payload) => {
+    const trigger = { provider: 'webhook', event: 'received', filter: payload ? { webhook_ids: [uid], payload } : { webhook_ids: [uid] } };
+    const response = await fetch(`http://localhost:${port}/api/v1/factories/bench/automations/backtest`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ trigger }),
+    });
+    const body = await response.json();
+    if (response.status !== 200) throw new Error(JSON.stringify(body));
+    return body;
+  };
+  await backtest({ action: 'opened' }); // warm the server and the cache
+
+  release = await hold('-x');
+  const results = [];
+  for (const [label, filter] of filters) {
+    const samples = [];
+    let body;
+    for (let i = 0; i < RUNS + 1; i++) {
+      const t0 = performance.now();
+      body = await backtest(filter);
+      if (i > 0) samples.push(performance.now() - t0); // the first is a warm-up
+    }
+    samples.sort((a, b) => a - b);
+    results.push({
+      label,
+      filter: JSON.stringify(filter),
+      counted: `${body.wouldTrigger} of ${body.tested}`,
+      listed: body.deliveries.length,
+      medianMs: Math.round(samples[Math.floor(samples.length / 2)]),
+      worstMs: Math.round(samples[samples.length - 1]),
+    });
+  }
+  await release();
+
+  console.log(`\nBacktest benchmark, ${new Date().toISOString()}, ${os.cpus().length} × ${os.cpus()[0]?.model}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, PostgreSQL, ${ENTRIES} accepted deliveries in one webhook's log`);
+  console.log(
+    `body: ${sizes.body_bytes} bytes of JSON on average, ${sizes.body_stored} stored; jsonb copy: ${sizes.copy_stored} stored (${sizes.copy_compression === 'l' ? 'lz4' : `default ${sizes.default_compression}`}); Delivery table with indexes and TOAST: ${Math.round(Number(sizes.total) / 2 ** 20)} MiB`,
+  );
+  console.log('filter | as JSON | would trigger | listed | median ms | worst ms');
+  for (const r of results) console.log(`${r.label} | ${r.filter} | ${r.counted} | ${r.listed} | ${r.medianMs} | ${r.worstMs}`);
+} finally {
+  server?.kill('SIGTERM');
+  if (server) await new Promise((r) => server.once('exit', r));
+  await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+  await admin.end();
+  fs.rmSync(dataDir, { recursive: true, force: true });
+}
