@@ -13,7 +13,8 @@
 // postgresql://postgres@127.0.0.1:5432/postgres), BENCH_ENTRIES (default
 // 600000), BENCH_PORT (default 3796), BENCH_RUNS (default 5), BENCH_LOCK (a
 // lock file shared with other work on the machine: the fill runs under a
-// shared flock, the timings under an exclusive one).
+// shared flock, the timings under an exclusive one), BENCH_KEEP (keep the
+// database afterwards, to look at query plans; drop it yourself).
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -90,7 +91,7 @@ const BODY = `
       'draft', n % 7 = 0,
       'merged', n % 6 = 2 AND n % 4 = 0,
       'merged_by', CASE WHEN n % 6 = 2 AND n % 4 = 0 THEN jsonb_build_object('login', 'maintainer' || (n % 5), 'id', n % 5) END,
-      'labels', CASE n % 4 WHEN 0 THEN '[]'::jsonb
+      'labels', CASE (n / 2) % 4 WHEN 0 THEN '[]'::jsonb
                            WHEN 1 THEN jsonb_build_array(jsonb_build_object('id', 1, 'name', 'bug', 'color', 'd73a4a', 'default', true))
                            WHEN 2 THEN jsonb_build_array(jsonb_build_object('id', 2, 'name', 'docs', 'color', '0075ca', 'default', true),
                                                          jsonb_build_object('id', 3, 'name', 'ui', 'color', 'a2eeef', 'default', false))
@@ -219,7 +220,8 @@ try {
 } finally {
   server?.kill('SIGTERM');
   if (server) await new Promise((r) => server.once('exit', r));
-  await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+  if (process.env.BENCH_KEEP) log(`kept database ${name}`);
+  else await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
   await admin.end();
   fs.rmSync(dataDir, { recursive: true, force: true });
 }

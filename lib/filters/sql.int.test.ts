@@ -16,18 +16,27 @@ const BATCH = 130; // 8 × 130 = 1,040 cases per database
 
 // Keys and strings jsonb cannot hold (U+0000, lone surrogates) are rare: a
 // body with one has no copy and is left out of the SQL comparison.
-const commonKey = fc.constantFrom('a', 'b', 'c', 'a.b', 'x"y', "it's", '', 'ü', '😀', '__proto__', 'toString');
+const commonKey = fc.constantFrom('a', 'b', 'c', 'a.b', 'x"y', "it's", '', 'ü', '😀', '__proto__', 'toString', 'k'.repeat(1_000));
 const rareKey = fc.constantFrom('k\u0000', '\ud800');
 const filterKey = fc.oneof({ weight: 20, arbitrary: commonKey }, { weight: 1, arbitrary: rareKey });
-const payloadKey = fc.oneof({ weight: 60, arbitrary: commonKey }, { weight: 4, arbitrary: fc.constantFrom('in', 'exists', 'not_in') }, { weight: 1, arbitrary: rareKey });
+const payloadKey = fc.oneof(
+  { weight: 60, arbitrary: commonKey },
+  { weight: 4, arbitrary: fc.constantFrom('in', 'exists', 'not_in') },
+  { weight: 1, arbitrary: rareKey },
+  // Longer than any filter key: left out of the copy.
+  { weight: 1, arbitrary: fc.constant('k'.repeat(1_001)) },
+);
 
 const strings = ['', 'a', 'b', 'A', 'ü', 'u\u0308', '😀', 'null', 'true', '1', "it's", 'x"y', '\\', 'a.b'];
+// At and past the longest string a filter may hold (1,000 characters, counted in code points).
+const longStrings = ['x'.repeat(1_000), 'x'.repeat(1_001), '😀'.repeat(600), '😀'.repeat(1_000), '😀'.repeat(1_001)];
 const rareStrings = ['a\u0000', '\ud800x', '\udc00'];
 const numbers = [0, -0, 1, -1, 1.5, 100, 1e21, 12345678901234567000, 0.1, 0.30000000000000004, 5e-324, 1.7976931348623157e308];
 
 const filterScalar: fc.Arbitrary<FilterScalar> = fc.oneof(
   { weight: 6, arbitrary: fc.constantFrom(...strings) },
   { weight: 1, arbitrary: fc.constantFrom(...rareStrings) },
+  { weight: 1, arbitrary: fc.constantFrom(longStrings[0]!, longStrings[2]!) },
   { weight: 5, arbitrary: fc.constantFrom(...numbers) },
   { weight: 2, arbitrary: fc.boolean() },
   { weight: 2, arbitrary: fc.constant(null) },
@@ -60,6 +69,7 @@ const { node: nodeArb } = fc.letrec<{ node: Node }>((tie) => ({
     { depthSize: 'small', withCrossShrink: true },
     { weight: 40, arbitrary: fc.constantFrom(...strings).map((s) => ({ raw: JSON.stringify(s) })) },
     { weight: 40, arbitrary: fc.constantFrom(...numberTokens).map((raw) => ({ raw })) },
+    { weight: 4, arbitrary: fc.constantFrom(...longStrings).map((s) => ({ raw: JSON.stringify(s) })) },
     { weight: 1, arbitrary: fc.constantFrom(...rareStrings.map((s) => JSON.stringify(s)), '1e400', '-1e400').map((raw) => ({ raw })) },
     { weight: 20, arbitrary: fc.constantFrom('true', 'false', 'null').map((raw) => ({ raw })) },
     { weight: 30, arbitrary: fc.array(tie('node'), { maxLength: 4 }).map((list) => ({ list })) },
@@ -81,12 +91,22 @@ const bodyArb = fc.oneof(
 );
 
 type Case = { filter: PayloadFilter; body: string };
-const caseArb: fc.Arbitrary<Case> = fc.record({ filter: filterArb, body: bodyArb });
+// Only filters that can be saved (a few with long strings pass the 10 KB limit).
+const caseArb: fc.Arbitrary<Case> = fc.record({ filter: filterArb.filter((filter) => validateFilter(filter).ok), body: bodyArb });
 
 describe('jsonbCopyOf', () => {
   it('copies the parsed body, so numbers are the doubles the evaluator sees', () => {
     expect(jsonbCopyOf('{"n": 1.0, "big": 12345678901234567890, "z": -0}')).toBe('{"n":1,"big":12345678901234567000,"z":0}');
     expect(jsonbCopyOf('[1, "ü", null]')).toBe('[1,"ü",null]');
+  });
+
+  it('leaves out what no filter can tell apart: strings and keys longer than any filter string', () => {
+    const long = 'x'.repeat(1_001);
+    expect(jsonbCopyOf(JSON.stringify({ s: long, t: 'x'.repeat(1_000), list: [long, 1], [long]: 1, k: { [long]: [long] } }))).toBe(
+      JSON.stringify({ s: [], t: 'x'.repeat(1_000), list: [[], 1], k: {} }),
+    );
+    expect(jsonbCopyOf(JSON.stringify('😀'.repeat(1_000)))).toBe(JSON.stringify('😀'.repeat(1_000)));
+    expect(jsonbCopyOf(JSON.stringify(long))).toBe('[]');
   });
 
   it('gives no copy for what jsonb cannot hold', () => {
@@ -146,7 +166,6 @@ describe.each(testDatabaseKinds())('filterToSql agrees with the evaluator on %s'
     await fc.assert(
       fc.asyncProperty(fc.array(caseArb, { minLength: BATCH, maxLength: BATCH }), async (batch) => {
         const withCopies = batch.flatMap(({ filter, body }) => {
-          expect(validateFilter(filter)).toMatchObject({ ok: true });
           const copy = jsonbCopyOf(body);
           return copy === null ? [] : [{ filter, body, copy }];
         });
@@ -174,7 +193,7 @@ describe.each(testDatabaseKinds())('filterToSql agrees with the evaluator on %s'
     expect(cases).toBeGreaterThanOrEqual(1_000);
     // The generators must exercise both outcomes, and most bodies must have a copy.
     expect(copied).toBeGreaterThan(cases * 0.7);
-    expect(matched).toBeGreaterThan(copied * 0.1);
+    expect(matched).toBeGreaterThan(copied * 0.05);
     expect(matched).toBeLessThan(copied * 0.9);
   });
 

@@ -1,3 +1,4 @@
+import { MAX_FILTER_STRING_LENGTH } from './schema';
 import { isOperatorName, isPlainObject, isScalar, type FilterScalar, type PayloadFilter } from './types';
 
 // A validated payload filter as a SQL predicate over a jsonb copy of the body
@@ -135,7 +136,8 @@ export const JSONB_COPY_MAX_DEPTH = 200;
  * parses to Infinity, or nesting deeper than JSONB_COPY_MAX_DEPTH. The copy is
  * the parsed body written again, so every number is the double the evaluator
  * compares (`12345678901234567890` becomes `12345678901234567000`, as in
- * JSON.parse). `body` is valid JSON (the ingress accepted it).
+ * JSON.parse), without what no filter can tell apart (see `shrink`). `body`
+ * is valid JSON (the ingress accepted it).
  */
 export function jsonbCopyOf(body: string): string | null {
   let value: unknown;
@@ -164,5 +166,23 @@ export function jsonbCopyOf(body: string): string | null {
       }
     }
   }
-  return JSON.stringify(value);
+  return JSON.stringify(value, shrink);
+}
+
+function longerThanAnyFilterString(text: string): boolean {
+  if (text.length <= MAX_FILTER_STRING_LENGTH) return false;
+  let count = 0;
+  for (const _ of text) if (++count > MAX_FILTER_STRING_LENGTH) return true;
+  return false;
+}
+
+// What no filter can tell apart is left out of the copy, so Backtest reads
+// less: a string longer than any filter string (1,000 characters) can equal
+// no filter value, so it becomes `[]`, which every condition treats exactly
+// as it treats such a string (equal to nothing, in no list, present, not an
+// object); and a key longer than any filter key is one no filter can name,
+// so it is left out, as if missing.
+function shrink(this: unknown, key: string, value: unknown): unknown {
+  if (key !== '' && !Array.isArray(this) && longerThanAnyFilterString(key)) return undefined;
+  return typeof value === 'string' && longerThanAnyFilterString(value) ? [] : value;
 }
