@@ -98,12 +98,13 @@ describe.each(testDatabaseKinds())('Backtest over the retained log on %s', (kind
     const db = database.prisma;
     expect(await copyPendingBodies(db)).toBe(COUNT + 1);
     expect(await copyPendingBodies(db)).toBe(0);
-    const withoutCopy = await db.$queryRawUnsafe<{ id: string }[]>(
-      `SELECT "id" FROM "Delivery" WHERE "body" IS NOT NULL AND "bodyJson" IS NULL AND "bodyJsonChecked" ORDER BY "id"`,
-    );
+    const withoutCopy = await db.$queryRawUnsafe<{ id: string }[]>(`SELECT "deliveryId" AS "id" FROM "DeliveryJson" WHERE "json" IS NULL ORDER BY 1`);
     expect(withoutCopy.map((row) => row.id)).toEqual(['d-0007', 'd-0047', 'd-0087', 'd-0127', 'd-0167', 'd-0207']);
-    const copy = await db.delivery.findUniqueOrThrow({ where: { id: 'd-0004' }, select: { bodyJson: true, bodyJsonChecked: true } });
-    expect(copy).toEqual({ bodyJson: JSON.parse(bodyOf(4)), bodyJsonChecked: true });
+    const copy = await db.delivery.findUniqueOrThrow({ where: { id: 'd-0004' }, select: { bodyJsonChecked: true, receivedAt: true, jsonCopy: true } });
+    expect(copy.bodyJsonChecked).toBe(true);
+    expect(copy.jsonCopy).toEqual({ deliveryId: 'd-0004', webhookId: expect.any(String), receivedAt: copy.receivedAt, json: JSON.parse(bodyOf(4)) });
+    expect(await db.deliveryJson.count()).toBe(COUNT + 1);
+    expect(await db.delivery.count({ where: { bodyJsonChecked: false } })).toBe(1); // the rejected entry has no body
   });
 
   it.each(filters)('gives the same answer from the copies in SQL: %s', async (name, filter) => {

@@ -115,11 +115,16 @@ type Candidate = { id: string; receivedAt: Date; matched: boolean };
 
 const newestFirst = (a: Candidate, b: Candidate) => b.receivedAt.getTime() - a.receivedAt.getTime() || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
 
-// The webhook's Accepted deliveries: every one keeps its body.
-const SCOPE = `d."webhookId" = $1 AND d."status" = 'accepted' AND d."body" IS NOT NULL`;
-// Read each copy once per row: the predicate refers to it many times, and
-// each reference to a stored (compressed) jsonb value would decompress it again.
-const COPIES = `FROM "Delivery" d CROSS JOIN LATERAL (SELECT d."bodyJson" #> '{}' AS b OFFSET 0) j`;
+// The webhook's jsonb copies (DeliveryJson), each read once per row: the
+// predicate refers to it many times, and each reference to a stored
+// (compressed) jsonb value would decompress it again.
+const COPIES = `FROM "DeliveryJson" c CROSS JOIN LATERAL (SELECT c."json" #> '{}' AS b OFFSET 0) j`;
+// The webhook's Accepted deliveries without a copy: not copied yet, or that jsonb cannot hold.
+const UNCOPIED = `(SELECT d."id", d."receivedAt", d."body" FROM "Delivery" d
+                    WHERE d."webhookId" = $1 AND d."status" = 'accepted' AND d."body" IS NOT NULL AND NOT d."bodyJsonChecked"
+                  UNION ALL
+                  SELECT d."id", d."receivedAt", d."body" FROM "DeliveryJson" c JOIN "Delivery" d ON d."id" = c."deliveryId"
+                    WHERE c."webhookId" = $1 AND c."json" IS NULL AND d."status" = 'accepted' AND d."body" IS NOT NULL)`;
 const TS_PAGE = 1_000;
 
 /**
@@ -138,9 +143,9 @@ async function countMatches(tx: Tx, webhookId: string, filter: PayloadFilter | n
   let kept = { matches: 0, others: 0 };
   for (let cursor: { receivedAt: Date; id: string } | null = null; ; ) {
     const page: { id: string; receivedAt: Date; body: string }[] = await tx.$queryRawUnsafe(
-      `SELECT d."id", d."receivedAt", d."body" FROM "Delivery" d
-        WHERE ${SCOPE} AND d."bodyJson" IS NULL ${cursor ? `AND (d."receivedAt", d."id") < ($2::timestamp(3), $3)` : ''}
-        ORDER BY d."receivedAt" DESC, d."id" DESC LIMIT ${TS_PAGE}`,
+      `SELECT u."id", u."receivedAt", u."body" FROM ${UNCOPIED} u
+        ${cursor ? `WHERE (u."receivedAt", u."id") < ($2::timestamp(3), $3)` : ''}
+        ORDER BY u."receivedAt" DESC, u."id" DESC LIMIT ${TS_PAGE}`,
       webhookId,
       ...(cursor ? [cursor.receivedAt.toISOString(), cursor.id] : []),
     );
@@ -161,11 +166,11 @@ async function countMatches(tx: Tx, webhookId: string, filter: PayloadFilter | n
 
   // 2. Every copy, in SQL.
   const params: unknown[] = [webhookId];
-  const excluded = uncopied.length > 0 ? (params.push(JSON.stringify(uncopied)), `AND d."id" NOT IN (SELECT jsonb_array_elements_text($2::jsonb))`) : '';
+  const excluded = uncopied.length > 0 ? (params.push(JSON.stringify(uncopied)), `AND c."deliveryId" NOT IN (SELECT jsonb_array_elements_text($2::jsonb))`) : '';
   const predicate = filterToSql(filter, 'j.b', params);
   // Without a condition nothing needs reading but the row.
-  const from = predicate === 'true' ? 'FROM "Delivery" d' : COPIES;
-  const where = `WHERE ${SCOPE} AND d."bodyJson" IS NOT NULL ${excluded}`;
+  const from = predicate === 'true' ? 'FROM "DeliveryJson" c' : COPIES;
+  const where = `WHERE c."webhookId" = $1 AND c."json" IS NOT NULL ${excluded}`;
   const [counts] = await tx.$queryRawUnsafe<{ copied: number; matched: number }[]>(
     `SELECT count(*)::int AS "copied", count(*) FILTER (WHERE ${predicate})::int AS "matched" ${from} ${where}`,
     ...params,
@@ -174,8 +179,8 @@ async function countMatches(tx: Tx, webhookId: string, filter: PayloadFilter | n
   const copiedMatches = counts?.matched ?? 0;
   const recent = (wanted: boolean) =>
     tx.$queryRawUnsafe<{ id: string; receivedAt: Date }[]>(
-      `SELECT d."id", d."receivedAt" ${from} ${where} AND ${wanted ? '' : 'NOT'} (${predicate})
-        ORDER BY d."receivedAt" DESC, d."id" DESC LIMIT ${limit}`,
+      `SELECT c."deliveryId" AS "id", c."receivedAt" ${from} ${where} AND ${wanted ? '' : 'NOT'} (${predicate})
+        ORDER BY c."receivedAt" DESC, c."deliveryId" DESC LIMIT ${limit}`,
       ...params,
     );
   if (copiedMatches > 0) examples.push(...(await recent(true)).map((row) => ({ ...row, matched: true })));
