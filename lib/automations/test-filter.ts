@@ -127,14 +127,48 @@ const UNCOPIED = `(SELECT d."id", d."receivedAt", d."body" FROM "Delivery" d
                     WHERE c."webhookId" = $1 AND c."json" IS NULL AND d."status" = 'accepted' AND d."body" IS NOT NULL)`;
 const TS_PAGE = 1_000;
 
+/** Above this many copies, PostgreSQL counts the two halves of the log at once, on two connections. */
+const SPLIT_FROM = 20_000;
+
+/** Raw queries with JIT off: a filter's large predicate gets a cost estimate that would switch JIT compilation on, which takes longer than the query. */
+function withoutJit<T>(db: Db, work: (tx: Tx) => Promise<T>): Promise<T> {
+  return db.$transaction(
+    async (tx) => {
+      await tx.$executeRawUnsafe('SET LOCAL jit = off');
+      return work(tx);
+    },
+    { timeout: 120_000, maxWait: 10_000 },
+  );
+}
+
+// The row comparisons that split the webhook's copies into two halves at the
+// median (newest first), found on the index; one range (no condition) for a small log.
+async function halves(db: Db, webhookId: string, splitFrom: number): Promise<{ sql: (at: number) => string; params: unknown[] }[]> {
+  const whole = [{ sql: () => '', params: [] }];
+  const [{ count } = { count: 0 }] = await db.$queryRawUnsafe<{ count: number }[]>(
+    `SELECT count(*)::int AS "count" FROM "DeliveryJson" c WHERE c."webhookId" = $1`,
+    webhookId,
+  );
+  if (count < splitFrom) return whole;
+  const [middle] = await db.$queryRawUnsafe<{ receivedAt: Date; id: string }[]>(
+    `SELECT c."receivedAt", c."deliveryId" AS "id" FROM "DeliveryJson" c WHERE c."webhookId" = $1
+      ORDER BY c."receivedAt" DESC, c."deliveryId" DESC OFFSET $2 LIMIT 1`,
+    webhookId,
+    Math.floor(count / 2),
+  );
+  if (!middle) return whole;
+  const params = [middle.receivedAt.toISOString(), middle.id];
+  return [
+    { sql: (at) => `AND (c."receivedAt", c."deliveryId") >= ($${at}::timestamp(3), $${at + 1})`, params },
+    { sql: (at) => `AND (c."receivedAt", c."deliveryId") < ($${at}::timestamp(3), $${at + 1})`, params },
+  ];
+}
+
 /**
  * How many of the webhook's Accepted deliveries match, and the most recent
  * matches and non-matches (up to `limit` of each, not yet ordered).
  */
-async function countMatches(tx: Tx, webhookId: string, filter: PayloadFilter | null, limit: number) {
-  // A filter's predicate is large for the planner: its cost estimate would
-  // switch JIT compilation on, which takes longer than the query itself.
-  await tx.$executeRawUnsafe('SET LOCAL jit = off');
+async function countMatches(db: Db, webhookId: string, filter: PayloadFilter | null, limit: number, splitFrom: number) {
   // 1. Bodies without a copy, in TypeScript. Their ids are left out of the
   // SQL below, so a body the copy job reaches meanwhile is counted once.
   const uncopied: string[] = [];
@@ -142,7 +176,7 @@ async function countMatches(tx: Tx, webhookId: string, filter: PayloadFilter | n
   let matched = 0;
   let kept = { matches: 0, others: 0 };
   for (let cursor: { receivedAt: Date; id: string } | null = null; ; ) {
-    const page: { id: string; receivedAt: Date; body: string }[] = await tx.$queryRawUnsafe(
+    const page: { id: string; receivedAt: Date; body: string }[] = await db.$queryRawUnsafe(
       `SELECT u."id", u."receivedAt", u."body" FROM ${UNCOPIED} u
         ${cursor ? `WHERE (u."receivedAt", u."id") < ($2::timestamp(3), $3)` : ''}
         ORDER BY u."receivedAt" DESC, u."id" DESC LIMIT ${TS_PAGE}`,
@@ -171,20 +205,29 @@ async function countMatches(tx: Tx, webhookId: string, filter: PayloadFilter | n
   // Without a condition nothing needs reading but the row.
   const from = predicate === 'true' ? 'FROM "DeliveryJson" c' : COPIES;
   const where = `WHERE c."webhookId" = $1 AND c."json" IS NOT NULL ${excluded}`;
-  const [counts] = await tx.$queryRawUnsafe<{ copied: number; matched: number }[]>(
-    `SELECT count(*)::int AS "copied", count(*) FILTER (WHERE ${predicate})::int AS "matched" ${from} ${where}`,
-    ...params,
+  const parts = await Promise.all(
+    (await halves(db, webhookId, splitFrom)).map((range) =>
+      withoutJit(db, (tx) =>
+        tx.$queryRawUnsafe<{ copied: number; matched: number }[]>(
+          `SELECT count(*)::int AS "copied", count(*) FILTER (WHERE ${predicate})::int AS "matched" ${from} ${where} ${range.sql(params.length + 1)}`,
+          ...params,
+          ...range.params,
+        ),
+      ),
+    ),
   );
-  const copied = counts?.copied ?? 0;
-  const copiedMatches = counts?.matched ?? 0;
+  const copied = parts.reduce((sum, [row]) => sum + (row?.copied ?? 0), 0);
+  const copiedMatches = parts.reduce((sum, [row]) => sum + (row?.matched ?? 0), 0);
   const recent = (wanted: boolean) =>
-    tx.$queryRawUnsafe<{ id: string; receivedAt: Date }[]>(
-      `SELECT c."deliveryId" AS "id", c."receivedAt" ${from} ${where} AND ${wanted ? '' : 'NOT'} (${predicate})
-        ORDER BY c."receivedAt" DESC, c."deliveryId" DESC LIMIT ${limit}`,
-      ...params,
+    withoutJit(db, (tx) =>
+      tx.$queryRawUnsafe<{ id: string; receivedAt: Date }[]>(
+        `SELECT c."deliveryId" AS "id", c."receivedAt" ${from} ${where} AND ${wanted ? '' : 'NOT'} (${predicate})
+          ORDER BY c."receivedAt" DESC, c."deliveryId" DESC LIMIT ${limit}`,
+        ...params,
+      ),
     );
-  if (copiedMatches > 0) examples.push(...(await recent(true)).map((row) => ({ ...row, matched: true })));
-  if (copiedMatches < copied) examples.push(...(await recent(false)).map((row) => ({ ...row, matched: false })));
+  const [recentMatches, recentOthers] = await Promise.all([copiedMatches > 0 ? recent(true) : [], copiedMatches < copied ? recent(false) : []]);
+  examples.push(...recentMatches.map((row) => ({ ...row, matched: true })), ...recentOthers.map((row) => ({ ...row, matched: false })));
 
   return { uncopied: uncopied.length, copied, matched: matched + copiedMatches, examples };
 }
@@ -197,7 +240,12 @@ async function countMatches(tx: Tx, webhookId: string, filter: PayloadFilter | n
  * evaluator. The listed examples are explained by the evaluator, as Test
  * filter explains. Changes nothing.
  */
-export async function backtestTrigger(factoryId: string, input: { trigger: TriggerInput; limit?: number }, db: Db = prisma): Promise<BacktestResult> {
+export async function backtestTrigger(
+  factoryId: string,
+  input: { trigger: TriggerInput; limit?: number },
+  db: Db = prisma,
+  splitFrom = SPLIT_FROM,
+): Promise<BacktestResult> {
   const trigger = triggerSchema.parse(input.trigger);
   const uid = trigger.filter.webhook_ids[0]!;
   const webhook = await db.webhook.findFirst({ where: { factoryId, uid }, select: { id: true, name: true, enabled: true, deletedAt: true } });
@@ -205,7 +253,7 @@ export async function backtestTrigger(factoryId: string, input: { trigger: Trigg
   const filter = trigger.filter.payload ?? null;
   const limit = Math.min(Math.max(input.limit ?? BACKTEST_EXAMPLES, 1), BACKTEST_MAX);
 
-  const { uncopied, copied, matched, examples } = await db.$transaction((tx) => countMatches(tx, webhook.id, filter, limit), { timeout: 120_000, maxWait: 10_000 });
+  const { uncopied, copied, matched, examples } = await countMatches(db, webhook.id, filter, limit, splitFrom);
 
   // Explain the most recent of each kind.
   examples.sort(newestFirst);
