@@ -55,17 +55,18 @@ test('Backtest counts every retained delivery of the webhook, more than the late
     expect(response.status).toBe(200);
     return response.json();
   };
-  // i % 3 === 0 and i even: i % 6 === 0, 25 of 150.
+  // opened (i % 3 === 0) and not a draft (odd i): i % 6 === 3, 25 of 150.
+  const both = ['path "action": expected "opened", got %s (different value)', 'path "pull_request.draft": expected false, got true (different value)'];
   const expected = {
     tested: DELIVERIES,
     wouldTrigger: 25,
     deliveries: [
-      { deliveryId: 'evt-149', wouldTrigger: false, failures: ['path "action": expected "opened", got "reopened" (different value)', 'path "pull_request.draft": expected false, got true (different value)'] },
-      { deliveryId: 'evt-148', wouldTrigger: false, failures: ['path "action": expected "opened", got "closed" (different value)'] },
-      { deliveryId: 'evt-147', wouldTrigger: false, failures: ['path "pull_request.draft": expected false, got true (different value)'] },
-      { deliveryId: 'evt-144', wouldTrigger: true, failures: [] },
-      { deliveryId: 'evt-138', wouldTrigger: true, failures: [] },
-      { deliveryId: 'evt-132', wouldTrigger: true, failures: [] },
+      { deliveryId: 'evt-149', wouldTrigger: false, failures: [both[0]!.replace('%s', '"reopened"')] },
+      { deliveryId: 'evt-148', wouldTrigger: false, failures: [both[0]!.replace('%s', '"closed"'), both[1]] },
+      { deliveryId: 'evt-147', wouldTrigger: true, failures: [] },
+      { deliveryId: 'evt-146', wouldTrigger: false, failures: [both[0]!.replace('%s', '"reopened"'), both[1]] },
+      { deliveryId: 'evt-141', wouldTrigger: true, failures: [] },
+      { deliveryId: 'evt-135', wouldTrigger: true, failures: [] },
     ],
   };
   const summary = (body: { tested: number; wouldTrigger: number; deliveries: { deliveryId: string; wouldTrigger: boolean; failures: string[] }[] }) => ({
