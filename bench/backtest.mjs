@@ -4,18 +4,20 @@
 // week at the delivery rate limit), realistic 1-4 KB GitHub pull request and
 // Stripe event bodies generated server-side with generate_series, each with
 // its jsonb copy as housekeeping writes it (lib/deliveries/body-json.ts,
-// lib/filters/sql.ts: jsonbCopyOf).
-// Then times POST /api/v1/factories/{factory}/automations/backtest over HTTP
-// on the built server for a few representative filters, and prints the median
-// and worst of several runs with the counts, and the storage the copies take.
+// lib/filters/sql.ts: jsonbCopyOf). Then times Backtest itself
+// (backtestTrigger, as the API and the dashboard call it, in a child process:
+// bench/backtest-measure.ts) for a few representative filters, and prints the
+// median and worst of several runs with the counts, and the storage the copies
+// take.
 //
 // Settings (environment): BENCH_DATABASE_URL (a PostgreSQL server where a
 // database may be created; default TEST_DATABASE_URL or
 // postgresql://postgres@127.0.0.1:5432/postgres), BENCH_ENTRIES (default
-// 600000), BENCH_PORT (default 3796), BENCH_RUNS (default 5), BENCH_LOCK (a
-// lock file shared with other work on the machine: the fill runs under a
-// shared flock, the timings under an exclusive one), BENCH_KEEP (keep the
-// database afterwards, to look at query plans; drop it yourself).
+// 600000), BENCH_RUNS (default 5), BENCH_LOCK (a lock file shared with other
+// work on the machine: the fill runs under a shared flock, the timings under an
+// exclusive one), BENCH_KEEP (keep the database afterwards), BENCH_REUSE (the
+// name of a database a previous BENCH_KEEP run filled: time it again without
+// filling; drop it yourself).
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -26,11 +28,9 @@ import pg from 'pg';
 const root = path.resolve(import.meta.dirname, '..');
 process.chdir(root);
 const adminUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
-const port = Number(process.env.BENCH_PORT ?? 3796);
 const ENTRIES = Number(process.env.BENCH_ENTRIES ?? 600_000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
 const lockFile = process.env.BENCH_LOCK;
-const distDir = process.env.NEXT_DIST_DIR || '.next';
 const log = (line) => console.error(`[bench] ${line}`);
 
 function run(command, args, env = {}, input) {
@@ -54,19 +54,18 @@ async function hold(mode) {
   };
 }
 
-if (!fs.existsSync(path.join(distDir, 'BUILD_ID'))) throw new Error('build the server first: npm run build');
-
-const name = `tripline_bench_backtest_${Date.now().toString(36)}`;
+const reuse = process.env.BENCH_REUSE;
+const name = reuse ?? `tripline_bench_backtest_${Date.now().toString(36)}`;
 const admin = new pg.Client({ connectionString: adminUrl });
 await admin.connect();
-await admin.query(`CREATE DATABASE "${name}"`);
+if (!reuse) await admin.query(`CREATE DATABASE "${name}"`);
 const url = new URL(adminUrl);
 url.pathname = `/${name}`;
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tripline-bench-backtest-'));
 const env = {
   DATABASE_URL: url.toString(),
   TRIPLINE_DATA_DIR: dataDir,
-  TRIPLINE_BASE_URL: `http://localhost:${port}`,
+  TRIPLINE_BASE_URL: 'http://localhost:3796',
   TRIPLINE_SECRETS_KEY: randomBytes(32).toString('base64'),
   TRIPLINE_AUTH_SECRET: randomBytes(32).toString('base64url'),
   NEXT_TELEMETRY_DISABLED: '1',
@@ -138,105 +137,63 @@ const filters = [
   ['no filter', null],
 ];
 
-let server;
 try {
-  cli(env, ['setup', '--email', 'bench@example.test', '--password-stdin', '--factory', 'bench'], 'bench password 123');
-  const token = cli(env, ['token', 'create', '--email', 'bench@example.test']);
-  const uid = /uid: (\S+)/.exec(cli(env, ['webhook', 'create', '--factory', 'bench', '--name', 'busy']))[1];
-
   const db = new pg.Client({ connectionString: url.toString() });
   await db.connect();
-  const { rows } = await db.query('SELECT id FROM "Webhook" WHERE uid = $1', [uid]);
-  const webhookId = rows[0].id;
-
   let release = await hold('-s');
-  log(`inserting ${ENTRIES} accepted deliveries with their jsonb copies`);
-  let started = Date.now();
-  const STEP = 50_000;
-  for (let from = 1; from <= ENTRIES; from += STEP) {
-    await db.query(
-      `INSERT INTO "Delivery" ("id", "webhookId", "deliveryId", "identitySource", "status", "size", "receivedAt", "body", "headers", "bodyJsonChecked")
-       SELECT 'dl_bench' || lpad(n::text, 8, '0'), $1, 'evt_' || n, 'service_header', 'accepted', octet_length(b::text),
-              now() - ((${ENTRIES} - n) || ' seconds')::interval, b::text, '{"content-type":"application/json"}'::jsonb, true
-         FROM generate_series($2::int, $3::int) AS n, LATERAL (SELECT ${BODY} AS b) body`,
-      [webhookId, from, Math.min(from + STEP - 1, ENTRIES)],
-    );
-    await db.query(
-      `INSERT INTO "DeliveryJson" ("deliveryId", "webhookId", "receivedAt", "json")
-       SELECT d."id", d."webhookId", d."receivedAt", ${COPY}
-         FROM "Delivery" d, LATERAL (SELECT d."body"::jsonb AS b) body
-        WHERE d."id" BETWEEN 'dl_bench' || lpad($1::text, 8, '0') AND 'dl_bench' || lpad($2::text, 8, '0')`,
-      [from, Math.min(from + STEP - 1, ENTRIES)],
-    );
+  if (!reuse) {
+    cli(env, ['setup', '--email', 'bench@example.test', '--password-stdin', '--factory', 'bench'], 'bench password 123');
+    const uid = /uid: (\S+)/.exec(cli(env, ['webhook', 'create', '--factory', 'bench', '--name', 'busy']))[1];
+    const { rows } = await db.query('SELECT id FROM "Webhook" WHERE uid = $1', [uid]);
+    const webhookId = rows[0].id;
+    log(`inserting ${ENTRIES} accepted deliveries with their jsonb copies`);
+    const started = Date.now();
+    const STEP = 50_000;
+    for (let from = 1; from <= ENTRIES; from += STEP) {
+      await db.query(
+        `INSERT INTO "Delivery" ("id", "webhookId", "deliveryId", "identitySource", "status", "size", "receivedAt", "body", "headers", "bodyJsonChecked")
+         SELECT 'dl_bench' || lpad(n::text, 8, '0'), $1, 'evt_' || n, 'service_header', 'accepted', octet_length(b::text),
+                now() - ((${ENTRIES} - n) || ' seconds')::interval, b::text, '{"content-type":"application/json"}'::jsonb, true
+           FROM generate_series($2::int, $3::int) AS n, LATERAL (SELECT ${BODY} AS b) body`,
+        [webhookId, from, Math.min(from + STEP - 1, ENTRIES)],
+      );
+      await db.query(
+        `INSERT INTO "DeliveryJson" ("deliveryId", "webhookId", "receivedAt", "json")
+         SELECT d."id", d."webhookId", d."receivedAt", ${COPY}
+           FROM "Delivery" d, LATERAL (SELECT d."body"::jsonb AS b) body
+          WHERE d."id" BETWEEN 'dl_bench' || lpad($1::text, 8, '0') AND 'dl_bench' || lpad($2::text, 8, '0')`,
+        [from, Math.min(from + STEP - 1, ENTRIES)],
+      );
+    }
+    await db.query('VACUUM ANALYZE "Delivery"');
+    await db.query('VACUUM ANALYZE "DeliveryJson"');
+    log(`inserted in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   }
-  await db.query('VACUUM ANALYZE "Delivery"');
-  await db.query('VACUUM ANALYZE "DeliveryJson"');
-  log(`inserted in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   const [sizes] = (
     await db.query(
-      `SELECT avg(octet_length(d.body))::int AS body_bytes, avg(pg_column_size(d.body))::int AS body_stored, avg(pg_column_size(c."json"))::int AS copy_stored,
+      `SELECT count(*) AS entries, avg(octet_length(d.body))::int AS body_bytes, avg(pg_column_size(d.body))::int AS body_stored, avg(pg_column_size(c."json"))::int AS copy_stored,
               pg_total_relation_size('"Delivery"') AS log_total, pg_total_relation_size('"DeliveryJson"') AS copies_total,
               (SELECT current_setting('default_toast_compression')) AS default_compression,
               (SELECT attcompression FROM pg_attribute WHERE attrelid = '"DeliveryJson"'::regclass AND attname = 'json') AS copy_compression
-         FROM "Delivery" d JOIN "DeliveryJson" c ON c."deliveryId" = d."id" WHERE d."webhookId" = $1`,
-      [webhookId],
+         FROM "Delivery" d JOIN "DeliveryJson" c ON c."deliveryId" = d."id" JOIN "Webhook" w ON w."id" = d."webhookId" WHERE w."name" = 'busy'`,
     )
   ).rows;
   await db.end();
   await release();
 
-  server = spawn(process.execPath, ['scripts/serve.mjs'], { env: { ...process.env, ...env, PORT: String(port) }, stdio: 'ignore' });
-  for (let i = 0; i < 240; i++) {
-    try {
-      if ((await fetch(`http://localhost:${port}/healthz`)).ok) break;
-    } catch {}
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  const backtest = async (payload) => {
-    const trigger = { provider: 'webhook', event: 'received', filter: payload ? { webhook_ids: [uid], payload } : { webhook_ids: [uid] } };
-    const response = await fetch(`http://localhost:${port}/api/v1/factories/bench/automations/backtest`, {
-      method: 'POST',
-      headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
-      body: JSON.stringify({ trigger }),
-    });
-    const body = await response.json();
-    if (response.status !== 200) throw new Error(JSON.stringify(body));
-    return body;
-  };
-  await backtest({ action: 'opened' }); // warm the server and the cache
-
   release = await hold('-x');
-  const results = [];
-  for (const [label, filter] of filters) {
-    const samples = [];
-    let body;
-    for (let i = 0; i < RUNS + 1; i++) {
-      const t0 = performance.now();
-      body = await backtest(filter);
-      if (i > 0) samples.push(performance.now() - t0); // the first is a warm-up
-    }
-    samples.sort((a, b) => a - b);
-    results.push({
-      label,
-      filter: JSON.stringify(filter),
-      counted: `${body.wouldTrigger} of ${body.tested}`,
-      listed: body.deliveries.length,
-      medianMs: Math.round(samples[Math.floor(samples.length / 2)]),
-      worstMs: Math.round(samples[samples.length - 1]),
-    });
-  }
+  const measured = run(process.execPath, ['--conditions=react-server', '--import', 'tsx', 'bench/backtest-measure.ts', url.toString(), String(RUNS), JSON.stringify(filters)], env);
   await release();
+  const results = measured.split('\n').map((line) => JSON.parse(line));
 
-  console.log(`\nBacktest benchmark, ${new Date().toISOString()}, ${os.cpus().length} × ${os.cpus()[0]?.model}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, PostgreSQL, ${ENTRIES} accepted deliveries in one webhook's log`);
+  console.log(`\nBacktest benchmark, ${new Date().toISOString()}, ${os.cpus().length} × ${os.cpus()[0]?.model}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, PostgreSQL, ${sizes.entries} accepted deliveries in one webhook's log`);
   console.log(
     `body: ${sizes.body_bytes} bytes of JSON on average, ${sizes.body_stored} stored; jsonb copy: ${sizes.copy_stored} stored (${sizes.copy_compression === 'l' ? 'lz4' : `default ${sizes.default_compression}`}); with indexes and TOAST: Delivery ${Math.round(Number(sizes.log_total) / 2 ** 20)} MiB, DeliveryJson ${Math.round(Number(sizes.copies_total) / 2 ** 20)} MiB`,
   );
   console.log('filter | as JSON | would trigger | listed | median ms | worst ms');
   for (const r of results) console.log(`${r.label} | ${r.filter} | ${r.counted} | ${r.listed} | ${r.medianMs} | ${r.worstMs}`);
 } finally {
-  server?.kill('SIGTERM');
-  if (server) await new Promise((r) => server.once('exit', r));
-  if (process.env.BENCH_KEEP) log(`kept database ${name}`);
+  if (process.env.BENCH_KEEP || reuse) log(`kept database ${name}`);
   else await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
   await admin.end();
   fs.rmSync(dataDir, { recursive: true, force: true });

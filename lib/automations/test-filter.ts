@@ -202,9 +202,10 @@ async function countMatches(db: Db, webhookId: string, filter: PayloadFilter | n
   const params: unknown[] = [webhookId];
   const excluded = uncopied.length > 0 ? (params.push(JSON.stringify(uncopied)), `AND c."deliveryId" NOT IN (SELECT jsonb_array_elements_text($2::jsonb))`) : '';
   const predicate = filterToSql(filter, 'j.b', params);
-  // Without a condition nothing needs reading but the row.
+  // Without a condition nothing needs reading but the index: the copies
+  // without json are all among the bodies counted above.
   const from = predicate === 'true' ? 'FROM "DeliveryJson" c' : COPIES;
-  const where = `WHERE c."webhookId" = $1 AND c."json" IS NOT NULL ${excluded}`;
+  const where = `WHERE c."webhookId" = $1 ${predicate === 'true' ? '' : 'AND c."json" IS NOT NULL'} ${excluded}`;
   const parts = await Promise.all(
     (await halves(db, webhookId, splitFrom)).map((range) =>
       withoutJit(db, (tx) =>
