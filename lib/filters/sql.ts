@@ -53,14 +53,15 @@ class Translator {
     return `COALESCE(${y} = ANY(ARRAY[${scalars}]) OR ${y} @> ANY(ARRAY[${singletons}]), false)`;
   }
 
-  /** `y` is a jsonb expression that is SQL NULL when the field is missing. */
-  condition(condition: unknown, y: string): string {
+  /** The condition on the field at `at`, whose jsonb expression is SQL NULL when the field is missing. */
+  condition(condition: unknown, at: Place): string {
+    const y = render(at);
     if (isScalar(condition)) return this.anyOf([condition], y);
     if (Array.isArray(condition)) return this.anyOf(scalarList(condition), y);
     if (!isPlainObject(condition)) throw invalid();
     const keys = Object.keys(condition);
     if (keys.length === 0) throw invalid();
-    if (!keys.some(isOperatorName)) return this.fields(condition, y);
+    if (!keys.some(isOperatorName)) return this.fields(condition, at);
     if (keys.length !== 1) throw invalid();
     const [name] = keys as [string];
     const argument = condition[name];
@@ -74,26 +75,41 @@ class Translator {
     return `(${y} IS NOT NULL AND NOT ${this.anyOf(list, y)})`;
   }
 
-  /** Nested fields against `x`: an object, an array holding a matching object, or (missing) only `exists: false`. */
-  fields(filter: Record<string, unknown>, x: string): string {
+  /** Nested fields against `at`: an object, an array holding a matching object, or (missing) only `exists: false`. */
+  fields(filter: Record<string, unknown>, at: Place): string {
+    const x = render(at);
     const alias = `e${++this.alias}`;
-    const element = `${alias}.v`;
     return (
-      `(CASE WHEN ${x} IS NULL THEN ${missingPasses(filter)}` +
-      ` WHEN jsonb_typeof(${x}) = 'object' THEN ${this.objectFields(filter, x)}` +
-      ` WHEN jsonb_typeof(${x}) = 'array' THEN EXISTS (SELECT 1 FROM jsonb_array_elements(${x}) AS ${alias}(v)` +
-      ` WHERE jsonb_typeof(${element}) = 'object' AND ${this.objectFields(filter, element)})` +
-      ` ELSE false END)`
+      `(CASE jsonb_typeof(${x}) WHEN 'object' THEN ${this.objectFields(filter, at)}` +
+      ` WHEN 'array' THEN EXISTS (SELECT 1 FROM jsonb_array_elements(${x}) AS ${alias}(v)` +
+      ` WHERE jsonb_typeof(${alias}.v) = 'object' AND ${this.objectFields(filter, { base: `${alias}.v`, path: [] })})` +
+      // Missing (SQL NULL) passes only when every leaf is `exists: false`; a scalar never does.
+      ` ELSE ${missingPasses(filter) ? `(${x} IS NULL)` : 'false'} END)`
     );
   }
 
-  private objectFields(filter: Record<string, unknown>, object: string): string {
+  private objectFields(filter: Record<string, unknown>, object: Place): string {
     const parts = Object.keys(filter).map((key) =>
       // A key jsonb cannot hold is missing from every copy.
-      jsonbCanHold(key) ? this.condition(filter[key], `(${object} -> ${this.param(key, 'text')})`) : String(missingPasses({ [key]: filter[key] })),
+      jsonbCanHold(key)
+        ? this.condition(filter[key], { base: object.base, path: [...object.path, this.param(key, 'text')] })
+        : String(missingPasses({ [key]: filter[key] })),
     );
     return `(${parts.join(' AND ')})`;
   }
+}
+
+/**
+ * A place in a copy: a jsonb expression and the keys from it, read with one
+ * `#>` (no copy of the containers on the way, as a chain of `->` would make).
+ * The walk only descends into objects, so `#>` never indexes an array.
+ */
+type Place = { base: string; path: string[] };
+
+function render({ base, path }: Place): string {
+  if (path.length === 0) return base;
+  if (path.length === 1) return `(${base} -> ${path[0]})`;
+  return `(${base} #> ARRAY[${path.join(', ')}])`;
 }
 
 function invalid(): Error {
@@ -124,7 +140,7 @@ export function filterToSql(filter: PayloadFilter | null | undefined, column: st
   if (filter === null || filter === undefined) return 'true';
   if (!isPlainObject(filter)) throw invalid();
   if (Object.keys(filter).length === 0) return 'true';
-  return new Translator(params).fields(filter, column);
+  return new Translator(params).fields(filter, { base: column, path: [] });
 }
 
 /** Nesting deeper than this gets no jsonb copy: PostgreSQL's parser recurses per level, and no real payload comes close. */
