@@ -76,10 +76,10 @@ function BacktestResultView({ factorySlug, result }: { factorySlug: string; resu
                     {delivery.deliveryId}
                   </Link>
                 </TD>
-                <TD className="py-2 whitespace-nowrap text-fg-muted">
+                <TD label="Received" className="py-2 whitespace-nowrap text-fg-muted">
                   <time dateTime={new Date(delivery.receivedAt).toISOString()}>{preciseDateTimeFormat.format(delivery.receivedAt)}</time>
                 </TD>
-                <TD className="py-2">
+                <TD label="Result" className="py-2">
                   {delivery.wouldTrigger ? (
                     <Badge tone="success" dot>
                       Would trigger
@@ -90,7 +90,7 @@ function BacktestResultView({ factorySlug, result }: { factorySlug: string; resu
                     </Badge>
                   )}
                 </TD>
-                <TD className="py-2 text-fg-muted">
+                <TD label="First failing condition" className="py-2 text-fg-muted">
                   {delivery.failures[0] ? (
                     <span className="[overflow-wrap:anywhere]">
                       {delivery.failures[0]}
@@ -145,7 +145,7 @@ export function Backtest({
   return (
     <section aria-label="Backtest" className="flex flex-col gap-3 rounded-lg border border-line bg-subtle/50 p-4">
       <div className="flex flex-wrap items-start justify-between gap-3">
-        <div className="min-w-0 flex-1">
+        <div className="min-w-0 flex-1 basis-56">
           <h4 className="text-[13px] font-semibold text-fg">Backtest</h4>
           <p className="mt-0.5 text-[13px] text-fg-muted">
             Runs this trigger as written over every accepted delivery of the webhook still in the log (7 days) and shows how many would start a

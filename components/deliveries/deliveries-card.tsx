@@ -186,14 +186,14 @@ export function DeliveriesCard({
                           </span>
                         ) : null}
                       </TD>
-                      <TD numeric className="py-3 whitespace-nowrap text-fg-muted">
+                      <TD numeric label="Size" className="py-3 whitespace-nowrap text-fg-muted">
                         {delivery.status === 'refused' ? (
                           <span className="text-fg-subtle">—</span>
                         ) : (
                           <span title={formatExactBytes(delivery.size)}>{formatBytes(delivery.size)}</span>
                         )}
                       </TD>
-                      <TD className="py-3">
+                      <TD label="Received" className="py-3">
                         <Timestamp at={delivery.receivedAt} now={now} />
                       </TD>
                       <TD className="py-3 text-right">

@@ -56,7 +56,7 @@ export function InviteForm({ factorySlug }: { factorySlug: string }) {
       ) : null}
       <form onSubmit={onSubmit} noValidate className="flex flex-col gap-4" aria-label="Invite someone">
         <FormError message={formError} />
-        <div className="grid grid-cols-[minmax(0,1fr)_11rem_auto] items-start gap-3">
+        <div className="grid items-start gap-3 sm:grid-cols-[minmax(0,1fr)_11rem_auto]">
           <Field label="Email" error={formState.errors.email?.message} hint="Tripline makes a link; you send it to them.">
             <Input type="email" placeholder="teammate@example.com" {...register('email')} />
           </Field>
@@ -69,7 +69,7 @@ export function InviteForm({ factorySlug }: { factorySlug: string }) {
               ))}
             </Select>
           </Field>
-          <Button type="submit" className="mt-[1.625rem]" loading={formState.isSubmitting}>
+          <Button type="submit" className="justify-self-start sm:mt-[1.625rem]" loading={formState.isSubmitting}>
             Create invitation
           </Button>
         </div>

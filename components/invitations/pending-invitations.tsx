@@ -39,11 +39,11 @@ export function PendingInvitations({ factorySlug, invitations }: { factorySlug: 
           {invitations.map((invitation) => (
             <TR key={invitation.id}>
               <TD className="font-medium text-fg">{invitation.email}</TD>
-              <TD>
+              <TD label="Role">
                 <RoleBadge role={invitation.role} />
               </TD>
-              <TD className="text-fg-muted">{invitation.invitedBy ?? '—'}</TD>
-              <TD className="text-fg-muted">{dateFormat.format(new Date(invitation.expiresAt))}</TD>
+              <TD label="Invited by" className="text-fg-muted">{invitation.invitedBy ?? '—'}</TD>
+              <TD label="Expires" className="text-fg-muted">{dateFormat.format(new Date(invitation.expiresAt))}</TD>
               <TD className="text-right">
                 <ConfirmDialog
                   trigger="Revoke"

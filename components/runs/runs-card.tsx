@@ -92,10 +92,10 @@ export function RunsCard({
                     <span className="text-fg-muted">Delivery no longer in the log</span>
                   )}
                 </TD>
-                <TD className="py-3">
+                <TD label="Queued" className="py-3">
                   <Timestamp at={run.createdAt} />
                 </TD>
-                <TD className="py-3 whitespace-nowrap text-fg-muted tabular-nums">
+                <TD label="Duration" className="py-3 whitespace-nowrap text-fg-muted tabular-nums">
                   {runDuration(run) ?? (run.status === 'running' ? 'Running…' : <span aria-label="Not finished">—</span>)}
                 </TD>
                 <TD className="py-3 text-right">

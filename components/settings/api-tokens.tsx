@@ -86,9 +86,9 @@ export function ApiTokenTable({ tokens }: { tokens: TokenRow[] }) {
             tokens.map((token) => (
               <TR key={token.id}>
                 <TD className="font-medium text-fg">{token.name}</TD>
-                <TD className="font-mono text-[13px] text-fg-muted">{token.prefix}…</TD>
-                <TD className="text-fg-muted">{dateTimeFormat.format(new Date(token.createdAt))}</TD>
-                <TD className="text-fg-muted">{token.lastUsedAt ? dateTimeFormat.format(new Date(token.lastUsedAt)) : 'Never'}</TD>
+                <TD label="Token" className="font-mono text-[13px] text-fg-muted">{token.prefix}…</TD>
+                <TD label="Created" className="text-fg-muted">{dateTimeFormat.format(new Date(token.createdAt))}</TD>
+                <TD label="Last used" className="text-fg-muted">{token.lastUsedAt ? dateTimeFormat.format(new Date(token.lastUsedAt)) : 'Never'}</TD>
                 <TD className="text-right">
                   <ConfirmDialog
                     trigger="Revoke"

@@ -4,6 +4,7 @@ import { Badge } from '@/components/ui/badge';
 import { CheckIcon } from '@/components/ui/icons';
 import { Logo } from '@/components/shell/logo';
 import { Menu, MenuLabel, menuItemClass } from '@/components/shell/menu';
+import { MobileNav } from '@/components/shell/mobile-nav';
 import { NavLink } from '@/components/shell/nav-link';
 import { SignOutButton } from '@/components/shell/sign-out-button';
 import { roleLabels, type Role } from '@/lib/auth/roles';
@@ -35,7 +36,7 @@ function FactorySwitcher({ current, factories, canCreate }: { current?: FactoryI
           <Initials text={current?.name ?? 'Factory'} />
           <span className="min-w-0 flex-1">
             <span className="block truncate text-sm font-semibold text-fg">{current?.name ?? 'Choose a factory'}</span>
-            {current ? <span className="block text-xs text-fg-subtle">{roleLabels[current.role]}</span> : null}
+            {current ? <span className="block text-xs text-fg-muted">{roleLabels[current.role]}</span> : null}
           </span>
           <svg viewBox="0 0 20 20" aria-hidden="true" className="size-4 shrink-0 text-fg-subtle">
             <path d="M6 8l4-4 4 4M6 12l4 4 4-4" fill="none" stroke="currentColor" strokeWidth="1.5" strokeLinecap="round" strokeLinejoin="round" />
@@ -123,59 +124,76 @@ export function AppShell({
   canCreateFactories: boolean;
   children: ReactNode;
 }) {
+  const sidebar = (
+    <>
+      <FactorySwitcher current={current} factories={factories} canCreate={canCreateFactories} />
+      <nav aria-label="Factory" className="flex flex-col gap-0.5">
+        {nav.map((item) => (
+          <NavLink key={item.href} href={item.href} icon={icons[item.icon]}>
+            {item.label}
+          </NavLink>
+        ))}
+      </nav>
+      <div className="mt-auto flex flex-col gap-2">
+        {user.instanceAdmin ? (
+          <nav aria-label="Instance" className="flex flex-col gap-0.5 border-t border-line pt-3">
+            <NavLink href="/instance" icon={icons.instance}>
+              Instance
+            </NavLink>
+          </nav>
+        ) : null}
+        <Menu
+          className="w-full"
+          panelClassName="w-full"
+          placement="above"
+          label={
+            <span className="flex w-full items-center gap-2.5 rounded-control px-1.5 py-1.5 hover:bg-zinc-200/50">
+              <Initials text={user.name || user.email} />
+              <span className="min-w-0 flex-1">
+                <span className="block truncate text-sm font-medium text-fg">{user.name || user.email}</span>
+                {user.name ? <span className="block truncate text-xs text-fg-muted">{user.email}</span> : null}
+              </span>
+              <span className="sr-only">Account menu</span>
+            </span>
+          }
+        >
+          <Link href="/settings" className={menuItemClass}>
+            User settings
+          </Link>
+          {user.instanceAdmin ? (
+            <Link href="/instance" className={menuItemClass}>
+              Instance: accounts and factories
+            </Link>
+          ) : null}
+          <SignOutButton />
+        </Menu>
+      </div>
+    </>
+  );
+  const home = (
+    <Link href="/" className="rounded-control focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-accent-600">
+      <Logo />
+    </Link>
+  );
+  // Narrow screens (below lg) get a top bar whose Menu button opens the sidebar as a drawer.
+  // On wide ones the sidebar column runs the page's full height and only its content is sticky,
+  // so a full-page screenshot shows one continuous column rather than a box stranded mid-page.
   return (
-    <div className="flex min-h-screen">
+    <div className="min-h-screen lg:flex">
       <a href="#main" className="sr-only z-50 rounded-control bg-surface px-3 py-2 focus:not-sr-only focus:fixed focus:top-3 focus:left-3">
         Skip to content
       </a>
-      <aside className="sticky top-0 flex h-screen w-64 shrink-0 flex-col border-r border-line bg-subtle/70 px-3 py-4">
-        <Link href="/" className="mb-5 px-1.5">
-          <Logo />
-        </Link>
-        <FactorySwitcher current={current} factories={factories} canCreate={canCreateFactories} />
-        <nav aria-label="Factory" className="mt-5 flex flex-col gap-0.5">
-          {nav.map((item) => (
-            <NavLink key={item.href} href={item.href} icon={icons[item.icon]}>
-              {item.label}
-            </NavLink>
-          ))}
-        </nav>
-        <div className="mt-auto flex flex-col gap-2">
-          {user.instanceAdmin ? (
-            <nav aria-label="Instance" className="flex flex-col gap-0.5 border-t border-line pt-3">
-              <NavLink href="/instance" icon={icons.instance}>
-                Instance
-              </NavLink>
-            </nav>
-          ) : null}
-          <Menu
-            className="w-full"
-            panelClassName="w-full"
-            placement="above"
-            label={
-              <span className="flex w-full items-center gap-2.5 rounded-control px-1.5 py-1.5 hover:bg-zinc-200/50">
-                <Initials text={user.name || user.email} />
-                <span className="min-w-0 flex-1">
-                  <span className="block truncate text-sm font-medium text-fg">{user.name || user.email}</span>
-                  {user.name ? <span className="block truncate text-xs text-fg-subtle">{user.email}</span> : null}
-                </span>
-                <span className="sr-only">Account menu</span>
-              </span>
-            }
-          >
-            <Link href="/settings" className={menuItemClass}>
-              User settings
-            </Link>
-            {user.instanceAdmin ? (
-              <Link href="/instance" className={menuItemClass}>
-                Instance: accounts and factories
-              </Link>
-            ) : null}
-            <SignOutButton />
-          </Menu>
+      <header className="flex h-14 items-center justify-between gap-3 border-b border-line bg-surface px-4 sm:px-6 lg:hidden">
+        {home}
+        <MobileNav header={home}>{sidebar}</MobileNav>
+      </header>
+      <aside className="hidden w-64 shrink-0 border-r border-line bg-subtle/70 lg:block">
+        <div className="sticky top-0 flex h-screen flex-col gap-5 px-3 py-4">
+          <div className="px-1.5">{home}</div>
+          {sidebar}
         </div>
       </aside>
-      <main id="main" className="min-w-0 flex-1 px-10 py-8">
+      <main id="main" className="min-w-0 flex-1 px-4 py-6 sm:px-6 lg:px-10 lg:py-8">
         <div className="mx-auto max-w-6xl">{children}</div>
       </main>
     </div>

@@ -36,7 +36,7 @@ export function CardHeader({
       className={cn('flex flex-wrap items-start justify-between gap-x-4 gap-y-2 px-5 py-4', divider && 'border-b border-line', className)}
       {...props}
     >
-      <div className="min-w-0 flex-1">
+      <div className="min-w-0 flex-1 basis-56">
         {title ? <Title className="text-[15px] leading-6 font-semibold text-fg">{title}</Title> : null}
         {description ? <p className="mt-0.5 text-fg-muted">{description}</p> : null}
         {children}

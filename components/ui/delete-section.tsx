@@ -36,7 +36,7 @@ export function DeleteSection({ label, confirmTitle, consequences, remove, redir
   return (
     <div className="flex flex-col gap-3">
       <div className="flex flex-wrap items-start justify-between gap-x-6 gap-y-3">
-        <div className="min-w-0 flex-1">
+        <div className="min-w-0 flex-1 basis-64">
           <h3 className="font-medium text-fg">{label}</h3>
           <p className="mt-0.5 max-w-2xl text-fg-muted">{consequences}</p>
         </div>

@@ -46,7 +46,7 @@ export function PageHeader({ title, description, actions, breadcrumbs, meta, cla
         </nav>
       ) : null}
       <div className="flex flex-wrap items-start justify-between gap-x-6 gap-y-3">
-        <div className="min-w-0 flex-1">
+        <div className="min-w-0 flex-1 basis-56">
           <div className="flex flex-wrap items-center gap-x-3 gap-y-1">
             <h1 className="text-xl leading-7 font-semibold tracking-tight text-fg">{title}</h1>
             {meta}

@@ -6,30 +6,43 @@ export type TableProps = ComponentProps<'table'> & {
   containerClassName?: string;
 };
 
-/** Compact data table. Put it inside a Card (it has no border of its own). */
+/**
+ * Compact data table. Put it inside a Card (it has no border of its own).
+ *
+ * Below the md breakpoint it becomes a list of stacked rows: the header row is
+ * hidden visually (screen readers keep it), each row is a block and each cell
+ * with a `label` shows it before its value, so nothing scrolls sideways on a
+ * phone. Narrow-screen overrides are !important because the cells' own classes
+ * (padding, widths, alignment) are written for the wide layout.
+ */
 export function Table({ className, containerClassName, ...props }: TableProps) {
   return (
-    <div className={cn('w-full overflow-x-auto', containerClassName)}>
-      <table className={cn('w-full border-collapse text-left text-sm', className)} {...props} />
+    <div className={cn('w-full md:overflow-x-auto', containerClassName)}>
+      <table className={cn('w-full border-collapse text-left text-sm max-md:block', className)} {...props} />
     </div>
   );
 }
 
 export function THead({ className, ...props }: ComponentProps<'thead'>) {
-  return <thead className={cn('border-b border-line bg-subtle/60', className)} {...props} />;
+  return <thead className={cn('border-b border-line bg-subtle/60 max-md:sr-only', className)} {...props} />;
 }
 
 export function TBody({ className, ...props }: ComponentProps<'tbody'>) {
   return (
     <tbody
-      className={cn('divide-y divide-line [&>tr:not([data-empty]):hover]:bg-subtle/50', className)}
+      className={cn('divide-y divide-line max-md:block [&>tr:not([data-empty]):hover]:bg-subtle/50', className)}
       {...props}
     />
   );
 }
 
 export function TR({ className, ...props }: ComponentProps<'tr'>) {
-  return <tr className={cn('transition-colors duration-75', className)} {...props} />;
+  return (
+    <tr
+      className={cn('transition-colors duration-75 max-md:flex max-md:flex-col max-md:gap-1.5 max-md:px-5 max-md:py-3.5', className)}
+      {...props}
+    />
+  );
 }
 
 type CellOptions = {
@@ -51,12 +64,27 @@ export function TH({ className, numeric, scope = 'col', ...props }: ComponentPro
   );
 }
 
-export function TD({ className, numeric, ...props }: ComponentProps<'td'> & CellOptions) {
+export type TDProps = ComponentProps<'td'> &
+  CellOptions & {
+    /** The column's name, shown before the value when the row is stacked on a narrow screen. */
+    label?: string;
+  };
+
+const stackedCell =
+  'max-md:block max-md:w-auto! max-md:max-w-none! max-md:p-0! max-md:text-left! max-md:whitespace-normal!';
+const stackedLabel =
+  'max-md:grid! max-md:grid-cols-[7.5rem_minmax(0,1fr)] max-md:items-baseline max-md:justify-items-start max-md:gap-3 ' +
+  'max-md:before:text-[13px] max-md:before:font-medium max-md:before:text-fg-muted max-md:before:content-[attr(data-label)]';
+
+export function TD({ className, numeric, label, ...props }: TDProps) {
   return (
     <td
+      data-label={label}
       className={cn(
         'px-4 py-2.5 align-middle text-fg first:pl-5 last:pr-5',
         numeric && 'text-right tabular-nums',
+        stackedCell,
+        label && stackedLabel,
         className,
       )}
       {...props}
@@ -75,7 +103,7 @@ export type TableEmptyProps = Omit<ComponentProps<'td'>, 'title'> & {
 export function TableEmpty({ colSpan, title = 'No results', description, className, children, ...props }: TableEmptyProps) {
   return (
     <tr data-empty="">
-      <td colSpan={colSpan} className={cn('px-5 py-10 text-center', className)} {...props}>
+      <td colSpan={colSpan} className={cn('px-5 py-10 text-center max-md:block', className)} {...props}>
         <p className="font-medium text-fg">{title}</p>
         {description ? <p className="mt-1 text-fg-muted">{description}</p> : null}
         {children ? <div className="mt-4 flex justify-center gap-2">{children}</div> : null}

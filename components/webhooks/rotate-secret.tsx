@@ -38,7 +38,7 @@ export function RotateSecret({
   return (
     <div className="flex flex-col gap-4">
       <div className="flex flex-wrap items-start justify-between gap-x-6 gap-y-3">
-        <div className="min-w-0 flex-1">
+        <div className="min-w-0 flex-1 basis-64">
           <h3 className="font-medium text-fg">Rotate secret</h3>
           <p className="mt-0.5 max-w-2xl text-fg-muted">
             Tripline generates a new secret and shows it once. {noOverlap}

@@ -8,6 +8,7 @@ import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapt
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { serveBackups } from '@/lib/db/dump';
 import { acquireEmbeddedLock, type EmbeddedLock } from '@/lib/db/embedded-lock';
+import { pgliteExtensions } from '@/lib/db/pglite-extensions';
 import { log } from '@/lib/log';
 
 // Chooses the database: PostgreSQL when a connection URL is given, otherwise
@@ -61,7 +62,7 @@ export function openAdapter(target: DatabaseTarget, options: { poolSize?: number
     return { target, factory, pool, close: () => pool.end() };
   }
   if (target.kind === 'memory') {
-    const client = new PGlite();
+    const client = new PGlite({ extensions: pgliteExtensions });
     return { target, factory: new PrismaPGlite(client), pglite: client, close: () => client.close() };
   }
   // PGlite is a single connection inside this process: a second process
@@ -78,6 +79,7 @@ export function openAdapter(target: DatabaseTarget, options: { poolSize?: number
   lock.catch(() => {});
   const client = new PGlite(target.dataDir, {
     extensions: {
+      ...pgliteExtensions,
       triplineLock: {
         name: 'tripline-lock',
         setup: async (_pg, emscriptenOpts: unknown) => {

@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { acquireEmbeddedLock, EmbeddedDatabaseBusyError, describeHolder, lockSocketPath, request } from '@/lib/db/embedded-lock';
+import { pgliteExtensions } from '@/lib/db/pglite-extensions';
 import { openAdapter } from '@/lib/db/adapter';
 import { dumpEmbedded, type Dump, type KeyFingerprints } from '@/lib/db/dump';
 
@@ -140,7 +141,7 @@ export async function restoreEmbedded(
   const staging = `${dataDir}.restoring-${stamp}`;
   try {
     fs.rmSync(staging, { recursive: true, force: true });
-    const restored = new PGlite(staging, { loadDataDir: new Blob([new Uint8Array(data)], { type: 'application/x-gzip' }) });
+    const restored = new PGlite(staging, { extensions: pgliteExtensions, loadDataDir: new Blob([new Uint8Array(data)], { type: 'application/x-gzip' }) });
     try {
       await restored.query('SELECT 1');
     } finally {

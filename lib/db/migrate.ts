@@ -7,6 +7,7 @@ import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapt
 import type { MigrationDirectory, MigrationList, SchemaContainer, SchemaFilter } from '@prisma/schema-engine-wasm';
 import pg from 'pg';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
+import { pgliteExtensions } from '@/lib/db/pglite-extensions';
 import type { DatabaseTarget } from '@/lib/db/adapter';
 import { withSchemaEngine } from '@/lib/db/schema-engine';
 
@@ -236,8 +237,13 @@ export async function diffMigrationsToSchema(
 // main and shadow share one PGlite: each takes seconds to initialise.
 function openScratchDatabase(): { factory: SqlMigrationAwareDriverAdapterFactory; close: () => Promise<void> } {
   let client: PGlite | undefined;
-  const connect = () => {
-    client ??= new PGlite();
+  const connect = async () => {
+    if (!client) {
+      client = new PGlite({ extensions: pgliteExtensions });
+      // The schema's trigram index needs pg_trgm even in a history that
+      // starts from scratch (a migration written from schema.prisma alone).
+      await client.exec('CREATE EXTENSION IF NOT EXISTS pg_trgm');
+    }
     return new PrismaPGlite(client).connect();
   };
   return {

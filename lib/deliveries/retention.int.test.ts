@@ -69,4 +69,25 @@ describe.each(testDatabaseKinds())('delivery log retention on %s', (kind) => {
   it('is a no-op when run again', async () => {
     expect(await pruneDeliveries(database.prisma, now)).toBe(0);
   });
+
+  it('prunes in batches that resume past the entries kept for their runs', async () => {
+    const db = database.prisma;
+    const factory = await db.webhook.findFirstOrThrow({ where: { id: busy }, select: { factoryId: true } });
+    const { id: webhookId } = await db.webhook.create({ data: { factoryId: factory.factoryId, uid: 'wh_batched', name: 'batched', secretName: 'S' }, select: { id: true } });
+    // 120 entries an hour apart, the newest 8 days old: all past the window, the newest 50 kept.
+    await db.delivery.createMany({
+      data: Array.from({ length: 120 }, (_, i) => ({
+        id: `batched-${String(i).padStart(3, '0')}`, webhookId, deliveryId: `b-${i}`, identitySource: 'service_header' as const,
+        status: 'accepted' as const, size: 2, receivedAt: new Date(now.getTime() - 8 * DAY - i * 60 * 60 * 1000), body: '{}',
+      })),
+    });
+    const automation = await db.automation.create({ data: { factoryId: factory.factoryId, name: 'B', prompt: 'P' } });
+    for (const i of [60, 61, 62, 63, 64, 65, 66, 67, 100, 119]) {
+      await db.run.create({ data: { factoryId: factory.factoryId, automationId: automation.id, deliveryId: `batched-${String(i).padStart(3, '0')}`, prompt: 'P', envelope: {}, status: 'queued' } });
+    }
+    // Batches of 7: a batch that deletes fewer (its entries with runs stay) does not end the pruning.
+    expect(await pruneDeliveries(db, now, { batch: 7 })).toBe(70 - 10);
+    const kept = await db.delivery.findMany({ where: { webhookId }, select: { id: true }, orderBy: { id: 'asc' } });
+    expect(kept.map((k) => Number(k.id.slice(-3)))).toEqual([...Array.from({ length: 50 }, (_, i) => i), 60, 61, 62, 63, 64, 65, 66, 67, 100, 119]);
+  });
 });

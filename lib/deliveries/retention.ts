@@ -17,26 +17,56 @@ export const RETENTION_DAYS = 7;
 export const RETENTION_MIN_ENTRIES = 50;
 const BATCH = 5_000;
 
-export async function pruneDeliveries(db: DbOrTx = prisma, now: Date = new Date()): Promise<number> {
+// How it runs at the limits (12 million entries in a factory; docs/benchmarks.md,
+// "The delivery log at the limits"): webhook by webhook, oldest first, in
+// batches of BATCH entries that each follow the (webhookId, receivedAt, id)
+// index from where the previous batch stopped, one short transaction each,
+// so the ingress is never held up for long and an entry kept for its runs is
+// read once, not once per batch. No ranking of the whole table: a webhook's
+// 50th newest entry is one index lookup.
+
+type Position = { at: Date; id: string };
+type Step = { deleted: number; seen: number; lastAt: Date | null; lastId: string | null };
+
+export async function pruneDeliveries(db: DbOrTx = prisma, now: Date = new Date(), options: { batch?: number } = {}): Promise<number> {
   const cutoff = new Date(now.getTime() - RETENTION_DAYS * 24 * 60 * 60 * 1000);
+  const batch = options.batch ?? BATCH;
+  const webhooks = await db.$queryRawUnsafe<Array<{ id: string }>>(`SELECT "id" FROM "Webhook" ORDER BY "id"`);
   let total = 0;
-  for (;;) {
-    const deleted = await db.$executeRawUnsafe(
-      `DELETE FROM "Delivery" WHERE "id" IN (
-         SELECT "id" FROM (
-           SELECT "id", "receivedAt",
-                  row_number() OVER (PARTITION BY "webhookId" ORDER BY "receivedAt" DESC, "id" DESC) AS rank
-           FROM "Delivery"
-         ) ranked
-         WHERE ranked.rank > $1 AND ranked."receivedAt" < $2
-           AND NOT EXISTS (SELECT 1 FROM "Run" r WHERE r."deliveryId" = ranked."id")
-         LIMIT $3
-       )`,
-      RETENTION_MIN_ENTRIES,
-      cutoff,
-      BATCH,
+  for (const { id: webhookId } of webhooks) {
+    // Entries from the 50th newest on are kept whatever their age.
+    const [floor] = await db.$queryRawUnsafe<Position[]>(
+      `SELECT "receivedAt" AS "at", "id" FROM "Delivery" WHERE "webhookId" = $1
+        ORDER BY "receivedAt" DESC, "id" DESC OFFSET $2 LIMIT 1`,
+      webhookId,
+      RETENTION_MIN_ENTRIES - 1,
     );
-    total += deleted;
-    if (deleted < BATCH) return total;
+    if (!floor) continue;
+    let after: Position | null = null;
+    for (;;) {
+      const params: unknown[] = [webhookId, floor.at, floor.id, cutoff, batch];
+      if (after) params.push(after.at, after.id);
+      const [step]: Step[] = await db.$queryRawUnsafe<Step[]>(
+        `WITH doomed AS (
+           SELECT "id", "receivedAt" FROM "Delivery"
+            WHERE "webhookId" = $1 AND ("receivedAt", "id") < ($2, $3) AND "receivedAt" < $4
+              ${after ? 'AND ("receivedAt", "id") > ($6, $7)' : ''}
+            ORDER BY "receivedAt", "id" LIMIT $5
+         ), gone AS (
+           DELETE FROM "Delivery" WHERE "id" IN (
+             SELECT d."id" FROM doomed d WHERE NOT EXISTS (SELECT 1 FROM "Run" r WHERE r."deliveryId" = d."id")
+           ) RETURNING 1
+         ), last AS (
+           SELECT "receivedAt", "id" FROM doomed ORDER BY "receivedAt" DESC, "id" DESC LIMIT 1
+         )
+         SELECT (SELECT count(*) FROM gone)::int AS "deleted", (SELECT count(*) FROM doomed)::int AS "seen",
+                (SELECT "receivedAt" FROM last) AS "lastAt", (SELECT "id" FROM last) AS "lastId"`,
+        ...params,
+      );
+      total += step?.deleted ?? 0;
+      if (!step || step.seen < batch || !step.lastAt || !step.lastId) break;
+      after = { at: step.lastAt, id: step.lastId };
+    }
   }
+  return total;
 }

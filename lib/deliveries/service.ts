@@ -35,6 +35,9 @@ export type DeliveryDetail = DeliverySummary & {
 
 type Cursor = { at: Date; id: string };
 
+/** Three letters or digits in a row: a search text pg_trgm's index can look up. */
+const TRIGRAM = /[\p{L}\p{N}]{3}/u;
+
 function encodeCursor(row: { receivedAt: Date; id: string }): string {
   return Buffer.from(`${row.receivedAt.toISOString()}|${row.id}`, 'utf8').toString('base64url');
 }
@@ -72,22 +75,34 @@ export async function listDeliveries(
     params.push(status);
     where.push(`"status" = $${params.length}::"DeliveryStatus"`);
   }
-  if (q) {
-    params.push(q, `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
-    where.push(`("deliveryId" = $${params.length - 1} OR "body" ILIKE $${params.length})`);
-  }
   if (cursor) {
     const c = decodeCursor(cursor);
     params.push(c.at, c.id);
     where.push(`("receivedAt", "id") < ($${params.length - 1}, $${params.length})`);
   }
   params.push(limit + 1);
-  const rows = await db.$queryRawUnsafe<DeliverySummary[]>(
+  const limitParam = `$${params.length}`;
+  const select = (conditions: string[]) =>
     `SELECT "id", "deliveryId", "status"::text AS "status", "size", "receivedAt", "detail", "refusedCount"
-       FROM "Delivery" WHERE ${where.join(' AND ')}
-      ORDER BY "receivedAt" DESC, "id" DESC LIMIT $${params.length}`,
-    ...params,
-  );
+       FROM "Delivery" WHERE ${[...where, ...conditions].join(' AND ')}
+      ORDER BY "receivedAt" DESC, "id" DESC LIMIT ${limitParam}`;
+  let sql = select([]);
+  if (q) {
+    // A match on the delivery ID or anywhere in the body (case-insensitive
+    // substring). Two branches, not an OR, so that each has its own plan: the
+    // ID from the (webhookId, deliveryId) index, the body from the trigram
+    // index (Delivery_body_trgm_idx) or, for text in most bodies, the newest
+    // entries in order until the page is full.
+    params.push(q, `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
+    // Text without three letters or digits in a row has no trigram to look
+    // up: the index would be read whole. Such a search reads the newest
+    // entries in order instead (fast for text in many bodies, as slow as a
+    // scan of the webhook's log for text in few).
+    const body = TRIGRAM.test(q) ? '"body"' : '("body" || \'\')';
+    sql = `SELECT * FROM ((${select([`"deliveryId" = $${params.length - 1}`])}) UNION (${select([`${body} ILIKE $${params.length}`])})) AS matches
+      ORDER BY "receivedAt" DESC, "id" DESC LIMIT ${limitParam}`;
+  }
+  const rows = await db.$queryRawUnsafe<DeliverySummary[]>(sql, ...params);
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
   return { deliveries: page, nextCursor: rows.length > limit && last ? encodeCursor(last) : null };

@@ -58,7 +58,7 @@ export default async function InstancePage() {
                       </div>
                       {user.name ? <div className="text-[13px] text-fg-subtle">{user.email}</div> : null}
                     </TD>
-                    <TD>
+                    <TD label="Status">
                       <div className="flex flex-wrap gap-1.5">
                         {user.disabledAt ? (
                           <Badge tone="danger" dot>
@@ -72,10 +72,10 @@ export default async function InstancePage() {
                         {user.instanceAdmin ? <Badge tone="accent">Instance admin</Badge> : null}
                       </div>
                     </TD>
-                    <TD numeric className="text-fg-muted">
+                    <TD numeric label="Factories" className="text-fg-muted">
                       {user.factories}
                     </TD>
-                    <TD className="text-fg-muted">{dateFormat.format(user.createdAt)}</TD>
+                    <TD label="Created" className="text-fg-muted">{dateFormat.format(user.createdAt)}</TD>
                     <TD className="text-right">
                       <UserActions
                         user={{ id: user.id, email: user.email, instanceAdmin: user.instanceAdmin, disabled: Boolean(user.disabledAt) }}
@@ -109,13 +109,13 @@ export default async function InstancePage() {
                     <div className="font-medium text-fg">{factory.name}</div>
                     <div className="font-mono text-[13px] text-fg-subtle">{factory.slug}</div>
                   </TD>
-                  <TD numeric className="text-fg-muted">
+                  <TD numeric label="Members" className="text-fg-muted">
                     {factory.members}
                   </TD>
-                  <TD numeric className="text-fg-muted">
+                  <TD numeric label="Webhooks" className="text-fg-muted">
                     {factory.webhooks}
                   </TD>
-                  <TD className="text-fg-muted">{dateFormat.format(factory.createdAt)}</TD>
+                  <TD label="Created" className="text-fg-muted">{dateFormat.format(factory.createdAt)}</TD>
                 </TR>
               ))}
             </TBody>

@@ -66,12 +66,12 @@ export default async function AutomationsPage({ params }: { params: Promise<{ fa
                       {automation.name}
                     </Link>
                   </TD>
-                  <TD className="py-3">
+                  <TD label="State" className="py-3">
                     <Badge tone={automation.enabled ? 'success' : 'neutral'} dot>
                       {automation.enabled ? 'Enabled' : 'Disabled'}
                     </Badge>
                   </TD>
-                  <TD className="py-3">
+                  <TD label="Triggers" className="py-3">
                     {automation.triggers.length === 0 ? (
                       <span className="text-fg-muted">None: never runs</span>
                     ) : (
@@ -89,10 +89,10 @@ export default async function AutomationsPage({ params }: { params: Promise<{ fa
                       </ul>
                     )}
                   </TD>
-                  <TD numeric className="py-3 text-fg-muted">
+                  <TD numeric label="Runs" className="py-3 text-fg-muted">
                     {automation.runCount.toLocaleString('en')}
                   </TD>
-                  <TD className="py-3">
+                  <TD label="Last run" className="py-3">
                     {automation.lastRunAt ? <Timestamp at={automation.lastRunAt} /> : <span className="text-fg-muted">Never</span>}
                   </TD>
                 </TR>

@@ -75,11 +75,11 @@ export default async function MembersPage({ params }: { params: Promise<{ factor
                       {member.name ? <div className="text-[13px] text-fg-subtle">{member.email}</div> : null}
                     </TD>
                     {manage ? null : (
-                      <TD>
+                      <TD label="Role">
                         <RoleBadge role={member.role} />
                       </TD>
                     )}
-                    <TD className="text-fg-muted">{dateFormat.format(member.since)}</TD>
+                    <TD label="Member since" className="text-fg-muted">{dateFormat.format(member.since)}</TD>
                     {manage ? (
                       <TD className="text-right">
                         <MemberActions factorySlug={context.factory.slug} member={member} isSelf={isSelf} />

@@ -67,7 +67,7 @@ export default async function SecretsPage({ params }: { params: Promise<{ factor
                 secrets.map((secret) => (
                   <TR key={secret.name}>
                     <TD className="font-mono text-[13px] font-medium text-fg">{secret.name}</TD>
-                    <TD>
+                    <TD label="Used by">
                       {secret.usedBy.length === 0 ? (
                         <span className="text-fg-subtle">Not used</span>
                       ) : (
@@ -83,7 +83,7 @@ export default async function SecretsPage({ params }: { params: Promise<{ factor
                         </ul>
                       )}
                     </TD>
-                    <TD className="whitespace-nowrap text-fg-muted">{dateTimeFormat.format(secret.updatedAt)}</TD>
+                    <TD label="Updated" className="whitespace-nowrap text-fg-muted">{dateTimeFormat.format(secret.updatedAt)}</TD>
                     <TD className="text-right">
                       <SecretActions factorySlug={factory.slug} name={secret.name} used={secret.usedBy.length > 0} />
                     </TD>

@@ -105,15 +105,15 @@ export default async function WebhooksPage({ params }: { params: Promise<{ facto
                     </Link>
                     <div className="font-mono text-xs text-fg-subtle">{webhook.uid}</div>
                   </TD>
-                  <TD className="whitespace-nowrap text-fg-muted">{authModeLabels[webhook.authMode]}</TD>
-                  <TD className="text-fg-muted">
+                  <TD label="Authentication" className="whitespace-nowrap text-fg-muted">{authModeLabels[webhook.authMode]}</TD>
+                  <TD label="Provider" className="text-fg-muted">
                     {webhook.signatureScheme ? (getScheme(webhook.signatureScheme)?.displayName ?? webhook.signatureScheme) : <NoValue />}
                   </TD>
-                  <TD>
+                  <TD label="State">
                     <WebhookBadges state={webhook.state} secretChangePending={webhook.secretChangePending} />
                   </TD>
-                  <TD className="whitespace-nowrap text-fg-muted">{dateFormat.format(webhook.createdAt)}</TD>
-                  <TD className="whitespace-nowrap text-fg-muted">
+                  <TD label="Created" className="whitespace-nowrap text-fg-muted">{dateFormat.format(webhook.createdAt)}</TD>
+                  <TD label="Last delivery" className="whitespace-nowrap text-fg-muted">
                     {webhook.lastDeliveryAt ? dateTimeFormat.format(webhook.lastDeliveryAt) : 'Never'}
                   </TD>
                 </TR>

@@ -1,0 +1,396 @@
+// The delivery log at the spec's limits: `node bench/limits.mjs <step>...`
+// (npm run bench:limits -- <step>...). Steps, in the order `all` runs them:
+//
+//   fill       create the PostgreSQL database BENCH_LIMITS_DB (default
+//              tripline_bench_limits), set it up through the CLI, create 5
+//              webhooks through the API, then generate server-side (INSERT ...
+//              SELECT generate_series) 8 days of one delivery a second per
+//              webhook: 5 x 691,200 accepted entries with GitHub- and
+//              Stripe-like bodies of 1-4 KB, their identity rows, and 3% rejected
+//              or duplicate entries. Day 8 is the day retention deletes; days 1-7
+//              are the 605,000 entries a webhook keeps at the limit.
+//   migrate    apply pending migrations (`tripline migrate deploy`), timed: the
+//              migration of a filled database.
+//   search     time the log's searches over HTTP against the real server
+//              (delivery ID, a rare word, a common word; first and deep page).
+//   retention  the retention job (pruneDeliveries, in its own process) deleting
+//              the expired day while the ingress runs at a steady 200/s against
+//              the real server on the same database: ingress p99 per 10 s window.
+//              Re-generates the expired day first if an earlier run deleted it.
+//   sizes      table and index sizes.
+//   drop       drop the database and the state folder.
+//
+// The fill is reused between runs (state in BENCH_LIMITS_DIR, default
+// $TMPDIR/tripline-bench-limits). Run the fill under `flock -s /work/cpu.lock`
+// and the measuring steps under `flock -x` on a shared machine.
+import { spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+
+const root = path.resolve(import.meta.dirname, '..');
+process.chdir(root);
+const adminUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
+const dbName = process.env.BENCH_LIMITS_DB ?? 'tripline_bench_limits';
+const stateDir = process.env.BENCH_LIMITS_DIR ?? path.join(os.tmpdir(), 'tripline-bench-limits');
+const port = Number(process.env.BENCH_PORT ?? 3796);
+const distDir = process.env.NEXT_DIST_DIR || '.next';
+const WEBHOOKS = 5;
+const DAY = 86_400;
+const KEPT = 7 * DAY; // one entry a second: 604,800 per webhook in the 7-day window
+const FILLED = Number(process.env.BENCH_LIMITS_SECONDS ?? 8 * DAY); // plus the expired day retention deletes
+const CHUNK = 48 * 3_600;
+
+const dbUrl = (() => {
+  const url = new URL(adminUrl);
+  url.pathname = `/${dbName}`;
+  return url.toString();
+})();
+const stateFile = path.join(stateDir, 'state.json');
+const log = (message) => console.error(`[limits ${new Date().toISOString().slice(11, 19)}] ${message}`);
+
+function run(command, args, env = {}, input) {
+  const result = spawnSync(command, args, { env: { ...process.env, ...env }, input, encoding: 'utf8', maxBuffer: 64 * 2 ** 20 });
+  if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} failed:\n${result.stderr}\n${result.stdout}`);
+  return result.stdout.trim();
+}
+const cli = (env, args, input) => run(process.execPath, ['--conditions=react-server', '--import', 'tsx', 'cli/tripline.ts', ...args], env, input);
+
+function readState() {
+  if (!fs.existsSync(stateFile)) throw new Error(`no filled database: run \`node bench/limits.mjs fill\` first (${stateFile} is missing)`);
+  return JSON.parse(fs.readFileSync(stateFile, 'utf8'));
+}
+
+function serverEnv(state) {
+  return {
+    DATABASE_URL: dbUrl,
+    TRIPLINE_DATA_DIR: path.join(stateDir, 'data'),
+    TRIPLINE_BASE_URL: `http://localhost:${port}`,
+    TRIPLINE_SECRETS_KEY: state.secretsKey,
+    TRIPLINE_AUTH_SECRET: state.authSecret,
+    TRIPLINE_DELIVERY_RATE_LIMIT: '1000000',
+    NEXT_TELEMETRY_DISABLED: '1',
+  };
+}
+
+async function withClient(url, fn) {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+}
+
+async function startServer(state) {
+  if (!fs.existsSync(path.join(distDir, 'BUILD_ID'))) run(process.execPath, ['node_modules/next/dist/bin/next', 'build'], { NEXT_TELEMETRY_DISABLED: '1' });
+  const server = spawn(process.execPath, ['scripts/serve.mjs'], { env: { ...process.env, ...serverEnv(state), PORT: String(port) }, stdio: ['ignore', 'ignore', 'inherit'] });
+  for (let i = 0; i < 240; i++) {
+    if (server.exitCode !== null) throw new Error('the server exited');
+    try {
+      if ((await fetch(`http://localhost:${port}/readyz`)).ok) return server;
+    } catch {}
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error('the server did not become ready');
+}
+
+async function stopServer(server) {
+  if (server.exitCode !== null) return;
+  server.kill('SIGTERM');
+  await new Promise((r) => server.once('exit', r));
+}
+
+// The bodies: one day's worth (86,400) generated once into a scratch table,
+// then reused by every day of every webhook (generating 3.5 million bodies
+// one by one would take an hour on 2 cores). Even numbers are GitHub-like
+// pushes (1-5 commits), odd ones Stripe-like invoice events (1-5 line
+// items): 1-3 KB, 1.8 KB on average. Words: "customer" is in every Stripe body (half the log:
+// the common word); "chargeback" in one body in 200 (the medium word);
+// "zebrafish" is spliced into one entry in 60,500, about 11 per webhook (the
+// rare word). Nothing contains "quetzal".
+const POOL = DAY;
+const POOL_SQL = `
+CREATE UNLOGGED TABLE bench_body_pool AS
+WITH s AS (
+  SELECT n, md5('pool:' || n) AS h, 1 + (('x' || substr(md5('k' || n), 1, 2))::bit(8)::int % 5) AS k
+    FROM generate_series(1, ${POOL}) AS n
+)
+SELECT n, CASE WHEN n % 2 = 0 THEN
+    '{"ref":"refs/heads/' || (ARRAY['main','develop','release/2.4','feature/search'])[1 + n % 4] || '","before":"' || substr(md5(h || 'b'), 1, 40) || '","after":"' || h || '",' ||
+    '"repository":{"id":' || (70000000 + n % 997) || ',"name":"service-' || (n % 997) || '","full_name":"acme-corp/service-' || (n % 997) || '","private":true,' ||
+    '"owner":{"login":"acme-corp","id":4412093,"type":"Organization","site_admin":false},"html_url":"https://github.com/acme-corp/service-' || (n % 997) || '",' ||
+    '"default_branch":"main","topics":["automation","webhooks","' || (ARRAY['billing','search','infra','mobile'])[1 + n % 4] || '"],"visibility":"private"},' ||
+    '"pusher":{"name":"dev-' || (n % 313) || '","email":"dev-' || (n % 313) || '@acme.example"},"sender":{"login":"dev-' || (n % 313) || '","id":' || (900000 + n % 313) || ',"type":"User"},' ||
+    '"commits":[' || (SELECT string_agg(
+      '{"id":"' || md5(h || i) || substr(h, 1, 8) || '","tree_id":"' || md5(h || 't' || i) || '","distinct":true,' ||
+      '"message":"' || (ARRAY['Fix','Add','Update','Refactor','Remove','Bump'])[1 + (n + i) % 6] || ' ' ||
+        (ARRAY['the parser for nested payloads','login flow redirects','rounding of prorated invoices','cache eviction under load','docs for the ingress','flaky integration tests','dependency versions'])[1 + ('x' || substr(md5(h || 'w' || i), 1, 2))::bit(8)::int % 7] ||
+        '\\n\\nSigned-off-by: dev-' || ((n + i) % 313) || '",' ||
+      '"timestamp":"2026-11-' || lpad((1 + n % 28)::text, 2, '0') || 'T10:' || lpad((i % 60)::text, 2, '0') || ':00Z","url":"https://github.com/acme-corp/service-' || (n % 997) || '/commit/' || md5(h || i) || '",' ||
+      '"author":{"name":"Dev ' || ((n + i) % 313) || '","email":"dev-' || ((n + i) % 313) || '@acme.example","username":"dev-' || ((n + i) % 313) || '"},' ||
+      '"added":["src/' || substr(md5(h || 'a' || i), 1, 10) || '.ts"],"removed":[],"modified":["README.md","lib/' || substr(md5(h || 'm' || i), 1, 12) || '.ts"]}', ',')
+      FROM generate_series(1, k) AS i) || '],"compare":"https://github.com/acme-corp/service-' || (n % 997) || '/compare/' || substr(h, 1, 12) || '"}'
+  ELSE
+    '{"id":"evt_' || substr(h, 1, 24) || '","object":"event","api_version":"2024-06-20","created":' || (1790000000 + n) || ',' ||
+    '"type":"' || (ARRAY['invoice.paid','invoice.payment_failed','customer.subscription.updated','invoice.finalized'])[1 + n % 4] || '",' ||
+    '"data":{"object":{"id":"in_' || substr(md5(h || 'i'), 1, 24) || '","object":"invoice","customer":"cus_' || substr(md5('c' || n % 5000), 1, 14) || '",' ||
+    '"customer_email":"customer-' || (n % 5000) || '@shop.example","amount_due":' || (100 * k * (n % 97 + 1)) || ',"amount_paid":' || (100 * k * (n % 97 + 1)) || ',"currency":"usd",' ||
+    '"status":"paid","billing_reason":"' || CASE WHEN n % 200 = 1 THEN 'chargeback_reversal' ELSE 'subscription_cycle' END || '","lines":{"object":"list","has_more":false,"data":[' || (SELECT string_agg(
+      '{"id":"il_' || substr(md5(h || 'l' || i), 1, 24) || '","object":"line_item","amount":' || (100 * (n % 97 + 1)) || ',"currency":"usd",' ||
+      '"description":"1 × ' || (ARRAY['Starter','Pro','Team','Enterprise'])[1 + (n + i) % 4] || ' plan (at $' || (n % 97 + 1) || '.00 / month)",' ||
+      '"period":{"start":' || (1790000000 + n) || ',"end":' || (1792592000 + n) || '},"price":{"id":"price_' || substr(md5(h || 'p' || i), 1, 14) || '",' ||
+      '"product":"prod_' || substr(md5('prod' || (n + i) % 40), 1, 14) || '","unit_amount":' || (100 * (n % 97 + 1)) || ',"recurring":{"interval":"month","interval_count":1}},' ||
+      '"metadata":{"order_id":"' || n || '-' || i || '","region":"' || (ARRAY['eu-west','us-east','ap-south'])[1 + i % 3] || '"}}', ',')
+      FROM generate_series(1, k) AS i) || ']},"subscription":"sub_' || substr(md5('s' || n % 5000), 1, 14) || '"}},' ||
+    '"livemode":false,"pending_webhooks":1,"request":{"id":"req_' || substr(h, 9, 14) || '","idempotency_key":"' || substr(md5(h || 'k'), 1, 8) || '-' || substr(md5(h || 'k'), 9, 4) || '"}}'
+  END AS body
+  FROM s;
+ALTER TABLE bench_body_pool ADD PRIMARY KEY (n);
+ANALYZE bench_body_pool`;
+
+// One webhook's entries for the seconds (from, to] before the anchor, in one
+// statement: an accepted entry a second with its identity row, and every 50th
+// second a rejected request (every 100th a duplicate instead).
+const ENTRIES_SQL = `
+WITH ins AS (
+  INSERT INTO "Delivery" ("id", "webhookId", "deliveryId", "identitySource", "status", "size", "receivedAt", "body", "headers", "remoteAddress")
+  SELECT 'bl' || $1 || lpad(s.n::text, 7, '0'), $2, md5('d' || $1 || s.n)::uuid::text, 'provider_header', 'accepted', octet_length(b.body),
+         $5::timestamptz - make_interval(secs => s.n),
+         CASE WHEN s.n % 60500 = 17 THEN '{"note":"zebrafish regression",' || substr(b.body, 2) ELSE b.body END,
+         CASE WHEN b.n % 2 = 0 THEN '{"content-type":"application/json","user-agent":"GitHub-Hookshot/7f3c2a1","x-github-event":"push"}'
+              ELSE '{"content-type":"application/json; charset=utf-8","user-agent":"Stripe/1.0 (+https://stripe.com/docs/webhooks)"}' END::jsonb,
+         '192.0.2.' || (s.n % 250)
+    FROM generate_series($3::int + 1, $4::int) AS s(n) JOIN bench_body_pool b ON b.n = 1 + (s.n - 1) % ${POOL}
+  RETURNING "id", "deliveryId", "receivedAt"
+), ident AS (
+  INSERT INTO "DeliveryIdentity" ("webhookId", "deliveryId", "acceptedId", "createdAt")
+  SELECT $2, "deliveryId", "id", "receivedAt" FROM ins
+)
+INSERT INTO "Delivery" ("id", "webhookId", "deliveryId", "identitySource", "status", "size", "receivedAt", "detail", "remoteAddress")
+SELECT 'br' || $1 || lpad(n::text, 7, '0'), $2,
+       CASE WHEN n % 100 = 0 THEN md5('d' || $1 || n)::uuid::text ELSE 'req_' || substr(md5('r' || $1 || n), 1, 20) END,
+       CASE WHEN n % 100 = 0 THEN 'provider_header' ELSE 'request_id' END::"IdentitySource",
+       CASE WHEN n % 100 = 0 THEN 'duplicate' ELSE 'rejected_auth' END::"DeliveryStatus", 1800,
+       $5::timestamptz - make_interval(secs => n) + interval '500 milliseconds',
+       CASE WHEN n % 100 = 0 THEN NULL ELSE 'signature does not match' END, '198.51.100.' || (n % 250)
+  FROM generate_series($3::int + 1, $4::int) AS n WHERE n % 50 = 0`;
+
+async function fillRange(db, state, from, to) {
+  const t0 = Date.now();
+  await db.query('DROP TABLE IF EXISTS bench_body_pool');
+  await db.query(POOL_SQL);
+  log(`${POOL} bodies generated in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+  for (let w = 0; w < WEBHOOKS; w++) {
+    for (let start = from; start < to; start += CHUNK) {
+      const end = Math.min(to, start + CHUNK);
+      const t1 = Date.now();
+      await db.query(ENTRIES_SQL, [String(w), state.webhooks[w].id, start, end, state.anchor]);
+      log(`webhook ${w + 1}/${WEBHOOKS}: seconds ${start}-${end} in ${((Date.now() - t1) / 1000).toFixed(1)} s`);
+    }
+  }
+  await db.query('DROP TABLE bench_body_pool');
+}
+
+async function fill() {
+  fs.mkdirSync(stateDir, { recursive: true });
+  await withClient(adminUrl, async (admin) => {
+    await admin.query(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`);
+    await admin.query(`CREATE DATABASE "${dbName}"`);
+  });
+  const state = {
+    secretsKey: randomBytes(32).toString('base64'),
+    authSecret: randomBytes(32).toString('base64url'),
+    anchor: new Date().toISOString(),
+  };
+  const env = serverEnv(state);
+  log('setting up through the CLI');
+  cli(env, ['setup', '--email', 'bench@example.test', '--password-stdin', '--factory', 'bench'], 'bench password 123');
+  state.token = cli(env, ['token', 'create', '--email', 'bench@example.test']);
+  state.webhooks = [];
+  for (let w = 0; w < WEBHOOKS; w++) {
+    const out = cli(env, ['webhook', 'create', '--factory', 'bench', '--name', `limits-${w + 1}`]);
+    const uid = /uid: (\S+)/.exec(out)[1];
+    state.webhooks.push({ uid, path: `/webhooks/w/${uid}`, authorization: `Bearer ${/^secret: (\S+)/m.exec(out)[1]}` });
+  }
+  const started = Date.now();
+  await withClient(dbUrl, async (db) => {
+    for (const webhook of state.webhooks) {
+      webhook.id = (await db.query('SELECT "id" FROM "Webhook" WHERE "uid" = $1', [webhook.uid])).rows[0].id;
+    }
+    fs.writeFileSync(stateFile, JSON.stringify(state, null, 2), { mode: 0o600 });
+    await fillRange(db, state, 0, FILLED);
+    log('VACUUM ANALYZE');
+    await db.query('VACUUM ANALYZE "Delivery"');
+    await db.query('VACUUM ANALYZE "DeliveryIdentity"');
+  });
+  state.fillSeconds = Math.round((Date.now() - started) / 1000);
+  fs.writeFileSync(stateFile, JSON.stringify(state, null, 2), { mode: 0o600 });
+  log(`filled in ${state.fillSeconds} s`);
+  return { fillSeconds: state.fillSeconds };
+}
+
+async function migrate() {
+  const state = readState();
+  const t0 = Date.now();
+  const out = cli(serverEnv(state), ['migrate', 'deploy']);
+  const seconds = Number(((Date.now() - t0) / 1000).toFixed(1));
+  log(out);
+  return { migrateSeconds: seconds };
+}
+
+const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+
+async function search() {
+  const state = readState();
+  const webhook = state.webhooks[2];
+  const { deepAt, deepId, someDeliveryId } = await withClient(dbUrl, async (db) => {
+    const deep = (await db.query(`SELECT "id", "receivedAt" FROM "Delivery" WHERE "webhookId" = $1 AND "receivedAt" < $2::timestamptz - interval '5 days' ORDER BY "receivedAt" DESC, "id" DESC LIMIT 1`, [webhook.id, state.anchor])).rows[0];
+    const one = (await db.query(`SELECT "deliveryId" FROM "Delivery" WHERE "id" = $1`, [`bl2${String(400_001).padStart(7, '0')}`])).rows[0];
+    return { deepAt: deep.receivedAt, deepId: deep.id, someDeliveryId: one.deliveryId };
+  });
+  const deepCursor = Buffer.from(`${deepAt.toISOString()}|${deepId}`).toString('base64url');
+  const server = await startServer(state);
+  try {
+    const base = `http://localhost:${port}/api/v1/factories/bench/webhooks/${webhook.uid}/deliveries`;
+    const time = async (label, query, samplesWanted = Number(process.env.BENCH_SAMPLES ?? 20)) => {
+      const samples = [];
+      let count = 0;
+      for (let i = 0; i < samplesWanted + 2; i++) {
+        const t0 = performance.now();
+        const response = await fetch(`${base}${query}`, { headers: { Authorization: `Bearer ${state.token}` } });
+        const body = await response.json();
+        if (response.status !== 200) throw new Error(JSON.stringify(body));
+        count = body.deliveries.length;
+        if (i >= 2) samples.push(performance.now() - t0); // two warm-up requests
+      }
+      samples.sort((a, b) => a - b);
+      const r = { label, entries: count, p50: Number(percentile(samples, 50).toFixed(1)), p95: Number(percentile(samples, 95).toFixed(1)), max: Number(samples[samples.length - 1].toFixed(1)) };
+      log(`${label}: ${JSON.stringify(r)}`);
+      return r;
+    };
+    const deep = `&cursor=${deepCursor}`;
+    return {
+      search: [
+        await time('first page, no search', '?limit=50'),
+        await time('page 5 days deep, no search', `?limit=50${deep}`),
+        await time('delivery ID', `?limit=50&q=${someDeliveryId}`),
+        await time('rare word "zebrafish" (~11 bodies), first page', '?limit=50&q=zebrafish'),
+        await time('rare word "zebrafish", page 5 days deep', `?limit=50&q=zebrafish${deep}`),
+        await time('word in no body "quetzal", first page', '?limit=50&q=quetzal'),
+        await time('medium word "chargeback" (1 body in 200), first page', '?limit=50&q=chargeback'),
+        await time('medium word "chargeback", page 5 days deep', `?limit=50&q=chargeback${deep}`),
+        await time('common word "customer" (half the bodies), first page', '?limit=50&q=customer'),
+        await time('common word "customer", page 5 days deep', `?limit=50&q=customer${deep}`),
+        await time('two-letter search "zz"', '?limit=50&q=zz', 3),
+      ],
+    };
+  } finally {
+    await stopServer(server);
+  }
+}
+
+/** Puts back the expired day if an earlier retention run deleted it. */
+async function restoreExpiredDay(state) {
+  await withClient(dbUrl, async (db) => {
+    const { rows } = await db.query(`SELECT count(*)::int AS n FROM "Delivery" WHERE "receivedAt" < $1::timestamptz - interval '7 days'`, [state.anchor]);
+    const expected = WEBHOOKS * (DAY + DAY / 50);
+    if (rows[0].n >= expected) return;
+    log(`re-generating the expired day (${rows[0].n} of ${expected} entries there)`);
+    await db.query(`DELETE FROM "Delivery" WHERE "receivedAt" < $1::timestamptz - interval '7 days'`, [state.anchor]);
+    await fillRange(db, state, KEPT, FILLED);
+    await db.query('ANALYZE "Delivery"');
+  });
+}
+
+async function retention() {
+  const state = readState();
+  await restoreExpiredDay(state);
+  const server = await startServer(state);
+  const windows = [];
+  let pruned;
+  try {
+    // The load generator in its own process, awaited (not spawnSync) so the prune's exit is seen.
+    const load = (duration) =>
+      new Promise((resolve, reject) => {
+        const child = spawn(process.execPath, ['bench/load.mjs', JSON.stringify({ url: `http://localhost:${port}`, targets: state.webhooks, connections: 20, duration, rate: 200 })], { stdio: ['ignore', 'pipe', 'inherit'] });
+        let out = '';
+        child.stdout.on('data', (chunk) => (out += chunk));
+        child.once('exit', (code) => {
+          if (code !== 0) return reject(new Error(`bench/load.mjs failed (${code})`));
+          const r = JSON.parse(out);
+          resolve({ accepted: r.statusCodes?.['202']?.count ?? 0, p50: r.latency.p50, p99: r.latency.p99, max: r.latency.max, errors: r.errors + r.timeouts, non2xx: r.non2xx });
+        });
+      });
+    log('ingress alone at 200/s, 10 s');
+    const alone = await load(10);
+    log(`alone: ${JSON.stringify(alone)}`);
+    // The job as the server runs it, from its own process; the clock is the fill's anchor,
+    // so exactly day 8 is past the window.
+    const t0 = Date.now();
+    const child = spawn(process.execPath, ['--conditions=react-server', '--import', 'tsx', 'bench/limits-prune.ts', state.anchor], {
+      env: { ...process.env, ...serverEnv(state) },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let out = '';
+    child.stdout.on('data', (chunk) => (out += chunk));
+    const done = new Promise((resolve) => child.once('exit', (code) => resolve(code)));
+    let finished = false;
+    done.then(() => (finished = true));
+    while (!finished) {
+      const w = await load(10);
+      windows.push(w);
+      log(`while pruning: ${JSON.stringify(w)}`);
+    }
+    const code = await done;
+    if (code !== 0) throw new Error(`the prune process failed (${code})`);
+    pruned = { ...JSON.parse(out), wallSeconds: Number(((Date.now() - t0) / 1000).toFixed(1)) };
+    log(`pruned: ${JSON.stringify(pruned)}`);
+    return { retention: { alone, pruned, windows, p99Max: Math.max(...windows.map((w) => w.p99)) } };
+  } finally {
+    await stopServer(server);
+  }
+}
+
+async function sizes() {
+  return withClient(dbUrl, async (db) => {
+    const tables = (await db.query(`
+      SELECT c.relname AS table, pg_size_pretty(pg_table_size(c.oid)) AS data, pg_size_pretty(pg_indexes_size(c.oid)) AS indexes,
+             pg_size_pretty(pg_total_relation_size(c.oid)) AS total, c.reltuples::bigint AS rows
+        FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+       WHERE n.nspname = 'public' AND c.relkind = 'r' AND c.relname IN ('Delivery', 'DeliveryIdentity', 'Run')`)).rows;
+    const indexes = (await db.query(`
+      SELECT i.relname AS index, t.relname AS table, pg_size_pretty(pg_relation_size(i.oid)) AS size
+        FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid JOIN pg_class t ON t.oid = x.indrelid
+       WHERE t.relname IN ('Delivery', 'DeliveryIdentity') ORDER BY pg_relation_size(i.oid) DESC`)).rows;
+    const database = (await db.query(`SELECT pg_size_pretty(pg_database_size(current_database())) AS size`)).rows[0].size;
+    for (const t of tables) log(`${t.table}: ${JSON.stringify(t)}`);
+    for (const i of indexes) log(`${i.index}: ${i.size}`);
+    log(`database: ${database}`);
+    return { sizes: { database, tables, indexes } };
+  });
+}
+
+async function drop() {
+  await withClient(adminUrl, (admin) => admin.query(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`));
+  fs.rmSync(stateDir, { recursive: true, force: true });
+  return { dropped: dbName };
+}
+
+const steps = { fill, migrate, search, retention, sizes, drop };
+const wanted = process.argv.slice(2).flatMap((s) => (s === 'all' ? ['fill', 'migrate', 'search', 'retention', 'sizes'] : [s]));
+if (!wanted.length || wanted.some((s) => !steps[s])) {
+  console.error(`usage: node bench/limits.mjs <${Object.keys(steps).join('|')}|all>...`);
+  process.exit(2);
+}
+const machine = `${os.cpus().length} × ${os.cpus()[0]?.model ?? 'CPU'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
+const results = { at: new Date().toISOString(), machine, database: dbName };
+for (const step of wanted) Object.assign(results, await steps[step]());
+console.log(JSON.stringify(results, null, 2));
+fs.mkdirSync('bench/results', { recursive: true });
+const file = path.join('bench/results', `limits-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
+fs.writeFileSync(file, JSON.stringify(results, null, 2));
+console.error(`raw results: ${file}`);
