@@ -13,14 +13,26 @@ import type { BacktestResult } from '@/lib/automations/test-filter';
 import type { TriggerToTest } from './test-filter';
 
 // Backtest: the trigger as written in the editor (unsaved edits included)
-// over its webhook's most recent Accepted deliveries, to see before saving
-// what a filter would have started. Nothing is saved and no run starts.
+// over every Accepted delivery of its webhook in the retained log, to see
+// before saving what a filter would have started: the count, and the most
+// recent deliveries that would and would not trigger, explained. Nothing is
+// saved and no run starts.
 
 const stateNotes: Record<BacktestResult['webhook']['state'], string | null> = {
   live: null,
   disabled: 'The webhook is disabled: it accepts no deliveries until an admin enables it again.',
   deleted: 'The webhook was deleted: this trigger never fires.',
 };
+
+const countFormat = new Intl.NumberFormat('en-US');
+
+function examplesNote(deliveries: BacktestResult['deliveries']): string {
+  const matches = deliveries.filter((d) => d.wouldTrigger).length;
+  const others = deliveries.length - matches;
+  const part = (count: number, what: string) => `${count === 1 ? 'the most recent' : `the ${count} most recent`} ${count === 1 ? 'delivery' : 'deliveries'} that would ${what}`;
+  const parts = [matches > 0 ? part(matches, 'trigger') : null, others > 0 ? part(others, 'not trigger') : null].filter(Boolean);
+  return `Below: ${parts.join(' and ')}, newest first.`;
+}
 
 function BacktestResultView({ factorySlug, result }: { factorySlug: string; result: BacktestResult }) {
   const { webhook, tested, wouldTrigger, deliveries } = result;
@@ -36,11 +48,12 @@ function BacktestResultView({ factorySlug, result }: { factorySlug: string; resu
     <div role="status" aria-label="Backtest result" className="flex flex-col gap-2">
       <p className="text-[13px] text-fg">
         <span className="font-semibold">
-          {wouldTrigger} of {tested}
+          {countFormat.format(wouldTrigger)} of {countFormat.format(tested)}
         </span>{' '}
-        recent {tested === 1 ? 'delivery' : 'deliveries'} to {webhook.name} would trigger.
+        {tested === 1 ? 'delivery' : 'deliveries'} to {webhook.name} in the retained log would trigger.
         {note ? <span className="text-fg-muted"> {note}</span> : null}
       </p>
+      <p className="text-[13px] text-fg-muted">{examplesNote(deliveries)}</p>
       <div className="max-h-96 overflow-y-auto rounded-lg border border-line bg-surface">
         <Table className="text-[13px]">
           <THead className="sticky top-0 bg-subtle">
@@ -135,8 +148,8 @@ export function Backtest({
         <div className="min-w-0 flex-1 basis-56">
           <h4 className="text-[13px] font-semibold text-fg">Backtest</h4>
           <p className="mt-0.5 text-[13px] text-fg-muted">
-            Runs this trigger as written over the webhook’s latest accepted deliveries (up to 100) and shows which would start a run. Nothing is
-            saved and no run starts.
+            Runs this trigger as written over every accepted delivery of the webhook still in the log (7 days) and shows how many would start a
+            run, with the most recent that would and would not. Nothing is saved and no run starts.
           </p>
         </div>
         <Button type="button" variant="secondary" onClick={run} loading={running} disabled={!listable}>

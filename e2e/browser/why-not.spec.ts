@@ -95,7 +95,7 @@ test.describe.serial('why not, replay and backtest', () => {
     const panel = trigger().getByRole('region', { name: 'Backtest', exact: true });
     await panel.getByRole('button', { name: 'Backtest' }).click();
     let result = panel.getByRole('status', { name: 'Backtest result' });
-    await expect(result).toContainText('1 of 4 recent deliveries to orders would trigger.');
+    await expect(result).toContainText('1 of 4 deliveries to orders in the retained log would trigger.');
     await expect(result.locator('tbody tr')).toHaveCount(4);
     await expect(result.locator('tr', { hasText: 'ord-202' })).toContainText('Would trigger');
     const refundedRow = result.locator('tr', { hasText: 'ord-203' });
@@ -108,7 +108,7 @@ test.describe.serial('why not, replay and backtest', () => {
     await expect(result).toHaveCount(0);
     await panel.getByRole('button', { name: 'Backtest' }).click();
     result = panel.getByRole('status', { name: 'Backtest result' });
-    await expect(result).toContainText('3 of 4 recent deliveries to orders would trigger.');
+    await expect(result).toContainText('3 of 4 deliveries to orders in the retained log would trigger.');
     await expect(result.locator('tr', { hasText: 'ord-201' })).toContainText('Would trigger');
     await expect(result.locator('tr', { hasText: 'ord-203' })).toContainText('Would not trigger');
     await screenshot(page, 'why-not-backtest');

@@ -360,9 +360,40 @@ export function openApiDocument(baseUrl: string) {
       '/factories/{factory}/automations/backtest': {
         parameters: [factoryParam],
         post: {
-          summary: 'Run a trigger as written over its webhook’s recent Accepted deliveries',
+          summary: 'Run a trigger as written over every Accepted delivery of its webhook in the retained log',
+          description:
+            'Counts the deliveries the trigger would have started (`wouldTrigger` of `tested`, every Accepted delivery of the webhook still in the log) and lists the most recent ones that would trigger and that would not, up to `limit` of each (default 25), newest first, with the conditions that failed. Changes nothing.',
           requestBody: body(jsonSchema(backtestSchema)),
-          responses: { 200: json({ type: 'object' }), ...standardErrors, 422: errorResponse('Invalid trigger') },
+          responses: {
+            200: json({
+              type: 'object',
+              required: ['webhook', 'tested', 'wouldTrigger', 'deliveries'],
+              properties: {
+                webhook: {
+                  type: 'object',
+                  properties: { uid: { type: 'string' }, name: { type: 'string' }, state: { type: 'string', enum: ['live', 'disabled', 'deleted'] } },
+                },
+                tested: { type: 'integer', description: 'Accepted deliveries of the webhook in the retained log' },
+                wouldTrigger: { type: 'integer', description: 'How many of them the filter matches' },
+                deliveries: {
+                  type: 'array',
+                  description: 'The most recent matches and non-matches (up to `limit` of each), newest first',
+                  items: {
+                    type: 'object',
+                    properties: {
+                      id: { type: 'string' },
+                      deliveryId: { type: 'string' },
+                      receivedAt: { type: 'string', format: 'date-time' },
+                      wouldTrigger: { type: 'boolean' },
+                      failures: { type: 'array', items: { type: 'string' }, description: 'Each failed condition, explained' },
+                    },
+                  },
+                },
+              },
+            }),
+            ...standardErrors,
+            422: errorResponse('Invalid trigger'),
+          },
         },
       },
       '/factories/{factory}/runs': {

@@ -58,7 +58,7 @@ export const listTestDeliveriesAction = factoryAction('factory:read', webhookUid
   return page.deliveries.map((delivery) => ({ id: delivery.id, deliveryId: delivery.deliveryId, receivedAt: delivery.receivedAt }));
 });
 
-/** Backtest: a trigger as written in the editor (saved or not) over its webhook's recent Accepted deliveries. */
+/** Backtest: a trigger as written in the editor (saved or not) over every Accepted delivery of its webhook in the retained log. */
 export const backtestTriggerAction = factoryAction('factory:read', z.strictObject({ trigger: triggerSchema }), async ({ factory }, input) =>
   backtestTrigger(factory.id, input),
 );

@@ -76,5 +76,6 @@ export function triggerFromColumns(webhookUid: string, payloadFilter: PayloadFil
 
 export const backtestSchema = z.strictObject({
   trigger: triggerSchema,
+  // How many of the most recent matches, and of the most recent non-matches, to list (default 25); the counts cover the whole retained log.
   limit: z.number({ error: 'limit must be a number' }).int().min(1, 'limit is at least 1').max(100, 'limit is at most 100').optional(),
 });

@@ -1,6 +1,7 @@
 import 'server-only';
-import { prisma, type DbOrTx } from '@/lib/db';
-import { describeCheck, evaluateFilter, type FilterCheck } from '@/lib/filters';
+import { prisma, type Db, type DbOrTx, type Tx } from '@/lib/db';
+import { describeCheck, evaluateFilter, matchesFilter, type FilterCheck, type PayloadFilter } from '@/lib/filters';
+import { filterToSql } from '@/lib/filters/sql';
 import { AppError } from '@/lib/http/errors';
 import { getAutomation, webhookState } from '@/lib/automations/service';
 import { triggerSchema, type TriggerInput } from '@/lib/automations/schemas';
@@ -97,44 +98,188 @@ export async function testSavedTrigger(
   return testTrigger(factoryId, { trigger: trigger.trigger, deliveryId: input.deliveryId, automationEnabled: automation.enabled }, db);
 }
 
+/** Most recent matches, and most recent non-matches, a Backtest lists by default; `limit` goes up to BACKTEST_MAX. */
+export const BACKTEST_EXAMPLES = 25;
 export const BACKTEST_MAX = 100;
 
 export type BacktestResult = {
   webhook: { uid: string; name: string; state: 'live' | 'disabled' | 'deleted' };
+  /** Every Accepted delivery of the webhook in the retained log. */
   tested: number;
   wouldTrigger: number;
+  /** The most recent deliveries that would trigger and that would not (up to `limit` of each), newest first, explained. */
   deliveries: { id: string; deliveryId: string; receivedAt: Date; wouldTrigger: boolean; failures: string[] }[];
 };
 
+type Candidate = { id: string; receivedAt: Date; matched: boolean };
+
+const newestFirst = (a: Candidate, b: Candidate) => b.receivedAt.getTime() - a.receivedAt.getTime() || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
+
+// The webhook's jsonb copies (DeliveryJson), each read once per row: the
+// predicate refers to it many times, and each reference to a stored
+// (compressed) jsonb value would decompress it again.
+const COPIES = `FROM "DeliveryJson" c CROSS JOIN LATERAL (SELECT c."json" #> '{}' AS b OFFSET 0) j`;
+// The webhook's Accepted deliveries without a copy: not copied yet, or that jsonb cannot hold.
+const UNCOPIED = `(SELECT d."id", d."receivedAt", d."body" FROM "Delivery" d
+                    WHERE d."webhookId" = $1 AND d."status" = 'accepted' AND d."body" IS NOT NULL AND NOT d."bodyJsonChecked"
+                  UNION ALL
+                  SELECT d."id", d."receivedAt", d."body" FROM "DeliveryJson" c JOIN "Delivery" d ON d."id" = c."deliveryId"
+                    WHERE c."webhookId" = $1 AND c."json" IS NULL AND d."status" = 'accepted' AND d."body" IS NOT NULL)`;
+const TS_PAGE = 1_000;
+
+/** Above this many copies, PostgreSQL counts the two halves of the log at once, on two connections. */
+const SPLIT_FROM = 20_000;
+
+/** Raw queries with JIT off: a filter's large predicate gets a cost estimate that would switch JIT compilation on, which takes longer than the query. */
+function withoutJit<T>(db: Db, work: (tx: Tx) => Promise<T>): Promise<T> {
+  return db.$transaction(
+    async (tx) => {
+      await tx.$executeRawUnsafe('SET LOCAL jit = off');
+      return work(tx);
+    },
+    { timeout: 120_000, maxWait: 10_000 },
+  );
+}
+
+// The row comparisons that split the webhook's copies into two halves at the
+// median (newest first), found on the index; one range (no condition) for a small log.
+async function halves(db: Db, webhookId: string, splitFrom: number): Promise<{ sql: (at: number) => string; params: unknown[] }[]> {
+  const whole = [{ sql: () => '', params: [] }];
+  const [{ count } = { count: 0 }] = await db.$queryRawUnsafe<{ count: number }[]>(
+    `SELECT count(*)::int AS "count" FROM "DeliveryJson" c WHERE c."webhookId" = $1`,
+    webhookId,
+  );
+  if (count < splitFrom) return whole;
+  const [middle] = await db.$queryRawUnsafe<{ receivedAt: Date; id: string }[]>(
+    `SELECT c."receivedAt", c."deliveryId" AS "id" FROM "DeliveryJson" c WHERE c."webhookId" = $1
+      ORDER BY c."receivedAt" DESC, c."deliveryId" DESC OFFSET $2 LIMIT 1`,
+    webhookId,
+    Math.floor(count / 2),
+  );
+  if (!middle) return whole;
+  const params = [middle.receivedAt.toISOString(), middle.id];
+  return [
+    { sql: (at) => `AND (c."receivedAt", c."deliveryId") >= ($${at}::timestamp(3), $${at + 1})`, params },
+    { sql: (at) => `AND (c."receivedAt", c."deliveryId") < ($${at}::timestamp(3), $${at + 1})`, params },
+  ];
+}
+
 /**
- * Backtest: a trigger's filter as written (unsaved edits included) over the
- * most recent Accepted deliveries of its webhook, newest first.
+ * How many of the webhook's Accepted deliveries match, and the most recent
+ * matches and non-matches (up to `limit` of each, not yet ordered).
  */
-export async function backtestTrigger(factoryId: string, input: { trigger: TriggerInput; limit?: number }, db: DbOrTx = prisma): Promise<BacktestResult> {
+async function countMatches(db: Db, webhookId: string, filter: PayloadFilter | null, limit: number, splitFrom: number) {
+  // 1. Bodies without a copy, in TypeScript. Their ids are left out of the
+  // SQL below, so a body the copy job reaches meanwhile is counted once.
+  const uncopied: string[] = [];
+  const examples: Candidate[] = [];
+  let matched = 0;
+  let kept = { matches: 0, others: 0 };
+  for (let cursor: { receivedAt: Date; id: string } | null = null; ; ) {
+    const page: { id: string; receivedAt: Date; body: string }[] = await db.$queryRawUnsafe(
+      `SELECT u."id", u."receivedAt", u."body" FROM ${UNCOPIED} u
+        ${cursor ? `WHERE (u."receivedAt", u."id") < ($2::timestamp(3), $3)` : ''}
+        ORDER BY u."receivedAt" DESC, u."id" DESC LIMIT ${TS_PAGE}`,
+      webhookId,
+      ...(cursor ? [cursor.receivedAt.toISOString(), cursor.id] : []),
+    );
+    for (const row of page) {
+      // The body was valid JSON when it was accepted; parsing cannot fail.
+      const isMatch = matchesFilter(filter, JSON.parse(row.body) as unknown);
+      uncopied.push(row.id);
+      if (isMatch) matched++;
+      if (isMatch ? kept.matches < limit : kept.others < limit) {
+        examples.push({ id: row.id, receivedAt: row.receivedAt, matched: isMatch });
+        kept = isMatch ? { ...kept, matches: kept.matches + 1 } : { ...kept, others: kept.others + 1 };
+      }
+    }
+    if (page.length < TS_PAGE) break;
+    const last = page[page.length - 1]!;
+    cursor = { receivedAt: last.receivedAt, id: last.id };
+  }
+
+  // 2. Every copy, in SQL.
+  const params: unknown[] = [webhookId];
+  const excluded = uncopied.length > 0 ? (params.push(JSON.stringify(uncopied)), `AND c."deliveryId" NOT IN (SELECT jsonb_array_elements_text($2::jsonb))`) : '';
+  const predicate = filterToSql(filter, 'j.b', params);
+  // Without a condition nothing needs reading but the index: the copies
+  // without json are all among the bodies counted above.
+  const from = predicate === 'true' ? 'FROM "DeliveryJson" c' : COPIES;
+  const where = `WHERE c."webhookId" = $1 ${predicate === 'true' ? '' : 'AND c."json" IS NOT NULL'} ${excluded}`;
+  const parts = await Promise.all(
+    (await halves(db, webhookId, splitFrom)).map((range) =>
+      withoutJit(db, (tx) =>
+        tx.$queryRawUnsafe<{ copied: number; matched: number }[]>(
+          `SELECT count(*)::int AS "copied", count(*) FILTER (WHERE ${predicate})::int AS "matched" ${from} ${where} ${range.sql(params.length + 1)}`,
+          ...params,
+          ...range.params,
+        ),
+      ),
+    ),
+  );
+  const copied = parts.reduce((sum, [row]) => sum + (row?.copied ?? 0), 0);
+  const copiedMatches = parts.reduce((sum, [row]) => sum + (row?.matched ?? 0), 0);
+  const recent = (wanted: boolean) =>
+    withoutJit(db, (tx) =>
+      tx.$queryRawUnsafe<{ id: string; receivedAt: Date }[]>(
+        `SELECT c."deliveryId" AS "id", c."receivedAt" ${from} ${where} AND ${wanted ? '' : 'NOT'} (${predicate})
+          ORDER BY c."receivedAt" DESC, c."deliveryId" DESC LIMIT ${limit}`,
+        ...params,
+      ),
+    );
+  const [recentMatches, recentOthers] = await Promise.all([copiedMatches > 0 ? recent(true) : [], copiedMatches < copied ? recent(false) : []]);
+  examples.push(...recentMatches.map((row) => ({ ...row, matched: true })), ...recentOthers.map((row) => ({ ...row, matched: false })));
+
+  return { uncopied: uncopied.length, copied, matched: matched + copiedMatches, examples };
+}
+
+/**
+ * Backtest: a trigger's filter as written (unsaved edits included) over every
+ * Accepted delivery of its webhook in the retained log. The filter runs as SQL
+ * over the bodies' jsonb copies (lib/filters/sql.ts); bodies without a copy
+ * (not copied yet, or that jsonb cannot hold) run through the TypeScript
+ * evaluator. The listed examples are explained by the evaluator, as Test
+ * filter explains. Changes nothing.
+ */
+export async function backtestTrigger(
+  factoryId: string,
+  input: { trigger: TriggerInput; limit?: number },
+  db: Db = prisma,
+  splitFrom = SPLIT_FROM,
+): Promise<BacktestResult> {
   const trigger = triggerSchema.parse(input.trigger);
   const uid = trigger.filter.webhook_ids[0]!;
   const webhook = await db.webhook.findFirst({ where: { factoryId, uid }, select: { id: true, name: true, enabled: true, deletedAt: true } });
   if (!webhook) throw new AppError('validation_failed', 'No such webhook', { 'trigger.filter.webhook_ids': `No webhook with UID ${uid} in this factory` });
-  const deliveries = await db.delivery.findMany({
-    where: { webhookId: webhook.id, status: 'accepted', body: { not: null } },
-    select: { id: true, deliveryId: true, receivedAt: true, body: true },
-    orderBy: [{ receivedAt: 'desc' }, { id: 'desc' }],
-    take: Math.min(Math.max(input.limit ?? BACKTEST_MAX, 1), BACKTEST_MAX),
-  });
-  const results = deliveries.map((delivery) => {
-    const result = evaluateFilter(trigger.filter.payload ?? null, JSON.parse(delivery.body!) as unknown);
-    return {
-      id: delivery.id,
-      deliveryId: delivery.deliveryId,
-      receivedAt: delivery.receivedAt,
-      wouldTrigger: result.matched,
-      failures: result.checks.filter((c) => !c.passed).map(describeCheck),
-    };
+  const filter = trigger.filter.payload ?? null;
+  const limit = Math.min(Math.max(input.limit ?? BACKTEST_EXAMPLES, 1), BACKTEST_MAX);
+
+  const { uncopied, copied, matched, examples } = await countMatches(db, webhook.id, filter, limit, splitFrom);
+
+  // Explain the most recent of each kind.
+  examples.sort(newestFirst);
+  const shown = [...examples.filter((e) => e.matched).slice(0, limit), ...examples.filter((e) => !e.matched).slice(0, limit)].sort(newestFirst);
+  const rows = await db.delivery.findMany({ where: { id: { in: shown.map((e) => e.id) } }, select: { id: true, deliveryId: true, receivedAt: true, body: true } });
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  const deliveries = shown.flatMap((example) => {
+    const row = byId.get(example.id);
+    // Pruned by retention in the meantime.
+    if (!row || row.body === null) return [];
+    const result = evaluateFilter(filter, JSON.parse(row.body) as unknown);
+    return [
+      {
+        id: row.id,
+        deliveryId: row.deliveryId,
+        receivedAt: row.receivedAt,
+        wouldTrigger: result.matched,
+        failures: result.checks.filter((c) => !c.passed).map(describeCheck),
+      },
+    ];
   });
   return {
     webhook: { uid, name: webhook.name, state: webhookState(webhook) },
-    tested: results.length,
-    wouldTrigger: results.filter((r) => r.wouldTrigger).length,
-    deliveries: results,
+    tested: uncopied + copied,
+    wouldTrigger: matched,
+    deliveries,
   };
 }

@@ -2,6 +2,7 @@ import 'server-only';
 import { getDatabase } from '@/lib/db';
 import { prepareDatabase } from '@/lib/db/prepare';
 import { deleteExpiredSessions } from '@/lib/auth/sessions';
+import { copyPendingBodies } from '@/lib/deliveries/body-json';
 import { pruneDeliveries } from '@/lib/deliveries/retention';
 import { syncAllRepositories } from '@/lib/definitions/repository';
 import { moveRepositoryCredentials } from '@/lib/definitions/repository-credentials';
@@ -30,6 +31,20 @@ function every(intervalMs: number, name: string, job: () => Promise<unknown>): N
   return timer;
 }
 
+// Backtest's jsonb copies of new bodies (lib/deliveries/body-json.ts): a
+// few seconds behind the ingress, one pass at a time.
+const BODY_COPY_INTERVAL = 5_000;
+let copyingBodies = false;
+async function copyBodiesOnce(): Promise<void> {
+  if (copyingBodies) return;
+  copyingBodies = true;
+  try {
+    await copyPendingBodies();
+  } finally {
+    copyingBodies = false;
+  }
+}
+
 export async function startServer(): Promise<void> {
   const line = (text: string) => logger.info(text);
   let database;
@@ -54,6 +69,7 @@ export async function startServer(): Promise<void> {
     every(HOUR, 'session cleanup', () => deleteExpiredSessions()),
     every(HOUR, 'delivery retention', () => pruneDeliveries()),
     every(HOUR, 'run retention', () => pruneRuns(env().runRetentionDays)),
+    every(BODY_COPY_INTERVAL, 'backtest copies', copyBodiesOnce),
   ];
   // Repository-backed factories apply new commits of their production branch.
   // Every instance checks; the factory row lock makes one apply each commit.

@@ -3,7 +3,8 @@ import { backtestSchema } from '@/lib/automations/schemas';
 import { backtestTrigger } from '@/lib/automations/test-filter';
 
 // POST /api/v1/factories/{factory}/automations/backtest with {"trigger": {...}, "limit"?: 1-100}:
-// a trigger as written (saved or not) over its webhook's recent Accepted deliveries; changes nothing
+// a trigger as written (saved or not) over every Accepted delivery of its webhook in the retained
+// log: the counts, and the most recent matches and non-matches (up to `limit` of each); changes nothing
 export const POST = withFactory('factory:read', backtestSchema, async ({ context, input }) => {
   const result = await backtestTrigger(context.factory.id, input);
   return Response.json({

@@ -1,0 +1,81 @@
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { expect, test } from '@playwright/test';
+import { rememberSecrets } from '../fixtures/secrets';
+import { cli, startServer, type RunningServer } from '../servers';
+
+// Backtest counts the whole retained log, not the latest 100: a server of its
+// own (so the delivery rate limit can be raised, as an operator would) takes
+// 150 deliveries over HTTP, and Backtest counts all of them, first before the
+// housekeeping job has copied the bodies to jsonb (TypeScript) and again
+// after (SQL), with the same answer.
+
+const root = path.resolve(import.meta.dirname, '..', '..');
+const port = Number(process.env.E2E_PORT_BASE ?? 3210) + 7;
+const DELIVERIES = 150;
+const actions = ['opened', 'closed', 'reopened'];
+
+let server: RunningServer | undefined;
+test.afterAll(async () => {
+  await server?.stop();
+});
+
+test('Backtest counts every retained delivery of the webhook, more than the latest 100', async () => {
+  test.setTimeout(120_000);
+  const env = {
+    TRIPLINE_DATA_DIR: path.join(root, 'test-results', 'e2e-data', `backtest-${Date.now().toString(36)}`),
+    TRIPLINE_BASE_URL: `http://localhost:${port}`,
+    TRIPLINE_SECRETS_KEY: randomBytes(32).toString('base64'),
+    TRIPLINE_AUTH_SECRET: randomBytes(32).toString('base64url'),
+    TRIPLINE_DELIVERY_RATE_LIMIT: '1000',
+  };
+  cli(env, ['setup', '--email', 'backtest@example.test', '--password-stdin', '--factory', 'log', '--factory-name', 'Log'], 'correct horse battery');
+  const token = cli(env, ['token', 'create', '--email', 'backtest@example.test']);
+  const created = cli(env, ['webhook', 'create', '--factory', 'log', '--name', 'github']);
+  const uid = /^uid: (\S+)$/m.exec(created)![1]!;
+  const secret = /^secret: (\S+)$/m.exec(created)![1]!;
+  rememberSecrets(token, secret, env.TRIPLINE_SECRETS_KEY, env.TRIPLINE_AUTH_SECRET);
+  server = await startServer('backtest-log', port, env);
+
+  for (let i = 0; i < DELIVERIES; i++) {
+    const response = await fetch(`${server.url}/webhooks/w/${uid}`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${secret}`, 'Content-Type': 'application/json', 'X-Service-Delivery-Id': `evt-${i}` },
+      body: JSON.stringify({ action: actions[i % 3], number: i, pull_request: { draft: i % 2 === 0 } }),
+    });
+    expect(response.status).toBe(202);
+  }
+
+  const backtest = async () => {
+    const response = await fetch(`${server!.url}/api/v1/factories/log/automations/backtest`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ trigger: { provider: 'webhook', event: 'received', filter: { webhook_ids: [uid], payload: { action: 'opened', pull_request: { draft: false } } } }, limit: 3 }),
+    });
+    expect(response.status).toBe(200);
+    return response.json();
+  };
+  // opened (i % 3 === 0) and not a draft (odd i): i % 6 === 3, 25 of 150.
+  const both = ['path "action": expected "opened", got %s (different value)', 'path "pull_request.draft": expected false, got true (different value)'];
+  const expected = {
+    tested: DELIVERIES,
+    wouldTrigger: 25,
+    deliveries: [
+      { deliveryId: 'evt-149', wouldTrigger: false, failures: [both[0]!.replace('%s', '"reopened"')] },
+      { deliveryId: 'evt-148', wouldTrigger: false, failures: [both[0]!.replace('%s', '"closed"'), both[1]] },
+      { deliveryId: 'evt-147', wouldTrigger: true, failures: [] },
+      { deliveryId: 'evt-146', wouldTrigger: false, failures: [both[0]!.replace('%s', '"reopened"'), both[1]] },
+      { deliveryId: 'evt-141', wouldTrigger: true, failures: [] },
+      { deliveryId: 'evt-135', wouldTrigger: true, failures: [] },
+    ],
+  };
+  const summary = (body: { tested: number; wouldTrigger: number; deliveries: { deliveryId: string; wouldTrigger: boolean; failures: string[] }[] }) => ({
+    tested: body.tested,
+    wouldTrigger: body.wouldTrigger,
+    deliveries: body.deliveries.map(({ deliveryId, wouldTrigger, failures }) => ({ deliveryId, wouldTrigger, failures })),
+  });
+  expect(summary(await backtest())).toEqual(expected);
+  // Housekeeping copies the bodies every 5 seconds; then the count comes from SQL.
+  await new Promise((resolve) => setTimeout(resolve, 6_000));
+  expect(summary(await backtest())).toEqual(expected);
+});
