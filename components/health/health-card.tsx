@@ -43,7 +43,7 @@ export function HealthCard({
     </div>
   );
   return (
-    <Card aria-labelledby="health-title">
+    <Card role="region" aria-labelledby="health-title">
       <CardHeader title={<span id="health-title">Health and deliveries</span>} actions={switcher} />
       <CardBody className="flex flex-col gap-5">
         <div className="flex flex-col gap-1.5">
