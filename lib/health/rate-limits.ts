@@ -1,8 +1,7 @@
 import 'server-only';
-import { RateLimiterPostgres } from 'rate-limiter-flexible';
-import { prisma, type Db } from '@/lib/db';
+import { getDatabase, prisma, type Db } from '@/lib/db';
 import { env } from '@/lib/env';
-import { budgetKey, getLimiters } from '@/lib/ingress/rate-limit';
+import { budgetKey, existingLimiters } from '@/lib/ingress/rate-limit';
 
 // The delivery rate limit's 429s write no log entry (the ingress answers them
 // without a write, to stay cheap under a flood). Health learns of them from
@@ -16,9 +15,9 @@ type Seen = { webhookId: string; at: Date };
 /** Webhooks whose delivery budget was seen spent, with when. */
 export async function spentDeliveryBudgets(webhooks: { id: string; uid: string }[], now: Date = new Date()): Promise<Seen[]> {
   if (webhooks.length === 0) return [];
-  const limiter = getLimiters().delivery;
   const limit = env().deliveryRateLimit;
-  if (limiter instanceof RateLimiterPostgres) {
+  // PostgreSQL: the counters are rows of the shared rate_limits table (every instance's).
+  if (getDatabase().adapter.pool) {
     const byKey = new Map(webhooks.map((w) => [budgetKey('delivery', w.uid), w.id]));
     const rows = await prisma.$queryRawUnsafe<{ key: string; expire: bigint | number | null }[]>(
       'SELECT "key", "expire" FROM "rate_limits" WHERE "key" = ANY($1::text[]) AND "points" > $2',
@@ -27,6 +26,9 @@ export async function spentDeliveryBudgets(webhooks: { id: string; uid: string }
     );
     return rows.map((row) => ({ webhookId: byKey.get(row.key)!, at: new Date(Math.min(now.getTime(), Number(row.expire ?? now.getTime()))) }));
   }
+  // PGlite: this process's in-memory limiter, if the ingress has created it (otherwise nothing was counted yet).
+  const limiter = existingLimiters()?.delivery;
+  if (!limiter) return [];
   const seen: Seen[] = [];
   for (const webhook of webhooks) {
     const state = await limiter.get(webhook.uid);
