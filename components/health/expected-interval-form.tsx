@@ -49,7 +49,7 @@ export function ExpectedIntervalForm({ factorySlug, uid, seconds }: { factorySlu
       {saved ? <Alert tone="success">Saved.</Alert> : null}
       <div className="flex flex-wrap items-start gap-3">
         <Field
-          className="w-40"
+          className="w-52"
           label="Expected interval"
           optional
           error={formState.errors.amount?.message}

@@ -50,7 +50,7 @@ export function CreateDestinationForm({ factorySlug }: { factorySlug: string }) 
           </Field>
         </Alert>
       ) : null}
-      <div className="grid gap-3 sm:grid-cols-[minmax(0,12rem)_minmax(0,16rem)_minmax(0,1fr)]">
+      <div className="grid gap-3 sm:grid-cols-[minmax(0,12rem)_minmax(0,19rem)_minmax(0,1fr)]">
         <Field label="Name" error={formState.errors.name?.message}>
           <Input autoComplete="off" placeholder="e.g. on-call" {...register('name')} />
         </Field>

@@ -58,7 +58,7 @@ export type Health = {
   lastAcceptedAt: Date | null;
 };
 
-const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+const plural = (n: number, word: string, words = `${word}s`) => `${n} ${n === 1 ? word : words}`;
 
 /**
  * The first state that holds, in this order:
@@ -93,7 +93,7 @@ export function classifyHealth(input: HealthInput): Health {
     }
   }
   if (input.lastDeliveryAt === null) return result('new', 'nothing received yet');
-  return result('healthy', accepted > 0 ? `${plural(accepted, 'delivery')} accepted in the last 15 minutes` : 'no problem in the last 15 minutes');
+  return result('healthy', accepted > 0 ? `${plural(accepted, 'delivery', 'deliveries')} accepted in the last 15 minutes` : 'no problem in the last 15 minutes');
 }
 
 /** 3600 -> "1 h", 90 -> "90 s", 86400 -> "1 d". */
