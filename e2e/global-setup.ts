@@ -53,6 +53,9 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
     AGENT_LOG: path.join(runDir, 'agent.log'),
     TRIPLINE_METRICS_TOKEN: METRICS_TOKEN,
     TRIPLINE_LOG_FORMAT: 'json',
+    // Health and notifications every second, sent to the tests' local receivers (e2e/api/notifications.spec.ts).
+    TRIPLINE_HEALTH_INTERVAL: '1',
+    TRIPLINE_NOTIFICATION_ALLOW: 'http,private',
     // Never listed, so no run may see it (e2e/api/automations.spec.ts).
     SERVER_CANARY: 'server-canary-e2e',
   };

@@ -13,6 +13,19 @@ const optionalString = z.preprocess(emptyAsUndefined, z.string().optional());
 
 const repositoryAllowWords = ['http', 'git', 'file', 'private'] as const;
 
+/** A comma-separated list of words from `allowed` (TRIPLINE_*_ALLOW), lowercased. */
+const allowList = (allowed: readonly string[]) =>
+  z.preprocess(
+    emptyAsUndefined,
+    z
+      .string()
+      .transform((value) => value.split(',').map((word) => word.trim().toLowerCase()).filter(Boolean))
+      .refine((words) => words.every((word) => allowed.includes(word)), {
+        error: `must be a comma-separated list of ${allowed.join(', ')} (or empty)`,
+      })
+      .optional(),
+  );
+
 /**
  * What repository locations dashboard and API users may have the server
  * fetch, beyond https:// and ssh:// to public addresses (TRIPLINE_REPOSITORY_ALLOW).
@@ -56,17 +69,13 @@ export const envSchema = z.object({
     emptyAsUndefined,
     z.coerce.number().int().min(0).max(86_400, 'must be at most 86400 seconds').default(60),
   ),
-  TRIPLINE_REPOSITORY_ALLOW: z.preprocess(
-    emptyAsUndefined,
-    z
-      .string()
-      .transform((value) => value.split(',').map((word) => word.trim().toLowerCase()).filter(Boolean))
-      .refine((words) => words.every((word) => (repositoryAllowWords as readonly string[]).includes(word)), {
-        error: `must be a comma-separated list of ${repositoryAllowWords.join(', ')} (or empty)`,
-      })
-      .optional(),
-  ),
+  TRIPLINE_REPOSITORY_ALLOW: allowList(repositoryAllowWords),
   TRIPLINE_REPOSITORY_SSH_KEY: optionalString,
+  TRIPLINE_HEALTH_INTERVAL: z.preprocess(
+    emptyAsUndefined,
+    z.coerce.number().int().min(1).max(60, 'must be at most 60 seconds (the rate limit window)').default(30),
+  ),
+  TRIPLINE_NOTIFICATION_ALLOW: allowList(['http', 'private']),
   TRIPLINE_TEST_CLOCK: z.preprocess(emptyAsUndefined, z.enum(['true', 'false']).default('false')),
   TRIPLINE_ALLOW_SIGNUP: z.preprocess(
     emptyAsUndefined,
@@ -172,6 +181,10 @@ export type Env = {
   repositoryAccess: RepositoryAccess;
   /** A private key file ssh uses for every repository fetch (TRIPLINE_REPOSITORY_SSH_KEY); unset: ssh offers no key. */
   repositorySshKey: string | undefined;
+  /** Seconds between runs of the health job (rollups, health transitions) and the notification sender. */
+  healthInterval: number;
+  /** Notification URLs dashboard and API users may set beyond https:// to public addresses (TRIPLINE_NOTIFICATION_ALLOW). */
+  notificationAccess: { http: boolean; private: boolean };
   /** Tests only: honour the X-Tripline-Test-Now header as the current time for signature windows. */
   testClock: boolean;
   executor: ExecutorConfig;
@@ -236,6 +249,11 @@ export function parseEnv(source: NodeJS.ProcessEnv = process.env): Env {
     repositoryAccess: repositoryAccess(raw.TRIPLINE_REPOSITORY_ALLOW ?? []),
     repositorySshKey: raw.TRIPLINE_REPOSITORY_SSH_KEY ? path.resolve(/*turbopackIgnore: true*/ raw.TRIPLINE_REPOSITORY_SSH_KEY) : undefined,
     testClock: raw.TRIPLINE_TEST_CLOCK === 'true',
+    healthInterval: raw.TRIPLINE_HEALTH_INTERVAL,
+    notificationAccess: {
+      http: (raw.TRIPLINE_NOTIFICATION_ALLOW ?? []).includes('http'),
+      private: (raw.TRIPLINE_NOTIFICATION_ALLOW ?? []).includes('private'),
+    },
     executor: executorConfig(raw, dataDir),
     runWorkers: raw.TRIPLINE_RUN_WORKERS,
     runRetentionDays: raw.TRIPLINE_RUN_RETENTION_DAYS,

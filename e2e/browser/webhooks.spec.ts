@@ -184,8 +184,9 @@ test.describe.serial('webhooks and team secrets', () => {
     await expect(page.getByRole('heading', { name: '5 of 20 webhooks' })).toBeVisible();
     const row = (name: string) => page.getByRole('row').filter({ has: page.getByRole('link', { name, exact: true }) });
     await expect(row('deploys')).toContainText('Bearer token');
-    await expect(row('deploys')).not.toContainText('Never');
-    await expect(row('svix-events')).toContainText('Never');
+    // The Health column: deploys got an accepted delivery, svix-events nothing yet.
+    await expect(row('deploys')).toContainText('HealthyLast accepted');
+    await expect(row('svix-events')).toContainText('NewNothing accepted yet');
     await expect(row('cron-job')).toContainText('URL token');
     await expect(row('github-pushes')).toContainText('GitHub');
     await expect(row('svix-events')).toContainText('Standard Webhooks (and Svix)');

@@ -7,6 +7,8 @@ import { createFactorySchema } from '@/lib/factories/schemas';
 import { createInvitationSchema } from '@/lib/invitations/schemas';
 import { putSecretSchema } from '@/lib/secrets/schemas';
 import { schemeIds } from '@/lib/signatures/registry';
+import { healthStates } from '@/lib/health/classify';
+import { createDestinationSchema, notificationEventTypes, notificationKinds } from '@/lib/notifications/schemas';
 import { authModes, providerSecretSchema, updateWebhookSchema } from '@/lib/webhooks/schemas';
 
 // The OpenAPI 3.1 description of /api/v1, served at /api/v1/openapi.json.
@@ -124,6 +126,29 @@ export function openApiDocument(baseUrl: string) {
             awaitingSecret: { type: 'boolean' },
             secretChangePending: { type: 'boolean' },
             lastDeliveryAt: { type: ['string', 'null'], format: 'date-time' },
+            expectedIntervalSeconds: { type: ['integer', 'null'], description: 'Past it without an accepted delivery, the webhook is silent' },
+            health: { $ref: '#/components/schemas/Health' },
+          },
+        },
+        Health: {
+          type: 'object',
+          description: 'Computed from the log (docs/notifications.md, Health)',
+          properties: {
+            state: { type: 'string', enum: [...healthStates] },
+            reason: { type: 'string' },
+            lastAcceptedAt: { type: ['string', 'null'], format: 'date-time' },
+          },
+        },
+        StatusCounts: { type: 'object', properties: Object.fromEntries(deliveryStatusFilters.map((status) => [status, { type: 'integer' }])) },
+        NotificationDestination: {
+          type: 'object',
+          properties: {
+            id: { type: 'string' },
+            name: { type: 'string' },
+            kind: { type: 'string', enum: [...notificationKinds] },
+            url: { type: 'string', description: 'A Slack URL is shown only up to its credential' },
+            enabled: { type: 'boolean' },
+            createdAt: { type: 'string', format: 'date-time' },
           },
         },
       },
@@ -204,11 +229,97 @@ export function openApiDocument(baseUrl: string) {
         parameters: [factoryParam, uidParam],
         get: { summary: 'Get a webhook', responses: { 200: json({ type: 'object', properties: { webhook: { $ref: '#/components/schemas/Webhook' } } }), ...standardErrors } },
         patch: {
-          summary: 'Enable or disable (admin). Enabling re-applies the definition, taking up a changed team secret.',
+          summary: 'Enable or disable, and set the expected interval (admin). Enabling re-applies the definition, taking up a changed team secret.',
           requestBody: body(jsonSchema(updateWebhookSchema)),
           responses: { 200: json({ type: 'object', properties: { webhook: { $ref: '#/components/schemas/Webhook' } } }), ...standardErrors, 422: errorResponse('Invalid fields') },
         },
         delete: { summary: 'Delete (admin). Senders get 404 at once.', responses: { 204: { description: 'Deleted' }, ...standardErrors } },
+      },
+      '/factories/{factory}/webhooks/{uid}/stats': {
+        parameters: [factoryParam, uidParam],
+        get: {
+          summary: 'Health and requests per status over the last 24 hours (hourly buckets) or 7 days (6-hour buckets)',
+          parameters: [{ name: 'window', in: 'query', schema: { type: 'string', enum: ['24h', '7d'], default: '24h' } }],
+          responses: {
+            200: json({
+              type: 'object',
+              properties: {
+                uid: { type: 'string' },
+                health: { $ref: '#/components/schemas/Health' },
+                expectedIntervalSeconds: { type: ['integer', 'null'] },
+                window: { type: 'string', enum: ['24h', '7d'] },
+                from: { type: 'string', format: 'date-time' },
+                to: { type: 'string', format: 'date-time' },
+                bucketSeconds: { type: 'integer' },
+                totals: { $ref: '#/components/schemas/StatusCounts' },
+                buckets: { type: 'array', items: { type: 'object', properties: { start: { type: 'string', format: 'date-time' }, counts: { $ref: '#/components/schemas/StatusCounts' } } } },
+              },
+            }),
+            ...standardErrors,
+            422: errorResponse('Invalid window'),
+          },
+        },
+      },
+      '/factories/{factory}/notifications': {
+        parameters: [factoryParam],
+        get: {
+          summary: 'The newest 50 notifications with their outcome (admin)',
+          responses: {
+            200: json({
+              type: 'object',
+              properties: {
+                notifications: {
+                  type: 'array',
+                  items: {
+                    type: 'object',
+                    properties: {
+                      id: { type: 'string' },
+                      eventId: { type: 'string' },
+                      type: { type: 'string', enum: [...notificationEventTypes] },
+                      destination: { type: 'string' },
+                      status: { type: 'string', enum: ['pending', 'sent', 'failed'] },
+                      attempts: { type: 'integer' },
+                      responseStatus: { type: ['integer', 'null'] },
+                      error: { type: ['string', 'null'] },
+                      createdAt: { type: 'string', format: 'date-time' },
+                      sentAt: { type: ['string', 'null'], format: 'date-time' },
+                      nextAttemptAt: { type: ['string', 'null'], format: 'date-time' },
+                    },
+                  },
+                },
+              },
+            }),
+            ...standardErrors,
+          },
+        },
+      },
+      '/factories/{factory}/notifications/destinations': {
+        parameters: [factoryParam],
+        get: {
+          summary: 'Notification destinations (admin); never their secrets',
+          responses: { 200: json({ type: 'object', properties: { destinations: { type: 'array', items: { $ref: '#/components/schemas/NotificationDestination' } } } }), ...standardErrors },
+        },
+        post: {
+          summary: 'Add a destination (admin). A signed one’s secret (whsec_...) is in this answer only. The URL follows TRIPLINE_NOTIFICATION_ALLOW.',
+          requestBody: body(jsonSchema(createDestinationSchema)),
+          responses: {
+            201: json({ type: 'object', properties: { destination: { $ref: '#/components/schemas/NotificationDestination' }, secret: { type: ['string', 'null'] } } }, 'Created'),
+            ...standardErrors,
+            409: errorResponse('The factory has 10 destinations'),
+            422: errorResponse('Invalid fields, or a refused URL'),
+          },
+        },
+      },
+      '/factories/{factory}/notifications/destinations/{id}': {
+        parameters: [factoryParam, idParam('The destination’s id')],
+        delete: { summary: 'Delete a destination (admin); its queued notifications go with it', responses: { 204: { description: 'Deleted' }, ...standardErrors } },
+      },
+      '/factories/{factory}/notifications/destinations/{id}/test': {
+        parameters: [factoryParam, idParam('The destination’s id')],
+        post: {
+          summary: 'Queue a notification.test event for the destination (admin)',
+          responses: { 202: json({ type: 'object', properties: { eventId: { type: 'string' } } }, 'Queued'), ...standardErrors, 409: errorResponse('The destination is disabled') },
+        },
       },
       '/factories/{factory}/webhooks/{uid}/rotate-secret': {
         parameters: [factoryParam, uidParam],

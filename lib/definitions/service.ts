@@ -3,6 +3,7 @@ import { prisma, type DbOrTx } from '@/lib/db';
 import { definitionFile } from '@/lib/definitions/parse';
 import type { DefinitionFiles, DefinitionProblem } from '@/lib/definitions/schemas';
 import { readDefinitionFiles, replaceDefinitionFilesTx } from '@/lib/definitions/store';
+import { enqueueEvent, factoryRef } from '@/lib/notifications/service';
 import { Prisma } from '@/lib/generated/prisma/client';
 import { listWebhookDefinitions, lockFactoryConfig, type ConfigSource } from '@/lib/webhooks/service';
 
@@ -43,9 +44,19 @@ export async function getDefinitionsStatus(factoryId: string, db: DbOrTx = prism
 
 export async function recordApplyFailure(factoryId: string, failure: Omit<ApplyFailure, 'at'>, db: DbOrTx = prisma): Promise<void> {
   const at = new Date();
-  await db.factory.update({
+  const factory = await db.factory.update({
     where: { id: factoryId },
     data: { lastApplyError: { ...failure, at: at.toISOString() }, lastApplyAttemptAt: at },
+    select: { slug: true, name: true },
+  });
+  // Called only when the failure changes (the periodic check retries a failing commit quietly), so one notification per failure.
+  const ref = factoryRef(factory);
+  await enqueueEvent(db, factoryId, 'definitions.apply_failed', {
+    factory: ref,
+    commit: failure.commit,
+    error: failure.message,
+    problems: failure.problems,
+    url: `${ref.url}/settings`,
   });
 }
 

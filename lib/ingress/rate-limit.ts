@@ -81,6 +81,17 @@ export function getLimiters(): Limiters {
   return limiters;
 }
 
+/**
+ * The limiters if this process created them already, without creating them:
+ * for readers outside the ingress (the health job, lib/health/rate-limits.ts),
+ * which may run in another bundle of the same process. Creating the limiters
+ * there would give the ingress instances of that bundle's copy of the
+ * library, whose refusals its `instanceof RateLimiterRes` would not recognise.
+ */
+export function existingLimiters(): Limiters | undefined {
+  return cache.get(getDatabase());
+}
+
 export type Consumed = { allowed: true } | { allowed: false; retryAfterSeconds: number };
 
 /** Takes one point; when the budget is spent, how many whole seconds until it refills. */

@@ -10,6 +10,8 @@ import { env } from '@/lib/env';
 import { servedByEntry } from '@/lib/http/client-address';
 import { errorFields, log } from '@/lib/log';
 import { pruneRuns } from '@/lib/runs/retention';
+import { checkFailedRuns, checkWebhookHealth } from '@/lib/health/monitor';
+import { sendDueNotifications } from '@/lib/notifications/sender';
 import { startWorkers } from '@/lib/runs/worker';
 import { onShutdown, setPhase, shutdownStage } from '@/lib/server/lifecycle';
 
@@ -71,6 +73,21 @@ export async function startServer(): Promise<void> {
     every(HOUR, 'run retention', () => pruneRuns(env().runRetentionDays)),
     every(BODY_COPY_INTERVAL, 'backtest copies', copyBodiesOnce),
   ];
+  // Health (rollups, state changes) and the notifications they queue; a run still going skips its turn.
+  let healthRunning = false;
+  timers.push(
+    every(env().healthInterval * 1000, 'health and notifications', async () => {
+      if (healthRunning) return;
+      healthRunning = true;
+      try {
+        await checkWebhookHealth();
+        await checkFailedRuns();
+        await sendDueNotifications();
+      } finally {
+        healthRunning = false;
+      }
+    }),
+  );
   // Repository-backed factories apply new commits of their production branch.
   // Every instance checks; the factory row lock makes one apply each commit.
   const syncInterval = env().repositorySyncInterval;

@@ -5,8 +5,8 @@ import { z } from 'zod';
 import { factoryAction } from '@/lib/actions/action';
 import { listDeliveries } from '@/lib/deliveries/service';
 import { revealHandshakeToken } from '@/lib/webhooks/handshake-token';
-import { createWebhookSchema, providerSecretSchema, webhookUidSchema } from '@/lib/webhooks/schemas';
-import { createWebhook, deleteWebhook, rotateWebhookSecret, setProviderSecret, setWebhookEnabled } from '@/lib/webhooks/service';
+import { createWebhookSchema, expectedIntervalSchema, providerSecretSchema, webhookUidSchema } from '@/lib/webhooks/schemas';
+import { createWebhook, deleteWebhook, rotateWebhookSecret, setExpectedInterval, setProviderSecret, setWebhookEnabled } from '@/lib/webhooks/service';
 
 // Dashboard adapters over lib/webhooks/service.ts. Every webhook operation
 // needs the admin role (managing the factory's configuration).
@@ -30,6 +30,16 @@ export const setWebhookEnabledAction = factoryAction(
   webhookUidSchema.extend({ enabled: z.boolean() }),
   async ({ factory }, input) => {
     await setWebhookEnabled(factory.id, input.uid, input.enabled);
+    revalidatePath(webhooksPath(factory.slug), 'layout');
+    return null;
+  },
+);
+
+export const setExpectedIntervalAction = factoryAction(
+  'factory:manage',
+  webhookUidSchema.extend({ expectedIntervalSeconds: expectedIntervalSchema }),
+  async ({ factory }, input) => {
+    await setExpectedInterval(factory.id, input.uid, input.expectedIntervalSeconds);
     revalidatePath(webhooksPath(factory.slug), 'layout');
     return null;
   },

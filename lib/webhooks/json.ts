@@ -1,4 +1,10 @@
+import type { WebhookHealthView } from '@/lib/health/service';
 import type { WebhookView } from '@/lib/webhooks/service';
+
+/** A webhook's health as the management API returns it (docs/notifications.md, Health). */
+export function healthJson(health: WebhookHealthView) {
+  return { state: health.state, reason: health.reason, lastAcceptedAt: health.lastAcceptedAt?.toISOString() ?? null };
+}
 
 /** A webhook as the management API returns it. Never contains a secret. */
 export function webhookJson(webhook: WebhookView) {
@@ -16,5 +22,7 @@ export function webhookJson(webhook: WebhookView) {
     awaitingSecret: webhook.awaitingSecret,
     secretChangePending: webhook.secretChangePending,
     lastDeliveryAt: webhook.lastDeliveryAt?.toISOString() ?? null,
+    expectedIntervalSeconds: webhook.expectedIntervalSeconds,
+    health: healthJson(webhook.health),
   };
 }

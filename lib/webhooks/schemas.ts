@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { secretNameSchema } from '@/lib/secrets/schemas';
+import { MAX_EXPECTED_INTERVAL_SECONDS, MIN_EXPECTED_INTERVAL_SECONDS } from '@/lib/health/classify';
 import { schemeIds, type SchemeId } from '@/lib/signatures/registry';
 
 // A webhook's name is also its definition file's name (webhooks/<name>.yaml),
@@ -69,7 +70,39 @@ export const createWebhookSchema = z
   });
 export type CreateWebhookInput = z.input<typeof createWebhookSchema>;
 
-export const updateWebhookSchema = z.object({ enabled: z.boolean({ error: 'enabled must be true or false' }) }).strict();
+/** Seconds within which an accepted delivery is expected (lib/health: past it the webhook is Silent); null removes it. */
+export const expectedIntervalSchema = z
+  .number({ error: 'Enter the interval in seconds, or null for none' })
+  .int('Enter a whole number of seconds')
+  .min(MIN_EXPECTED_INTERVAL_SECONDS, `Use at least ${MIN_EXPECTED_INTERVAL_SECONDS} seconds`)
+  .max(MAX_EXPECTED_INTERVAL_SECONDS, `Use at most ${MAX_EXPECTED_INTERVAL_SECONDS} seconds (30 days)`)
+  .nullable();
+
+export const updateWebhookSchema = z
+  .object({
+    enabled: z.boolean({ error: 'enabled must be true or false' }).optional(),
+    expectedIntervalSeconds: expectedIntervalSchema.optional(),
+  })
+  .strict()
+  .refine((input) => input.enabled !== undefined || input.expectedIntervalSeconds !== undefined, { error: 'Send enabled, expectedIntervalSeconds or both' });
+
+/** The dashboard's expected-interval field: a number and a unit; empty removes the expectation. */
+export const expectedIntervalFormSchema = z
+  .object({
+    amount: z.string().trim().regex(/^(\d{1,6})?$/, 'Enter a whole number, or leave empty for no expectation'),
+    unit: z.enum(['minutes', 'hours', 'days'], { error: 'Choose minutes, hours or days' }),
+  })
+  .transform((input, ctx) => {
+    if (input.amount === '') return null;
+    const seconds = Number(input.amount) * { minutes: 60, hours: 3_600, days: 86_400 }[input.unit];
+    const checked = expectedIntervalSchema.safeParse(seconds);
+    if (!checked.success) {
+      ctx.addIssue({ code: 'custom', path: ['amount'], message: 'Use between 1 minute and 30 days' });
+      return z.NEVER;
+    }
+    return checked.data;
+  });
+export type ExpectedIntervalFormInput = z.input<typeof expectedIntervalFormSchema>;
 
 export const providerSecretSchema = z.object({
   secret: z.string().trim().min(1, 'Enter the secret the provider issued').max(4096, 'Use at most 4,096 characters'),

@@ -21,6 +21,8 @@ import {
   type CreateWebhookInput,
 } from '@/lib/webhooks/schemas';
 import { applyCredential, credentialContext } from '@/lib/webhooks/credential';
+import { healthOf, type WebhookHealthView } from '@/lib/health/service';
+import { enqueueEvent, factoryRef } from '@/lib/notifications/service';
 import { ingressUrl } from '@/lib/webhooks/urls';
 
 // The webhook rules, written once for the dashboard, the API and the CLI.
@@ -60,6 +62,10 @@ export type WebhookView = {
   /** The team secret's value changed after the credential was applied. */
   secretChangePending: boolean;
   state: WebhookState;
+  /** Seconds within which an accepted delivery is expected; null: no expectation. */
+  expectedIntervalSeconds: number | null;
+  /** Computed from the log (lib/health). */
+  health: WebhookHealthView;
 };
 
 export type SecretReveal = {
@@ -108,6 +114,7 @@ type WebhookRow = {
   credentialEncrypted: string | null;
   credentialVersion: number | null;
   createdAt: Date;
+  expectedIntervalSeconds: number | null;
 };
 
 const webhookRow = {
@@ -122,9 +129,10 @@ const webhookRow = {
   credentialEncrypted: true,
   credentialVersion: true,
   createdAt: true,
+  expectedIntervalSeconds: true,
 } as const;
 
-function toView(row: WebhookRow, secretVersion: number | undefined, lastDeliveryAt: Date | null): WebhookView {
+function toView(row: WebhookRow, secretVersion: number | undefined, health: WebhookHealthView): WebhookView {
   const awaitingSecret = row.credentialEncrypted === null;
   return {
     uid: row.uid,
@@ -136,25 +144,26 @@ function toView(row: WebhookRow, secretVersion: number | undefined, lastDelivery
     enabled: row.enabled,
     ingressUrl: ingressUrl(row.uid, row.authMode),
     createdAt: row.createdAt,
-    lastDeliveryAt,
+    lastDeliveryAt: health.lastDeliveryAt,
     awaitingSecret,
     secretChangePending: secretVersion !== undefined && secretVersion !== row.credentialVersion,
     state: awaitingSecret ? 'awaiting_secret' : row.enabled ? 'enabled' : 'disabled',
+    expectedIntervalSeconds: row.expectedIntervalSeconds,
+    health,
   };
 }
 
 async function viewsFor(db: DbOrTx, factoryId: string, rows: WebhookRow[]): Promise<WebhookView[]> {
   if (rows.length === 0) return [];
-  const [secrets, lastDeliveries] = await Promise.all([
+  const [secrets, health] = await Promise.all([
     db.teamSecret.findMany({
       where: { factoryId, name: { in: [...new Set(rows.map((r) => r.secretName))] } },
       select: { name: true, version: true },
     }),
-    db.delivery.groupBy({ by: ['webhookId'], where: { webhookId: { in: rows.map((r) => r.id) } }, _max: { receivedAt: true } }),
+    healthOf(rows, db),
   ]);
   const versions = new Map(secrets.map((s) => [s.name, s.version]));
-  const last = new Map(lastDeliveries.map((d) => [d.webhookId, d._max.receivedAt]));
-  return rows.map((row) => toView(row, versions.get(row.secretName), last.get(row.id) ?? null));
+  return rows.map((row) => toView(row, versions.get(row.secretName), health.get(row.id)!));
 }
 
 export async function listWebhooks(factoryId: string, db: DbOrTx = prisma): Promise<WebhookView[]> {
@@ -175,6 +184,11 @@ async function findRow(db: DbOrTx, factoryId: string, uid: string): Promise<Webh
 export async function getWebhook(factoryId: string, uid: string, db: DbOrTx = prisma): Promise<WebhookView> {
   const [view] = await viewsFor(db, factoryId, [await findRow(db, factoryId, uid)]);
   return view!;
+}
+
+/** The row id of a live webhook (for the statistics, which are kept per row). */
+export async function webhookRowId(factoryId: string, uid: string, db: DbOrTx = prisma): Promise<string> {
+  return (await findRow(db, factoryId, uid)).id;
 }
 
 export async function countWebhooks(factoryId: string, db: DbOrTx = prisma): Promise<number> {
@@ -348,11 +362,29 @@ export async function rotateWebhookSecret(factoryId: string, uid: string, db = p
     const value = generateSecret(row.authMode, (row.signatureScheme as SchemeId | null) ?? null);
     await putSecretTx(tx, factoryId, row.secretName, value);
     await applyCredential(tx, factoryId, row);
+    // Queued with the rotation itself, sent by the housekeeping loop (never the secret, only that it changed).
+    const factory = await tx.factory.findUniqueOrThrow({ where: { id: factoryId }, select: { slug: true, name: true } });
+    const ref = factoryRef(factory);
+    await enqueueEvent(tx, factoryId, 'webhook.secret_rotated', {
+      factory: ref,
+      webhook: { uid: row.uid, name: row.name, url: `${ref.url}/automations/webhooks/${row.uid}` },
+    });
     return value;
   });
   forgetWebhook(uid);
   const webhook = await getWebhook(factoryId, uid, db);
   return { webhook, secret, ingressUrl: ingressUrl(uid, webhook.authMode, webhook.authMode === 'url_token' ? secret : undefined) };
+}
+
+/**
+ * Sets or removes the expected interval (lib/health). A monitoring setting,
+ * not part of the webhook's definition: it can be changed on every kind of
+ * factory, repository-backed ones included, and is not in definition files.
+ */
+export async function setExpectedInterval(factoryId: string, uid: string, seconds: number | null, db = prisma): Promise<WebhookView> {
+  const row = await findRow(db, factoryId, uid);
+  await db.webhook.update({ where: { id: row.id }, data: { expectedIntervalSeconds: seconds } });
+  return getWebhook(factoryId, uid, db);
 }
 
 /** The second step for provider-issued secrets, and how such a secret is replaced later. */

@@ -14,6 +14,8 @@ import { requireFactoryPage } from '@/lib/auth/current-user';
 import { redactUrl } from '@/lib/definitions/redact-url';
 import { getDefinitionsStatus, readDefinitionFiles, type DefinitionsStatus } from '@/lib/definitions/service';
 import { env } from '@/lib/env';
+import { NotificationsCard } from '@/components/notifications/notifications-card';
+import { listDestinations, listNotifications } from '@/lib/notifications/service';
 import { preciseDateTimeFormat } from '@/components/format';
 
 export const metadata: Metadata = { title: 'Settings' };
@@ -76,7 +78,7 @@ function RepositoryCard({ factorySlug, status }: { factorySlug: string; status: 
 export default async function SettingsPage({ params }: { params: Promise<{ factory: string }> }) {
   const context = await requireFactoryPage((await params).factory);
   const { factory } = context;
-  const header = <PageHeader title="Settings" description={`How ${factory.name} keeps its webhook definitions.`} />;
+  const header = <PageHeader title="Settings" description={`How ${factory.name} keeps its webhook definitions, and where its notifications go.`} />;
   if (!context.can('factory:manage')) {
     return (
       <>
@@ -86,7 +88,12 @@ export default async function SettingsPage({ params }: { params: Promise<{ facto
     );
   }
 
-  const [status, files] = await Promise.all([getDefinitionsStatus(factory.id), readDefinitionFiles(factory.id)]);
+  const [status, files, destinations, notifications] = await Promise.all([
+    getDefinitionsStatus(factory.id),
+    readDefinitionFiles(factory.id),
+    listDestinations(factory.id),
+    listNotifications(factory.id),
+  ]);
   const paths = Object.keys(files);
   const withFiles = status.configSource !== 'dashboard';
 
@@ -103,6 +110,8 @@ export default async function SettingsPage({ params }: { params: Promise<{ facto
             <ConfigSourceForm factorySlug={factory.slug} current={status.configSource} repoUrl={status.repoUrl} repoBranch={status.repoBranch} credentialStored={status.repoCredentialStored} />
           </CardBody>
         </Card>
+
+        <NotificationsCard factorySlug={factory.slug} destinations={destinations} log={notifications} />
 
         {status.configSource === 'repository' ? <RepositoryCard factorySlug={factory.slug} status={status} /> : null}
 

@@ -2,6 +2,7 @@ import type { Metadata } from 'next';
 import Link from 'next/link';
 import { DefinitionsNotice } from '@/components/definitions/definitions-notice';
 import { AutomationsTabs } from '@/components/factories/automations-tabs';
+import { HealthBadge } from '@/components/health/health-badge';
 import { WebhookBadges } from '@/components/webhooks/webhook-badges';
 import { WebhookIcon } from '@/components/webhooks/webhook-icon';
 import { Button, ButtonLink } from '@/components/ui/button';
@@ -90,7 +91,7 @@ export default async function WebhooksPage({ params }: { params: Promise<{ facto
                 <TH>Provider</TH>
                 <TH>State</TH>
                 <TH>Created</TH>
-                <TH>Last delivery</TH>
+                <TH>Health</TH>
               </TR>
             </THead>
             <TBody>
@@ -113,8 +114,11 @@ export default async function WebhooksPage({ params }: { params: Promise<{ facto
                     <WebhookBadges state={webhook.state} secretChangePending={webhook.secretChangePending} />
                   </TD>
                   <TD label="Created" className="whitespace-nowrap text-fg-muted">{dateFormat.format(webhook.createdAt)}</TD>
-                  <TD label="Last delivery" className="whitespace-nowrap text-fg-muted">
-                    {webhook.lastDeliveryAt ? dateTimeFormat.format(webhook.lastDeliveryAt) : 'Never'}
+                  <TD label="Health">
+                    <HealthBadge state={webhook.health.state} reason={webhook.health.reason} />
+                    <div className="mt-1 text-xs whitespace-nowrap text-fg-muted">
+                      {webhook.health.lastAcceptedAt ? `Last accepted ${dateTimeFormat.format(webhook.health.lastAcceptedAt)}` : 'Nothing accepted yet'}
+                    </div>
                   </TD>
                 </TR>
               ))}

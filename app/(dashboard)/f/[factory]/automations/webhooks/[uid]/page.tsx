@@ -5,6 +5,8 @@ import { notFound } from 'next/navigation';
 import { cache } from 'react';
 import { DeliveriesCard, type DeliveryLogView } from '@/components/deliveries/deliveries-card';
 import { DeleteWebhook } from '@/components/webhooks/delete-webhook';
+import { HealthCard } from '@/components/health/health-card';
+import { deliveryStats, type StatsWindow } from '@/lib/health/service';
 import { HandshakeTokenReveal } from '@/components/webhooks/handshake-token';
 import { ProviderSecretForm } from '@/components/webhooks/provider-secret-form';
 import { RotateSecret } from '@/components/webhooks/rotate-secret';
@@ -27,7 +29,7 @@ import { listSecrets } from '@/lib/secrets/service';
 import { getScheme } from '@/lib/signatures/registry';
 import { authModeLabels } from '@/lib/webhooks/schemas';
 import { handshakeTokenState } from '@/lib/webhooks/handshake-token';
-import { getWebhook, readAppliedCredential, secretIsGenerated, type WebhookView } from '@/lib/webhooks/service';
+import { getWebhook, readAppliedCredential, secretIsGenerated, webhookRowId, type WebhookView } from '@/lib/webhooks/service';
 import { testRequestCurl } from '@/lib/webhooks/test-request';
 import { dateTimeFormat, sentence } from '@/components/format';
 
@@ -83,7 +85,10 @@ export default async function WebhookPage({
   const generated = secretIsGenerated(webhook.authMode, webhook.signatureScheme);
   const base = `/f/${factory.slug}/automations`;
   const webhookPath = `${base}/webhooks/${webhook.uid}`;
-  const deliveryLog = await loadDeliveryLog(factory.id, webhook.uid, webhookPath, await searchParams);
+  const search = await searchParams;
+  const deliveryLog = await loadDeliveryLog(factory.id, webhook.uid, webhookPath, search);
+  const window: StatsWindow = firstValue(search.window) === '7d' ? '7d' : '24h';
+  const stats = await deliveryStats(await webhookRowId(factory.id, webhook.uid), window);
   // Managed and repository-backed factories keep one file per webhook; a repository's are read-only here.
   const source = factory.configSource;
   const readOnly = source === 'repository';
@@ -191,6 +196,14 @@ export default async function WebhookPage({
             <DetailRow label="Last delivery">{webhook.lastDeliveryAt ? dateTimeFormat.format(webhook.lastDeliveryAt) : 'Never'}</DetailRow>
           </dl>
         </Card>
+
+        <HealthCard
+          webhook={webhook}
+          stats={stats}
+          windowHref={(w) => (w === '24h' ? webhookPath : `${webhookPath}?window=${w}`)}
+          factorySlug={factory.slug}
+          manage={manage}
+        />
 
         {file ? (
           <Card>

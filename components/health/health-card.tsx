@@ -1,0 +1,72 @@
+import Link from 'next/link';
+import { DeliveryChart } from '@/components/health/delivery-chart';
+import { ExpectedIntervalForm } from '@/components/health/expected-interval-form';
+import { HealthBadge } from '@/components/health/health-badge';
+import { dateTimeFormat, sentence } from '@/components/format';
+import { Card, CardBody, CardHeader } from '@/components/ui/card';
+import { cn } from '@/components/ui/cn';
+import { formatInterval } from '@/lib/health/classify';
+import { statsWindows, type DeliveryStats, type StatsWindow } from '@/lib/health/service';
+import type { WebhookView } from '@/lib/webhooks/service';
+
+/** The webhook page's Health card: state, last accepted delivery, the expected interval and the delivery chart. */
+export function HealthCard({
+  webhook,
+  stats,
+  windowHref,
+  factorySlug,
+  manage,
+}: {
+  webhook: WebhookView;
+  stats: DeliveryStats;
+  windowHref: (window: StatsWindow) => string;
+  factorySlug: string;
+  manage: boolean;
+}) {
+  const { health } = webhook;
+  const switcher = (
+    <div role="group" aria-label="Chart period" className="inline-flex rounded-lg border border-line p-0.5">
+      {(Object.keys(statsWindows) as StatsWindow[]).map((window) => (
+        <Link
+          key={window}
+          href={windowHref(window)}
+          scroll={false}
+          aria-current={stats.window === window ? 'true' : undefined}
+          className={cn(
+            'rounded-md px-2.5 py-1 text-[13px] font-medium focus-visible:outline-2 focus-visible:outline-accent-600',
+            stats.window === window ? 'bg-accent-50 text-accent-700' : 'text-fg-muted hover:text-fg',
+          )}
+        >
+          {statsWindows[window].label}
+        </Link>
+      ))}
+    </div>
+  );
+  return (
+    <Card role="region" aria-labelledby="health-title">
+      <CardHeader title={<span id="health-title">Health and deliveries</span>} actions={switcher} />
+      <CardBody className="flex flex-col gap-5">
+        <div className="flex flex-col gap-1.5">
+          <div className="flex flex-wrap items-center gap-2">
+            <HealthBadge state={health.state} />
+            <span className="text-fg-muted">{sentence(health.reason)}</span>
+          </div>
+          <p className="text-[13px] text-fg-muted">
+            {health.lastAcceptedAt ? `Last accepted delivery: ${dateTimeFormat.format(health.lastAcceptedAt)}` : 'No delivery accepted yet'}
+            {' · '}
+            {webhook.expectedIntervalSeconds ? `Expected at least every ${formatInterval(webhook.expectedIntervalSeconds)}` : 'No expected interval'}
+          </p>
+        </div>
+        <DeliveryChart stats={stats} />
+        {manage ? (
+          <div className="border-t border-line pt-4">
+            <p className="mb-3 text-[13px] text-fg-muted">
+              For a sender on a schedule (a cron job, a nightly export): with no accepted delivery for longer than this, the webhook is Silent and the factory’s notifications say so.
+            </p>
+            <ExpectedIntervalForm factorySlug={factorySlug} uid={webhook.uid} seconds={webhook.expectedIntervalSeconds} />
+          </div>
+        ) : null}
+      </CardBody>
+    </Card>
+  );
+}

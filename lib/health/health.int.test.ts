@@ -1,0 +1,137 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { setDatabase } from '@/lib/db';
+import { createFactory } from '@/lib/factories/service';
+import { checkWebhookHealth } from '@/lib/health/monitor';
+import { refreshRollups } from '@/lib/health/rollups';
+import { deliveryStats, healthOf } from '@/lib/health/service';
+import { createDestination } from '@/lib/notifications/service';
+import { createTestDatabase, testDatabaseKinds, type TestDatabase } from '@/lib/testing/databases';
+import { createUser } from '@/lib/users/service';
+import { createWebhook, getWebhook, setExpectedInterval } from '@/lib/webhooks/service';
+
+// Health from the log: the rollup job's counts agree with the log, health
+// follows the documented thresholds, and each change of state queues exactly
+// one notification (a second run of the job queues nothing more).
+
+describe.each(testDatabaseKinds())('webhook health on %s', (kind) => {
+  let database: TestDatabase;
+  let factoryId: string;
+  let seq = 0;
+
+  const entry = (webhookId: string, status: string, receivedAt: Date, refusedCount?: number) => ({
+    id: `d_${++seq}`,
+    webhookId,
+    deliveryId: `id_${seq}`,
+    identitySource: 'request_id' as const,
+    status: status as 'accepted',
+    size: 2,
+    receivedAt,
+    refusedCount: refusedCount ?? null,
+  });
+
+  beforeAll(async () => {
+    process.env.TRIPLINE_NOTIFICATION_ALLOW = 'http,private';
+    database = await createTestDatabase(kind);
+    setDatabase(database);
+    const user = await createUser({ email: 'admin@example.com', password: 'a long enough password' }, database.prisma);
+    factoryId = (await createFactory(user.id, { name: 'Acme', slug: 'acme' }, database.prisma)).id;
+    await createDestination(factoryId, { name: 'receiver', kind: 'standard_webhooks', url: 'http://127.0.0.1:9/hook' }, database.prisma);
+  });
+  afterAll(async () => {
+    setDatabase(undefined);
+    await database?.drop();
+  });
+
+  const rowOf = async (uid: string) => (await database.prisma.webhook.findUniqueOrThrow({ where: { uid } })).id;
+
+  it('counts the log per status and hour, the same from rollups as from the log, with refused summaries counting their requests', async () => {
+    const db = database.prisma;
+    const { webhook } = await createWebhook(factoryId, { name: 'counted' }, db);
+    const id = await rowOf(webhook.uid);
+    const now = new Date();
+    const hourAgo = new Date(now.getTime() - 60 * 60 * 1000);
+    await db.delivery.createMany({
+      data: [
+        entry(id, 'accepted', hourAgo),
+        entry(id, 'accepted', hourAgo),
+        entry(id, 'rejected_auth', hourAgo),
+        entry(id, 'refused', hourAgo, 7),
+        entry(id, 'accepted', new Date(now.getTime() - 3 * 24 * 3600 * 1000)),
+      ],
+    });
+    const fromLog = await deliveryStats(id, '24h', db, now);
+    expect(fromLog.totals).toMatchObject({ accepted: 2, rejected_auth: 1, refused: 7 });
+    expect(fromLog.buckets).toHaveLength(24);
+    await refreshRollups(db, now);
+    const fromRollups = await deliveryStats(id, '24h', db, now);
+    expect(fromRollups.totals).toEqual(fromLog.totals);
+    expect(fromRollups.buckets).toEqual(fromLog.buckets);
+    const week = await deliveryStats(id, '7d', db, now);
+    expect(week.totals.accepted).toBe(3);
+    expect(week.buckets).toHaveLength(28);
+    // Idempotent: a second run over the same minutes counts the same.
+    await refreshRollups(db, now);
+    expect((await deliveryStats(id, '7d', db, now)).totals).toEqual(week.totals);
+  });
+
+  it('classifies New, Healthy, Failing auth, Rejecting payloads, Rate limited and Silent', async () => {
+    const db = database.prisma;
+    const now = new Date();
+    const minutesAgo = (n: number) => new Date(now.getTime() - n * 60_000);
+    const make = async (name: string) => {
+      const { webhook } = await createWebhook(factoryId, { name }, db);
+      return { uid: webhook.uid, id: await rowOf(webhook.uid) };
+    };
+    const fresh = await make('fresh');
+    const fine = await make('fine');
+    const failing = await make('failing');
+    const payloads = await make('payloads');
+    const limited = await make('limited');
+    const quiet = await make('quiet');
+    await db.delivery.createMany({
+      data: [
+        entry(fine.id, 'accepted', minutesAgo(2)),
+        entry(fine.id, 'rejected_auth', minutesAgo(1)),
+        entry(failing.id, 'accepted', minutesAgo(30)),
+        entry(failing.id, 'rejected_auth', minutesAgo(3)),
+        entry(payloads.id, 'rejected_invalid_json', minutesAgo(4)),
+        entry(payloads.id, 'accepted', minutesAgo(3)),
+        entry(limited.id, 'refused', minutesAgo(5), 3),
+        entry(quiet.id, 'accepted', minutesAgo(120)),
+      ],
+    });
+    await setExpectedInterval(factoryId, quiet.uid, 3600, db);
+    // Entries written with a past receivedAt after a rollup run are what a late commit looks like: the next run counts them.
+    await refreshRollups(db);
+    const views = await db.webhook.findMany({ where: { factoryId }, select: { id: true, createdAt: true, expectedIntervalSeconds: true } });
+    const health = await healthOf(views, db, now);
+    expect(health.get(fresh.id)!.state).toBe('new');
+    expect(health.get(fine.id)!.state).toBe('healthy');
+    expect(health.get(failing.id)!.state).toBe('failing_auth');
+    expect(health.get(failing.id)!.lastAcceptedAt).toEqual(minutesAgo(30));
+    expect(health.get(payloads.id)!.state).toBe('rejecting_payloads');
+    expect(health.get(limited.id)!.state).toBe('rate_limited');
+    expect(health.get(quiet.id)!.state).toBe('silent');
+    // The webhook's JSON view carries the same.
+    expect((await getWebhook(factoryId, quiet.uid, db)).health.state).toBe('silent');
+  });
+
+  it('queues one notification per change of state, and none when the state holds', async () => {
+    const db = database.prisma;
+    await checkWebhookHealth(db);
+    const first = await db.notification.findMany({ where: { factoryId }, select: { type: true, payload: true } });
+    const types = first.map((n) => n.type).sort();
+    // failing, limited and quiet start their conditions (payloads and new are not notified).
+    expect(types).toEqual(['webhook.failing', 'webhook.rate_limited', 'webhook.silent']);
+    await checkWebhookHealth(db);
+    expect(await db.notification.count({ where: { factoryId } })).toBe(3);
+    // A valid delivery ends Failing auth: one webhook.recovered.
+    const failing = await db.webhook.findFirstOrThrow({ where: { factoryId, name: 'failing' } });
+    await db.delivery.create({ data: entry(failing.id, 'accepted', new Date()) });
+    await checkWebhookHealth(db);
+    await checkWebhookHealth(db);
+    const recovered = await db.notification.findMany({ where: { factoryId, type: 'webhook.recovered' }, select: { payload: true } });
+    expect(recovered).toHaveLength(1);
+    expect(recovered[0]!.payload).toMatchObject({ type: 'webhook.recovered', data: { webhook: { name: 'failing' }, previous: 'failing_auth', health: { state: 'healthy' } } });
+  });
+});

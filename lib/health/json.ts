@@ -1,0 +1,18 @@
+import type { DeliveryStats } from '@/lib/health/service';
+import { healthJson } from '@/lib/webhooks/json';
+import type { WebhookView } from '@/lib/webhooks/service';
+
+/** GET .../webhooks/{uid}/stats: the webhook's health and its requests per status, in total and per bucket. */
+export function statsJson(webhook: WebhookView, stats: DeliveryStats) {
+  return {
+    uid: webhook.uid,
+    health: healthJson(webhook.health),
+    expectedIntervalSeconds: webhook.expectedIntervalSeconds,
+    window: stats.window,
+    from: stats.from.toISOString(),
+    to: stats.to.toISOString(),
+    bucketSeconds: stats.bucketSeconds,
+    totals: stats.totals,
+    buckets: stats.buckets.map((bucket) => ({ start: bucket.start.toISOString(), counts: bucket.counts })),
+  };
+}

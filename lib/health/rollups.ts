@@ -1,0 +1,68 @@
+import 'server-only';
+import { prisma, type Db, type DbOrTx } from '@/lib/db';
+
+// Per-webhook, per-minute request counts (DeliveryRollup), kept by a
+// housekeeping job from the stored log, never by the ingress request. Each
+// run recomputes every minute from a little before its last run up to now,
+// from scratch: entries commit after their receivedAt (a slow request) and a
+// minute's refused summary keeps counting after it was first written, so a
+// minute is only trusted once RECOMPUTE_MS have passed over it. Recomputing
+// is idempotent, so two instances doing it, or a run that dies half way,
+// leave the same counts. Rollups outlive the entries they count (retention
+// prunes entries after 7 days, ROLLUP_KEEP_MS keeps the 7-day chart whole).
+
+/** How far back each run recomputes, before its previous run. */
+export const RECOMPUTE_MS = 10 * 60 * 1000;
+/** Rollups kept: 8 days (the 7-day chart and a day of margin). */
+export const ROLLUP_KEEP_MS = 8 * 24 * 60 * 60 * 1000;
+const WATERMARK_KEY = 'health-rollups-until';
+// A transaction-scoped advisory lock: one instance recomputes at a time; the others skip their turn.
+const ROLLUP_LOCK = 7_145_013;
+
+const floorMinute = (ms: number) => Math.floor(ms / 60_000) * 60_000;
+
+/**
+ * The time up to which rollups are complete: entries received before it are
+ * counted in DeliveryRollup; later ones are read from the log itself. Null
+ * before the first run.
+ */
+export async function rollupsUntil(db: DbOrTx = prisma): Promise<Date | null> {
+  const row = await db.instanceSetting.findUnique({ where: { key: WATERMARK_KEY }, select: { value: true } });
+  if (!row) return null;
+  const ms = Number(row.value);
+  return Number.isFinite(ms) ? new Date(ms) : null;
+}
+
+/** Recomputes the recent minutes (all of the kept period on the first run). Returns the minutes' start, or null when another instance held the lock. */
+export async function refreshRollups(db: Db = prisma, now: Date = new Date()): Promise<Date | null> {
+  return db.$transaction(
+    async (tx) => {
+      const [lock] = await tx.$queryRawUnsafe<{ ok: boolean }[]>('SELECT pg_try_advisory_xact_lock($1::bigint) AS ok', ROLLUP_LOCK);
+      if (!lock?.ok) return null;
+      const previous = await tx.instanceSetting.findUnique({ where: { key: WATERMARK_KEY }, select: { value: true } });
+      const previousMs = previous ? Number(previous.value) : NaN;
+      const earliest = now.getTime() - ROLLUP_KEEP_MS;
+      const from = new Date(floorMinute(Number.isFinite(previousMs) ? Math.max(earliest, Math.min(previousMs, now.getTime()) - RECOMPUTE_MS) : earliest));
+      // The watermark is the minute the run started in: everything before it is counted.
+      const until = new Date(floorMinute(now.getTime()));
+      await tx.$executeRawUnsafe('DELETE FROM "DeliveryRollup" WHERE "minute" >= $1 OR "minute" < $2', from, new Date(earliest));
+      await tx.$executeRawUnsafe(
+        `INSERT INTO "DeliveryRollup" ("webhookId", "minute", "status", "count")
+         SELECT "webhookId", date_trunc('minute', "receivedAt"), "status",
+                sum(CASE WHEN "status" = 'refused' THEN coalesce("refusedCount", 1) ELSE 1 END)::int
+         FROM "Delivery"
+         WHERE "receivedAt" >= $1 AND "receivedAt" < $2
+         GROUP BY 1, 2, 3`,
+        from,
+        until,
+      );
+      await tx.instanceSetting.upsert({
+        where: { key: WATERMARK_KEY },
+        create: { key: WATERMARK_KEY, value: String(until.getTime()) },
+        update: { value: String(until.getTime()) },
+      });
+      return from;
+    },
+    { timeout: 120_000 },
+  );
+}
