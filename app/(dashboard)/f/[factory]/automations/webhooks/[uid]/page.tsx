@@ -5,6 +5,7 @@ import { notFound } from 'next/navigation';
 import { cache } from 'react';
 import { DeliveriesCard, type DeliveryLogView } from '@/components/deliveries/deliveries-card';
 import { DeleteWebhook } from '@/components/webhooks/delete-webhook';
+import { FieldsCard } from '@/components/webhooks/fields-card';
 import { HandshakeTokenReveal } from '@/components/webhooks/handshake-token';
 import { ProviderSecretForm } from '@/components/webhooks/provider-secret-form';
 import { RotateSecret } from '@/components/webhooks/rotate-secret';
@@ -20,6 +21,7 @@ import { orNotFound, requireFactoryPage } from '@/lib/auth/current-user';
 import { RETENTION_DAYS, RETENTION_MIN_ENTRIES } from '@/lib/deliveries/retention';
 import { deliveryStatusFilters, type DeliveryStatusFilter } from '@/lib/deliveries/schemas';
 import { listDeliveries } from '@/lib/deliveries/service';
+import { getFieldCatalogue } from '@/lib/fields/service';
 import { definitionPath } from '@/lib/definitions/schemas';
 import { readDefinitionFiles } from '@/lib/definitions/service';
 import { AppError } from '@/lib/http/errors';
@@ -84,6 +86,7 @@ export default async function WebhookPage({
   const base = `/f/${factory.slug}/automations`;
   const webhookPath = `${base}/webhooks/${webhook.uid}`;
   const deliveryLog = await loadDeliveryLog(factory.id, webhook.uid, webhookPath, await searchParams);
+  const catalogue = await getFieldCatalogue(factory.id, webhook.uid);
   // Managed and repository-backed factories keep one file per webhook; a repository's are read-only here.
   const source = factory.configSource;
   const readOnly = source === 'repository';
@@ -223,6 +226,8 @@ export default async function WebhookPage({
           entryPath={(id) => `${webhookPath}/deliveries/${encodeURIComponent(id)}`}
           retention={{ days: RETENTION_DAYS, entries: RETENTION_MIN_ENTRIES }}
         />
+
+        <FieldsCard catalogue={catalogue} />
 
         {manage ? (
           <Card>
