@@ -41,9 +41,10 @@ describe('filterCompletions', () => {
   it('offers the fields at the level with their types, presence and values', () => {
     const options = filterCompletions(at('{"act|')!, catalogue);
     expect(options.map((o) => o.label)).toEqual(['action', 'pull_request', 'items', 'labels']);
-    expect(options[0]).toMatchObject({ insert: '"action": ', detail: 'string · 100%', info: '"opened" ×2, "closed" ×1' });
+    expect(options[0]).toMatchObject({ insert: '"action": ', detail: 'string · 100% · "opened", "closed"', info: '"opened" ×2, "closed" ×1' });
+    expect(options.find((o) => o.label === 'pull_request')).toMatchObject({ detail: 'object · 66%', info: undefined });
     // An array of scalars is one field whose values are its elements'.
-    expect(options.find((o) => o.label === 'labels')).toMatchObject({ detail: 'array | string · 66%', info: '"bug" ×2, "ui" ×1' });
+    expect(options.find((o) => o.label === 'labels')).toMatchObject({ detail: 'array | string · 66% · "bug", "ui"', info: '"bug" ×2, "ui" ×1' });
   });
 
   it('offers the fields under arrays by element, and the operators under a field', () => {

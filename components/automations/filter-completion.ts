@@ -120,6 +120,13 @@ function valuesText(field: CatalogueField): string | undefined {
   return field.values.map((v) => `${JSON.stringify(v.value)} ×${v.count}`).join(', ');
 }
 
+/** A field's first values, to read in the list next to its name. */
+function topValues(field: CatalogueField): string {
+  const values = field.values ?? [];
+  const shown = values.slice(0, 3).map((v) => JSON.stringify(v.value)).join(', ');
+  return values.length > 3 ? `${shown}…` : shown;
+}
+
 /** The fields one level under `path`; a field and its array elements (items, items[]) are one field to a filter. */
 function childFields(catalogue: FieldCatalogue, path: readonly string[]): CatalogueField[] {
   const byKey = new Map<string, CatalogueField>();
@@ -159,7 +166,7 @@ export function filterCompletions(context: CursorContext, catalogue: FieldCatalo
     const options: FilterCompletion[] = fields.map((field) => ({
       label: field.keys.at(-1)!,
       insert: `${JSON.stringify(field.keys.at(-1))}: `,
-      detail: `${field.types.join(' | ')} · ${presenceText(field.present, catalogue!.sampled)}`,
+      detail: [field.types.join(' | '), presenceText(field.present, catalogue!.sampled), ...(field.values?.length ? [topValues(field)] : [])].join(' · '),
       info: valuesText(field),
       type: 'property',
       reopen: true,
