@@ -2,7 +2,7 @@
 
 import { zodResolver } from '@hookform/resolvers/zod';
 import { useRouter } from 'next/navigation';
-import { useState } from 'react';
+import { useEffect, useState, type ReactNode } from 'react';
 import { Controller, useFieldArray, useForm, useWatch, type Control, type FieldErrors, type UseFormRegister } from 'react-hook-form';
 import { applyFieldErrors } from '@/components/forms/apply-field-errors';
 import { FormError } from '@/components/forms/form-error';
@@ -14,6 +14,10 @@ import { Input } from '@/components/ui/input';
 import { Select } from '@/components/ui/select';
 import { Switch } from '@/components/ui/switch';
 import { Textarea } from '@/components/ui/textarea';
+import { cn } from '@/components/ui/cn';
+import { countFilterMatchesAction, fieldCatalogueAction } from '@/lib/fields/actions';
+import type { FieldCatalogue } from '@/lib/fields/catalogue';
+import type { PayloadFilter } from '@/lib/filters';
 import { createAutomationAction, updateAutomationAction } from '@/lib/automations/actions';
 import { MAX_TRIGGERS, type CreateAutomationInput } from '@/lib/automations/schemas';
 import {
@@ -21,10 +25,12 @@ import {
   emptyTrigger,
   formField,
   readPayloadFilter,
+  toTrigger,
   triggerFormSchema,
   type AutomationFormValues,
 } from './form-values';
 import { Backtest } from './backtest';
+import { FilterCodeEditor } from './filter-code-editor';
 import { TestFilter, type TriggerToTest } from './test-filter';
 import { firesNever, TriggerWebhookBadge, webhookOptionLabel, type WebhookOption } from './webhook-option';
 
@@ -32,22 +38,88 @@ type FormControl = Control<AutomationFormValues, unknown, CreateAutomationInput>
 
 const FILTER_PLACEHOLDER = '{\n  "action": ["opened", "reopened"],\n  "pull_request": { "draft": false }\n}';
 
-/** The payload filter's JSON editor: checked as you type, every problem in words under it. */
+/** The webhook's field catalogue, for completion; reloaded when the trigger's webhook changes. */
+function useFieldCatalogue(factorySlug: string, uid: string | null): FieldCatalogue | null {
+  const [loaded, setLoaded] = useState<{ uid: string; catalogue: FieldCatalogue } | null>(null);
+  useEffect(() => {
+    if (!uid) return;
+    let current = true;
+    void fieldCatalogueAction(factorySlug, { uid }).then((result) => {
+      if (current && result.ok) setLoaded({ uid, catalogue: result.data });
+    });
+    return () => {
+      current = false;
+    };
+  }, [factorySlug, uid]);
+  return loaded && loaded.uid === uid ? loaded.catalogue : null;
+}
+
+const LIVE_COUNT_DELAY_MS = 400;
+
+/** "Matches 37 of the last 500 deliveries": the filter as written, counted on the server as you type. */
+function LiveCount({ factorySlug, uid, filter }: { factorySlug: string; uid: string | null; filter: PayloadFilter | null | undefined }) {
+  const key = uid && filter !== undefined ? JSON.stringify([uid, filter]) : null;
+  const [count, setCount] = useState<{ key: string; matched: number; sampled: number } | { key: string; error: string } | null>(null);
+  useEffect(() => {
+    if (!key || !uid || filter === undefined) return;
+    let current = true;
+    const timer = setTimeout(() => {
+      void countFilterMatchesAction(factorySlug, { trigger: toTrigger(uid, filter) }).then((result) => {
+        if (!current) return;
+        setCount(result.ok ? { key, ...result.data } : { key, error: result.error.message });
+      });
+    }, LIVE_COUNT_DELAY_MS);
+    return () => {
+      current = false;
+      clearTimeout(timer);
+    };
+  }, [factorySlug, key, uid, filter]);
+
+  let text: ReactNode;
+  if (!uid) text = 'Pick a webhook to see how many of its deliveries this filter matches.';
+  else if (filter === undefined) text = 'Fix the filter to see how many deliveries it matches.';
+  else if (!count || count.key !== key) text = 'Counting matching deliveries…';
+  else if ('error' in count) text = count.error;
+  else if (count.sampled === 0) text = 'No accepted delivery yet to count matches against.';
+  else {
+    text = (
+      <>
+        {filter === null ? 'No filter: matches' : 'Matches'}{' '}
+        <span className="font-semibold text-fg tabular-nums">
+          {count.matched.toLocaleString('en')} of the last {count.sampled.toLocaleString('en')}
+        </span>{' '}
+        {count.sampled === 1 ? 'delivery' : 'deliveries'}
+      </>
+    );
+  }
+  return (
+    <p role="status" aria-label="Live count" className="flex items-center gap-1.5 text-[13px] text-fg-muted">
+      <span aria-hidden="true" className={cn('size-1.5 shrink-0 rounded-full', count && 'matched' in count && count.key === key && count.matched > 0 ? 'bg-emerald-500' : 'bg-zinc-300')} />
+      <span>{text}</span>
+    </p>
+  );
+}
+
+/** The payload filter's code editor: completes from the webhook's fields, checked as you type, every problem in words under it. */
 function FilterEditor({
   index,
+  factorySlug,
+  webhookUid,
   control,
-  register,
   serverError,
   readOnly,
 }: {
   index: number;
+  factorySlug: string;
+  /** The trigger's webhook when its deliveries can be read, else null. */
+  webhookUid: string | null;
   control: FormControl;
-  register: UseFormRegister<AutomationFormValues>;
   serverError: string | undefined;
   readOnly: boolean;
 }) {
   const text = useWatch({ control, name: `triggers.${index}.payload` });
   const read = readPayloadFilter(text ?? '');
+  const catalogue = useFieldCatalogue(factorySlug, webhookUid);
   const error = read.ok ? serverError : read.messages.length === 1 ? read.messages[0] : (
     <ul className="flex list-disc flex-col gap-0.5 pl-4">
       {read.messages.map((message, i) => (
@@ -56,27 +128,39 @@ function FilterEditor({
     </ul>
   );
   return (
-    <Field
-      label="Payload filter"
-      optional
-      error={error}
-      hint={
-        read.ok && read.filter === null
-          ? 'No filter: every delivery of the webhook starts a run. Write a JSON object shaped like the body to choose; every key must match.'
-          : 'A JSON object shaped like the body; every key must match. A list gives the allowed values; {"in"}, {"not_in"} and {"exists"} are the operators.'
-      }
-    >
-      <Textarea
-        mono
-        // Grows with the filter, within reason.
-        rows={Math.min(Math.max((text ?? '').split('\n').length + 1, 4), 16)}
-        spellCheck={false}
-        autoComplete="off"
-        placeholder={FILTER_PLACEHOLDER}
-        readOnly={readOnly}
-        {...register(`triggers.${index}.payload`)}
-      />
-    </Field>
+    <div className="flex flex-col gap-2">
+      <Field
+        label="Payload filter"
+        optional
+        error={error}
+        hint={
+          read.ok && read.filter === null
+            ? 'No filter: every delivery of the webhook starts a run. Write a JSON object shaped like the body to choose; every key must match. Typing offers the webhook’s fields and their values.'
+            : 'A JSON object shaped like the body; every key must match. A list gives the allowed values; {"in"}, {"not_in"} and {"exists"} are the operators. Typing offers the webhook’s fields and their values (Ctrl+Space to ask).'
+        }
+      >
+        {(controlProps) => (
+          <Controller
+            control={control}
+            name={`triggers.${index}.payload`}
+            render={({ field }) => (
+              <FilterCodeEditor
+                value={field.value}
+                onChange={field.onChange}
+                onBlur={field.onBlur}
+                editorRef={field.ref}
+                readOnly={readOnly}
+                catalogue={catalogue}
+                placeholder={FILTER_PLACEHOLDER}
+                aria-label="Payload filter"
+                {...controlProps}
+              />
+            )}
+          />
+        )}
+      </Field>
+      <LiveCount factorySlug={factorySlug} uid={webhookUid} filter={read.ok ? read.filter : undefined} />
+    </div>
   );
 }
 
@@ -144,7 +228,14 @@ function TriggerFields({
           ))}
         </Select>
       </Field>
-      <FilterEditor index={index} control={control} register={register} serverError={fieldErrors?.payload?.message} readOnly={readOnly} />
+      <FilterEditor
+        index={index}
+        factorySlug={factorySlug}
+        webhookUid={webhook && !firesNever(webhook.state) ? webhook.uid : null}
+        control={control}
+        serverError={fieldErrors?.payload?.message}
+        readOnly={readOnly}
+      />
       <TestFilter
         factorySlug={factorySlug}
         webhook={webhook ? { uid: webhook.uid, name, listable: !firesNever(webhook.state) } : null}
@@ -173,6 +264,7 @@ export function AutomationForm({
   initialValues,
   webhooks,
   readOnly = false,
+  prefill,
 }: {
   factorySlug: string;
   /** Absent for a new automation. */
@@ -181,17 +273,25 @@ export function AutomationForm({
   /** The factory's webhooks, plus deleted ones still named by a saved trigger. */
   webhooks: WebhookOption[];
   readOnly?: boolean;
+  /** Filter on this: a trigger's filter with the picked condition merged in, set as an unsaved edit. */
+  prefill?: { index: number; payload: string };
 }) {
   const router = useRouter();
   const automationsPath = `/f/${factorySlug}/automations`;
   const [formError, setFormError] = useState<string | null>(null);
   const [saved, setSaved] = useState(false);
-  const { register, control, handleSubmit, formState, setError, getValues, trigger: validate, reset } = useForm<
+  const { register, control, handleSubmit, formState, setError, getValues, setValue, trigger: validate, reset } = useForm<
     AutomationFormValues,
     unknown,
     CreateAutomationInput
   >({ resolver: zodResolver(automationFormSchema), defaultValues: initialValues });
   const { fields, append, remove } = useFieldArray({ control, name: 'triggers' });
+
+  useEffect(() => {
+    if (!prefill || readOnly) return;
+    setValue(`triggers.${prefill.index}.payload`, prefill.payload, { shouldDirty: true, shouldValidate: true });
+    document.querySelector(`[aria-label="Trigger ${prefill.index + 1}"]`)?.scrollIntoView({ block: 'center' });
+  }, [prefill, readOnly, setValue]);
 
   const onSubmit = handleSubmit(async (values) => {
     setFormError(null);
@@ -211,7 +311,9 @@ export function AutomationForm({
     }
     reset(getValues());
     setSaved(true);
-    router.refresh();
+    // Saved: the picked condition is in the filter now, so the URL stops carrying it.
+    if (prefill) router.replace(`${automationsPath}/${automationId}`);
+    else router.refresh();
   });
 
   /** One trigger as written now, for Test filter; problems go next to its fields too. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { PayloadFilter } from '@/lib/filters';
-import { explainJsonSyntax, formatFilter, formField, readPayloadFilter, toTrigger, triggerFormSchema, triggerFormValues } from './form-values';
+import { explainJsonSyntax, formatFilter, formField, payloadWithCondition, readConditionParam, readPayloadFilter, toTrigger, triggerFormSchema, triggerFormValues } from './form-values';
 
 describe('explainJsonSyntax', () => {
   it.each<[string, string, string | null]>([
@@ -95,5 +95,22 @@ describe('triggers between the editor and the service', () => {
     const result = triggerFormSchema.safeParse(values);
     expect(result.success).toBe(false);
     expect(result.error?.issues.map((issue) => [issue.path.join('.'), issue.message])).toContainEqual([field, message]);
+  });
+});
+
+describe('Filter on this parameters', () => {
+  it('reads the picked condition and merges it into the filter text', () => {
+    const condition = readConditionParam(JSON.stringify({ path: ['pull_request', 'draft'], value: false }));
+    expect(condition).toEqual({ keys: ['pull_request', 'draft'], value: false });
+    expect(payloadWithCondition('', condition!)).toBe('{\n  "pull_request": {\n    "draft": false\n  }\n}');
+    expect(JSON.parse(payloadWithCondition('{"action": "opened"}', condition!))).toEqual({ action: 'opened', pull_request: { draft: false } });
+    // A filter being fixed is not rewritten.
+    expect(payloadWithCondition('{"action": ', condition!)).toBe('{"action": ');
+  });
+
+  it('ignores anything else in the URL', () => {
+    for (const raw of [undefined, '', 'nope', '{"path": [], "value": 1}', '{"path": ["a"], "value": {"x": 1}}', '{"path": ["a","b","c","d","e","f"], "value": 1}', '{"path": ["a"], "value": 1, "x": 2}']) {
+      expect(readConditionParam(raw)).toBeNull();
+    }
   });
 });

@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { parseJsonTree } from '@/lib/json/json-tree';
 import { sentence } from '@/components/format';
 import { automationNameSchema, MAX_TRIGGERS, promptSchema, type CreateAutomationInput, type TriggerInput } from '@/lib/automations/schemas';
-import { validateFilter, type PayloadFilter } from '@/lib/filters';
+import { MAX_FILTER_DEPTH, MAX_FILTER_STRING_LENGTH, validateFilter, type FilterScalar, type PayloadFilter } from '@/lib/filters';
+import { insertCondition } from '@/lib/filters/merge';
 
 // The automation editor holds a trigger as a webhook UID (picked by name)
 // and the payload filter as JSON text; these turn that into the canonical
@@ -127,4 +128,32 @@ export function formatFilter(filter: PayloadFilter): string {
 export function triggerFormValues(trigger: TriggerInput): TriggerFormValues {
   const payload = trigger.filter.payload;
   return { webhookUid: trigger.filter.webhook_ids[0] ?? '', payload: payload ? formatFilter(payload) : '' };
+}
+
+// "Filter on this" opens the editor with ?condition={"path": [...], "value": ...}
+// (components/deliveries/filter-on-this.tsx). The URL is untrusted input like
+// any other: anything else in it is ignored.
+const conditionParamSchema = z.strictObject({
+  path: z.array(z.string().min(1).max(MAX_FILTER_STRING_LENGTH)).min(1).max(MAX_FILTER_DEPTH),
+  value: z.union([z.string().max(MAX_FILTER_STRING_LENGTH), z.number(), z.boolean(), z.null()]),
+});
+
+export type PickedCondition = { keys: string[]; value: FilterScalar };
+
+export function readConditionParam(raw: string | string[] | undefined): PickedCondition | null {
+  const text = Array.isArray(raw) ? raw[0] : raw;
+  if (!text || text.length > 4 * MAX_FILTER_STRING_LENGTH) return null;
+  try {
+    const parsed = conditionParamSchema.safeParse(JSON.parse(text));
+    return parsed.success ? { keys: parsed.data.path, value: parsed.data.value } : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The filter text with the picked condition merged in; text that is not a valid filter is left as it is. */
+export function payloadWithCondition(text: string, condition: PickedCondition): string {
+  const read = readPayloadFilter(text);
+  if (!read.ok) return text;
+  return formatFilter(insertCondition(read.filter, condition.keys, condition.value));
 }

@@ -7,7 +7,11 @@ import { cn } from '@/components/ui/cn';
 import { Field } from '@/components/ui/field';
 import { CheckCircleIcon, XIcon } from '@/components/ui/icons';
 import { Select } from '@/components/ui/select';
-import { listTestDeliveriesAction, testTriggerAction } from '@/lib/automations/actions';
+import { listTestDeliveriesAction, testTriggerAction, testTriggerOnBodyAction } from '@/lib/automations/actions';
+import { MAX_BODY_BYTES } from '@/lib/ingress/limits';
+import { Textarea } from '@/components/ui/textarea';
+import { explainJsonSyntax } from './form-values';
+import type { ActionResult } from '@/lib/actions/action';
 import type { TriggerInput } from '@/lib/automations/schemas';
 import type { TestFilterResult } from '@/lib/automations/test-filter';
 import { Conditions, Mark } from './filter-checks';
@@ -19,6 +23,16 @@ import { Conditions, Mark } from './filter-checks';
 type TestDelivery = { id: string; deliveryId: string; receivedAt: Date };
 
 type Deliveries = { state: 'loading' } | { state: 'loaded'; items: TestDelivery[] } | { state: 'failed'; message: string };
+
+/** Why a pasted body cannot be tested, in words, or null: it must be JSON the ingress would accept. */
+function pastedBodyProblem(text: string): string | null {
+  if (text.trim() === '') return 'Paste a JSON body to test.';
+  const bytes = new TextEncoder().encode(text).length;
+  if (bytes > MAX_BODY_BYTES) {
+    return `The body is ${bytes.toLocaleString('en')} bytes; the ingress accepts at most ${MAX_BODY_BYTES.toLocaleString('en')} bytes (256 KB).`;
+  }
+  return explainJsonSyntax(text);
+}
 
 export type TriggerToTest = { ok: true; trigger: TriggerInput } | { ok: false; message: string };
 
@@ -36,7 +50,7 @@ function CheckRow({ label, passed, reason, children }: { label: string; passed: 
   );
 }
 
-export function TestFilterResultView({ result, deliveryId }: { result: TestFilterResult; deliveryId: string }) {
+export function TestFilterResultView({ result, deliveryId }: { result: TestFilterResult; deliveryId: string | null }) {
   const { wouldTrigger, webhookCheck, payloadCheck, automationCheck } = result;
   return (
     <div
@@ -48,7 +62,13 @@ export function TestFilterResultView({ result, deliveryId }: { result: TestFilte
         {wouldTrigger ? <CheckCircleIcon className="size-4 shrink-0 text-emerald-600" /> : <XIcon className="size-4 shrink-0 text-red-600" />}
         <p className="font-semibold">{wouldTrigger ? 'Would trigger' : 'Would not trigger'}</p>
         <p className="min-w-0 text-[13px] opacity-80">
-          delivery <span className="font-mono break-all">{deliveryId}</span>
+          {deliveryId === null ? (
+            'the pasted body'
+          ) : (
+            <>
+              delivery <span className="font-mono break-all">{deliveryId}</span>
+            </>
+          )}
         </p>
       </div>
       <ul className="divide-y divide-line">
@@ -83,9 +103,12 @@ export function TestFilter({
 }) {
   const [deliveries, setDeliveries] = useState<Deliveries>({ state: 'loading' });
   const [picked, setPicked] = useState('');
-  const [outcome, setOutcome] = useState<{ version: string; deliveryId: string; result: TestFilterResult } | null>(null);
+  const [outcome, setOutcome] = useState<{ version: string; deliveryId: string | null; result: TestFilterResult } | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
   const [testing, startTest] = useTransition();
+  const [source, setSource] = useState<'stored' | 'pasted'>('stored');
+  const [pasted, setPasted] = useState('');
+  const [pastedError, setPastedError] = useState<string | null>(null);
   const uid = webhook?.listable ? webhook.uid : null;
 
   const load = useCallback(async (webhookUid: string) => {
@@ -104,7 +127,11 @@ export function TestFilter({
     if (uid) void load(uid);
   }, [uid, load]);
 
-  const run = () =>
+  /** Runs one test: `call` with the trigger as written; a problem with the pasted body goes next to it. */
+  const runTest = (
+    call: (trigger: TriggerInput, automationEnabled: boolean) => Promise<ActionResult<TestFilterResult>>,
+    shown: { version: string; deliveryId: string | null },
+  ) =>
     startTest(async () => {
       setProblem(null);
       const { trigger, automationEnabled } = readTrigger();
@@ -112,17 +139,66 @@ export function TestFilter({
         setProblem(trigger.message);
         return;
       }
-      const result = await testTriggerAction(factorySlug, { trigger: trigger.trigger, deliveryId: picked, automationEnabled });
+      const result = await call(trigger.trigger, automationEnabled);
       if (!result.ok) {
-        setProblem(Object.values(result.error.fields ?? {})[0] ?? result.error.message);
+        if (result.error.fields?.body) setPastedError(result.error.fields.body);
+        else setProblem(Object.values(result.error.fields ?? {})[0] ?? result.error.message);
         return;
       }
-      const delivery = deliveries.state === 'loaded' ? deliveries.items.find((d) => d.id === picked) : undefined;
-      setOutcome({ version, deliveryId: delivery?.deliveryId ?? picked, result: result.data });
+      setOutcome({ ...shown, result: result.data });
     });
 
+  const runPasted = () => {
+    const invalid = pastedBodyProblem(pasted);
+    setPastedError(invalid);
+    if (!invalid) {
+      runTest((trigger, automationEnabled) => testTriggerOnBodyAction(factorySlug, { trigger, body: pasted, automationEnabled }), {
+        version: `${version}\u0000${pasted}`,
+        deliveryId: null,
+      });
+    }
+  };
+
+  const run = () => {
+    const delivery = deliveries.state === 'loaded' ? deliveries.items.find((d) => d.id === picked) : undefined;
+    runTest((trigger, automationEnabled) => testTriggerAction(factorySlug, { trigger, deliveryId: picked, automationEnabled }), {
+      version,
+      deliveryId: delivery?.deliveryId ?? picked,
+    });
+  };
+
   let body: ReactNode;
-  if (!webhook) body = <p className="text-[13px] text-fg-muted">Pick a webhook to test this trigger against one of its deliveries.</p>;
+  if (source === 'pasted') {
+    body = !webhook ? (
+      <p className="text-[13px] text-fg-muted">Pick a webhook to test this trigger against a body.</p>
+    ) : (
+      <div className="flex flex-col gap-2">
+        <Field
+          label="Body"
+          error={pastedError}
+          hint={`A payload that has not arrived yet, e.g. copied from the provider’s documentation: JSON, up to ${MAX_BODY_BYTES / 1024} KB like the ingress. It is tested as a delivery to ${webhook.name}.`}
+        >
+          <Textarea
+            mono
+            rows={Math.min(Math.max(pasted.split('\n').length + 1, 5), 14)}
+            spellCheck={false}
+            autoComplete="off"
+            placeholder={'{\n  "action": "opened"\n}'}
+            value={pasted}
+            onChange={(event) => {
+              setPasted(event.target.value);
+              setPastedError(null);
+            }}
+          />
+        </Field>
+        <div className="flex justify-end">
+          <Button type="button" onClick={runPasted} loading={testing}>
+            Test filter
+          </Button>
+        </div>
+      </div>
+    );
+  } else if (!webhook) body = <p className="text-[13px] text-fg-muted">Pick a webhook to test this trigger against one of its deliveries.</p>;
   else if (!uid) body = <p className="text-[13px] text-fg-muted">The webhook {webhook.name} was deleted, so this trigger never fires and has no deliveries to test.</p>;
   else if (deliveries.state === 'loading') body = <p className="text-[13px] text-fg-muted">Loading the deliveries of {webhook.name}…</p>;
   else if (deliveries.state === 'failed') body = <p role="alert" className="text-[13px] text-red-700">{deliveries.message}</p>;
@@ -164,9 +240,30 @@ export function TestFilter({
       <div>
         <h4 className="text-[13px] font-semibold text-fg">Test filter</h4>
         <p className="mt-0.5 text-[13px] text-fg-muted">
-          Checks this trigger as written, unsaved edits included, against one of the latest deliveries its webhook accepted. Nothing is saved
-          and no run starts.
+          Checks this trigger as written, unsaved edits included, against one of the latest deliveries its webhook accepted or a body you
+          paste. Nothing is saved and no run starts.
         </p>
+      </div>
+      <div role="group" aria-label="Test against" className="inline-flex self-start rounded-control bg-subtle p-0.5 ring-1 ring-line ring-inset">
+        {(
+          [
+            ['stored', 'A stored delivery'],
+            ['pasted', 'A pasted body'],
+          ] as const
+        ).map(([value, text]) => (
+          <button
+            key={value}
+            type="button"
+            aria-pressed={source === value}
+            onClick={() => setSource(value)}
+            className={cn(
+              'inline-flex h-7 items-center rounded-[5px] px-2.5 text-xs font-medium transition-colors focus-visible:outline-2 focus-visible:outline-offset-1 focus-visible:outline-accent-600',
+              source === value ? 'bg-surface text-fg shadow-xs ring-1 ring-line-strong' : 'text-fg-muted hover:text-fg',
+            )}
+          >
+            {text}
+          </button>
+        ))}
       </div>
       {body}
       {problem ? (
@@ -174,7 +271,9 @@ export function TestFilter({
           {problem}
         </p>
       ) : null}
-      {outcome && outcome.version === version ? <TestFilterResultView result={outcome.result} deliveryId={outcome.deliveryId} /> : null}
+      {outcome && outcome.version === (source === 'pasted' ? `${version}\u0000${pasted}` : version) ? (
+        <TestFilterResultView result={outcome.result} deliveryId={outcome.deliveryId} />
+      ) : null}
     </section>
   );
 }

@@ -6,6 +6,7 @@ import { CodeBlock } from '@/components/ui/code-block';
 import { CopyButton } from '@/components/ui/copy-button';
 import { ChevronRightIcon } from '@/components/ui/icons';
 import { MAX_DEPTH, parseJsonTree, type JsonNode } from '@/lib/json/json-tree';
+import { FilterOnContext, FilterOnThis, type FilterOnTargets } from './filter-on-this';
 
 // A readable view of a JSON document: a tree of native <details> (keyboard
 // and screen-reader friendly) with syntax colours, next to the exact text.
@@ -101,7 +102,7 @@ function Children({ children }: { children: ReactNode }) {
   return <div className="ml-[5px] border-l border-line pl-[17px]">{children}</div>;
 }
 
-function Branch({ node, name, depth }: { node: Extract<JsonNode, { kind: 'object' | 'array' }>; name?: string | number; depth: number }) {
+function Branch({ node, name, depth, path }: { node: Extract<JsonNode, { kind: 'object' | 'array' }>; name?: string | number; depth: number; path: Path }) {
   const expansion = useContext(ExpansionContext);
   const size = node.kind === 'object' ? node.entries.length : node.items.length;
   const [open, setOpen] = useState(
@@ -125,8 +126,8 @@ function Branch({ node, name, depth }: { node: Extract<JsonNode, { kind: 'object
 
   const children =
     node.kind === 'object'
-      ? node.entries.slice(0, shown).map(([key, child], index) => <Value key={index} node={child} name={key} depth={depth + 1} />)
-      : node.items.slice(0, shown).map((child, index) => <Value key={index} node={child} name={index} depth={depth + 1} />);
+      ? node.entries.slice(0, shown).map(([key, child], index) => <Value key={index} node={child} name={key} depth={depth + 1} path={[...path, key]} />)
+      : node.items.slice(0, shown).map((child, index) => <Value key={index} node={child} name={index} depth={depth + 1} path={[...path, index]} />);
 
   return (
     <details open={open} onToggle={(event) => setOpen(event.currentTarget.open)} data-json={node.kind}>
@@ -166,12 +167,28 @@ function Branch({ node, name, depth }: { node: Extract<JsonNode, { kind: 'object
   );
 }
 
-function Value({ node, name, depth }: { node: JsonNode; name?: string | number; depth: number }) {
-  if (node.kind === 'object' || node.kind === 'array') return <Branch node={node} name={name} depth={depth} />;
+type Path = readonly (string | number)[];
+
+/** The value of a scalar node, for Filter on this. */
+function scalarValue(node: Exclude<JsonNode, { kind: 'object' | 'array' | 'raw' }>) {
+  switch (node.kind) {
+    case 'string':
+    case 'boolean':
+      return node.value;
+    case 'number':
+      return Number(node.raw);
+    case 'null':
+      return null;
+  }
+}
+
+function Value({ node, name, depth, path }: { node: JsonNode; name?: string | number; depth: number; path: Path }) {
+  if (node.kind === 'object' || node.kind === 'array') return <Branch node={node} name={name} depth={depth} path={path} />;
   return (
-    <div className="flex items-baseline gap-1.5 pl-[17px]">
+    <div className="group/row flex items-baseline gap-1.5 pl-[17px]">
       <Key name={name} />
       <Scalar node={node} />
+      {node.kind === 'raw' ? null : <FilterOnThis path={path} value={scalarValue(node)} />}
     </div>
   );
 }
@@ -203,10 +220,12 @@ export type JsonViewerProps = {
   /** Accessible name of the viewer. */
   label?: string;
   className?: string;
+  /** Offers "Filter on this" on each scalar (automation editors, on a delivery's payload). */
+  filterOn?: FilterOnTargets | null;
 };
 
 /** Collapsible, coloured JSON tree with a Raw toggle and Copy JSON. */
-export function JsonViewer({ body, label = 'Payload', className }: JsonViewerProps) {
+export function JsonViewer({ body, label = 'Payload', className, filterOn = null }: JsonViewerProps) {
   const tree = useMemo(() => {
     try {
       return parseJsonTree(body, MAX_DEPTH);
@@ -252,7 +271,9 @@ export function JsonViewer({ body, label = 'Payload', className }: JsonViewerPro
           className="max-h-[36rem] overflow-auto rounded-lg border border-line bg-subtle/40 px-3 py-2.5 font-mono text-[13px] leading-6 text-fg"
         >
           <ExpansionContext.Provider value={expansion.mode}>
-            <Value key={expansion.version} node={tree} depth={0} />
+            <FilterOnContext.Provider value={filterOn}>
+              <Value key={expansion.version} node={tree} depth={0} path={[]} />
+            </FilterOnContext.Provider>
           </ExpansionContext.Provider>
         </div>
       )}

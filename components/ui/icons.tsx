@@ -125,3 +125,11 @@ export function ArrowLeftIcon(props: IconProps) {
     </Icon>
   );
 }
+
+export function FilterIcon(props: IconProps) {
+  return (
+    <Icon {...props}>
+      <path d="M3 5h18l-7 8.5V19l-4 2v-7.5z" />
+    </Icon>
+  );
+}

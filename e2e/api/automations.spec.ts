@@ -366,3 +366,29 @@ test('Why not explains each automation, Backtest runs an unsaved filter over rec
   expect((await refused.json()).error.message).toBe('Only Accepted deliveries can be replayed: duplicates and rejected requests keep no payload');
   expect((await whyNot(rejected)).get(opened.id)).toMatchObject({ summary: 'Did not start: only Accepted deliveries start runs' });
 });
+
+test('the field catalogue of a webhook: paths of its accepted deliveries, types, presence, top values; never secret-looking values', async ({ request, tokens, baseURL }) => {
+  const hook = await createWebhook(request, tokens.admin, { name: uniqueName('catalogue') });
+  const empty = await request.get(`${base}/webhooks/${hook.uid}/fields`, { headers: bearer(tokens.viewer) });
+  expect(empty.status()).toBe(200);
+  expect(await empty.json()).toEqual({ sampled: 0, fields: [], truncated: false });
+
+  await post(baseURL!, hook, '{"action":"opened","pr":{"labels":[{"name":"bug"}],"draft":false},"client_secret":"s3cr3t-value"}');
+  await post(baseURL!, hook, '{"action":"closed","pr":{"labels":[{"name":"bug"},{"name":"ui"}],"draft":true},"client_secret":"s3cr3t-value"}');
+  await post(baseURL!, hook, '{"action":"opened"}');
+  const response = await request.get(`${base}/webhooks/${hook.uid}/fields`, { headers: bearer(tokens.viewer) });
+  expect(response.status()).toBe(200);
+  const text = await response.text();
+  expect(text).not.toContain('s3cr3t-value');
+  const catalogue = JSON.parse(text) as { sampled: number; truncated: boolean; fields: { path: string; keys: string[]; types: string[]; present: number; values: unknown }[] };
+  expect(catalogue).toMatchObject({ sampled: 3, truncated: false });
+  const byPath = Object.fromEntries(catalogue.fields.map((field) => [field.path, field]));
+  expect(Object.keys(byPath)).toEqual(['action', 'pr', 'pr.labels', 'pr.labels[]', 'pr.labels[].name', 'pr.draft', 'client_secret']);
+  expect(byPath.action).toEqual({ path: 'action', keys: ['action'], types: ['string'], present: 3, values: [{ value: 'opened', count: 2 }, { value: 'closed', count: 1 }] });
+  expect(byPath['pr.labels[].name']).toMatchObject({ keys: ['pr', 'labels', 'name'], present: 2, values: [{ value: 'bug', count: 2 }, { value: 'ui', count: 1 }] });
+  expect(byPath.client_secret).toMatchObject({ types: ['string'], present: 2, values: null });
+
+  expect((await request.get(`${base}/webhooks/${hook.uid}/fields`, { headers: bearer(tokens.outsider) })).status()).toBe(404);
+  expect((await request.get(`${base}/webhooks/wh_doesnotexist/fields`, { headers: bearer(tokens.admin) })).status()).toBe(404);
+  expect((await request.get(`${base}/webhooks/${hook.uid}/fields`)).status()).toBe(401);
+});

@@ -23,6 +23,7 @@ test('serves its OpenAPI description', async ({ request }) => {
       '/factories/{factory}/webhooks/{uid}',
       '/factories/{factory}/webhooks/{uid}/rotate-secret',
       '/factories/{factory}/webhooks/{uid}/provider-secret',
+      '/factories/{factory}/webhooks/{uid}/fields',
       '/factories/{factory}/secrets',
       '/factories/{factory}/secrets/{name}',
     ]),

@@ -426,6 +426,42 @@ export function openApiDocument(baseUrl: string) {
           responses: { 200: json({ type: 'object' }), ...standardErrors, 422: errorResponse('Invalid query') },
         },
       },
+      '/factories/{factory}/webhooks/{uid}/fields': {
+        parameters: [factoryParam, uidParam],
+        get: {
+          summary: 'The field catalogue: each field path of the latest 500 accepted deliveries, its JSON types, presence and top values',
+          description:
+            'Arrays are summarised by element (items[].sku); at most 500 paths (truncated says when more were seen). values is null for fields whose names look like secrets, and holds only strings of at most 80 characters, numbers, booleans and null.',
+          responses: {
+            200: json({
+              type: 'object',
+              required: ['sampled', 'fields', 'truncated'],
+              properties: {
+                sampled: { type: 'integer', description: 'Accepted deliveries looked at' },
+                truncated: { type: 'boolean' },
+                fields: {
+                  type: 'array',
+                  items: {
+                    type: 'object',
+                    required: ['path', 'keys', 'types', 'present', 'values'],
+                    properties: {
+                      path: { type: 'string', example: 'items[].sku' },
+                      keys: { type: 'array', items: { type: 'string' }, description: 'The keys a filter nests to reach the field' },
+                      types: { type: 'array', items: { type: 'string', enum: ['array', 'boolean', 'null', 'number', 'object', 'string'] } },
+                      present: { type: 'integer', description: 'Deliveries of the sample that hold the field' },
+                      values: {
+                        type: ['array', 'null'],
+                        items: { type: 'object', required: ['value', 'count'], properties: { value: {}, count: { type: 'integer' } } },
+                      },
+                    },
+                  },
+                },
+              },
+            }),
+            ...standardErrors,
+          },
+        },
+      },
       '/factories/{factory}/webhooks/{uid}/deliveries/{id}': {
         parameters: [factoryParam, uidParam, idParam('The delivery log entry’s id')],
         get: { summary: 'One log entry; Accepted entries add payload and headers', responses: { 200: json({ type: 'object' }), ...standardErrors } },

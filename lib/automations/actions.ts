@@ -3,9 +3,9 @@
 import { revalidatePath } from 'next/cache';
 import { z } from 'zod';
 import { factoryAction } from '@/lib/actions/action';
-import { createAutomationSchema, triggerSchema, updateAutomationSchema } from '@/lib/automations/schemas';
+import { createAutomationSchema, pastedBodySchema, triggerSchema, updateAutomationSchema } from '@/lib/automations/schemas';
 import { createAutomation, deleteAutomation, updateAutomation } from '@/lib/automations/service';
-import { backtestTrigger, testTrigger } from '@/lib/automations/test-filter';
+import { backtestTrigger, testTrigger, testTriggerOnBody } from '@/lib/automations/test-filter';
 import { listDeliveries } from '@/lib/deliveries/service';
 import { webhookUidSchema } from '@/lib/webhooks/schemas';
 
@@ -48,6 +48,13 @@ export const testTriggerAction = factoryAction(
     automationEnabled: z.boolean(),
   }),
   async ({ factory }, input) => testTrigger(factory.id, input),
+);
+
+/** Test filter on a pasted body: a payload that has not arrived yet. */
+export const testTriggerOnBodyAction = factoryAction(
+  'factory:read',
+  z.strictObject({ trigger: triggerSchema, body: pastedBodySchema, automationEnabled: z.boolean() }),
+  async ({ factory }, input) => testTriggerOnBody(factory.id, input),
 );
 
 const TEST_DELIVERIES_LIMIT = 20;

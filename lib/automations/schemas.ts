@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { payloadFilterSchema, type PayloadFilter } from '@/lib/filters';
+import { MAX_BODY_BYTES } from '@/lib/ingress/limits';
 
 // An automation as the dashboard, the API and (later) definition files write
 // it. A trigger is written exactly as docs/automations.md (Triggers) shows it:
@@ -79,3 +80,22 @@ export const backtestSchema = z.strictObject({
   // How many of the most recent matches, and of the most recent non-matches, to list (default 25); the counts cover the whole retained log.
   limit: z.number({ error: 'limit must be a number' }).int().min(1, 'limit is at least 1').max(100, 'limit is at most 100').optional(),
 });
+
+const isJson = (text: string) => {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/** A body pasted into Test filter: what the ingress would accept (JSON, at most 256 KB). */
+export const pastedBodySchema = z
+  .string({ error: 'Paste a JSON body' })
+  .refine((text) => text.trim() !== '', 'Paste a JSON body')
+  .refine(
+    (text) => new TextEncoder().encode(text).length <= MAX_BODY_BYTES,
+    `The body is larger than the ingress accepts: at most ${MAX_BODY_BYTES.toLocaleString('en-US')} bytes (256 KB)`,
+  )
+  .refine(isJson, 'The body is not valid JSON');

@@ -4,7 +4,7 @@ import { describeCheck, evaluateFilter, matchesFilter, type FilterCheck, type Pa
 import { filterToSql } from '@/lib/filters/sql';
 import { AppError } from '@/lib/http/errors';
 import { getAutomation, webhookState } from '@/lib/automations/service';
-import { triggerSchema, type TriggerInput } from '@/lib/automations/schemas';
+import { pastedBodySchema, triggerSchema, type TriggerInput } from '@/lib/automations/schemas';
 
 // Test filter (docs/automations.md, Test filter, Backtest, Why not, Replay): would this stored delivery have started this
 // trigger's automation? The answer applies the ingress's own rules, each
@@ -50,34 +50,63 @@ export async function testTrigger(
   const uid = trigger.filter.webhook_ids[0]!;
   const webhook = await db.webhook.findFirst({ where: { factoryId, uid }, select: { name: true, enabled: true, deletedAt: true } });
 
-  const expected = { uid, name: webhook?.name ?? null };
-  const actual = delivery.webhook;
-  let webhookCheck: TestFilterResult['webhookCheck'];
-  if (!webhook) webhookCheck = { passed: false, expected, actual, reason: `no webhook with UID ${uid} exists in this factory` };
-  else if (webhook.deletedAt) webhookCheck = { passed: false, expected, actual, reason: `the webhook "${webhook.name}" was deleted, so this trigger never fires` };
-  else if (actual.uid !== uid) {
-    webhookCheck = { passed: false, expected, actual, reason: `the delivery came to "${actual.name}", and the trigger selects "${webhook.name}"` };
-  } else if (!webhook.enabled) {
-    webhookCheck = { passed: false, expected, actual, reason: `the webhook "${webhook.name}" is disabled, so it accepts no deliveries` };
-  } else webhookCheck = { passed: true, expected, actual, reason: `the delivery came to "${webhook.name}"` };
-
+  const webhookCheck = checkWebhook(uid, webhook, delivery.webhook, (name) => `the delivery came to "${name}"`);
   // The body was valid JSON when it was accepted; parsing cannot fail.
-  const result = evaluateFilter(trigger.filter.payload ?? null, JSON.parse(delivery.body) as unknown);
-  const failed = result.checks.filter((check) => !check.passed).length;
+  return result(webhookCheck, trigger, JSON.parse(delivery.body) as unknown, input.automationEnabled);
+}
+
+/** The webhook check: the trigger's webhook must exist, be live, and be the one the body came to. */
+function checkWebhook(
+  uid: string,
+  webhook: { name: string; enabled: boolean; deletedAt: Date | null } | null,
+  actual: { uid: string; name: string },
+  passed: (name: string) => string,
+): TestFilterResult['webhookCheck'] {
+  const expected = { uid, name: webhook?.name ?? null };
+  const fail = (reason: string) => ({ passed: false, expected, actual, reason });
+  if (!webhook) return fail(`no webhook with UID ${uid} exists in this factory`);
+  if (webhook.deletedAt) return fail(`the webhook "${webhook.name}" was deleted, so this trigger never fires`);
+  if (actual.uid !== uid) return fail(`the delivery came to "${actual.name}", and the trigger selects "${webhook.name}"`);
+  if (!webhook.enabled) return fail(`the webhook "${webhook.name}" is disabled, so it accepts no deliveries`);
+  return { passed: true, expected, actual, reason: passed(webhook.name) };
+}
+
+/** The payload and automation checks, and the verdict, once the webhook check is known. */
+function result(webhookCheck: TestFilterResult['webhookCheck'], trigger: TriggerInput, body: unknown, automationEnabled: boolean): TestFilterResult {
+  const evaluated = evaluateFilter(trigger.filter.payload ?? null, body);
+  const failed = evaluated.checks.filter((check) => !check.passed).length;
+  const count = evaluated.checks.length;
   const payloadCheck = {
-    passed: result.matched,
-    checks: result.checks,
+    passed: evaluated.matched,
+    checks: evaluated.checks,
     reason: !trigger.filter.payload
       ? 'no payload filter: every delivery of the webhook matches'
-      : result.matched
-        ? `all ${result.checks.length} condition${result.checks.length === 1 ? '' : 's'} matched`
-        : `${failed} of ${result.checks.length} condition${result.checks.length === 1 ? '' : 's'} did not match`,
+      : evaluated.matched
+        ? `all ${count} condition${count === 1 ? '' : 's'} matched`
+        : `${failed} of ${count} condition${count === 1 ? '' : 's'} did not match`,
   };
-  const automationCheck = input.automationEnabled
+  const automationCheck = automationEnabled
     ? { passed: true, reason: 'the automation is enabled' }
     : { passed: false, reason: 'the automation is disabled, so it starts no runs' };
-
   return { wouldTrigger: webhookCheck.passed && payloadCheck.passed && automationCheck.passed, webhookCheck, payloadCheck, automationCheck };
+}
+
+/**
+ * Tests a trigger as written against a pasted body (docs/automations.md, Test
+ * filter): a payload that has not arrived yet, e.g. copied from a provider's
+ * documentation. It is taken as a delivery to the trigger's webhook.
+ */
+export async function testTriggerOnBody(
+  factoryId: string,
+  input: { trigger: TriggerInput; body: string; automationEnabled: boolean },
+  db: DbOrTx = prisma,
+): Promise<TestFilterResult> {
+  const trigger = triggerSchema.parse(input.trigger);
+  const body = pastedBodySchema.parse(input.body);
+  const uid = trigger.filter.webhook_ids[0]!;
+  const webhook = await db.webhook.findFirst({ where: { factoryId, uid }, select: { name: true, enabled: true, deletedAt: true } });
+  const webhookCheck = checkWebhook(uid, webhook, { uid, name: webhook?.name ?? uid }, (name) => `the pasted body is tested as a delivery to "${name}"`);
+  return result(webhookCheck, trigger, JSON.parse(body) as unknown, input.automationEnabled);
 }
 
 /** The API's test-filter: a saved trigger, by index. */

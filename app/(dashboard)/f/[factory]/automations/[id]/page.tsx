@@ -2,7 +2,7 @@ import type { Metadata } from 'next';
 import { cache } from 'react';
 import { AutomationForm } from '@/components/automations/automation-form';
 import { DeleteAutomation } from '@/components/automations/delete-automation';
-import { triggerFormValues } from '@/components/automations/form-values';
+import { payloadWithCondition, readConditionParam, triggerFormValues } from '@/components/automations/form-values';
 import { triggerWebhookOption, type WebhookOption } from '@/components/automations/webhook-option';
 import { RunsCard } from '@/components/runs/runs-card';
 import { Badge } from '@/components/ui/badge';
@@ -24,9 +24,13 @@ export async function generateMetadata({ params }: { params: Params }): Promise<
   return { title: (await loadAutomation(factory.id, id)).name };
 }
 
-// GET /f/[factory]/automations/[id]: the editor and the runs; every member reads it, editors and admins edit
-export default async function AutomationPage({ params }: { params: Params }) {
+type SearchParams = Record<string, string | string[] | undefined>;
+
+// GET /f/[factory]/automations/[id]?trigger=&condition=: the editor and the runs; every member reads it, editors and admins edit.
+// Filter on this passes a trigger index and a picked condition: it is merged into that trigger's filter, unsaved.
+export default async function AutomationPage({ params, searchParams }: { params: Params; searchParams: Promise<SearchParams> }) {
   const { factory: slug, id } = await params;
+  const search = await searchParams;
   const context = await requireFactoryPage(slug);
   const { factory } = context;
   const automation = await loadAutomation(factory.id, id);
@@ -39,6 +43,12 @@ export default async function AutomationPage({ params }: { params: Params }) {
   for (const { webhook } of automation.triggers) {
     if (!options.some((option) => option.uid === webhook.uid)) options.push(triggerWebhookOption(webhook));
   }
+
+  const triggers = automation.triggers.map(({ trigger }) => triggerFormValues(trigger));
+  const condition = edit ? readConditionParam(search.condition) : null;
+  const index = Number(search.trigger);
+  const prefill =
+    condition && Number.isInteger(index) && triggers[index] ? { index, payload: payloadWithCondition(triggers[index].payload, condition) } : undefined;
 
   return (
     <>
@@ -62,8 +72,9 @@ export default async function AutomationPage({ params }: { params: Params }) {
             name: automation.name,
             prompt: automation.prompt,
             enabled: automation.enabled,
-            triggers: automation.triggers.map(({ trigger }) => triggerFormValues(trigger)),
+            triggers,
           }}
+          prefill={prefill}
         />
 
         <RunsCard

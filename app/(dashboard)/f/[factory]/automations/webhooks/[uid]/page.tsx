@@ -7,6 +7,7 @@ import { DeliveriesCard, type DeliveryLogView } from '@/components/deliveries/de
 import { DeleteWebhook } from '@/components/webhooks/delete-webhook';
 import { HealthCard } from '@/components/health/health-card';
 import { deliveryStats, type StatsWindow } from '@/lib/health/service';
+import { FieldsCard } from '@/components/webhooks/fields-card';
 import { HandshakeTokenReveal } from '@/components/webhooks/handshake-token';
 import { ProviderSecretForm } from '@/components/webhooks/provider-secret-form';
 import { RotateSecret } from '@/components/webhooks/rotate-secret';
@@ -22,6 +23,7 @@ import { orNotFound, requireFactoryPage } from '@/lib/auth/current-user';
 import { RETENTION_DAYS, RETENTION_MIN_ENTRIES } from '@/lib/deliveries/retention';
 import { deliveryStatusFilters, type DeliveryStatusFilter } from '@/lib/deliveries/schemas';
 import { listDeliveries } from '@/lib/deliveries/service';
+import { getFieldCatalogue } from '@/lib/fields/service';
 import { definitionPath } from '@/lib/definitions/schemas';
 import { readDefinitionFiles } from '@/lib/definitions/service';
 import { AppError } from '@/lib/http/errors';
@@ -89,6 +91,7 @@ export default async function WebhookPage({
   const deliveryLog = await loadDeliveryLog(factory.id, webhook.uid, webhookPath, search);
   const window: StatsWindow = firstValue(search.window) === '7d' ? '7d' : '24h';
   const stats = await deliveryStats(await webhookRowId(factory.id, webhook.uid), window);
+  const catalogue = await getFieldCatalogue(factory.id, webhook.uid);
   // Managed and repository-backed factories keep one file per webhook; a repository's are read-only here.
   const source = factory.configSource;
   const readOnly = source === 'repository';
@@ -236,6 +239,8 @@ export default async function WebhookPage({
           entryPath={(id) => `${webhookPath}/deliveries/${encodeURIComponent(id)}`}
           retention={{ days: RETENTION_DAYS, entries: RETENTION_MIN_ENTRIES }}
         />
+
+        <FieldsCard catalogue={catalogue} />
 
         {manage ? (
           <Card>

@@ -4,6 +4,7 @@ import { cache } from 'react';
 import { formatBytes, formatExactBytes, identitySourceLabels, relativeTime } from '@/components/deliveries/format';
 import { preciseDateTimeFormat, sentence } from '@/components/format';
 import { JsonViewer } from '@/components/deliveries/json-viewer';
+import type { FilterOnTargets } from '@/components/deliveries/filter-on-this';
 import { ReplayDelivery } from '@/components/deliveries/replay-delivery';
 import { RequestHeaders } from '@/components/deliveries/request-headers';
 import { DeliveryStatusBadge } from '@/components/deliveries/status-badge';
@@ -16,6 +17,7 @@ import { CopyableId } from '@/components/ui/copy-button';
 import { ArrowLeftIcon } from '@/components/ui/icons';
 import { PageHeader } from '@/components/ui/page-header';
 import { orNotFound, requireFactoryPage } from '@/lib/auth/current-user';
+import { listAutomationsForWebhook } from '@/lib/automations/service';
 import { explainDelivery } from '@/lib/automations/why-not';
 import { getDelivery, type DeliveryDetail } from '@/lib/deliveries/service';
 import { listRuns } from '@/lib/runs/service';
@@ -53,6 +55,20 @@ function identitySource(delivery: DeliveryDetail): string {
 /** Entries recorded before addresses were normalised may read "::ffff:127.0.0.1". */
 const clientAddress = (address: string) => /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i.exec(address)?.[1] ?? address;
 
+async function filterOnTargets(factoryId: string, base: string, uid: string): Promise<FilterOnTargets> {
+  const automations = await listAutomationsForWebhook(factoryId, uid);
+  return {
+    newHref: `${base}/new?webhook=${encodeURIComponent(uid)}`,
+    triggers: automations.flatMap((automation) => {
+      const onThis = automation.triggers.flatMap((t, index) => (t.webhook.uid === uid ? [index] : []));
+      return onThis.map((index) => ({
+        label: `Add to a trigger of ${automation.name}${onThis.length > 1 ? ` (trigger ${index + 1})` : ''}`,
+        href: `${base}/${encodeURIComponent(automation.id)}?trigger=${index}`,
+      }));
+    }),
+  };
+}
+
 // GET /f/[factory]/automations/webhooks/[uid]/deliveries/[id]: one entry of the delivery log; every member reads it
 export default async function DeliveryPage({ params }: { params: Params }) {
   const { factory: slug, uid, id } = await params;
@@ -71,6 +87,8 @@ export default async function DeliveryPage({ params }: { params: Params }) {
   ]);
   // Replay (admins): only an Accepted entry keeps the payload (a deleted webhook's log is not browsable at all).
   const replayable = body !== null && context.can('factory:manage');
+  // Filter on this (editors and admins): a new automation, or any trigger on this webhook.
+  const filterOn = body !== null && context.can('automations:edit') ? await filterOnTargets(factory.id, base, webhook.uid) : null;
 
   const whyNot = (
     <WhyNotCard
@@ -155,7 +173,7 @@ export default async function DeliveryPage({ params }: { params: Params }) {
             <Card>
               <CardHeader title="Payload" description="The body exactly as received. A run started by this delivery gets it as event-payload.json." />
               <CardBody>
-                <JsonViewer body={body} />
+                <JsonViewer body={body} filterOn={filterOn} />
               </CardBody>
             </Card>
             {runs ? (
