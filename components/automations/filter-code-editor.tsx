@@ -36,7 +36,7 @@ const theme = EditorView.theme({
   '.cm-scroller': { fontFamily: 'var(--font-mono)', lineHeight: '20px', maxHeight: '20rem', overflow: 'auto' },
   '.cm-content': { padding: '8px 0', caretColor: 'var(--color-zinc-900)', minHeight: '96px' },
   '.cm-line': { padding: '0 12px' },
-  '.cm-placeholder': { color: 'var(--color-zinc-400)' },
+  '.cm-placeholder': { color: 'var(--color-fg-muted)' },
   '.cm-matchingBracket': { backgroundColor: 'var(--color-accent-100)', outline: 'none' },
   '.cm-tooltip': { border: '1px solid var(--color-zinc-200)', borderRadius: '8px', boxShadow: '0 8px 24px -8px rgb(0 0 0 / 0.18)', backgroundColor: 'white', overflow: 'hidden' },
   '.cm-tooltip.cm-tooltip-autocomplete > ul': { fontFamily: 'var(--font-mono)', fontSize: '13px', maxHeight: '16rem', minWidth: '16rem' },

@@ -4,6 +4,11 @@ import { cn } from './cn';
 export type TableProps = ComponentProps<'table'> & {
   /** Classes for the horizontally scrolling wrapper. */
   containerClassName?: string;
+  /**
+   * Names the wrapper when it scrolls by itself (e.g. a height cap): it then
+   * takes keyboard focus, so keyboard users can scroll it too (WCAG 2.1.1).
+   */
+  scrollLabel?: string;
 };
 
 /**
@@ -15,9 +20,13 @@ export type TableProps = ComponentProps<'table'> & {
  * phone. Narrow-screen overrides are !important because the cells' own classes
  * (padding, widths, alignment) are written for the wide layout.
  */
-export function Table({ className, containerClassName, ...props }: TableProps) {
+export function Table({ className, containerClassName, scrollLabel, ...props }: TableProps) {
+  const scrolls = scrollLabel ? { tabIndex: 0, role: 'region', 'aria-label': scrollLabel } : {};
   return (
-    <div className={cn('w-full md:overflow-x-auto', containerClassName)}>
+    <div
+      className={cn('w-full md:overflow-x-auto', scrollLabel && 'focus-visible:outline-2 focus-visible:outline-offset-[-2px] focus-visible:outline-accent-500', containerClassName)}
+      {...scrolls}
+    >
       <table className={cn('w-full border-collapse text-left text-sm max-md:block', className)} {...props} />
     </div>
   );

@@ -38,7 +38,7 @@ function TopValues({ field }: { field: CatalogueField }) {
           className="inline-flex max-w-64 items-center gap-1 rounded-md bg-subtle px-1.5 py-0.5 font-mono text-xs text-fg ring-1 ring-line ring-inset"
         >
           <span className="truncate">{JSON.stringify(value)}</span>
-          <span className="font-sans text-fg-subtle tabular-nums">×{count.toLocaleString('en')}</span>
+          <span className="font-sans text-fg-muted tabular-nums">×{count.toLocaleString('en')}</span>
         </li>
       ))}
     </ul>
@@ -57,7 +57,7 @@ export function FieldsCard({ catalogue }: { catalogue: FieldCatalogue }) {
             : `The fields of the latest ${sampled.toLocaleString('en')} accepted ${sampled === 1 ? 'delivery' : 'deliveries'}: their types, how often they are present and their most frequent values. The filter editor completes from them; arrays are listed by element (items[].sku).`
         }
       />
-      <Table containerClassName="max-h-[32rem] overflow-y-auto" className="text-[13px]">
+      <Table containerClassName="max-h-[32rem] overflow-y-auto" scrollLabel="Field list" className="text-[13px]">
         <THead className="sticky top-0 z-10 bg-subtle">
           <TR>
             <TH>Path</TH>

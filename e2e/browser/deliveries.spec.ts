@@ -29,7 +29,7 @@ const orderBody = `{
   }
 }`;
 
-const logOf = (page: Page) => page.getByRole('region', { name: 'Deliveries' });
+const logOf = (page: Page) => page.getByRole('region', { name: 'Deliveries', exact: true });
 const rowsOf = (page: Page) => logOf(page).locator('tbody tr');
 const rowFor = (page: Page, deliveryId: string) => logOf(page).locator(`tbody tr[data-delivery-id="${deliveryId}"]`);
 

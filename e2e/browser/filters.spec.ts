@@ -127,7 +127,7 @@ test.describe.serial('filters written from real payloads', () => {
   test('Filter on this on a nested value opens a new automation whose filter holds the condition', async () => {
     await page.goto(`${base}/webhooks/${hook.uid}`);
     // The oldest delivery (gold, A-1): the last row of the log.
-    await page.getByRole('region', { name: 'Deliveries' }).getByRole('link', { name: 'View delivery ord-1' }).click();
+    await page.getByRole('region', { name: 'Deliveries', exact: true }).getByRole('link', { name: 'View delivery ord-1' }).click();
     await page.getByRole('button', { name: 'Expand all' }).click();
     const tier = page.getByTestId('json-tree').locator('div.group\\/row', { hasText: '"tier":' });
     await tier.hover();
@@ -205,7 +205,7 @@ test.describe.serial('filters written from real payloads', () => {
     const viewerPage = await (await browser.newContext()).newPage();
     await signIn(viewerPage, viewer.email, viewer.password);
     await viewerPage.goto(`${base}/webhooks/${hook.uid}`);
-    await viewerPage.getByRole('region', { name: 'Deliveries' }).getByRole('link', { name: 'View delivery ord-1' }).click();
+    await viewerPage.getByRole('region', { name: 'Deliveries', exact: true }).getByRole('link', { name: 'View delivery ord-1' }).click();
     await expect(viewerPage.getByTestId('json-tree')).toContainText('"action"');
     await expect(viewerPage.getByRole('button', { name: /^Filter on/ })).toHaveCount(0);
     await viewerPage.context().close();

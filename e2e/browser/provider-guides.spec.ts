@@ -76,9 +76,9 @@ test.describe.serial('provider setup guides', () => {
     await page.goto(`${webhooksPath}`);
     await page.getByRole('link', { name: 'github-deploys' }).click();
     await expect(page.getByRole('heading', { name: 'Set up GitHub' })).toBeVisible();
-    await expect(page.getByRole('region', { name: 'Deliveries' }).locator('tbody tr').first()).toContainText('d1e2f3a4-ping-0001');
+    await expect(page.getByRole('region', { name: 'Deliveries', exact: true }).locator('tbody tr').first()).toContainText('d1e2f3a4-ping-0001');
     // GitHub performs no handshake: the status filter offers the five labels and the budget's refusals, no Handshake.
-    await expect(page.getByRole('region', { name: 'Deliveries' }).getByLabel('Status').locator('option')).toHaveText([
+    await expect(page.getByRole('region', { name: 'Deliveries', exact: true }).getByLabel('Status').locator('option')).toHaveText([
       'All statuses',
       'Accepted',
       'Duplicate',
@@ -111,7 +111,7 @@ test.describe.serial('provider setup guides', () => {
   test('the empty log of a Standard Webhooks webhook offers admins a signed curl command, and the delivery appears live', async () => {
     await createSignatureWebhook(page, 'invoice-events', 'Standard Webhooks (and Svix)');
     await page.getByRole('link', { name: 'Go to webhook' }).click();
-    const log = page.getByRole('region', { name: 'Deliveries' });
+    const log = page.getByRole('region', { name: 'Deliveries', exact: true });
     await expect(log.getByRole('heading', { name: 'No deliveries yet' })).toBeVisible();
     const curl = (await log.locator('pre').innerText()).trim();
     expect(curl).toContain("-H 'webhook-signature: v1,");
@@ -142,7 +142,7 @@ test.describe.serial('provider setup guides', () => {
     await page.reload();
     await expect(alert).toContainText('The token was already shown');
     expect(await page.content()).not.toContain(token);
-    const deliveries = page.getByRole('region', { name: 'Deliveries' });
+    const deliveries = page.getByRole('region', { name: 'Deliveries', exact: true });
     await expect(deliveries.locator('tbody tr').first()).toContainText('Handshake');
     // A provider with a handshake offers it as a status filter.
     await deliveries.getByLabel('Status').selectOption('handshake');

@@ -104,7 +104,7 @@ test.describe.serial('every dashboard page on a phone and a desktop', () => {
 
     webhookPath = `${base}/automations/webhooks/${webhook.uid}`;
     await page.goto(webhookPath);
-    const view = page.getByRole('region', { name: 'Deliveries' }).locator('tbody tr[data-delivery-id="evt-order-2001"]').getByRole('link', { name: /^View/ });
+    const view = page.getByRole('region', { name: 'Deliveries', exact: true }).locator('tbody tr[data-delivery-id="evt-order-2001"]').getByRole('link', { name: /^View/ });
     const deliveryPath = new URL((await view.getAttribute('href'))!, page.url()).pathname;
     const automationPath = `${base}/automations/${automation.id}`;
     await page.goto(automationPath);
