@@ -2,7 +2,7 @@ import 'server-only';
 import { getDatabase } from '@/lib/db';
 import { prepareDatabase } from '@/lib/db/prepare';
 import { deleteExpiredSessions } from '@/lib/auth/sessions';
-import { copyPendingBodies } from '@/lib/deliveries/body-json';
+import { copyPendingBodies, EMBEDDED_BATCH, SERVER_BATCH } from '@/lib/deliveries/body-json';
 import { pruneDeliveries } from '@/lib/deliveries/retention';
 import { syncAllRepositories } from '@/lib/definitions/repository';
 import { moveRepositoryCredentials } from '@/lib/definitions/repository-credentials';
@@ -41,7 +41,9 @@ async function copyBodiesOnce(): Promise<void> {
   if (copyingBodies) return;
   copyingBodies = true;
   try {
-    await copyPendingBodies();
+    // PGlite's one connection is the ingress's too: small statements. PostgreSQL's instances take turns.
+    const embedded = getDatabase().adapter.pglite !== undefined;
+    await copyPendingBodies(undefined, embedded ? { batch: EMBEDDED_BATCH } : { batch: SERVER_BATCH, transaction: true });
   } finally {
     copyingBodies = false;
   }
