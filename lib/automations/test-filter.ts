@@ -1,7 +1,7 @@
 import 'server-only';
 import { prisma, type Db, type DbOrTx, type Tx } from '@/lib/db';
 import { describeCheck, evaluateFilter, matchesFilter, type FilterCheck, type PayloadFilter } from '@/lib/filters';
-import { COPIED_THROUGH_SQL } from '@/lib/deliveries/body-json';
+import { COPIED_THROUGH_SQL, NO_COPY_YET } from '@/lib/deliveries/body-json';
 import { filterToSql } from '@/lib/filters/sql';
 import { AppError } from '@/lib/http/errors';
 import { getAutomation, webhookState } from '@/lib/automations/service';
@@ -153,7 +153,7 @@ const COPIES = `FROM "DeliveryJson" c CROSS JOIN LATERAL (SELECT c."json" #> '{}
 // than the copy job's cursor), or that jsonb cannot hold.
 const UNCOPIED = `(SELECT d."id", d."receivedAt", d."body" FROM "Delivery" d
                     WHERE d."webhookId" = $1 AND d."status" = 'accepted' AND d."body" IS NOT NULL AND d."receivedAt" > ${COPIED_THROUGH_SQL}
-                      AND NOT EXISTS (SELECT 1 FROM "DeliveryJson" c WHERE c."deliveryId" = d."id")
+                      AND ${NO_COPY_YET}
                   UNION ALL
                   SELECT d."id", d."receivedAt", d."body" FROM "DeliveryJson" c JOIN "Delivery" d ON d."id" = c."deliveryId"
                     WHERE c."webhookId" = $1 AND c."json" IS NULL AND d."status" = 'accepted' AND d."body" IS NOT NULL)`;

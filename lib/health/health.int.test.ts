@@ -93,15 +93,16 @@ describe.each(testDatabaseKinds())('webhook health on %s', (kind) => {
         entry(fine.id, 'accepted', minutesAgo(2)),
         entry(fine.id, 'rejected_auth', minutesAgo(1)),
         entry(failing.id, 'accepted', minutesAgo(30)),
-        entry(failing.id, 'rejected_auth', minutesAgo(3)),
-        entry(payloads.id, 'rejected_invalid_json', minutesAgo(4)),
-        entry(payloads.id, 'accepted', minutesAgo(3)),
-        entry(limited.id, 'refused', minutesAgo(5), 3),
+        entry(failing.id, 'rejected_auth', minutesAgo(1.5)),
+        entry(payloads.id, 'rejected_invalid_json', minutesAgo(1.6)),
+        entry(payloads.id, 'accepted', minutesAgo(1.5)),
+        entry(limited.id, 'refused', minutesAgo(1.7), 3),
         entry(quiet.id, 'accepted', minutesAgo(120)),
       ],
     });
     await setExpectedInterval(factoryId, quiet.uid, 3600, db);
-    // Entries written with a past receivedAt after a rollup run are what a late commit looks like: the next run counts them.
+    // Entries written with a past receivedAt after a rollup run are what a late commit looks like (within
+    // RECOMPUTE_MS: a refused summary keeps counting until its minute ends): the next run counts them.
     await refreshRollups(db);
     const views = await db.webhook.findMany({ where: { factoryId }, select: { id: true, createdAt: true, expectedIntervalSeconds: true } });
     const health = await healthOf(views, db, now);
