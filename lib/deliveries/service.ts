@@ -91,7 +91,7 @@ export async function listDeliveries(
     // A match on the delivery ID or anywhere in the body (case-insensitive
     // substring). Two branches, not an OR, so that each has its own plan: the
     // ID from the (webhookId, deliveryId) index, the body from the trigram
-    // index (Delivery_body_trgm_idx) or, for text in most bodies, the newest
+    // index (Delivery_search_trgm_idx, which holds the webhook too) or, for text in most bodies, the newest
     // entries in order until the page is full.
     params.push(q, `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
     // Text without three letters or digits in a row has no trigram to look
