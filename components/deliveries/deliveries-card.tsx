@@ -6,7 +6,7 @@ import { CodeBlock } from '@/components/ui/code-block';
 import { EmptyState } from '@/components/ui/empty-state';
 import { ArrowLeftIcon, ArrowRightIcon, InboxIcon } from '@/components/ui/icons';
 import { Table, TableEmpty, TBody, TD, TH, THead, TR } from '@/components/ui/table';
-import { deliveryStatusLabels, type DeliveryStatusFilter } from '@/lib/deliveries/schemas';
+import { deliveryStatusLabels, searchesPayloads, type DeliveryStatusFilter } from '@/lib/deliveries/schemas';
 import type { DeliverySummary } from '@/lib/deliveries/service';
 import type { AuthMode } from '@/lib/webhooks/schemas';
 import { AutoRefresh } from './auto-refresh';
@@ -116,6 +116,11 @@ export function DeliveriesCard({
         <>
           <div className="border-b border-line px-5 py-3">
             <DeliveryFilters status={status} q={q} handshakes={webhook.handshakes === true || status === 'handshake'} />
+            {q && !searchesPayloads(q) ? (
+              <p className="mt-2 text-sm text-fg-muted">
+                Matched against delivery IDs only: payloads are searched for text with at least 3 letters or digits in a row.
+              </p>
+            ) : null}
           </div>
           {page === null ? (
             <div className="px-5 py-5">
@@ -160,7 +165,7 @@ export function DeliveriesCard({
                       title={cursor ? 'No older deliveries match' : 'No deliveries match'}
                       description={
                         q
-                          ? `No delivery ID or payload matches “${q}”${status ? ` among ${deliveryStatusLabels[status]} deliveries` : ''}.`
+                          ? `No delivery ID${searchesPayloads(q) ? ' or payload' : ''} matches “${q}”${status ? ` among ${deliveryStatusLabels[status]} deliveries` : ''}.`
                           : `No delivery in the log is ${status ? deliveryStatusLabels[status] : 'listed'}.`
                       }
                     >

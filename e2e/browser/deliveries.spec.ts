@@ -165,8 +165,15 @@ test.describe.serial('the delivery log', () => {
     await expect(search).toHaveValue('ord_1004');
     await expectLabels(rows, ['Accepted']);
 
+    // Text without 3 letters or digits in a row matches delivery IDs only ("or" is in every payload here).
+    await search.fill('or');
+    await expect(page).toHaveURL(/\?status=accepted&q=or$/);
+    await expect(logOf(page).getByText('Matched against delivery IDs only: payloads are searched for text with at least 3 letters or digits in a row.')).toBeVisible();
+    await expect(logOf(page).getByText(/^No delivery ID matches “or”/)).toBeVisible();
+
     await search.fill('no-such-thing');
     await expect(logOf(page).getByText('No deliveries match')).toBeVisible();
+    await expect(logOf(page).getByText('Matched against delivery IDs only', { exact: false })).toHaveCount(0);
     await screenshot(page, 'deliveries-no-match');
     await logOf(page).getByRole('link', { name: 'Clear filters' }).click();
     await expect(page).toHaveURL(new RegExp(`${webhookPath}#deliveries$`));

@@ -421,7 +421,7 @@ export function openApiDocument(baseUrl: string) {
             { name: 'status', in: 'query', schema: { type: 'string', enum: [...deliveryStatusFilters] } },
             { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 100, default: 50 } },
             { name: 'cursor', in: 'query', schema: { type: 'string' }, description: 'nextCursor of the previous page' },
-            { name: 'q', in: 'query', schema: { type: 'string' }, description: 'A delivery ID (exact) or text in the body' },
+            { name: 'q', in: 'query', schema: { type: 'string' }, description: 'A delivery ID (exact) or text in the body (case-insensitive substring). Text without 3 letters or digits in a row matches delivery IDs only.' },
           ],
           responses: { 200: json({ type: 'object' }), ...standardErrors, 422: errorResponse('Invalid query') },
         },

@@ -29,3 +29,12 @@ export const listDeliveriesSchema = z.object({
   q: z.preprocess((v) => (v === '' ? undefined : v), z.string().trim().max(200, 'Search for at most 200 characters').optional()),
 });
 export type ListDeliveriesInput = z.input<typeof listDeliveriesSchema>;
+
+/**
+ * Whether a search text is looked up in payloads too: it needs three letters
+ * or digits in a row (a trigram the body index can look up). Shorter text
+ * would read the webhook's whole log, so it matches delivery IDs only.
+ */
+export function searchesPayloads(q: string): boolean {
+  return /[\p{L}\p{N}]{3}/u.test(q);
+}

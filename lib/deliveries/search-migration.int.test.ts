@@ -58,6 +58,8 @@ describe.each(testDatabaseKinds())('the body search index on a filled log on %s'
     // A delivery ID, including that of a rejected request (it has no body).
     expect((await search('evt-2990')).deliveries.map((d) => d.status)).toEqual(['rejected_auth']);
     expect((await search('quetzal')).deliveries).toEqual([]);
+    // Text without 3 letters or digits in a row matches delivery IDs only: "id" is in every body.
+    expect((await search('id')).deliveries).toEqual([]);
 
     // The search can use the new index (the planner picks it whenever a scan would cost more).
     const plan = await db.$transaction(async (tx) => {

@@ -1,6 +1,6 @@
 import 'server-only';
 import { prisma, type DbOrTx } from '@/lib/db';
-import { listDeliveriesSchema, type DeliveryStatusFilter, type ListDeliveriesInput } from '@/lib/deliveries/schemas';
+import { listDeliveriesSchema, searchesPayloads, type DeliveryStatusFilter, type ListDeliveriesInput } from '@/lib/deliveries/schemas';
 import { AppError } from '@/lib/http/errors';
 
 // The delivery log of one webhook: newest first, filtered by status,
@@ -34,9 +34,6 @@ export type DeliveryDetail = DeliverySummary & {
 };
 
 type Cursor = { at: Date; id: string };
-
-/** Three letters or digits in a row: a search text pg_trgm's index can look up. */
-const TRIGRAM = /[\p{L}\p{N}]{3}/u;
 
 function encodeCursor(row: { receivedAt: Date; id: string }): string {
   return Buffer.from(`${row.receivedAt.toISOString()}|${row.id}`, 'utf8').toString('base64url');
@@ -91,16 +88,20 @@ export async function listDeliveries(
     // A match on the delivery ID or anywhere in the body (case-insensitive
     // substring). Two branches, not an OR, so that each has its own plan: the
     // ID from the (webhookId, deliveryId) index, the body from the trigram
-    // index (Delivery_search_trgm_idx, which holds the webhook too) or, for text in most bodies, the newest
-    // entries in order until the page is full.
-    params.push(q, `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
-    // Text without three letters or digits in a row has no trigram to look
-    // up: the index would be read whole. Such a search reads the newest
-    // entries in order instead (fast for text in many bodies, as slow as a
-    // scan of the webhook's log for text in few).
-    const body = TRIGRAM.test(q) ? '"body"' : '("body" || \'\')';
-    sql = `SELECT * FROM ((${select([`"deliveryId" = $${params.length - 1}`])}) UNION (${select([`${body} ILIKE $${params.length}`])})) AS matches
-      ORDER BY "receivedAt" DESC, "id" DESC LIMIT ${limitParam}`;
+    // index on (webhookId, body) (Delivery_search_trgm_idx) or, for text in
+    // most bodies, the newest entries in order until the page is full. Text
+    // without three letters or digits in a row has no trigram to look up:
+    // its body branch would read the webhook's whole log (half a minute at
+    // the limits), so it matches delivery IDs only (searchesPayloads).
+    params.push(q);
+    const byId = select([`"deliveryId" = $${params.length}`]);
+    if (searchesPayloads(q)) {
+      params.push(`%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
+      sql = `SELECT * FROM ((${byId}) UNION (${select([`"body" ILIKE $${params.length}`])})) AS matches
+        ORDER BY "receivedAt" DESC, "id" DESC LIMIT ${limitParam}`;
+    } else {
+      sql = byId;
+    }
   }
   const rows = await db.$queryRawUnsafe<DeliverySummary[]>(sql, ...params);
   const page = rows.slice(0, limit);
