@@ -79,6 +79,43 @@ function loadAsync(options) {
   });
 }
 
+// Where the two cores went during a run: CPU time of every process, read from
+// /proc before and after, split into the server (its process and children),
+// PostgreSQL's processes, and the rest (the load generator, this script).
+const TICK_MS = 10; // USER_HZ is 100 on Linux
+function cpuTicks() {
+  const ticks = new Map();
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const close = stat.lastIndexOf(')');
+      const fields = stat.slice(close + 2).split(' ');
+      ticks.set(Number(entry), { comm: stat.slice(stat.indexOf('(') + 1, close), ppid: Number(fields[1]), ticks: Number(fields[11]) + Number(fields[12]) });
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  return ticks;
+}
+function measured(serverPid, work) {
+  const before = cpuTicks();
+  const result = work();
+  const after = cpuTicks();
+  const ms = { server: 0, database: 0, other: 0 };
+  const inServer = (pid) => {
+    for (let p = pid, i = 0; p > 1 && i < 20; p = after.get(p)?.ppid ?? 0, i++) if (p === serverPid) return true;
+    return false;
+  };
+  for (const [pid, now] of after) {
+    const spent = (now.ticks - (before.get(pid)?.ticks ?? 0)) * TICK_MS;
+    if (inServer(pid)) ms.server += spent;
+    else if (now.comm === 'postgres') ms.database += spent;
+    else ms.other += spent;
+  }
+  return { ...result, cpuMs: ms };
+}
+
 const codes = (result) => Object.fromEntries(Object.entries(result.statusCodes ?? {}).map(([code, stats]) => [code, stats.count]));
 
 /** Valid deliveries to one webhook, alone and under a flood of wrong tokens to the same webhook. */
@@ -178,9 +215,9 @@ async function benchDatabase(kind) {
     load({ url: base, targets, connections, duration: 3 });
 
     log(`${kind}: trivial route, ${connections} connections, ${duration} s`);
-    const trivial = load({ url: base, path: '/healthz', targets: [], connections, duration });
+    const trivial = measured(server.pid, () => load({ url: base, path: '/healthz', targets: [], connections, duration }));
     log(`${kind}: ingress, ${connections} connections, ${duration} s`);
-    const ingress = load({ url: base, targets, connections, duration });
+    const ingress = measured(server.pid, () => load({ url: base, targets, connections, duration }));
     log(`${kind}: ingress at a steady 200 deliveries/s, ${duration} s`);
     const steady = load({ url: base, targets, connections: 20, duration, rate: 200 });
 
@@ -192,10 +229,12 @@ async function benchDatabase(kind) {
       errors: result.errors + result.timeouts,
       other: result.non2xx,
     });
+    // CPU milliseconds per request answered (per accepted delivery for the ingress).
+    const perRequest = (result, count) => Object.fromEntries(Object.entries(result.cpuMs).map(([k, v]) => [k, Number((v / count).toFixed(3))]));
     return {
       kind,
-      trivial: { perSecond: trivial.perSecond, p50: trivial.latency.p50, p99: trivial.latency.p99, non2xx: trivial.non2xx },
-      ingress: deliveries(ingress),
+      trivial: { perSecond: trivial.perSecond, p50: trivial.latency.p50, p99: trivial.latency.p99, non2xx: trivial.non2xx, cpuMsPerRequest: perRequest(trivial, trivial.requests) },
+      ingress: { ...deliveries(ingress), cpuMsPerRequest: perRequest(ingress, accepted(ingress)) },
       steady200: deliveries(steady),
       ratio: Number((accepted(ingress) / ingress.duration / trivial.perSecond).toFixed(2)),
     };
@@ -239,6 +278,11 @@ for (const r of results) {
     `${r.kind.padEnd(9)} | ${String(Math.round(r.trivial.perSecond)).padStart(13)} | ${String(r.ingress.acceptedPerSecond).padStart(18)} | ${r.ratio.toFixed(2).padStart(5)} | ${`${r.ingress.p50} / ${r.ingress.p99}`.padStart(18)} | ${r.steady200.acceptedPerSecond}, ${r.steady200.p50} / ${r.steady200.p99}` +
       (r.ingress.errors || r.ingress.other || r.steady200.other ? `  (errors ${r.ingress.errors}, non-2xx ${r.ingress.other}/${r.steady200.other})` : ''),
   );
+}
+console.log('\nCPU ms per request at full load (trivial: per request; ingress: per accepted delivery): server / database / rest (load generator)');
+for (const r of results) {
+  const cpu = (c) => `${c.server.toFixed(2)} / ${c.database.toFixed(2)} / ${c.other.toFixed(2)}`;
+  console.log(`${r.kind.padEnd(9)} | trivial ${cpu(r.trivial.cpuMsPerRequest)} | ingress ${cpu(r.ingress.cpuMsPerRequest)}`);
 }
 fs.mkdirSync('bench/results', { recursive: true });
 const file = path.join('bench/results', `ingress-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);

@@ -12,6 +12,9 @@
 //              The log's search index is dropped for the fill (inserting 3.5
 //              million bodies into a trigram index would take hours), as on a log
 //              filled before the search migrations.
+//   copies     write Backtest's jsonb copy of every body (DeliveryJson) and move
+//              the copy job's cursor past them, as on a log whose copy job has
+//              kept up (part of fill; a step of its own for older fills).
 //   index      build the search index as docs/operations.md tells an operator
 //              to on a large log (maintenance_work_mem 1 GB), timed; the DDL is
 //              read from its migration.
@@ -230,14 +233,38 @@ async function fill() {
     fs.writeFileSync(stateFile, JSON.stringify(state, null, 2), { mode: 0o600 });
     await db.query(`DROP INDEX IF EXISTS "${SEARCH_INDEX.name}"`);
     await fillRange(db, state, 0, FILLED);
+    await writeCopies(db, state);
     log('VACUUM ANALYZE');
     await db.query('VACUUM ANALYZE "Delivery"');
     await db.query('VACUUM ANALYZE "DeliveryIdentity"');
+    await db.query('VACUUM ANALYZE "DeliveryJson"');
   });
   state.fillSeconds = Math.round((Date.now() - started) / 1000);
   fs.writeFileSync(stateFile, JSON.stringify(state, null, 2), { mode: 0o600 });
   log(`filled in ${state.fillSeconds} s`);
   return { fillSeconds: state.fillSeconds };
+}
+
+/** Backtest's copies of the bodies that have none, one webhook at a time, then the copy job's cursor. */
+async function writeCopies(db, state) {
+  for (const [w, webhook] of state.webhooks.entries()) {
+    const t0 = Date.now();
+    const { rowCount } = await db.query(
+      `INSERT INTO "DeliveryJson" ("deliveryId", "webhookId", "receivedAt", "json")
+       SELECT d."id", d."webhookId", d."receivedAt", d."body"::jsonb FROM "Delivery" d
+        WHERE d."webhookId" = $1 AND d."body" IS NOT NULL
+          AND NOT EXISTS (SELECT 1 FROM "DeliveryJson" c WHERE c."deliveryId" = d."id")`,
+      [webhook.id],
+    );
+    log(`webhook ${w + 1}/${WEBHOOKS}: ${rowCount} jsonb copies in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+  }
+  await db.query(`UPDATE "InstanceSetting" SET "value" = $1::timestamptz::timestamp(3)::text WHERE "key" = 'backtest.copiedThrough'`, [state.anchor]);
+}
+
+async function copies() {
+  const state = readState();
+  await withClient(dbUrl, (db) => writeCopies(db, state));
+  return {};
 }
 
 /** The log's search index, as its migration creates it. */
@@ -331,6 +358,7 @@ async function restoreExpiredDay(state) {
     log(`re-generating the expired day (${rows[0].n} of ${expected} entries there)`);
     await db.query(`DELETE FROM "Delivery" WHERE "receivedAt" < $1::timestamptz - interval '7 days'`, [state.anchor]);
     await fillRange(db, state, KEPT, FILLED);
+    await writeCopies(db, state);
     await db.query('ANALYZE "Delivery"');
   });
 }
@@ -390,11 +418,11 @@ async function sizes() {
       SELECT c.relname AS table, pg_size_pretty(pg_table_size(c.oid)) AS data, pg_size_pretty(pg_indexes_size(c.oid)) AS indexes,
              pg_size_pretty(pg_total_relation_size(c.oid)) AS total, c.reltuples::bigint AS rows
         FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-       WHERE n.nspname = 'public' AND c.relkind = 'r' AND c.relname IN ('Delivery', 'DeliveryIdentity', 'Run')`)).rows;
+       WHERE n.nspname = 'public' AND c.relkind = 'r' AND c.relname IN ('Delivery', 'DeliveryIdentity', 'DeliveryJson', 'Run')`)).rows;
     const indexes = (await db.query(`
       SELECT i.relname AS index, t.relname AS table, pg_size_pretty(pg_relation_size(i.oid)) AS size
         FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid JOIN pg_class t ON t.oid = x.indrelid
-       WHERE t.relname IN ('Delivery', 'DeliveryIdentity') ORDER BY pg_relation_size(i.oid) DESC`)).rows;
+       WHERE t.relname IN ('Delivery', 'DeliveryIdentity', 'DeliveryJson') ORDER BY pg_relation_size(i.oid) DESC`)).rows;
     const database = (await db.query(`SELECT pg_size_pretty(pg_database_size(current_database())) AS size`)).rows[0].size;
     for (const t of tables) log(`${t.table}: ${JSON.stringify(t)}`);
     for (const i of indexes) log(`${i.index}: ${i.size}`);
@@ -409,7 +437,7 @@ async function drop() {
   return { dropped: dbName };
 }
 
-const steps = { fill, index, migrate, search, retention, sizes, drop };
+const steps = { fill, copies, index, migrate, search, retention, sizes, drop };
 const wanted = process.argv.slice(2).flatMap((s) => (s === 'all' ? ['fill', 'index', 'migrate', 'search', 'retention', 'sizes'] : [s]));
 if (!wanted.length || wanted.some((s) => !steps[s])) {
   console.error(`usage: node bench/limits.mjs <${Object.keys(steps).join('|')}|all>...`);
