@@ -15,11 +15,16 @@ import { prisma, type DbOrTx } from '@/lib/db';
 
 export const RETENTION_DAYS = 7;
 export const RETENTION_MIN_ENTRIES = 50;
-const BATCH = 5_000;
+const BATCH = 2_000;
+// After each batch the job rests as long as the batch took: it uses at most
+// half a core, and the ingress on the same machine keeps the other half. A day
+// of 5 webhooks at the limits (440,000 entries) still goes in well under a
+// minute (docs/benchmarks.md), against the hour between runs.
+const REST_RATIO = 1;
 
 // How it runs at the limits (12 million entries in a factory; docs/benchmarks.md,
 // "The delivery log at the limits"): webhook by webhook, oldest first, in
-// batches of BATCH entries that each follow the (webhookId, receivedAt, id)
+// batches of BATCH entries (with a rest after each, REST_RATIO) that each follow the (webhookId, receivedAt, id)
 // index from where the previous batch stopped, one short transaction each,
 // so the ingress is never held up for long and an entry kept for its runs is
 // read once, not once per batch. No ranking of the whole table: a webhook's
@@ -28,9 +33,10 @@ const BATCH = 5_000;
 type Position = { at: Date; id: string };
 type Step = { deleted: number; seen: number; lastAt: Date | null; lastId: string | null };
 
-export async function pruneDeliveries(db: DbOrTx = prisma, now: Date = new Date(), options: { batch?: number } = {}): Promise<number> {
+export async function pruneDeliveries(db: DbOrTx = prisma, now: Date = new Date(), options: { batch?: number; restRatio?: number } = {}): Promise<number> {
   const cutoff = new Date(now.getTime() - RETENTION_DAYS * 24 * 60 * 60 * 1000);
   const batch = options.batch ?? BATCH;
+  const restRatio = options.restRatio ?? REST_RATIO;
   const webhooks = await db.$queryRawUnsafe<Array<{ id: string }>>(`SELECT "id" FROM "Webhook" ORDER BY "id"`);
   let total = 0;
   for (const { id: webhookId } of webhooks) {
@@ -46,6 +52,7 @@ export async function pruneDeliveries(db: DbOrTx = prisma, now: Date = new Date(
     for (;;) {
       const params: unknown[] = [webhookId, floor.at, floor.id, cutoff, batch];
       if (after) params.push(after.at, after.id);
+      const started = performance.now();
       const [step]: Step[] = await db.$queryRawUnsafe<Step[]>(
         `WITH doomed AS (
            SELECT "id", "receivedAt" FROM "Delivery"
@@ -66,6 +73,7 @@ export async function pruneDeliveries(db: DbOrTx = prisma, now: Date = new Date(
       total += step?.deleted ?? 0;
       if (!step || step.seen < batch || !step.lastAt || !step.lastId) break;
       after = { at: step.lastAt, id: step.lastId };
+      if (restRatio > 0) await new Promise((resolve) => setTimeout(resolve, (performance.now() - started) * restRatio));
     }
   }
   return total;
