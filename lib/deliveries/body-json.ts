@@ -1,6 +1,7 @@
 import 'server-only';
 import { prisma, type Db, type DbOrTx } from '@/lib/db';
 import { jsonbCopyOf } from '@/lib/filters/sql';
+import { restAfter } from '@/lib/server/pace';
 
 // Backtest's jsonb copies (docs/filters.md, "Backtest in SQL"). The ingress
 // stores the body as exact text and nothing else; this housekeeping job later
@@ -40,7 +41,13 @@ export const NO_COPY_YET = `NOT EXISTS (SELECT 1 FROM "DeliveryJson" c WHERE c."
 // Two instances must not copy the same rows at once (it would be correct, only wasted).
 const COPY_LOCK = 7_145_020;
 
-type Options = { batch?: CopyBatch; budgetMs?: number; transaction?: boolean };
+type Options = { batch?: CopyBatch; budgetMs?: number; transaction?: boolean; restRatio?: number };
+
+// After each batch the job rests three times as long as the batch took
+// (lib/server/pace.ts): at most a quarter of a core, and on PGlite the ingress
+// gets the connection between batches. It still copies several times faster
+// than the ingress accepts at full load.
+const REST_RATIO = 3;
 
 /**
  * Copies new bodies until none is left or `budgetMs` has passed; returns how
@@ -49,10 +56,11 @@ type Options = { batch?: CopyBatch; budgetMs?: number; transaction?: boolean };
  * finds it taken skips its turn.
  */
 export async function copyPendingBodies(db: Db = prisma, options: Options = {}): Promise<number> {
-  const { batch = SERVER_BATCH, budgetMs = 2_000, transaction = false } = options;
+  const { batch = SERVER_BATCH, budgetMs = 2_000, transaction = false, restRatio = REST_RATIO } = options;
   const started = Date.now();
   let total = 0;
   for (;;) {
+    const batchStarted = performance.now();
     const copied = transaction
       ? await db.$transaction(async (tx) => {
           const [lock] = await tx.$queryRawUnsafe<{ ok: boolean }[]>('SELECT pg_try_advisory_xact_lock($1::bigint) AS ok', COPY_LOCK);
@@ -62,8 +70,7 @@ export async function copyPendingBodies(db: Db = prisma, options: Options = {}):
     if (copied === null) return total;
     total += copied.count;
     if (!copied.more || Date.now() - started > budgetMs) return total;
-    // Let queued requests (on PGlite, the ingress's) take the connection between batches.
-    await new Promise((resolve) => setImmediate(resolve));
+    await restAfter(batchStarted, restRatio);
   }
 }
 

@@ -1,5 +1,6 @@
 import 'server-only';
 import { prisma, type DbOrTx } from '@/lib/db';
+import { restAfter } from '@/lib/server/pace';
 
 // Retention (README.md, Decisions: Retention): at least the most recent 50 deliveries and 7
 // days of history per webhook are kept; older entries are pruned by a
@@ -73,7 +74,7 @@ export async function pruneDeliveries(db: DbOrTx = prisma, now: Date = new Date(
       total += step?.deleted ?? 0;
       if (!step || step.seen < batch || !step.lastAt || !step.lastId) break;
       after = { at: step.lastAt, id: step.lastId };
-      if (restRatio > 0) await new Promise((resolve) => setTimeout(resolve, (performance.now() - started) * restRatio));
+      await restAfter(started, restRatio);
     }
   }
   return total;
