@@ -88,10 +88,13 @@ export default async function WebhookPage({
   const base = `/f/${factory.slug}/automations`;
   const webhookPath = `${base}/webhooks/${webhook.uid}`;
   const search = await searchParams;
-  const deliveryLog = await loadDeliveryLog(factory.id, webhook.uid, webhookPath, search);
   const window: StatsWindow = firstValue(search.window) === '7d' ? '7d' : '24h';
-  const stats = await deliveryStats(await webhookRowId(factory.id, webhook.uid), window);
-  const catalogue = await getFieldCatalogue(factory.id, webhook.uid);
+  // Independent reads: on PostgreSQL they run at once, on separate pooled connections.
+  const [deliveryLog, stats, catalogue] = await Promise.all([
+    loadDeliveryLog(factory.id, webhook.uid, webhookPath, search),
+    webhookRowId(factory.id, webhook.uid).then((id) => deliveryStats(id, window)),
+    getFieldCatalogue(factory.id, webhook.uid),
+  ]);
   // Managed and repository-backed factories keep one file per webhook; a repository's are read-only here.
   const source = factory.configSource;
   const readOnly = source === 'repository';
