@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { applyPendingMigrations } from '@/lib/db/migrate';
 import { COPIED_THROUGH_SQL, copyPendingBodies } from '@/lib/deliveries/body-json';
 import { testDatabaseKinds } from '@/lib/testing/databases';
-import { migrationNamed, migrationsBefore, migrationsDir, openEmptyDatabase } from '@/lib/testing/migration-history';
+import { migrationNamed, migrationsDir, openWebhookBefore } from '@/lib/testing/migration-history';
 
 // Migration backtest_copy_cursor on a log the previous copy job (which marked
 // each delivery) had partly copied: the cursor starts just before the oldest
@@ -19,11 +19,8 @@ describe.each(testDatabaseKinds())('the Backtest copy cursor on a partly copied 
   });
 
   it('starts before the oldest body waiting for its copy, and the job copies exactly those', async () => {
-    const database = await openEmptyDatabase(kind, cleanups);
-    await applyPendingMigrations(database.adapter, { migrationsDir: migrationsBefore(MIGRATION, cleanups) });
+    const database = await openWebhookBefore(kind, MIGRATION, cleanups);
     const db = database.prisma;
-    await db.$executeRawUnsafe(`INSERT INTO "Factory" ("id", "slug", "name", "updatedAt") VALUES ('f1', 'f', 'F', now())`);
-    await db.$executeRawUnsafe(`INSERT INTO "Webhook" ("id", "factoryId", "uid", "name", "secretName", "updatedAt") VALUES ('w1', 'f1', 'wh_1', 'hook', 'S', now())`);
     // One entry a minute; every tenth a rejected request without a body. The
     // old job had marked and copied the first 300 minutes, except entry 250,
     // and none after (a job that stops part way marks in no order).

@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { applyPendingMigrations } from '@/lib/db/migrate';
 import { listDeliveries } from '@/lib/deliveries/service';
 import { testDatabaseKinds } from '@/lib/testing/databases';
-import { migrationNamed, migrationsBefore, migrationsDir, openEmptyDatabase } from '@/lib/testing/migration-history';
+import { migrationNamed, migrationsDir, openWebhookBefore } from '@/lib/testing/migration-history';
 
 // Migration delivery_body_search (and delivery_search_by_webhook after it) on
 // a log written before them: they create pg_trgm and btree_gin and a trigram
@@ -19,11 +19,8 @@ describe.each(testDatabaseKinds())('the body search index on a filled log on %s'
   });
 
   it('keeps every entry and finds them by body text and delivery ID once migrated', async () => {
-    const database = await openEmptyDatabase(kind, cleanups);
-    await applyPendingMigrations(database.adapter, { migrationsDir: migrationsBefore(MIGRATION, cleanups) });
+    const database = await openWebhookBefore(kind, MIGRATION, cleanups);
     const db = database.prisma;
-    await db.$executeRawUnsafe(`INSERT INTO "Factory" ("id", "slug", "name", "updatedAt") VALUES ('f1', 'f', 'F', now())`);
-    await db.$executeRawUnsafe(`INSERT INTO "Webhook" ("id", "factoryId", "uid", "name", "secretName", "updatedAt") VALUES ('w1', 'f1', 'wh_1', 'hook', 'S', now())`);
     // Accepted entries with JSON bodies (one in 1,000 mentions "Zebrafish", one
     // has non-ASCII text), and every tenth a rejected request without a body.
     await db.$executeRawUnsafe(

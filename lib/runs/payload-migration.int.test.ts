@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { applyPendingMigrations } from '@/lib/db/migrate';
 import { testDatabaseKinds } from '@/lib/testing/databases';
-import { migrationsBefore, migrationsDir, openEmptyDatabase } from '@/lib/testing/migration-history';
+import { migrationsDir, openWebhookBefore } from '@/lib/testing/migration-history';
 
 // Migration runs_share_delivery_payload on a database written before it:
 // runs whose delivery still holds the body drop their copy; runs whose
@@ -16,16 +16,12 @@ describe.each(testDatabaseKinds())('moving run payloads onto deliveries on %s', 
   });
 
   it('keeps every payload: shared with the delivery when it has the body, on the run when the delivery is gone', async () => {
-    const database = await openEmptyDatabase(kind, cleanups);
-    const before = migrationsBefore(MIGRATION, cleanups);
-    await applyPendingMigrations(database.adapter, { migrationsDir: before });
+    const database = await openWebhookBefore(kind, MIGRATION, cleanups);
 
     const db = database.prisma;
     const body = '{ "a":  1, "t": "caf\\u00e9" }';
     const orphan = '{"pruned": true}';
     const attachments = (content: string) => JSON.stringify([{ name: 'event-payload.json', contentType: 'application/json', content }]);
-    await db.$executeRawUnsafe(`INSERT INTO "Factory" ("id", "slug", "name", "updatedAt") VALUES ('f1', 'f', 'F', now())`);
-    await db.$executeRawUnsafe(`INSERT INTO "Webhook" ("id", "factoryId", "uid", "name", "secretName", "updatedAt") VALUES ('w1', 'f1', 'wh_1', 'hook', 'S', now())`);
     await db.$executeRawUnsafe(`INSERT INTO "Automation" ("id", "factoryId", "name", "prompt", "updatedAt") VALUES ('a1', 'f1', 'A', 'P', now()), ('a2', 'f1', 'B', 'P', now())`);
     await db.$executeRawUnsafe(
       `INSERT INTO "Delivery" ("id", "webhookId", "deliveryId", "identitySource", "status", "size", "body") VALUES ('d1', 'w1', 'evt-1', 'service_header', 'accepted', 10, $1)`,

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { openDatabase, type Database } from '@/lib/db';
+import { applyPendingMigrations } from '@/lib/db/migrate';
 import type { TestDatabaseKind } from '@/lib/testing/databases';
 import { createPostgresDatabase } from '@/lib/testing/postgres';
 
@@ -41,5 +42,20 @@ export async function openEmptyDatabase(kind: TestDatabaseKind, cleanups: Array<
     database = openDatabase({ kind: 'postgres', url: created.url }, { poolSize: 2 });
   }
   cleanups.push(() => database.close());
+  return database;
+}
+
+/**
+ * An empty database of `kind` migrated up to just before `migration`, holding
+ * factory `f1` with webhook `w1` (UID `wh_1`), ready for a log to be written
+ * in the old schema (closed and dropped by `cleanups`).
+ */
+export async function openWebhookBefore(kind: TestDatabaseKind, migration: string, cleanups: Array<() => unknown>): Promise<Database> {
+  const database = await openEmptyDatabase(kind, cleanups);
+  await applyPendingMigrations(database.adapter, { migrationsDir: migrationsBefore(migration, cleanups) });
+  await database.prisma.$executeRawUnsafe(`INSERT INTO "Factory" ("id", "slug", "name", "updatedAt") VALUES ('f1', 'f', 'F', now())`);
+  await database.prisma.$executeRawUnsafe(
+    `INSERT INTO "Webhook" ("id", "factoryId", "uid", "name", "secretName", "updatedAt") VALUES ('w1', 'f1', 'wh_1', 'hook', 'S', now())`,
+  );
   return database;
 }
