@@ -5,44 +5,17 @@
 // API's pages over HTTP: the first page, a page 90,000 entries deep (keyset
 // cursor), a status-filtered page, and searches by delivery ID and by body
 // text. Prints median and worst of several runs.
-import { spawn, spawnSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import fs from 'node:fs';
+import { spawn } from 'node:child_process';
 import os from 'node:os';
-import path from 'node:path';
 import pg from 'pg';
+import { cli, ensureBuild, scratchDatabase } from './harness.mjs';
 
-const root = path.resolve(import.meta.dirname, '..');
-process.chdir(root);
-const adminUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 const port = Number(process.env.BENCH_PORT ?? 3795);
 const ENTRIES = Number(process.env.BENCH_ENTRIES ?? 100_000);
-const distDir = process.env.NEXT_DIST_DIR || '.next';
 
-function run(command, args, env = {}, input) {
-  const result = spawnSync(command, args, { env: { ...process.env, ...env }, input, encoding: 'utf8' });
-  if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} failed:\n${result.stderr}`);
-  return result.stdout.trim();
-}
-const cli = (env, args, input) => run(process.execPath, ['--conditions=react-server', '--import', 'tsx', 'cli/tripline.ts', ...args], env, input);
+ensureBuild();
 
-if (!fs.existsSync(path.join(distDir, 'BUILD_ID'))) run(process.execPath, ['node_modules/next/dist/bin/next', 'build']);
-
-const name = `tripline_bench_log_${Date.now().toString(36)}`;
-const admin = new pg.Client({ connectionString: adminUrl });
-await admin.connect();
-await admin.query(`CREATE DATABASE "${name}"`);
-const url = new URL(adminUrl);
-url.pathname = `/${name}`;
-const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tripline-bench-log-'));
-const env = {
-  DATABASE_URL: url.toString(),
-  TRIPLINE_DATA_DIR: dataDir,
-  TRIPLINE_BASE_URL: `http://localhost:${port}`,
-  TRIPLINE_SECRETS_KEY: randomBytes(32).toString('base64'),
-  TRIPLINE_AUTH_SECRET: randomBytes(32).toString('base64url'),
-  NEXT_TELEMETRY_DISABLED: '1',
-};
+const { url, env, drop } = await scratchDatabase('log', port);
 
 let server;
 try {
@@ -50,7 +23,7 @@ try {
   const token = cli(env, ['token', 'create', '--email', 'bench@example.test']);
   const uid = /uid: (\S+)/.exec(cli(env, ['webhook', 'create', '--factory', 'bench', '--name', 'busy']))[1];
 
-  const db = new pg.Client({ connectionString: url.toString() });
+  const db = new pg.Client({ connectionString: url });
   await db.connect();
   const { rows } = await db.query('SELECT id FROM "Webhook" WHERE uid = $1', [uid]);
   const webhookId = rows[0].id;
@@ -111,7 +84,5 @@ try {
 } finally {
   server?.kill('SIGTERM');
   if (server) await new Promise((r) => server.once('exit', r));
-  await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-  await admin.end();
-  fs.rmSync(dataDir, { recursive: true, force: true });
+  await drop();
 }

@@ -8,28 +8,16 @@
 // editor's live count, cold (a newer delivery arrived, so the latest 500 are
 // read and parsed again) and warm (cached). The ingress is untouched by the
 // catalogue; its figures come from `npm run bench`.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import fs from 'node:fs';
 import os from 'node:os';
-import path from 'node:path';
 import pg from 'pg';
+import { ensureBuild, scratchDatabase, tsx } from './harness.mjs';
 
-const root = path.resolve(import.meta.dirname, '..');
-process.chdir(root);
-const adminUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 const port = Number(process.env.BENCH_PORT ?? 3796);
 const ENTRIES = Number(process.env.BENCH_ENTRIES ?? 20_000);
-const distDir = process.env.NEXT_DIST_DIR || '.next';
 
-function run(command, args, env = {}, input) {
-  const result = spawnSync(command, args, { env: { ...process.env, ...env }, input, encoding: 'utf8' });
-  if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} failed:\n${result.stderr}`);
-  return result.stdout.trim();
-}
-const tsx = (env, args, input) => run(process.execPath, ['--conditions=react-server', '--import', 'tsx', ...args], env, input);
-
-if (!fs.existsSync(path.join(distDir, 'BUILD_ID'))) run(process.execPath, ['node_modules/next/dist/bin/next', 'build']);
+ensureBuild();
 
 /** A pull_request event much like GitHub's (trimmed), varied by n. */
 function payload(n) {
@@ -61,21 +49,7 @@ function payload(n) {
   };
 }
 
-const name = `tripline_bench_fields_${Date.now().toString(36)}`;
-const admin = new pg.Client({ connectionString: adminUrl });
-await admin.connect();
-await admin.query(`CREATE DATABASE "${name}"`);
-const url = new URL(adminUrl);
-url.pathname = `/${name}`;
-const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tripline-bench-fields-'));
-const env = {
-  DATABASE_URL: url.toString(),
-  TRIPLINE_DATA_DIR: dataDir,
-  TRIPLINE_BASE_URL: `http://localhost:${port}`,
-  TRIPLINE_SECRETS_KEY: randomBytes(32).toString('base64'),
-  TRIPLINE_AUTH_SECRET: randomBytes(32).toString('base64url'),
-  NEXT_TELEMETRY_DISABLED: '1',
-};
+const { url, env, drop } = await scratchDatabase('fields', port);
 
 let server;
 try {
@@ -84,7 +58,7 @@ try {
   const token = cli(['token', 'create', '--email', 'bench@example.test']);
   const uid = /uid: (\S+)/.exec(cli(['webhook', 'create', '--factory', 'bench', '--name', 'prs']))[1];
 
-  const db = new pg.Client({ connectionString: url.toString() });
+  const db = new pg.Client({ connectionString: url });
   await db.connect();
   const { rows } = await db.query('SELECT w.id, w."factoryId" FROM "Webhook" w WHERE w.uid = $1', [uid]);
   const { id: webhookId, factoryId } = rows[0];
@@ -103,7 +77,7 @@ try {
   await db.query('ANALYZE "Delivery"');
   await db.end();
 
-  const inProcess = JSON.parse(tsx(env, ['bench/field-catalogue-inprocess.ts', url.toString(), factoryId, uid, webhookId]).split('\n').at(-1));
+  const inProcess = JSON.parse(tsx(env, ['bench/field-catalogue-inprocess.ts', url, factoryId, uid, webhookId]).split('\n').at(-1));
 
   server = spawn(process.execPath, ['scripts/serve.mjs'], { env: { ...process.env, ...env, PORT: String(port) }, stdio: 'ignore' });
   for (let i = 0; i < 200; i++) {
@@ -132,7 +106,5 @@ try {
 } finally {
   server?.kill('SIGTERM');
   if (server) await new Promise((r) => server.once('exit', r));
-  await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-  await admin.end();
-  fs.rmSync(dataDir, { recursive: true, force: true });
+  await drop();
 }
