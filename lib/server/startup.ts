@@ -25,28 +25,27 @@ import { onShutdown, setPhase, shutdownStage } from '@/lib/server/lifecycle';
 const HOUR = 60 * 60 * 1000;
 const logger = log('startup');
 
+/** Runs `job` every `intervalMs`; a run still going when the next is due skips that turn. */
 function every(intervalMs: number, name: string, job: () => Promise<unknown>): NodeJS.Timeout {
+  let running = false;
   const timer = setInterval(() => {
-    job().catch((error: unknown) => log('housekeeping').error({ job: name, ...errorFields(error) }, `${name} failed`));
+    if (running) return;
+    running = true;
+    job()
+      .catch((error: unknown) => log('housekeeping').error({ job: name, ...errorFields(error) }, `${name} failed`))
+      .finally(() => (running = false));
   }, intervalMs);
   timer.unref();
   return timer;
 }
 
 // Backtest's jsonb copies of new bodies (lib/deliveries/body-json.ts): a
-// few seconds behind the ingress, one pass at a time.
+// few seconds behind the ingress.
 const BODY_COPY_INTERVAL = 5_000;
-let copyingBodies = false;
-async function copyBodiesOnce(): Promise<void> {
-  if (copyingBodies) return;
-  copyingBodies = true;
-  try {
-    // PGlite's one connection is the ingress's too: small statements. PostgreSQL's instances take turns.
-    const embedded = getDatabase().adapter.pglite !== undefined;
-    await copyPendingBodies(undefined, embedded ? { batch: EMBEDDED_BATCH } : { batch: SERVER_BATCH, transaction: true });
-  } finally {
-    copyingBodies = false;
-  }
+function copyBodies(): Promise<number> {
+  // PGlite's one connection is the ingress's too: small statements. PostgreSQL's instances take turns.
+  const embedded = getDatabase().adapter.pglite !== undefined;
+  return copyPendingBodies(undefined, embedded ? { batch: EMBEDDED_BATCH } : { batch: SERVER_BATCH, transaction: true });
 }
 
 export async function startServer(): Promise<void> {
@@ -73,21 +72,14 @@ export async function startServer(): Promise<void> {
     every(HOUR, 'session cleanup', () => deleteExpiredSessions()),
     every(HOUR, 'delivery retention', () => pruneDeliveries()),
     every(HOUR, 'run retention', () => pruneRuns(env().runRetentionDays)),
-    every(BODY_COPY_INTERVAL, 'backtest copies', copyBodiesOnce),
+    every(BODY_COPY_INTERVAL, 'backtest copies', copyBodies),
   ];
-  // Health (rollups, state changes) and the notifications they queue; a run still going skips its turn.
-  let healthRunning = false;
+  // Health (rollups, state changes) and the notifications they queue.
   timers.push(
     every(env().healthInterval * 1000, 'health and notifications', async () => {
-      if (healthRunning) return;
-      healthRunning = true;
-      try {
-        await checkWebhookHealth();
-        await checkFailedRuns();
-        await sendDueNotifications();
-      } finally {
-        healthRunning = false;
-      }
+      await checkWebhookHealth();
+      await checkFailedRuns();
+      await sendDueNotifications();
     }),
   );
   // Repository-backed factories apply new commits of their production branch.
