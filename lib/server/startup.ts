@@ -1,6 +1,7 @@
 import 'server-only';
 import { getDatabase } from '@/lib/db';
 import { prepareDatabase } from '@/lib/db/prepare';
+import { vacuumEmbedded } from '@/lib/db/vacuum';
 import { deleteExpiredSessions } from '@/lib/auth/sessions';
 import { copyPendingBodies, EMBEDDED_BATCH, SERVER_BATCH } from '@/lib/deliveries/body-json';
 import { pruneDeliveries } from '@/lib/deliveries/retention';
@@ -70,8 +71,13 @@ export async function startServer(): Promise<void> {
 
   const timers = [
     every(HOUR, 'session cleanup', () => deleteExpiredSessions()),
-    every(HOUR, 'delivery retention', () => pruneDeliveries()),
-    every(HOUR, 'run retention', () => pruneRuns(env().runRetentionDays)),
+    every(HOUR, 'retention', async () => {
+      await pruneDeliveries();
+      await pruneRuns(env().runRetentionDays);
+      // PGlite has no autovacuum: without this, the space of pruned rows is never reused.
+      const pglite = database.adapter.pglite;
+      if (pglite) log('housekeeping').info({ job: 'vacuum', ms: Math.round(await vacuumEmbedded(pglite)) }, 'embedded database vacuumed');
+    }),
     every(BODY_COPY_INTERVAL, 'backtest copies', copyBodies),
   ];
   // Health (rollups, state changes) and the notifications they queue.
