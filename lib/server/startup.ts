@@ -24,6 +24,7 @@ import { onShutdown, setPhase, shutdownStage } from '@/lib/server/lifecycle';
 // the signals and runs the shutdown sequence (lib/server/lifecycle.ts).
 
 const HOUR = 60 * 60 * 1000;
+const DAY = 24 * HOUR;
 const logger = log('startup');
 
 /** Runs `job` every `intervalMs`; a run still going when the next is due skips that turn. */
@@ -69,6 +70,7 @@ export async function startServer(): Promise<void> {
     logger.warn('not started through server.ts (npm start): client addresses are unknown, so every client shares one failed-authentication budget, and shutdown does not drain');
   }
 
+  let analyzedAt = 0;
   const timers = [
     every(HOUR, 'session cleanup', () => deleteExpiredSessions()),
     every(HOUR, 'retention', async () => {
@@ -76,7 +78,11 @@ export async function startServer(): Promise<void> {
       await pruneRuns(env().runRetentionDays);
       // PGlite has no autovacuum: without this, the space of pruned rows is never reused.
       const pglite = database.adapter.pglite;
-      if (pglite) log('housekeeping').info({ job: 'vacuum', ms: Math.round(await vacuumEmbedded(pglite)) }, 'embedded database vacuumed');
+      if (!pglite) return;
+      const analyze = Date.now() - analyzedAt >= DAY;
+      const ms = await vacuumEmbedded(pglite, { analyze });
+      if (analyze) analyzedAt = Date.now();
+      log('housekeeping').info({ job: 'vacuum', analyze, ms: Math.round(ms) }, 'embedded database vacuumed');
     }),
     every(BODY_COPY_INTERVAL, 'backtest copies', copyBodies),
   ];
