@@ -1,3 +1,4 @@
+import type { Extension, PGliteInterface } from '@electric-sql/pglite';
 import { btree_gin } from '@electric-sql/pglite/contrib/btree_gin';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 
@@ -7,4 +8,20 @@ import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 // holds the webhook (btree_gin). Every `new
 // PGlite` of the app (the database, the migration engine's scratch database,
 // a restore's check) passes these.
-export const pgliteExtensions = { btree_gin, pg_trgm } as const;
+//
+// `tripline-session` is not an extension but its hook: it applies the app's
+// session settings to each new PGlite once it is ready, before its first
+// query. The log's search index keeps a pending list of 256 kB, not
+// PostgreSQL's default 4 MB: on PGlite the insert that fills the list merges
+// it, on the one connection every request waits for (lib/deliveries/search-index.ts).
+const sessionSettings = {
+  name: 'tripline-session',
+  setup: async (pg: PGliteInterface, emscriptenOpts: unknown) => ({
+    emscriptenOpts,
+    init: async () => {
+      await pg.exec(`SET gin_pending_list_limit = '256kB'`);
+    },
+  }),
+} satisfies Extension;
+
+export const pgliteExtensions = { btree_gin, pg_trgm, sessionSettings } as const;

@@ -5,6 +5,7 @@ import { vacuumEmbedded } from '@/lib/db/vacuum';
 import { deleteExpiredSessions } from '@/lib/auth/sessions';
 import { copyPendingBodies, EMBEDDED_BATCH, SERVER_BATCH } from '@/lib/deliveries/body-json';
 import { pruneDeliveries } from '@/lib/deliveries/retention';
+import { mergeSearchPendingList } from '@/lib/deliveries/search-index';
 import { syncAllRepositories } from '@/lib/definitions/repository';
 import { moveRepositoryCredentials } from '@/lib/definitions/repository-credentials';
 import { env } from '@/lib/env';
@@ -50,6 +51,10 @@ function copyBodies(): Promise<number> {
   return copyPendingBodies(undefined, embedded ? { batch: EMBEDDED_BATCH } : { batch: SERVER_BATCH, transaction: true });
 }
 
+// The search index's pending list (lib/deliveries/search-index.ts): merged
+// before the ingress fills it.
+const SEARCH_MERGE_INTERVAL = 2_000;
+
 export async function startServer(): Promise<void> {
   const line = (text: string) => logger.info(text);
   let database;
@@ -86,6 +91,8 @@ export async function startServer(): Promise<void> {
     }),
     every(BODY_COPY_INTERVAL, 'backtest copies', copyBodies),
   ];
+  // PostgreSQL: the search index's new entries are merged here, not by the insert that fills its list.
+  if (database.adapter.pglite === undefined) timers.push(every(SEARCH_MERGE_INTERVAL, 'search index merge', () => mergeSearchPendingList()));
   // Health (rollups, state changes) and the notifications they queue.
   timers.push(
     every(env().healthInterval * 1000, 'health and notifications', async () => {
