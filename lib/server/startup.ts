@@ -45,9 +45,8 @@ function every(intervalMs: number, name: string, job: () => Promise<unknown>): N
 // Backtest's jsonb copies of new bodies (lib/deliveries/body-json.ts): a
 // few seconds behind the ingress.
 const BODY_COPY_INTERVAL = 5_000;
-function copyBodies(): Promise<number> {
+function copyBodies(embedded: boolean): Promise<number> {
   // PGlite's one connection is the ingress's too: small statements. PostgreSQL's instances take turns.
-  const embedded = getDatabase().adapter.pglite !== undefined;
   return copyPendingBodies(undefined, embedded ? { batch: EMBEDDED_BATCH } : { batch: SERVER_BATCH, transaction: true });
 }
 
@@ -75,6 +74,8 @@ export async function startServer(): Promise<void> {
     logger.warn('not started through server.ts (npm start): client addresses are unknown, so every client shares one failed-authentication budget, and shutdown does not drain');
   }
 
+  // What housekeeping does differently on the embedded database (one connection, no autovacuum).
+  const pglite = database.adapter.pglite;
   let analyzedAt = 0;
   const timers = [
     every(HOUR, 'session cleanup', () => deleteExpiredSessions()),
@@ -82,17 +83,16 @@ export async function startServer(): Promise<void> {
       await pruneDeliveries();
       await pruneRuns(env().runRetentionDays);
       // PGlite has no autovacuum: without this, the space of pruned rows is never reused.
-      const pglite = database.adapter.pglite;
       if (!pglite) return;
       const analyze = Date.now() - analyzedAt >= DAY;
       const ms = await vacuumEmbedded(pglite, { analyze });
       if (analyze) analyzedAt = Date.now();
       log('housekeeping').info({ job: 'vacuum', analyze, ms: Math.round(ms) }, 'embedded database vacuumed');
     }),
-    every(BODY_COPY_INTERVAL, 'backtest copies', copyBodies),
+    every(BODY_COPY_INTERVAL, 'backtest copies', () => copyBodies(pglite !== undefined)),
   ];
   // PostgreSQL: the search index's new entries are merged here, not by the insert that fills its list.
-  if (database.adapter.pglite === undefined) timers.push(every(SEARCH_MERGE_INTERVAL, 'search index merge', () => mergeSearchPendingList()));
+  if (!pglite) timers.push(every(SEARCH_MERGE_INTERVAL, 'search index merge', () => mergeSearchPendingList()));
   // Health (rollups, state changes) and the notifications they queue.
   timers.push(
     every(env().healthInterval * 1000, 'health and notifications', async () => {
