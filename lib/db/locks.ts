@@ -7,6 +7,8 @@ export const lockKeys = {
   firstRun: 7_145_001,
   // Changes to instance admins and disabled accounts: the instance always keeps an enabled admin.
   instanceAdmins: 7_145_002,
+  // The search index's pending-list merge (lib/deliveries/search-index.ts): one instance at a time.
+  searchMerge: 7_145_030,
 } as const;
 
 export async function advisoryXactLock(tx: Tx, key: number): Promise<void> {

@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setDatabase } from '@/lib/db';
+import { lockKeys } from '@/lib/db/locks';
 import { listDeliveries } from '@/lib/deliveries/service';
 import { mergeSearchPendingList, SEARCH_INDEX } from '@/lib/deliveries/search-index';
 import { createFactory } from '@/lib/factories/service';
@@ -88,7 +89,7 @@ describe.each(testDatabaseKinds().filter((kind) => kind === 'postgres'))('instan
     await other.connect();
     try {
       await other.query('BEGIN');
-      await other.query('SELECT pg_advisory_xact_lock(7145030)');
+      await other.query('SELECT pg_advisory_xact_lock($1)', [lockKeys.searchMerge]);
       expect(await mergeSearchPendingList(log.database.prisma)).toBeNull();
       await other.query('COMMIT');
       expect(await mergeSearchPendingList(log.database.prisma)).toBeGreaterThan(0);

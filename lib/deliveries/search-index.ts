@@ -1,5 +1,6 @@
 import 'server-only';
 import { prisma, type Db } from '@/lib/db';
+import { lockKeys } from '@/lib/db/locks';
 
 // The log's search index (Delivery_search_trgm_idx, a GIN trigram index; see
 // migration delivery_search_by_webhook) takes a new body's entries into its
@@ -21,7 +22,6 @@ import { prisma, type Db } from '@/lib/db';
 // PGlite has one connection on the server's own thread: the merge would hold
 // up the ingress all the same, so there the inserts keep merging small lists.
 
-const MERGE_LOCK = 7_145_030;
 export const SEARCH_INDEX = 'Delivery_search_trgm_idx';
 
 /**
@@ -38,7 +38,7 @@ export async function mergeSearchPendingList(db: Db = prisma): Promise<number | 
         WHERE i."indexrelid" = to_regclass($1) AND i."indisvalid" AND pg_has_role(c."relowner", 'USAGE')
           AND pg_try_advisory_xact_lock($2::bigint)`,
       `"${SEARCH_INDEX}"`,
-      MERGE_LOCK,
+      lockKeys.searchMerge,
     );
     return row?.pages == null ? null : Number(row.pages);
   });
