@@ -7,12 +7,22 @@ export const lockKeys = {
   firstRun: 7_145_001,
   // Changes to instance admins and disabled accounts: the instance always keeps an enabled admin.
   instanceAdmins: 7_145_002,
+  // Health rollups (lib/health/rollups.ts): one instance recomputes at a time.
+  healthRollups: 7_145_013,
+  // Backtest's copy job (lib/deliveries/body-json.ts): one instance copies at a time.
+  bodyCopies: 7_145_020,
   // The search index's pending-list merge (lib/deliveries/search-index.ts): one instance at a time.
   searchMerge: 7_145_030,
 } as const;
 
 export async function advisoryXactLock(tx: Tx, key: number): Promise<void> {
   await tx.$queryRawUnsafe('SELECT pg_advisory_xact_lock($1::bigint)::text', key);
+}
+
+/** Takes the lock if no other transaction holds it; false when one does (the caller skips its turn). */
+export async function tryAdvisoryXactLock(tx: Tx, key: number): Promise<boolean> {
+  const [lock] = await tx.$queryRawUnsafe<{ ok: boolean }[]>('SELECT pg_try_advisory_xact_lock($1::bigint) AS ok', key);
+  return lock?.ok === true;
 }
 
 /** Locks one factory row for the rest of the transaction (serialises its configuration changes). */

@@ -1,5 +1,6 @@
 import 'server-only';
 import { prisma, type Db, type DbOrTx } from '@/lib/db';
+import { lockKeys, tryAdvisoryXactLock } from '@/lib/db/locks';
 import { jsonbCopyOf } from '@/lib/filters/sql';
 import { restAfter } from '@/lib/server/pace';
 
@@ -38,9 +39,6 @@ export const COPIED_THROUGH_SQL = `COALESCE((SELECT "value"::timestamp(3) FROM "
  */
 export const NO_COPY_YET = `NOT EXISTS (SELECT 1 FROM "DeliveryJson" c WHERE c."deliveryId" = d."id" OFFSET 0)`;
 
-// Two instances must not copy the same rows at once (it would be correct, only wasted).
-const COPY_LOCK = 7_145_020;
-
 type Options = { batch?: CopyBatch; budgetMs?: number; transaction?: boolean; restRatio?: number };
 
 // After each batch the job rests three times as long as the batch took
@@ -63,8 +61,8 @@ export async function copyPendingBodies(db: Db = prisma, options: Options = {}):
     const batchStarted = performance.now();
     const copied = transaction
       ? await db.$transaction(async (tx) => {
-          const [lock] = await tx.$queryRawUnsafe<{ ok: boolean }[]>('SELECT pg_try_advisory_xact_lock($1::bigint) AS ok', COPY_LOCK);
-          return lock?.ok ? copyBatch(tx, batch) : null;
+          // Two instances must not copy the same rows at once (it would be correct, only wasted).
+          return (await tryAdvisoryXactLock(tx, lockKeys.bodyCopies)) ? copyBatch(tx, batch) : null;
         })
       : await copyBatch(db, batch);
     if (copied === null) return total;

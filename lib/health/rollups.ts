@@ -1,5 +1,6 @@
 import 'server-only';
 import { prisma, type Db, type DbOrTx } from '@/lib/db';
+import { lockKeys, tryAdvisoryXactLock } from '@/lib/db/locks';
 
 // Per-webhook, per-minute request counts (DeliveryRollup), kept by a
 // housekeeping job from the stored log, never by the ingress request. Each
@@ -19,8 +20,6 @@ export const RECOMPUTE_MS = 2 * 60 * 1000;
 /** Rollups kept: 8 days (the 7-day chart and a day of margin). */
 export const ROLLUP_KEEP_MS = 8 * 24 * 60 * 60 * 1000;
 const WATERMARK_KEY = 'health-rollups-until';
-// A transaction-scoped advisory lock: one instance recomputes at a time; the others skip their turn.
-const ROLLUP_LOCK = 7_145_013;
 
 const floorMinute = (ms: number) => Math.floor(ms / 60_000) * 60_000;
 
@@ -40,8 +39,8 @@ export async function rollupsUntil(db: DbOrTx = prisma): Promise<Date | null> {
 export async function refreshRollups(db: Db = prisma, now: Date = new Date()): Promise<Date | null> {
   return db.$transaction(
     async (tx) => {
-      const [lock] = await tx.$queryRawUnsafe<{ ok: boolean }[]>('SELECT pg_try_advisory_xact_lock($1::bigint) AS ok', ROLLUP_LOCK);
-      if (!lock?.ok) return null;
+      // One instance recomputes at a time; the others skip their turn.
+      if (!(await tryAdvisoryXactLock(tx, lockKeys.healthRollups))) return null;
       const previous = await tx.instanceSetting.findUnique({ where: { key: WATERMARK_KEY }, select: { value: true } });
       const previousMs = previous ? Number(previous.value) : NaN;
       const earliest = now.getTime() - ROLLUP_KEEP_MS;
