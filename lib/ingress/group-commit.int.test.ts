@@ -8,8 +8,8 @@ import { createUser } from '@/lib/users/service';
 
 // Group commit on both databases: concurrent deliveries share statements and
 // commits, and each still gets exactly what it would have got alone: one
-// Accepted per identity (the others Duplicate), its runs, and a failure of
-// its own only.
+// Accepted per identity (the others Duplicate), its runs, its place in the
+// webhook's rate limit, and a failure of its own only.
 
 describe.each(testDatabaseKinds())('group commit of accepted deliveries on %s', (kind) => {
   let database: TestDatabase;
@@ -75,6 +75,26 @@ describe.each(testDatabaseKinds())('group commit of accepted deliveries on %s', 
     // Every outcome's row ID is the row written for it.
     const ids = new Set(rows.map((row) => row.id));
     expect(outcomes.every((o) => !o.limited && ids.has(o.id))).toBe(true);
+  });
+
+  it('counts one webhook’s deliveries in shared statements against its rate limit: exactly the budget is accepted', async () => {
+    const webhookId = webhooks[5]!;
+    const rateLimit = { key: `delivery:wh_group_${kind}_5`, points: 25, durationMs: 60_000 };
+    const before = accepting().stats();
+    const outcomes = await Promise.all(Array.from({ length: 60 }, (_, n) => recordAccepted({ ...delivery(webhookId, `limited-${n}`), rateLimit })));
+    const after = accepting().stats();
+
+    // One webhook's deliveries shared statements (no more one per statement)...
+    expect(after.batches - before.batches).toBeLessThan(30);
+    // ...and yet the counter counted each: the first 25 in arrival order within the budget, the rest refused with the window's end.
+    expect(outcomes.map((o) => !o.limited)).toEqual(Array.from({ length: 60 }, (_, n) => n < 25));
+    for (const o of outcomes.slice(25)) expect(o).toMatchObject({ limited: true, retryAfterSeconds: expect.any(Number) });
+    expect(outcomes.slice(25).every((o) => o.limited && o.retryAfterSeconds >= 59 && o.retryAfterSeconds <= 60)).toBe(true);
+    const counter = await database.prisma.$queryRawUnsafe<{ points: number }[]>(`SELECT "points" FROM "rate_limits" WHERE "key" = $1`, rateLimit.key);
+    expect(counter).toEqual([{ points: 60 }]);
+    const written = await database.prisma.delivery.findMany({ where: { webhookId, deliveryId: { startsWith: 'limited-' } }, include: { runs: true } });
+    expect(written.map((row) => row.deliveryId).sort()).toEqual(Array.from({ length: 25 }, (_, n) => `limited-${n}`).sort());
+    expect(written.every((row) => row.status === 'accepted' && row.runs.length === 1)).toBe(true);
   });
 
   it('fails only the delivery that cannot be written when it shares a batch with others', async () => {

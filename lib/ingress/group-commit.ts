@@ -8,11 +8,12 @@ import 'server-only';
 // batch size follows the load, and no timer delays anything.
 //
 // Each caller's promise settles only after its batch's statement returned,
-// that is, after the commit: the 202 still means "durable". Items with the
-// same key (the webhook: it keys the identity and the rate-limit counter a
-// statement updates) never share a batch, so a batch never touches a row
-// twice; they go in the next one. When a batch fails, each of its items is
-// retried alone, so one bad delivery cannot fail the others.
+// that is, after the commit: the 202 still means "durable". A batch takes
+// the waiting items in arrival order, whatever they are: `write` must give
+// each the result it would have had alone (record.ts counts one webhook's
+// deliveries in a batch with one rate-limit update). When a batch fails,
+// each of its items is retried alone, so one bad delivery cannot fail the
+// others.
 
 export type GroupCommitOptions<T, R> = {
   /** Batches running at once (connections they may hold). */
@@ -22,8 +23,6 @@ export type GroupCommitOptions<T, R> = {
   /** An item's size (its body), and the total a batch may reach; an item bigger than that alone goes alone. */
   weight?: (item: T) => number;
   maxWeight?: number;
-  /** Items with the same key go in different batches. */
-  key: (item: T) => string;
   /** Writes the items in one transaction; returns one result per item, in order. */
   write: (items: T[]) => Promise<R[]>;
 };
@@ -41,26 +40,17 @@ export function groupCommitter<T, R>(options: GroupCommitOptions<T, R>): GroupCo
   let inFlight = 0;
   const stats = { batches: 0, items: 0, largest: 0 };
 
-  /** Takes the next batch off the queue: in arrival order, skipping an item whose key is already in it. */
+  /** Takes the next batch off the queue, in arrival order, until the next item would pass a bound (the first always goes). */
   const take = (): Pending<T, R>[] => {
-    const batch: Pending<T, R>[] = [];
-    const keys = new Set<string>();
+    let count = 0;
     let weight = 0;
-    for (let i = 0; i < queue.length && batch.length < options.maxBatch; ) {
-      const item = queue[i]!.item;
-      const key = options.key(item);
-      const itemWeight = options.weight?.(item) ?? 0;
-      if (keys.has(key) || (batch.length > 0 && weight + itemWeight > (options.maxWeight ?? Infinity))) {
-        // Its key waits too, so that items of one key keep their order.
-        keys.add(key);
-        i += 1;
-        continue;
-      }
-      keys.add(key);
+    while (count < Math.min(queue.length, options.maxBatch)) {
+      const itemWeight = options.weight?.(queue[count]!.item) ?? 0;
+      if (count > 0 && weight + itemWeight > (options.maxWeight ?? Infinity)) break;
       weight += itemWeight;
-      batch.push(queue.splice(i, 1)[0]!);
+      count += 1;
     }
-    return batch;
+    return queue.splice(0, count);
   };
 
   const pump = () => {

@@ -131,15 +131,16 @@ function folded(name: BudgetName, uid: string): FoldedRateLimit | null {
 }
 
 /**
- * SQL that takes one point from a counter row, exactly as the library's
- * consume does: a row whose window has ended (expire <= at) starts again at
- * 1 with a new expire. Returns the row's "points" and "expire". The
- * arguments are SQL parameter references ($n::varchar, $n::bigint, ...).
+ * SQL that takes `take` points (default one) from a counter row, exactly as
+ * the library's consume does: a row whose window has ended (expire <= at)
+ * starts again at `take` with a new expire. Returns the row's "points" (the
+ * count after the take) and "expire". The arguments are SQL expressions:
+ * parameter references ($n::varchar, $n::bigint, ...) or literals.
  */
-export function counterUpsert(key: string, expire: string, at: string): string {
-  return `INSERT INTO "rate_limits" ("key", "points", "expire") VALUES (${key}, 1, ${expire})
+export function counterUpsert(key: string, expire: string, at: string, take = '1'): string {
+  return `INSERT INTO "rate_limits" ("key", "points", "expire") VALUES (${key}, ${take}, ${expire})
        ON CONFLICT ("key") DO UPDATE SET
-         "points" = CASE WHEN "rate_limits"."expire" <= ${at} THEN 1 ELSE "rate_limits"."points" + 1 END,
+         "points" = CASE WHEN "rate_limits"."expire" <= ${at} THEN ${take} ELSE "rate_limits"."points" + ${take} END,
          "expire" = CASE WHEN "rate_limits"."expire" <= ${at} THEN ${expire} ELSE "rate_limits"."expire" END
        RETURNING "points", "expire"`;
 }

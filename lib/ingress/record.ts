@@ -12,10 +12,9 @@ import { newRunId, queueFullDetail, type NewRun } from '@/lib/runs/start';
 // ID) with ON CONFLICT DO NOTHING and inserts the log entry as Accepted when
 // the claim succeeded, Duplicate when it did not. The database decides, so
 // concurrent identical requests produce exactly one Accepted; the 202 is
-// sent only after the statement committed. Concurrent deliveries (of
-// different webhooks) share one such statement, each with its own chain of
-// CTEs, and so one round trip and one commit (group commit, see
-// group-commit.ts and docs/benchmarks.md).
+// sent only after the statement committed. Concurrent deliveries share one
+// such statement, each with its own chain of CTEs, and so one round trip and
+// one commit (group commit, see group-commit.ts and docs/benchmarks.md).
 //
 // On PostgreSQL the statement also counts the delivery against the webhook's
 // rate limit and writes nothing when it is over: one round trip and one
@@ -179,18 +178,22 @@ export function accepting(): GroupCommitter<AcceptInput, AcceptOutcome> {
     maxBatch: MAX_BATCH,
     weight: (input) => input.size,
     maxWeight: MAX_BATCH_BYTES,
-    key: (input) => input.webhookId,
     write: recordAcceptedBatch,
   });
   return holder[committerKey];
 }
 
 /**
- * One statement, so one round trip and one commit, for several deliveries
- * of different webhooks. Each delivery has its own chain of CTEs (suffix
- * _<n>), exactly the statement it would have had alone; the chains are in
- * the order of their webhooks' IDs, so two concurrent batches take the
- * rate-limit counters' row locks in the same order and cannot deadlock.
+ * One statement, so one round trip and one commit, for several deliveries.
+ * Each delivery has its own chain of CTEs (suffix _<n>), exactly the
+ * statement it would have had alone, except for the rate limit: the
+ * deliveries of one webhook take their points with one counter upsert
+ * (a statement may update a row only once), and the k-th of them is within
+ * the budget when the count before the batch plus k is. The webhooks come in
+ * the order of their IDs, so two concurrent batches take the counters' row
+ * locks in the same order and cannot deadlock. Two deliveries with one
+ * identity in a batch are decided by the identity's primary key as they
+ * would be in two statements: one claims it, the other is a Duplicate.
  */
 export async function recordAcceptedBatch(inputs: AcceptInput[]): Promise<AcceptOutcome[]> {
   const params: unknown[] = [];
@@ -198,11 +201,23 @@ export async function recordAcceptedBatch(inputs: AcceptInput[]): Promise<Accept
     params.push(value);
     return `$${params.length}::${cast}`;
   };
-  const order = inputs.map((_, i) => i).sort((a, b) => (inputs[a]!.webhookId < inputs[b]!.webhookId ? -1 : inputs[a]!.webhookId > inputs[b]!.webhookId ? 1 : 0));
   const now = Date.now();
-  const parts = order.map((index) => ({ index, ...acceptingCtes(inputs[index]!, index, param, now) }));
+  const byWebhook = new Map<string, number[]>();
+  inputs.forEach((input, index) => byWebhook.set(input.webhookId, [...(byWebhook.get(input.webhookId) ?? []), index]));
+  const ctes: string[] = [];
+  const parts: { index: number; id: string; select: string }[] = [];
+  [...byWebhook.keys()].sort().forEach((webhookId, group) => {
+    const members = byWebhook.get(webhookId)!;
+    const budget = counterCte(inputs[members[0]!]!.rateLimit, members.length, group, param, now);
+    if (budget) ctes.push(budget.cte);
+    members.forEach((index, rank) => {
+      const part = acceptingCtes(inputs[index]!, index, param, budget?.within(rank) ?? 'true');
+      ctes.push(...part.ctes);
+      parts.push({ index, id: part.id, select: `${part.select}, ${budget?.expire ?? 'NULL::bigint'} AS "expire"` });
+    });
+  });
   const rows = await sql<{ n: number; status: 'accepted' | 'duplicate' | null; runs: number; queueFull: boolean; expire: string | number | null }>(
-    `WITH ${parts.flatMap((part) => part.ctes).join(',\n     ')}
+    `WITH ${ctes.join(',\n     ')}
      ${parts.map((part) => `SELECT ${part.index} AS "n", ${part.select}`).join('\n     UNION ALL ')}`,
     params,
   );
@@ -214,6 +229,28 @@ export async function recordAcceptedBatch(inputs: AcceptInput[]): Promise<Accept
       : { limited: false, id: part.id, status: row.status, runs: row.runs, queueFull: row.status === 'accepted' && row.queueFull };
   }
   return outcomes;
+}
+
+/**
+ * The delivery rate limit of one webhook's deliveries in a batch, counted
+ * with rate-limit.ts's counterUpsert (the library's own upsert, on the
+ * library's row, so the limiter and this statement share one count):
+ * `take` points at once. `within(rank)` is the condition for the delivery
+ * at that rank (0 first): the count after it is the count after the batch
+ * minus those after it. Null when the webhook's budget is not folded (PGlite).
+ */
+function counterCte(budget: FoldedRateLimit | undefined, take: number, group: number, param: Param, now: number) {
+  if (!budget) return null;
+  const name = `counted_w${group}`;
+  const cte = `${name} AS (
+       ${counterUpsert(param(budget.key, 'varchar'), param(now + budget.durationMs, 'bigint'), param(now, 'bigint'), param(take, 'int'))}
+     )`;
+  const points = param(budget.points, 'int');
+  return {
+    cte,
+    within: (rank: number) => `(SELECT "points" - ${take - 1 - rank} <= ${points} FROM ${name})`,
+    expire: `(SELECT "expire" FROM ${name})`,
+  };
 }
 
 /** The columns of an accepted delivery's log entry, and their values (SQL expressions): one place to add a column. */
@@ -239,8 +276,8 @@ function deliveryColumns(input: AcceptInput, ids: { rowId: string; webhookId: st
 
 type Param = (value: unknown, cast: string) => string;
 
-/** One delivery's CTEs in an accepting statement (names suffixed with `n`), and its result columns. */
-function acceptingCtes(input: AcceptInput, n: number, param: Param, now: number): { ctes: string[]; select: string; id: string } {
+/** One delivery's CTEs in an accepting statement (names suffixed with `n`), and its result columns; `allowed` is its rate-limit condition. */
+function acceptingCtes(input: AcceptInput, n: number, param: Param, allowed: string): { ctes: string[]; select: string; id: string } {
   const id = newDeliveryRowId();
   const webhookId = param(input.webhookId, 'text');
   const deliveryId = param(input.identity.deliveryId, 'text');
@@ -248,19 +285,6 @@ function acceptingCtes(input: AcceptInput, n: number, param: Param, now: number)
   const ctes: string[] = [];
   const name = (cte: string) => `${cte}_${n}`;
 
-  // The delivery rate limit, counted here with rate-limit.ts's counterUpsert
-  // (the library's own upsert, on the library's row), so the limiter and this
-  // statement share one count.
-  let allowed = 'true';
-  if (input.rateLimit) {
-    const key = param(input.rateLimit.key, 'varchar');
-    const expire = param(now + input.rateLimit.durationMs, 'bigint');
-    const at = param(now, 'bigint');
-    ctes.push(`${name('counted')} AS (
-       ${counterUpsert(key, expire, at)}
-     )`);
-    allowed = `(SELECT "points" <= ${param(input.rateLimit.points, 'int')} FROM ${name('counted')})`;
-  }
   ctes.push(`${name('claimed')} AS (
        INSERT INTO "DeliveryIdentity" ("webhookId", "deliveryId", "acceptedId", "createdAt")
        SELECT ${webhookId}, ${deliveryId}, ${rowId}, now() WHERE ${allowed}
@@ -304,7 +328,6 @@ function acceptingCtes(input: AcceptInput, n: number, param: Param, now: number)
      )`);
   const select = `(SELECT "status" FROM ${name('delivery')}) AS "status",
             ${input.runs.length ? `(SELECT count(*) FROM ${name('runs')})::int` : '0'} AS "runs",
-            ${queueFull} AS "queueFull",
-            ${input.rateLimit ? `(SELECT "expire" FROM ${name('counted')})` : 'NULL::bigint'} AS "expire"`;
+            ${queueFull} AS "queueFull"`;
   return { ctes, select, id };
 }
