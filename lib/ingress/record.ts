@@ -203,7 +203,11 @@ export async function recordAcceptedBatch(inputs: AcceptInput[]): Promise<Accept
   };
   const now = Date.now();
   const byWebhook = new Map<string, number[]>();
-  inputs.forEach((input, index) => byWebhook.set(input.webhookId, [...(byWebhook.get(input.webhookId) ?? []), index]));
+  inputs.forEach((input, index) => {
+    const members = byWebhook.get(input.webhookId);
+    if (members) members.push(index);
+    else byWebhook.set(input.webhookId, [index]);
+  });
   const ctes: string[] = [];
   const parts: { index: number; id: string; select: string }[] = [];
   [...byWebhook.keys()].sort().forEach((webhookId, group) => {
