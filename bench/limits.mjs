@@ -22,7 +22,8 @@
 //              migration of a filled database.
 //   search     time the log's searches over HTTP against the real server
 //              (delivery ID, a rare word, a common word; first and deep page).
-//   ingress    the ingress alone on the full log, 200 deliveries/s in 10 s windows.
+//   ingress    the ingress alone on the full log, 200 deliveries/s in 10 s windows
+//              over the 5 webhooks (BENCH_LOAD_WEBHOOKS=20: over a full factory's 20).
 //   retention  the retention job (pruneDeliveries, in its own process) deleting
 //              the expired day while the ingress runs at a steady 200/s against
 //              the real server on the same database: ingress p99 per 10 s window.
@@ -364,10 +365,38 @@ async function restoreExpiredDay(state) {
   });
 }
 
-/** The ingress at a steady 200 deliveries/s over the 5 webhooks for `duration` seconds, from bench/load.mjs in its own process (awaited, not spawnSync, so other work is seen meanwhile). */
+/**
+ * The webhooks the steady load goes to: the 5 full ones, or with
+ * BENCH_LOAD_WEBHOOKS=N (up to a factory's 20) the first N of the bench
+ * factory's webhooks, the missing ones created through the management API
+ * (once; kept in the state). The full log is the same either way: the spread
+ * only changes how many deliveries a second each webhook (and its rate-limit
+ * counter, a row every accepted delivery updates) takes: 40 at 5, 10 at 20.
+ */
+let loadWebhooks = null;
+async function loadTargets(state) {
+  const wanted = Number(process.env.BENCH_LOAD_WEBHOOKS ?? WEBHOOKS);
+  state.extraWebhooks ??= [];
+  while (WEBHOOKS + state.extraWebhooks.length < wanted) {
+    const response = await fetch(`http://localhost:${port}/api/v1/factories/bench/webhooks`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${state.token}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ name: `load-${state.extraWebhooks.length + 1}` }),
+    });
+    const body = await response.json();
+    if (response.status !== 201) throw new Error(`creating a load webhook: ${JSON.stringify(body)}`);
+    state.extraWebhooks.push({ path: new URL(body.ingressUrl).pathname, authorization: `Bearer ${body.secret}` });
+    fs.writeFileSync(stateFile, JSON.stringify(state, null, 2), { mode: 0o600 });
+  }
+  const targets = [...state.webhooks, ...state.extraWebhooks].slice(0, wanted);
+  log(`steady load over ${targets.length} webhooks`);
+  return targets;
+}
+
+/** The ingress at a steady 200 deliveries/s over the load's webhooks (loadTargets) for `duration` seconds, from bench/load.mjs in its own process (awaited, not spawnSync, so other work is seen meanwhile). */
 const steadyLoad = (state, duration) =>
   new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['bench/load.mjs', JSON.stringify({ url: `http://localhost:${port}`, targets: state.webhooks, connections: 20, duration, rate: 200 })], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, ['bench/load.mjs', JSON.stringify({ url: `http://localhost:${port}`, targets: loadWebhooks, connections: 20, duration, rate: 200 })], { stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     child.stdout.on('data', (chunk) => (out += chunk));
     child.once('exit', (code) => {
@@ -379,6 +408,7 @@ const steadyLoad = (state, duration) =>
 
 /** A freshly started server's first seconds (JIT, caches) are slower: 10 s at 200/s, not counted. */
 async function warmUp(state) {
+  loadWebhooks = await loadTargets(state);
   log('warming up: 200/s for 10 s');
   await steadyLoad(state, 10);
 }
