@@ -24,6 +24,9 @@
 //              (delivery ID, a rare word, a common word; first and deep page).
 //   ingress    the ingress alone on the full log, 200 deliveries/s in 10 s windows
 //              over the 5 webhooks (BENCH_LOAD_WEBHOOKS=20: over a full factory's 20).
+//              Each window also reports the server's own view from /metrics:
+//              the handler's p99 (as the histogram bucket holding it) and the
+//              event loop's delay (p99 and max).
 //   retention  the retention job (pruneDeliveries, in its own process) deleting
 //              the expired day while the ingress runs at a steady 200/s against
 //              the real server on the same database: ingress p99 per 10 s window.
@@ -82,8 +85,37 @@ function serverEnv(state) {
     TRIPLINE_SECRETS_KEY: state.secretsKey,
     TRIPLINE_AUTH_SECRET: state.authSecret,
     TRIPLINE_DELIVERY_RATE_LIMIT: '1000000',
+    TRIPLINE_METRICS_TOKEN: METRICS_TOKEN,
     NEXT_TELEMETRY_DISABLED: '1',
   };
+}
+
+// The server's own view of a window, from its /metrics: how long the ingress
+// handler took (accepted deliveries, the histogram's bucket holding the 99th
+// percentile) and how late the event loop ran (prom-client resets its
+// event-loop-delay histogram at every scrape, so a scrape before the window
+// starts it afresh). A client p99 well above the handler's is time spent
+// outside it: the framework, the event loop, the two shared cores.
+const METRICS_TOKEN = 'bench-limits-metrics-token';
+
+async function scrape() {
+  const response = await fetch(`http://localhost:${port}/metrics`, { headers: { Authorization: `Bearer ${METRICS_TOKEN}` } });
+  if (!response.ok) throw new Error(`/metrics answered ${response.status}`);
+  const values = new Map();
+  for (const line of (await response.text()).split('\n')) {
+    const match = /^(\S+) (\S+)$/.exec(line);
+    if (match) values.set(match[1], Number(match[2]));
+  }
+  return values;
+}
+
+function serverView(before, after) {
+  const bucket = (values, le) => values.get(`tripline_ingress_request_duration_seconds_bucket{le="${le}",outcome="accepted"}`) ?? 0;
+  const les = [...after.keys()].flatMap((k) => /_duration_seconds_bucket\{le="([^"]+)",outcome="accepted"\}/.exec(k)?.[1] ?? []);
+  const total = bucket(after, '+Inf') - bucket(before, '+Inf');
+  const p99 = les.find((le) => bucket(after, le) - bucket(before, le) >= 0.99 * total);
+  const ms = (name) => Math.round((after.get(name) ?? NaN) * 1000);
+  return { handlerP99AtMostMs: p99 === '+Inf' ? null : Number(p99) * 1000, loopP99Ms: ms('tripline_nodejs_eventloop_lag_p99_seconds'), loopMaxMs: ms('tripline_nodejs_eventloop_lag_max_seconds') };
 }
 
 async function withClient(url, fn) {
@@ -394,7 +426,13 @@ async function loadTargets(state) {
 }
 
 /** The ingress at a steady 200 deliveries/s over the load's webhooks (loadTargets) for `duration` seconds, from bench/load.mjs in its own process (awaited, not spawnSync, so other work is seen meanwhile). */
-const steadyLoad = (state, duration) =>
+async function steadyLoad(duration) {
+  const before = await scrape();
+  const window = await clientLoad(duration);
+  return { ...window, ...serverView(before, await scrape()) };
+}
+
+const clientLoad = (duration) =>
   new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['bench/load.mjs', JSON.stringify({ url: `http://localhost:${port}`, targets: loadWebhooks, connections: 20, duration, rate: 200 })], { stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
@@ -410,7 +448,7 @@ const steadyLoad = (state, duration) =>
 async function warmUp(state) {
   loadWebhooks = await loadTargets(state);
   log('warming up: 200/s for 10 s');
-  await steadyLoad(state, 10);
+  await steadyLoad(10);
 }
 
 /** The ingress alone on the full log: 200 deliveries/s in 10 s windows (BENCH_WINDOWS, default 6). */
@@ -421,7 +459,7 @@ async function ingress() {
   try {
     await warmUp(state);
     for (let i = 0; i < Number(process.env.BENCH_WINDOWS ?? 6); i++) {
-      const w = await steadyLoad(state, 10);
+      const w = await steadyLoad(10);
       windows.push(w);
       log(`ingress at 200/s, window ${i + 1}: ${JSON.stringify(w)}`);
     }
@@ -438,10 +476,9 @@ async function retention() {
   const windows = [];
   let pruned;
   try {
-    const load = (duration) => steadyLoad(state, duration);
     await warmUp(state);
     log('ingress alone at 200/s, 10 s');
-    const alone = await load(10);
+    const alone = await steadyLoad(10);
     log(`alone: ${JSON.stringify(alone)}`);
     // The job as the server runs it, from its own process; the clock is the fill's anchor,
     // so exactly day 8 is past the window.
@@ -456,7 +493,7 @@ async function retention() {
     let finished = false;
     done.then(() => (finished = true));
     while (!finished) {
-      const w = await load(10);
+      const w = await steadyLoad(10);
       windows.push(w);
       log(`while pruning: ${JSON.stringify(w)}`);
     }
