@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setDatabase } from '@/lib/db';
 import { createFactory } from '@/lib/factories/service';
 import { checkWebhookHealth } from '@/lib/health/monitor';
-import { refreshRollups } from '@/lib/health/rollups';
+import { CATCH_UP_CHUNK_MS, ROLLUP_KEEP_MS, refreshRollupChunk, refreshRollups, rollupsUntil } from '@/lib/health/rollups';
 import { deliveryStats, healthOf } from '@/lib/health/service';
 import { createDestination } from '@/lib/notifications/service';
 import { createTestDatabase, testDatabaseKinds, type TestDatabase } from '@/lib/testing/databases';
@@ -72,6 +72,44 @@ describe.each(testDatabaseKinds())('webhook health on %s', (kind) => {
     // Idempotent: a second run over the same minutes counts the same.
     await refreshRollups(db, now);
     expect((await deliveryStats(id, '7d', db, now)).totals).toEqual(week.totals);
+  });
+
+  it('catches up on a log without rollups in 6-hour chunks, and every chunk leaves the counts the log gives', async () => {
+    const db = database.prisma;
+    const { webhook } = await createWebhook(factoryId, { name: 'backlog' }, db);
+    const id = await rowOf(webhook.uid);
+    const now = new Date();
+    const hoursAgo = (n: number) => new Date(now.getTime() - n * 3600_000);
+    await db.delivery.createMany({
+      data: [
+        entry(id, 'accepted', hoursAgo(150)),
+        entry(id, 'accepted', hoursAgo(100)),
+        entry(id, 'rejected_auth', hoursAgo(50)),
+        entry(id, 'refused', hoursAgo(20), 4),
+        entry(id, 'accepted', hoursAgo(1)),
+      ],
+    });
+    // As after an upgrade to rollups, or on a log filled before them: no rollups, no watermark.
+    await db.deliveryRollup.deleteMany({});
+    await db.instanceSetting.deleteMany({ where: { key: 'health-rollups-until' } });
+    const fromLog = await deliveryStats(id, '7d', db, now);
+    expect(fromLog.totals).toMatchObject({ accepted: 3, rejected_auth: 1, refused: 4 });
+
+    // One chunk: the watermark moves 6 hours into the kept period, and readers see the same counts.
+    const first = await refreshRollupChunk(db, now);
+    const start = Math.floor((now.getTime() - ROLLUP_KEEP_MS) / 60_000) * 60_000;
+    expect(first?.getTime()).toBe(start + CATCH_UP_CHUNK_MS);
+    expect(await deliveryStats(id, '7d', db, now)).toEqual(fromLog);
+
+    // The job goes on from there, chunk by chunk, up to the minute it runs in.
+    const chunks = await refreshRollups(db, now);
+    expect(chunks).toBeGreaterThan(20);
+    expect((await rollupsUntil(db))?.getTime()).toBe(Math.floor(now.getTime() / 60_000) * 60_000);
+    const rolled = await db.deliveryRollup.groupBy({ by: ['status'], where: { webhookId: id }, _sum: { count: true } });
+    expect(Object.fromEntries(rolled.map((row) => [row.status, row._sum.count]))).toEqual({ accepted: 3, rejected_auth: 1, refused: 4 });
+    expect(await deliveryStats(id, '7d', db, now)).toEqual(fromLog);
+    // Caught up: the next run is one chunk again.
+    expect(await refreshRollups(db, now)).toBe(1);
   });
 
   it('classifies New, Healthy, Failing auth, Rejecting payloads, Rate limited and Silent', async () => {

@@ -14,6 +14,10 @@ import { lockKeys, tryAdvisoryXactLock } from '@/lib/db/locks';
 // is idempotent, so two instances doing it, or a run that dies half way,
 // leave the same counts. Rollups outlive the entries they count (retention
 // prunes entries after 7 days, ROLLUP_KEEP_MS keeps the 7-day chart whole).
+// The first run (after an upgrade, or on a log filled before rollups) has
+// the whole kept period to count: it does so in 6-hour chunks, one short
+// transaction each (8 days of 5 webhooks at their limits took 14-24 s in one
+// transaction; a full factory's would near the transaction's 120 s limit).
 
 /** How far back each run recomputes, before its previous run. */
 export const RECOMPUTE_MS = 2 * 60 * 1000;
@@ -35,8 +39,33 @@ export async function rollupsUntil(db: DbOrTx = prisma): Promise<Date | null> {
   return Number.isFinite(ms) ? new Date(ms) : null;
 }
 
-/** Recomputes the recent minutes (all of the kept period on the first run). Returns the minutes' start, or null when another instance held the lock. */
-export async function refreshRollups(db: Db = prisma, now: Date = new Date()): Promise<Date | null> {
+/**
+ * Recomputes the recent minutes, and on the first run (or after a long
+ * stop) catches up on the whole kept period: in chunks of CATCH_UP_CHUNK_MS,
+ * each its own short transaction that moves the watermark on, so readers are
+ * right at every step (they read the log past the watermark), no transaction
+ * reads more than a chunk of the log, and a catch-up stopped half way goes on
+ * from its last chunk. Returns the chunks recomputed: 0 when another instance
+ * held the lock.
+ */
+export async function refreshRollups(db: Db = prisma, now: Date = new Date()): Promise<number> {
+  const caughtUp = floorMinute(now.getTime());
+  // Each chunk after the first starts RECOMPUTE_MS before the previous one's end.
+  const most = Math.ceil(ROLLUP_KEEP_MS / (CATCH_UP_CHUNK_MS - RECOMPUTE_MS)) + 1;
+  for (let chunks = 0; chunks < most; ) {
+    const until = await refreshRollupChunk(db, now);
+    if (until === null) return chunks;
+    chunks += 1;
+    if (until.getTime() >= caughtUp) return chunks;
+  }
+  throw new Error('health rollups did not catch up');
+}
+
+/** The longest span of the log one run's transaction recomputes: 6 hours (a full factory at its limits: about 430,000 entries). */
+export const CATCH_UP_CHUNK_MS = 6 * 60 * 60 * 1000;
+
+/** Recomputes one chunk from a little before the watermark. Returns the new watermark, or null when another instance held the lock. */
+export async function refreshRollupChunk(db: Db = prisma, now: Date = new Date()): Promise<Date | null> {
   return db.$transaction(
     async (tx) => {
       // One instance recomputes at a time; the others skip their turn.
@@ -45,8 +74,8 @@ export async function refreshRollups(db: Db = prisma, now: Date = new Date()): P
       const previousMs = previous ? Number(previous.value) : NaN;
       const earliest = now.getTime() - ROLLUP_KEEP_MS;
       const from = new Date(floorMinute(Number.isFinite(previousMs) ? Math.max(earliest, Math.min(previousMs, now.getTime()) - RECOMPUTE_MS) : earliest));
-      // The watermark is the minute the run started in: everything before it is counted.
-      const until = new Date(floorMinute(now.getTime()));
+      // The watermark is the minute the run started in (everything before it is counted), or the chunk's end while catching up.
+      const until = new Date(Math.min(floorMinute(now.getTime()), from.getTime() + CATCH_UP_CHUNK_MS));
       await tx.$executeRawUnsafe('DELETE FROM "DeliveryRollup" WHERE "minute" >= $1 OR "minute" < $2', from, new Date(earliest));
       await tx.$executeRawUnsafe(
         `INSERT INTO "DeliveryRollup" ("webhookId", "minute", "status", "count")
@@ -63,7 +92,7 @@ export async function refreshRollups(db: Db = prisma, now: Date = new Date()): P
         create: { key: WATERMARK_KEY, value: String(until.getTime()) },
         update: { value: String(until.getTime()) },
       });
-      return from;
+      return until;
     },
     { timeout: 120_000 },
   );
