@@ -103,15 +103,14 @@ async function measure() {
   Object.assign(process.env, env, { TRIPLINE_BASE_URL: 'http://localhost:3999' });
   // The application's own modules, loaded through tsx (this script re-runs itself under it).
   const { prisma } = await import('../lib/db/index.ts');
-  const { refreshRollups } = await import('../lib/health/rollups.ts');
+  const { forgetRollups, refreshRollups } = await import('../lib/health/rollups.ts');
   const { healthOf, deliveryStats } = await import('../lib/health/service.ts');
   const { listWebhooks } = await import('../lib/webhooks/service.ts');
   const factory = await prisma.factory.findFirstOrThrow({ where: { slug: 'bench' } });
   const webhooks = await prisma.webhook.findMany({ where: { factoryId: factory.id }, select: { id: true, createdAt: true, expectedIntervalSeconds: true } });
   const entries = await prisma.delivery.count();
   const results = [];
-  await prisma.instanceSetting.deleteMany({ where: { key: 'health-rollups-until' } });
-  await prisma.deliveryRollup.deleteMany({});
+  await forgetRollups(prisma);
 
   // Without rollups: the window is read from the log alone.
   results.push(['health of 20 webhooks from the log alone (no rollups yet)', await repeat(20, () => healthOf(webhooks))]);

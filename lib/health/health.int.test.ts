@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setDatabase } from '@/lib/db';
 import { createFactory } from '@/lib/factories/service';
 import { checkWebhookHealth } from '@/lib/health/monitor';
-import { CATCH_UP_CHUNK_MS, ROLLUP_KEEP_MS, refreshRollupChunk, refreshRollups, rollupsUntil } from '@/lib/health/rollups';
+import { CATCH_UP_CHUNK_MS, ROLLUP_KEEP_MS, floorMinute, forgetRollups, refreshRollupChunk, refreshRollups, rollupsUntil } from '@/lib/health/rollups';
 import { deliveryStats, healthOf } from '@/lib/health/service';
 import { createDestination } from '@/lib/notifications/service';
 import { createTestDatabase, testDatabaseKinds, type TestDatabase } from '@/lib/testing/databases';
@@ -90,21 +90,20 @@ describe.each(testDatabaseKinds())('webhook health on %s', (kind) => {
       ],
     });
     // As after an upgrade to rollups, or on a log filled before them: no rollups, no watermark.
-    await db.deliveryRollup.deleteMany({});
-    await db.instanceSetting.deleteMany({ where: { key: 'health-rollups-until' } });
+    await forgetRollups(db);
     const fromLog = await deliveryStats(id, '7d', db, now);
     expect(fromLog.totals).toMatchObject({ accepted: 3, rejected_auth: 1, refused: 4 });
 
     // One chunk: the watermark moves 6 hours into the kept period, and readers see the same counts.
     const first = await refreshRollupChunk(db, now);
-    const start = Math.floor((now.getTime() - ROLLUP_KEEP_MS) / 60_000) * 60_000;
+    const start = floorMinute(now.getTime() - ROLLUP_KEEP_MS);
     expect(first?.getTime()).toBe(start + CATCH_UP_CHUNK_MS);
     expect(await deliveryStats(id, '7d', db, now)).toEqual(fromLog);
 
     // The job goes on from there, chunk by chunk, up to the minute it runs in.
     const chunks = await refreshRollups(db, now);
     expect(chunks).toBeGreaterThan(20);
-    expect((await rollupsUntil(db))?.getTime()).toBe(Math.floor(now.getTime() / 60_000) * 60_000);
+    expect((await rollupsUntil(db))?.getTime()).toBe(floorMinute(now.getTime()));
     const rolled = await db.deliveryRollup.groupBy({ by: ['status'], where: { webhookId: id }, _sum: { count: true } });
     expect(Object.fromEntries(rolled.map((row) => [row.status, row._sum.count]))).toEqual({ accepted: 3, rejected_auth: 1, refused: 4 });
     expect(await deliveryStats(id, '7d', db, now)).toEqual(fromLog);

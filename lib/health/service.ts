@@ -11,7 +11,7 @@ import {
 } from '@/lib/health/classify';
 import { healthNow } from '@/lib/health/clock';
 import { deliveryStatusLabels } from '@/lib/deliveries/schemas';
-import { rollupsUntil } from '@/lib/health/rollups';
+import { floorMinute, rollupsUntil } from '@/lib/health/rollups';
 
 // Health and delivery statistics, read from the per-minute rollups for the
 // minutes they cover and from the log itself for the few minutes since the
@@ -21,7 +21,6 @@ import { rollupsUntil } from '@/lib/health/rollups';
 
 export type HealthWebhook = { id: string; createdAt: Date; expectedIntervalSeconds: number | null };
 
-const floorMinute = (ms: number) => Math.floor(ms / 60_000) * 60_000;
 
 type CountRow = { webhookId: string; status: DeliveryStatusName; bucket: Date; count: number };
 
