@@ -1,14 +1,13 @@
 import 'server-only';
 import fs from 'node:fs';
 import path from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
 import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { serveBackups } from '@/lib/db/dump';
 import { acquireEmbeddedLock, type EmbeddedLock } from '@/lib/db/embedded-lock';
-import { pgliteExtensions } from '@/lib/db/pglite-extensions';
+import { asPGlite, ThreadedPGlite, type EmbeddedDatabase } from '@/lib/db/pglite-thread';
 import { log } from '@/lib/log';
 
 // Chooses the database: PostgreSQL when a connection URL is given, otherwise
@@ -26,7 +25,7 @@ export type OpenedAdapter = {
   /** The PostgreSQL connection pool, shared with the rate limiter and the ingress's SQL (absent on PGlite). */
   pool?: pg.Pool;
   /** The embedded database, for the ingress's SQL (absent on PostgreSQL). */
-  pglite?: PGlite;
+  pglite?: EmbeddedDatabase;
   /** The data folder's lock, once held (embedded database in a folder only). */
   lock?: Promise<EmbeddedLock>;
   close: () => Promise<void>;
@@ -62,39 +61,27 @@ export function openAdapter(target: DatabaseTarget, options: { poolSize?: number
     return { target, factory, pool, close: () => pool.end() };
   }
   if (target.kind === 'memory') {
-    const client = new PGlite({ extensions: pgliteExtensions });
-    return { target, factory: new PrismaPGlite(client), pglite: client, close: () => client.close() };
+    // Tests: the same client on its own thread as the embedded database, without a folder.
+    const client = new ThreadedPGlite(undefined);
+    return { target, factory: new PrismaPGlite(asPGlite(client)), pglite: client, close: () => client.close() };
   }
-  // PGlite is a single connection inside this process: a second process
-  // opening the same folder would corrupt it, so the folder's lock (see
-  // embedded-lock.ts) keeps it to one. Taking it is asynchronous, and
-  // openAdapter is not (the process-wide database opens on first use), so
-  // PGlite waits for the lock before it touches a file of the folder: its
-  // extensions are set up before the database files are mounted, and a
-  // pseudo-extension's setup awaits the lock. A busy folder fails the first
-  // query with EmbeddedDatabaseBusyError.
+  // PGlite is a single connection: a second process opening the same folder
+  // would corrupt it, so the folder's lock (see embedded-lock.ts) keeps it to
+  // one. Taking it is asynchronous, and openAdapter is not (the process-wide
+  // database opens on first use), so the database opens once the lock is
+  // held, before it touches a file of the folder. A busy folder fails the
+  // first query with EmbeddedDatabaseBusyError. The database runs on a
+  // thread of its own (pglite-thread.ts).
   fs.mkdirSync(target.dataDir, { recursive: true });
   const lock = acquireEmbeddedLock(target.dataDir);
   // Whoever queries first sees the failure; this only keeps it from being an unhandled rejection.
   lock.catch(() => {});
-  const client = new PGlite(target.dataDir, {
-    extensions: {
-      ...pgliteExtensions,
-      triplineLock: {
-        name: 'tripline-lock',
-        setup: async (_pg, emscriptenOpts: unknown) => {
-          await lock;
-          return { emscriptenOpts };
-        },
-      },
-    },
-  });
-  client.waitReady.catch(() => {});
+  const client = new ThreadedPGlite(target.dataDir, { before: lock });
   // `tripline backup` asks the process that holds the folder for a copy.
   lock.then((held) => serveBackups(held, client), () => {});
   return {
     target,
-    factory: new PrismaPGlite(client),
+    factory: new PrismaPGlite(asPGlite(client)),
     pglite: client,
     lock,
     close: async () => {

@@ -1,5 +1,5 @@
 import 'server-only';
-import type { PGlite } from '@electric-sql/pglite';
+import type { EmbeddedDatabase } from '@/lib/db/pglite-thread';
 import { describeThisProcess, type EmbeddedLock } from '@/lib/db/embedded-lock';
 
 // Copies of an open embedded database, for `tripline backup` (lib/db/backup.ts).
@@ -15,14 +15,14 @@ export type Dump = { data: Buffer; migrations: string[]; fingerprints: KeyFinger
  * progress is simply not in it, as after a crash. The checkpoint first writes
  * everything committed into the data files, so restoring replays little WAL.
  */
-export async function dumpEmbedded(pglite: PGlite): Promise<Dump> {
+export async function dumpEmbedded(pglite: EmbeddedDatabase): Promise<Dump> {
   await pglite.exec('CHECKPOINT');
   const blob = await pglite._runExclusiveQuery(() => pglite.dumpDataDir('gzip'));
   const data = Buffer.from(await blob.arrayBuffer());
   return { data, migrations: await appliedMigrations(pglite), fingerprints: await storedFingerprints(pglite) };
 }
 
-async function appliedMigrations(pglite: PGlite): Promise<string[]> {
+async function appliedMigrations(pglite: EmbeddedDatabase): Promise<string[]> {
   try {
     const { rows } = await pglite.query<{ migration_name: string }>(
       'SELECT migration_name FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL ORDER BY migration_name',
@@ -33,7 +33,7 @@ async function appliedMigrations(pglite: PGlite): Promise<string[]> {
   }
 }
 
-async function storedFingerprints(pglite: PGlite): Promise<KeyFingerprints> {
+async function storedFingerprints(pglite: EmbeddedDatabase): Promise<KeyFingerprints> {
   try {
     const { rows } = await pglite.query<{ key: string; value: string }>(
       `SELECT key, value FROM "InstanceSetting" WHERE key IN ('secrets-key-fingerprint', 'auth-secret-fingerprint')`,
@@ -46,7 +46,7 @@ async function storedFingerprints(pglite: PGlite): Promise<KeyFingerprints> {
 }
 
 /** Answers `backup` requests on the lock socket of an open embedded database. */
-export function serveBackups(lock: EmbeddedLock, pglite: PGlite): void {
+export function serveBackups(lock: EmbeddedLock, pglite: EmbeddedDatabase): void {
   const holder = `process ${process.pid} (${describeThisProcess()})`;
   lock.handle('backup', async () => {
     const dump = await dumpEmbedded(pglite);

@@ -14,12 +14,16 @@ import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 // query. The log's search index keeps a pending list of 256 kB, not
 // PostgreSQL's default 4 MB: on PGlite the insert that fills the list merges
 // it, on the one connection every request waits for (lib/deliveries/search-index.ts).
+// The embedded database's own thread (lib/db/pglite-worker.mjs) loads the
+// same two extensions and runs the same settings.
+export const PGLITE_SESSION_SQL = `SET gin_pending_list_limit = '256kB'`;
+
 const sessionSettings = {
   name: 'tripline-session',
   setup: async (pg: PGliteInterface, emscriptenOpts: unknown) => ({
     emscriptenOpts,
     init: async () => {
-      await pg.exec(`SET gin_pending_list_limit = '256kB'`);
+      await pg.exec(PGLITE_SESSION_SQL);
     },
   }),
 } satisfies Extension;

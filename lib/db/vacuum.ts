@@ -1,5 +1,5 @@
 import 'server-only';
-import type { PGlite } from '@electric-sql/pglite';
+import type { EmbeddedDatabase } from '@/lib/db/pglite-thread';
 
 // PostgreSQL's autovacuum reclaims the space of deleted and updated rows and
 // keeps the planner's statistics fresh. PGlite is PostgreSQL in single-user
@@ -19,7 +19,7 @@ import type { PGlite } from '@electric-sql/pglite';
 // 0.3 s an hour and 0.6 s more a day at 100,000 entries).
 
 /** VACUUM, with ANALYZE when asked, of the embedded database; returns how long it took, in ms. */
-export async function vacuumEmbedded(pglite: PGlite, options: { analyze: boolean }): Promise<number> {
+export async function vacuumEmbedded(pglite: EmbeddedDatabase, options: { analyze: boolean }): Promise<number> {
   const started = performance.now();
   await pglite.exec(options.analyze ? 'VACUUM (ANALYZE)' : 'VACUUM');
   return performance.now() - started;
