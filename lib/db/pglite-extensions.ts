@@ -5,17 +5,17 @@ import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 // The PostgreSQL extensions the migrations create (CREATE EXTENSION), which
 // PGlite can only load if every instance that opens a database is given them:
 // the delivery log's body search uses a trigram index (pg_trgm) that also
-// holds the webhook (btree_gin). Every `new
-// PGlite` of the app (the database, the migration engine's scratch database,
-// a restore's check) passes these.
+// holds the webhook (btree_gin). Every `new PGlite` of the app in this
+// thread (the migration engine's scratch database, a restore's check) passes
+// these; the database itself opens on a thread of its own
+// (lib/db/pglite-worker.mjs), which loads the same two extensions and runs
+// PGLITE_SESSION_SQL.
 //
 // `tripline-session` is not an extension but its hook: it applies the app's
 // session settings to each new PGlite once it is ready, before its first
 // query. The log's search index keeps a pending list of 256 kB, not
 // PostgreSQL's default 4 MB: on PGlite the insert that fills the list merges
 // it, on the one connection every request waits for (lib/deliveries/search-index.ts).
-// The embedded database's own thread (lib/db/pglite-worker.mjs) loads the
-// same two extensions and runs the same settings.
 export const PGLITE_SESSION_SQL = `SET gin_pending_list_limit = '256kB'`;
 
 const sessionSettings = {

@@ -124,7 +124,7 @@ export class ThreadedPGlite implements EmbeddedDatabase {
     this.#pending.clear();
   }
 
-  #call(message: { op: 'query' | 'exec'; sql: string; params?: unknown[] } | { op: 'dump' | 'close' }): Promise<unknown> {
+  #call(message: { op: 'query' | 'exec'; sql: string; params?: unknown[] } | { op: 'dump'; compression: string } | { op: 'close' }): Promise<unknown> {
     const id = this.#nextId++;
     const call = 'sql' in message ? { sql: message.sql, params: message.params } : {};
     const settled = this.#register(id, call);
@@ -206,9 +206,9 @@ export class ThreadedPGlite implements EmbeddedDatabase {
   }
 
   /** Between two statements (callers hold _runExclusiveQuery, as with PGlite): a gzipped tar of the data folder. */
-  async dumpDataDir(): Promise<Blob> {
+  async dumpDataDir(compression: 'gzip' | 'none' | 'auto' = 'auto'): Promise<Blob> {
     await this.waitReady;
-    return new Blob([(await this.#call({ op: 'dump' })) as ArrayBuffer]);
+    return new Blob([(await this.#call({ op: 'dump', compression })) as ArrayBuffer]);
   }
 
   async _runExclusiveQuery<T>(fn: () => Promise<T>): Promise<T> {

@@ -10,7 +10,7 @@
 // server's thread, one at a time, and are answered in order:
 //   { id, op: 'query', sql, params }   -> { fields, rows, affectedRows }
 //   { id, op: 'exec', sql }            -> [{ fields, rows, affectedRows }, ...]
-//   { id, op: 'dump' }                 -> ArrayBuffer (a gzipped tar of the data folder)
+//   { id, op: 'dump', compression }    -> ArrayBuffer (a tar of the data folder)
 //   { id, op: 'close' }                -> null
 // Values in rows are PostgreSQL's text, unparsed: the client parses them with
 // the parsers its caller asked for (functions cannot cross threads).
@@ -39,8 +39,8 @@ const unparsed = (result) => ({ fields: result.fields, rows: result.rows, affect
 const ops = {
   query: async ({ sql, params }) => unparsed(await pg.query(sql, params, { rowMode: 'array', parsers: raw })),
   exec: async ({ sql }) => (await pg.exec(sql, { rowMode: 'array', parsers: raw })).map(unparsed),
-  dump: async () => {
-    const blob = await pg.dumpDataDir('gzip');
+  dump: async ({ compression }) => {
+    const blob = await pg.dumpDataDir(compression);
     return blob.arrayBuffer();
   },
   close: async () => {
