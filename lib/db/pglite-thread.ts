@@ -3,6 +3,7 @@ import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { messages, Mutex, types, type PGlite, type QueryOptions, type Results, type Transaction } from '@electric-sql/pglite';
 import { PGLITE_SESSION_SQL } from '@/lib/db/pglite-extensions';
+import { log } from '@/lib/log';
 
 // The embedded database on a thread of its own (lib/db/pglite-worker.mjs).
 //
@@ -40,6 +41,7 @@ type Reply = { id: number; result?: unknown; error?: RemoteError };
 type Pending = { resolve: (value: unknown) => void; reject: (error: Error) => void; sql?: string; params?: unknown[] };
 
 const WORKER_FILE = 'lib/db/pglite-worker.mjs';
+const logger = log('database');
 
 // The element types of PostgreSQL's array types, as PGlite reads them when it opens (BasePGlite._initArrayTypes).
 const ARRAY_TYPES_SQL = `SELECT b.oid, b.typarray FROM pg_catalog.pg_type a
@@ -95,6 +97,9 @@ export class ThreadedPGlite implements EmbeddedDatabase {
     // The thread keeps the process alive only while a call waits for it.
     worker.unref();
     worker.on('message', (reply: Reply) => this.#settle(reply));
+    // A thread that dies (PostgreSQL aborting in WebAssembly) fails every call
+    // with the reason, and so readiness (/readyz answers 503 with it), until
+    // the server is restarted and the database recovers from its WAL.
     worker.on('error', (error) => this.#fail(new Error(`the embedded database's thread failed: ${error.message}`)));
     worker.on('exit', (code) => this.#fail(new Error(`the embedded database's thread exited (code ${code})`)));
     // The worker answers id 0 once the database is open.
@@ -119,6 +124,7 @@ export class ThreadedPGlite implements EmbeddedDatabase {
   }
 
   #fail(error: Error): void {
+    if (!this.#closed && !this.#failure) logger.error({ err: { message: error.message } }, 'embedded database stopped: every query fails until the server restarts');
     this.#failure ??= this.#closed ? new Error('the embedded database is closed') : error;
     for (const pending of this.#pending.values()) pending.reject(this.#failure);
     this.#pending.clear();
@@ -224,6 +230,7 @@ export class ThreadedPGlite implements EmbeddedDatabase {
       await this.#mutex.runExclusive(() => this.#call({ op: 'close' }));
     } finally {
       await this.#worker?.terminate();
+      this.#fail(new Error('the embedded database is closed'));
     }
   }
 }
