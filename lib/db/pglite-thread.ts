@@ -9,11 +9,12 @@ import { log } from '@/lib/log';
 //
 // Why: PGlite runs PostgreSQL as WebAssembly in whichever thread opened it.
 // In the server's thread, each statement stopped everything else: an
-// accepted delivery cost the server's one thread 1.9-3.3 ms instead of
-// 0.8 ms on PostgreSQL, and an hourly VACUUM (seconds on a large log) froze
-// the ingress, /healthz and /metrics alike (docs/benchmarks.md, "The embedded
-// database on its own thread"). On its own thread PostgreSQL's work runs on
-// the second core; this thread only sends statements and parses results.
+// accepted delivery cost the server's one thread 1.7-3.3 ms instead of
+// 0.7-0.8 ms on PostgreSQL, and an hourly VACUUM (seconds on a large log)
+// froze the ingress, /healthz and /metrics alike (docs/benchmarks.md, "The
+// route's floor, and the embedded database on its own thread"). On its own
+// thread PostgreSQL's work runs on the second core; this thread only sends
+// statements and parses results.
 //
 // The client keeps PGlite's own contract, so the Prisma adapter and the
 // ingress's SQL use it unchanged: one statement at a time, and a transaction
