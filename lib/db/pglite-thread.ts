@@ -79,8 +79,7 @@ export class ThreadedPGlite implements EmbeddedDatabase {
   constructor(dataDir: string | undefined, options: { before?: Promise<unknown> } = {}) {
     this.waitReady = (async () => {
       await options.before;
-      const ready = this.#start(dataDir);
-      await ready;
+      await this.#start(dataDir);
       const arrays = await this.#query<{ oid: number; typarray: number }>(ARRAY_TYPES_SQL);
       for (const { oid, typarray } of arrays.rows) {
         this.#parsers[typarray] = (text) => types.arrayParser(text, this.#parsers[oid]!, typarray);
@@ -212,7 +211,7 @@ export class ThreadedPGlite implements EmbeddedDatabase {
     });
   }
 
-  /** Between two statements (callers hold _runExclusiveQuery, as with PGlite): a gzipped tar of the data folder. */
+  /** Between two statements (callers hold _runExclusiveQuery, as with PGlite): a tar of the data folder, gzipped unless `compression` says 'none'. */
   async dumpDataDir(compression: 'gzip' | 'none' | 'auto' = 'auto'): Promise<Blob> {
     await this.waitReady;
     return new Blob([(await this.#call({ op: 'dump', compression })) as ArrayBuffer]);
