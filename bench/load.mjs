@@ -1,52 +1,134 @@
-// The load generator, run as its own process by bench/ingress.mjs so it
-// does not share a CPU budget with the server's event loop.
+// The load generator, run as its own process by bench/ingress.mjs and
+// bench/limits.mjs so it does not share a CPU budget with the server's event loop.
 // Input (argv[2], JSON): { url, targets: [{ path, authorization }], connections, duration, rate? }
-// Output (stdout, JSON): autocannon's result summary.
+// Output (stdout, JSON): requests, perSecond, latency { p50, p90, p99, max } in ms,
+// statusCodes { code: { count } }, non2xx, errors, timeouts, duration.
+//
+// Two kinds of load:
+//   without `rate`: as fast as the server answers, with `connections`
+//     requests in flight (closed loop; autocannon). The throughput figures.
+//   with `rate`: a steady `rate` requests a second, one every 1000/rate ms
+//     whatever the server does (open loop, like wrk2 or k6's
+//     constant-arrival-rate), each request's latency counted from the
+//     moment it was due, so a stall delays the requests behind it and their
+//     wait counts (no coordinated omission). The latency figures "at 200/s".
+//     autocannon's own rate option is not used for them: it lets each
+//     connection send its share of a second's requests back to back at the
+//     start of every second, so "200/s" was a burst of 200 every second, and
+//     autocannon 9 corrects for coordinated omission with an interval of
+//     Math.ceil(1 / rate) = 1 ms instead of 1000 / rate ms, which records a
+//     response of L ms L times over (docs/benchmarks.md, "Steady load").
 import { randomUUID } from 'node:crypto';
+import http from 'node:http';
 import autocannon from 'autocannon';
 
 const options = JSON.parse(process.argv[2]);
 let next = 0;
 
-const requests = [
-  {
-    method: 'POST',
-    // Each request goes to the next webhook in turn, with a fresh delivery ID
-    // so every one is a new accepted delivery (no dedup shortcut).
-    setupRequest: (request) => {
-      if (!options.targets.length) return { ...request, method: 'GET', path: options.path };
-      const target = options.targets[next++ % options.targets.length];
-      const id = randomUUID();
-      return {
-        ...request,
-        path: target.path,
-        headers: {
-          'content-type': 'application/json',
-          authorization: target.authorization,
-          'x-service-delivery-id': id,
-        },
-        body: JSON.stringify({ event: 'bench', id, at: Date.now(), data: { items: [1, 2, 3], note: 'x'.repeat(200) } }),
-      };
-    },
-  },
-];
+/** The next request: to the next webhook in turn, with a fresh delivery ID, so every one is a new accepted delivery (no dedup shortcut). */
+function nextDelivery() {
+  const target = options.targets[next++ % options.targets.length];
+  const id = randomUUID();
+  return {
+    path: target.path,
+    headers: { 'content-type': 'application/json', authorization: target.authorization, 'x-service-delivery-id': id },
+    body: JSON.stringify({ event: 'bench', id, at: Date.now(), data: { items: [1, 2, 3], note: 'x'.repeat(200) } }),
+  };
+}
 
-const result = await autocannon({
-  url: options.url,
-  connections: options.connections,
-  duration: options.duration,
-  ...(options.rate ? { overallRate: options.rate } : {}),
-  requests,
-});
-process.stdout.write(
-  JSON.stringify({
-    requests: result.requests.total,
-    perSecond: result.requests.average,
-    latency: { p50: result.latency.p50, p90: result.latency.p90, p99: result.latency.p99, max: result.latency.max },
-    statusCodes: result.statusCodeStats,
-    non2xx: result.non2xx,
-    errors: result.errors,
-    timeouts: result.timeouts,
-    duration: result.duration,
-  }),
-);
+const result = options.rate ? await steady() : await closedLoop();
+process.stdout.write(JSON.stringify(result));
+
+async function closedLoop() {
+  const requests = [
+    {
+      method: 'POST',
+      setupRequest: (request) => {
+        if (!options.targets.length) return { ...request, method: 'GET', path: options.path };
+        return { ...request, ...nextDelivery() };
+      },
+    },
+  ];
+  const r = await autocannon({ url: options.url, connections: options.connections, duration: options.duration, requests });
+  return {
+    requests: r.requests.total,
+    perSecond: r.requests.average,
+    latency: { p50: r.latency.p50, p90: r.latency.p90, p99: r.latency.p99, max: r.latency.max },
+    statusCodes: r.statusCodeStats,
+    non2xx: r.non2xx,
+    errors: r.errors,
+    timeouts: r.timeouts,
+    duration: r.duration,
+  };
+}
+
+async function steady() {
+  const base = new URL(options.url);
+  // Enough sockets for every request a stall of a few seconds would leave waiting.
+  const agent = new http.Agent({ keepAlive: true, maxSockets: Math.max(options.connections, options.rate * 5) });
+  const interval = 1000 / options.rate;
+  const total = Math.round(options.duration * options.rate);
+  const latencies = [];
+  const statusCodes = {};
+  let errors = 0;
+  let timeouts = 0;
+
+  const send = (due) =>
+    new Promise((resolve) => {
+      const request = options.targets.length ? { method: 'POST', ...nextDelivery() } : { method: 'GET', path: options.path, headers: {} };
+      const req = http.request(
+        { host: base.hostname, port: base.port, agent, method: request.method, path: request.path, headers: request.body ? { ...request.headers, 'content-length': Buffer.byteLength(request.body) } : request.headers, timeout: 10_000 },
+        (res) => {
+          res.resume();
+          res.once('end', () => {
+            const code = String(res.statusCode);
+            statusCodes[code] = { count: (statusCodes[code]?.count ?? 0) + 1 };
+            latencies.push(performance.now() - due);
+            resolve();
+          });
+        },
+      );
+      req.once('timeout', () => {
+        timeouts += 1;
+        req.destroy(new Error('timeout'));
+      });
+      req.once('error', () => {
+        errors += 1;
+        resolve();
+      });
+      req.end(request.body);
+    });
+
+  const start = performance.now() + 10;
+  const pending = [];
+  let sent = 0;
+  await new Promise((done) => {
+    const tick = () => {
+      const now = performance.now();
+      // Every request that is due by now goes out now, counted from when it was due.
+      while (sent < total && start + sent * interval <= now) {
+        pending.push(send(start + sent * interval));
+        sent += 1;
+      }
+      if (sent < total) setTimeout(tick, Math.max(0, Math.min(interval, start + sent * interval - performance.now())));
+      else done();
+    };
+    setTimeout(tick, 10);
+  });
+  await Promise.all(pending);
+  agent.destroy();
+
+  latencies.sort((a, b) => a - b);
+  const at = (q) => (latencies.length ? Math.round(latencies[Math.min(latencies.length - 1, Math.ceil(q * latencies.length) - 1)]) : null);
+  const ok = Object.entries(statusCodes).reduce((sum, [code, { count }]) => sum + (code.startsWith('2') ? count : 0), 0);
+  return {
+    requests: latencies.length,
+    perSecond: Math.round(latencies.length / options.duration),
+    latency: { p50: at(0.5), p90: at(0.9), p99: at(0.99), max: latencies.length ? Math.round(latencies.at(-1)) : null },
+    statusCodes,
+    non2xx: latencies.length - ok,
+    errors,
+    timeouts,
+    duration: options.duration,
+  };
+}
