@@ -77,6 +77,20 @@ describe.each(testDatabaseKinds())('group commit of accepted deliveries on %s', 
     expect(outcomes.every((o) => !o.limited && ids.has(o.id))).toBe(true);
   });
 
+  it('gives entries and their runs IDs that the database orders as they were written (new index entries at the end)', async () => {
+    const written: string[] = [];
+    for (let n = 0; n < 5; n++) {
+      const outcome = await recordAccepted(delivery(webhooks[5]!, `ordered-${n}`));
+      if (outcome.limited) throw new Error('limited');
+      written.push(outcome.id);
+      await new Promise((resolve) => setTimeout(resolve, 2));
+    }
+    const byId = await database.prisma.delivery.findMany({ where: { id: { in: written } }, orderBy: { id: 'asc' }, select: { id: true } });
+    expect(byId.map((row) => row.id)).toEqual(written);
+    const runs = await database.prisma.run.findMany({ where: { deliveryId: { in: written } }, orderBy: { id: 'asc' }, select: { deliveryId: true } });
+    expect(runs.map((run) => run.deliveryId)).toEqual(written);
+  });
+
   it('counts one webhook’s deliveries in shared statements against its rate limit: exactly the budget is accepted', async () => {
     const webhookId = webhooks[5]!;
     const rateLimit = { key: `delivery:wh_group_${kind}_5`, points: 25, durationMs: 60_000 };

@@ -1,7 +1,6 @@
 import 'server-only';
-import { randomBase62 } from '@/lib/crypto/random';
 import type { AuthResult } from '@/lib/ingress/authenticate';
-import type { Identity } from '@/lib/ingress/identity';
+import { requestIdentity, type Identity } from '@/lib/ingress/identity';
 import { recordUnauthenticated } from '@/lib/ingress/log-budget';
 import type { BudgetedWrite } from '@/lib/ingress/record';
 import { rateLimited } from '@/lib/ingress/responses';
@@ -60,7 +59,7 @@ function parseObject(body: Buffer): Record<string, unknown> | null {
 
 async function record(webhook: LiveWebhook, headers: Headers, size: number, detail: string, remoteAddress: string | null, always = false): Promise<BudgetedWrite> {
   const sent = webhook.signatureScheme ? providerDeliveryId(webhook.signatureScheme, headers) : null;
-  const identity: Identity = sent ? { deliveryId: sent, source: 'provider_header' } : { deliveryId: `req_${randomBase62(20)}`, source: 'request_id' };
+  const identity: Identity = sent ? { deliveryId: sent, source: 'provider_header' } : requestIdentity();
   return recordUnauthenticated({ webhookId: webhook.id, webhookUid: webhook.uid, status: 'handshake', identity, size, detail, remoteAddress }, { always });
 }
 

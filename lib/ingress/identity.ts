@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { timeOrderedId } from '@/lib/crypto/random';
 import { MAX_DELIVERY_ID_LENGTH } from '@/lib/ingress/limits';
 
 // Delivery identity (README.md, Decisions: Delivery identity), in order of preference:
@@ -24,6 +25,11 @@ export function normaliseSenderId(raw: string): string | null {
   if (value === '') return null;
   if (value.length <= MAX_DELIVERY_ID_LENGTH && PRINTABLE_ASCII.test(value)) return value;
   return `id-sha256:${createHash('sha256').update(value, 'utf8').digest('hex')}`;
+}
+
+/** The identity of a request that is logged without one of its own (a rejection or a handshake): made up here, never deduplicated. */
+export function requestIdentity(): Identity {
+  return { deliveryId: timeOrderedId('req_', 16), source: 'request_id' };
 }
 
 export function bodyHashId(body: Buffer): string {

@@ -1,12 +1,11 @@
 import 'server-only';
-import { randomBase62 } from '@/lib/crypto/random';
 import { env } from '@/lib/env';
 import { authenticate } from '@/lib/ingress/authenticate';
 import { declaredTooLarge, readBodyWithLimit } from '@/lib/http/body';
 import { requestNow } from '@/lib/ingress/clock';
 import { redactHeaders } from '@/lib/ingress/headers';
 import { answerChallenge, answerHandshake } from '@/lib/ingress/handshakes';
-import { deliveryIdentity, normaliseSenderId, type Identity } from '@/lib/ingress/identity';
+import { deliveryIdentity, normaliseSenderId, requestIdentity, type Identity } from '@/lib/ingress/identity';
 import { parseJsonBody } from '@/lib/ingress/json';
 import { MAX_BODY_BYTES } from '@/lib/ingress/limits';
 import { recordUnauthenticated } from '@/lib/ingress/log-budget';
@@ -50,7 +49,7 @@ function rejectedIdentity(webhook: LiveWebhook, headers: Headers, body: Buffer |
     const id = header ? normaliseSenderId(headers.get(header) ?? '') : null;
     if (id) return { deliveryId: id, source: header === webhook.deliveryIdHeader ? 'configured_header' : 'service_header' };
   }
-  return { deliveryId: `req_${randomBase62(20)}`, source: 'request_id' };
+  return requestIdentity();
 }
 
 function providerIdFor(webhook: LiveWebhook, headers: Headers): string | null {

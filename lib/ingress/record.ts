@@ -1,7 +1,7 @@
 import 'server-only';
 import { getDatabase } from '@/lib/db';
 import { sql } from '@/lib/db/sql';
-import { randomBase62 } from '@/lib/crypto/random';
+import { timeOrderedId } from '@/lib/crypto/random';
 import { groupCommitter, type GroupCommitter } from '@/lib/ingress/group-commit';
 import type { Identity } from '@/lib/ingress/identity';
 import { counterUpsert, type FoldedRateLimit } from '@/lib/ingress/rate-limit';
@@ -38,7 +38,7 @@ export type RejectedStatus = 'rejected_auth' | 'rejected_invalid_json' | 'reject
 /** Entries written with metadata only: rejections, and verification handshakes (lib/ingress/handshakes.ts), which start nothing. */
 export type MetadataOnlyStatus = RejectedStatus | 'handshake';
 
-const newDeliveryRowId = () => `dl_${randomBase62(22)}`;
+const newDeliveryRowId = () => timeOrderedId('dl_', 16);
 
 /** A metadata-only entry: a rejection, or a verification handshake. */
 export type RejectedEntry = {

@@ -1,4 +1,4 @@
-import { randomBase62 } from '@/lib/crypto/random';
+import { timeOrderedId } from '@/lib/crypto/random';
 import { matchesFilter, type PayloadFilter } from '@/lib/filters';
 import { composeEnvelope, type RunEnvelope } from '@/lib/runs/envelope';
 
@@ -11,7 +11,7 @@ import { composeEnvelope, type RunEnvelope } from '@/lib/runs/envelope';
 /** A trigger of an enabled automation, with what a run of it starts with. */
 export type ActiveTrigger = { automationId: string; automationName: string; prompt: string; payloadFilter: PayloadFilter | null };
 
-export const newRunId = () => `run_${randomBase62(22)}`;
+export const newRunId = () => timeOrderedId('run_', 16);
 
 /** A run to insert; its payload is the delivery's stored body, not a copy. */
 export type NewRun = { automationId: string; prompt: string; envelope: RunEnvelope };
