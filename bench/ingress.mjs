@@ -1,10 +1,11 @@
 // Ingress benchmark: `npm run bench` (or `node bench/ingress.mjs`).
 //
 // Starts the built server on PostgreSQL and on embedded PGlite, creates many
-// webhooks, and drives POST /webhooks/w/<uid> with autocannon from a second
-// process (bench/load.mjs). For each database it prints accepted deliveries
-// per second with p50/p99 latency at full load, p99 at a steady 200
-// deliveries/s spread over all webhooks, and the same full-load figures for
+// webhooks, and drives POST /webhooks/w/<uid> from a second process
+// (bench/load.mjs: autocannon at full load, an open loop at a steady rate).
+// For each database it prints accepted deliveries per second with p50/p99
+// latency at full load, p99 at a steady 200 deliveries/s spread over all
+// webhooks, and the same full-load figures for
 // two baselines measured in the same run, each as a ratio: the trivial
 // /healthz route handler (a GET), and the ingress route's own floor (the same
 // POST and body to a UID the route refuses by its shape, 404 with no read).

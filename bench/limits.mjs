@@ -468,9 +468,25 @@ const clientLoad = (duration) =>
     child.once('exit', (code) => {
       if (code !== 0) return reject(new Error(`bench/load.mjs failed (${code})`));
       const r = JSON.parse(out);
-      resolve({ accepted: r.statusCodes?.['202']?.count ?? 0, p50: r.latency.p50, p99: r.latency.p99, max: r.latency.max, errors: r.errors + r.timeouts, non2xx: r.non2xx });
+      resolve({ accepted: r.statusCodes?.['202']?.count ?? 0, p50: r.latency.p50, p99: r.latency.p99, max: r.latency.max, errors: r.errors + r.timeouts, non2xx: r.non2xx, histogram: r.histogram });
     });
   });
+
+/** The percentiles of every request of several windows together, from their histograms (bench/load.mjs). */
+function percentiles(windows) {
+  const counts = new Map();
+  for (const w of windows) for (const [ms, n] of Object.entries(w.histogram ?? {})) counts.set(Number(ms), (counts.get(Number(ms)) ?? 0) + n);
+  const sorted = [...counts].sort((a, b) => a[0] - b[0]);
+  const requests = sorted.reduce((sum, [, n]) => sum + n, 0);
+  const at = (q) => {
+    let seen = 0;
+    for (const [ms, n] of sorted) if ((seen += n) >= q * requests) return ms;
+    return null;
+  };
+  return { requests, p50: at(0.5), p99: at(0.99), max: sorted.at(-1)?.[0] ?? null };
+}
+
+const withoutHistogram = ({ histogram: _histogram, ...rest }) => rest;
 
 /** A freshly started server's first seconds (JIT, caches) are slower: 10 s at 200/s, not counted. */
 async function warmUp(state) {
@@ -490,9 +506,11 @@ async function ingress() {
     for (let i = 0; i < Number(process.env.BENCH_WINDOWS ?? 6); i++) {
       const w = await steadyLoad(10);
       windows.push(w);
-      log(`ingress at 200/s, window ${i + 1}: ${JSON.stringify(w)}`);
+      log(`ingress at 200/s, window ${i + 1}: ${JSON.stringify(withoutHistogram(w))}`);
     }
-    return { ingress: { windows } };
+    const whole = percentiles(windows);
+    log(`all ${whole.requests} requests: p50 ${whole.p50} ms, p99 ${whole.p99} ms, max ${whole.max} ms`);
+    return { ingress: { whole, windows: windows.map(withoutHistogram) } };
   } finally {
     await stopServer(server);
   }
@@ -509,7 +527,7 @@ async function retention() {
     await warmUp(state);
     log('ingress alone at 200/s, 10 s');
     const alone = await steadyLoad(10);
-    log(`alone: ${JSON.stringify(alone)}`);
+    log(`alone: ${JSON.stringify(withoutHistogram(alone))}`);
     // The job as the server runs it, from its own process; the clock is the fill's anchor,
     // so exactly day 8 is past the window.
     const t0 = Date.now();
@@ -525,13 +543,15 @@ async function retention() {
     while (!finished) {
       const w = await steadyLoad(10);
       windows.push(w);
-      log(`while pruning: ${JSON.stringify(w)}`);
+      log(`while pruning: ${JSON.stringify(withoutHistogram(w))}`);
     }
     const code = await done;
     if (code !== 0) throw new Error(`the prune process failed (${code})`);
     pruned = { ...JSON.parse(out), wallSeconds: Number(((Date.now() - t0) / 1000).toFixed(1)) };
     log(`pruned: ${JSON.stringify(pruned)}`);
-    return { retention: { alone, pruned, windows, p99Max: Math.max(...windows.map((w) => w.p99)) } };
+    const whole = percentiles(windows);
+    log(`while pruning, all ${whole.requests} requests: p50 ${whole.p50} ms, p99 ${whole.p99} ms, max ${whole.max} ms`);
+    return { retention: { alone: withoutHistogram(alone), pruned, whole, windows: windows.map(withoutHistogram), p99Max: Math.max(...windows.map((w) => w.p99)) } };
   } finally {
     await stopServer(server);
   }

@@ -2,7 +2,8 @@
 // bench/limits.mjs so it does not share a CPU budget with the server's event loop.
 // Input (argv[2], JSON): { url, targets: [{ path, authorization }], connections, duration, rate? }
 // Output (stdout, JSON): requests, perSecond, latency { p50, p90, p99, max } in ms,
-// statusCodes { code: { count } }, non2xx, errors, timeouts, duration.
+// statusCodes { code: { count } }, non2xx, errors, timeouts, duration; with `rate`, also
+// histogram { ms: count }.
 //
 // Two kinds of load:
 //   without `rate`: as fast as the server answers, with `connections`
@@ -130,5 +131,11 @@ async function steady() {
     errors,
     timeouts,
     duration: options.duration,
+    // Latencies by whole millisecond (ms: count), so that windows can be merged into one percentile.
+    histogram: latencies.reduce((counts, latency) => {
+      const ms = Math.round(latency);
+      counts[ms] = (counts[ms] ?? 0) + 1;
+      return counts;
+    }, {}),
   };
 }
