@@ -20,10 +20,10 @@ const BATCH = 500;
 // After each batch the job rests three times as long as the batch took. What
 // the ingress feels of a prune is mostly its WAL: every commit of the ingress
 // flushes the prune's WAL written before it. Small batches with long rests
-// keep that WAL at about 20 MB/s instead of 40, and the ingress's p99 at a
-// steady 200/s mostly under 50 ms while a whole expired day goes. That day of
-// 5 webhooks at the limits (440,000 entries) still goes in 70-95 s
-// (docs/benchmarks.md), against the hour between runs.
+// keep that WAL at about 20 MB/s instead of 40; the ingress's p99 at a
+// steady 200/s over a whole expired day's prune was 52 ms. That day of 5
+// webhooks at the limits (440,000 entries) still goes in 70-99 s
+// (docs/benchmarks.md, "Steady load"), against the hour between runs.
 const REST_RATIO = 3;
 
 // How it runs at the limits (12 million entries in a factory; docs/benchmarks.md,
