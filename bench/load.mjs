@@ -89,12 +89,15 @@ async function steady() {
           });
         },
       );
+      let timedOut = false;
       req.once('timeout', () => {
-        timeouts += 1;
+        timedOut = true;
         req.destroy(new Error('timeout'));
       });
+      // A timeout ends in this error too: it counts once, as a timeout.
       req.once('error', () => {
-        errors += 1;
+        if (timedOut) timeouts += 1;
+        else errors += 1;
         resolve();
       });
       req.end(request.body);
