@@ -10,6 +10,8 @@ describe.each(testDatabaseKinds())('delivery log retention on %s', (kind) => {
   let database: TestDatabase;
   let busy: string;
   let quiet: string;
+  let factoryId: string;
+  let webhook: (name: string) => Promise<{ id: string }>;
   const now = new Date('2026-11-23T12:00:00Z');
 
   beforeAll(async () => {
@@ -17,7 +19,8 @@ describe.each(testDatabaseKinds())('delivery log retention on %s', (kind) => {
     const db = database.prisma;
     const user = await createUser({ email: 'a@example.com', password: 'a long enough password' }, db);
     const factory = await createFactory(user.id, { name: 'Factory', slug: 'retention' }, db);
-    const webhook = (name: string) =>
+    factoryId = factory.id;
+    webhook = (name: string) =>
       db.webhook.create({ data: { factoryId: factory.id, uid: `wh_${name}`, name, secretName: 'S' }, select: { id: true } });
     busy = (await webhook('busy')).id;
     quiet = (await webhook('quiet')).id;
@@ -72,8 +75,7 @@ describe.each(testDatabaseKinds())('delivery log retention on %s', (kind) => {
 
   it('prunes in batches that resume past the entries kept for their runs', async () => {
     const db = database.prisma;
-    const factory = await db.webhook.findFirstOrThrow({ where: { id: busy }, select: { factoryId: true } });
-    const { id: webhookId } = await db.webhook.create({ data: { factoryId: factory.factoryId, uid: 'wh_batched', name: 'batched', secretName: 'S' }, select: { id: true } });
+    const { id: webhookId } = await webhook('batched');
     // 120 entries an hour apart, the newest 8 days old: all past the window, the newest 50 kept.
     await db.delivery.createMany({
       data: Array.from({ length: 120 }, (_, i) => ({
@@ -81,13 +83,56 @@ describe.each(testDatabaseKinds())('delivery log retention on %s', (kind) => {
         status: 'accepted' as const, size: 2, receivedAt: new Date(now.getTime() - 8 * DAY - i * 60 * 60 * 1000), body: '{}',
       })),
     });
-    const automation = await db.automation.create({ data: { factoryId: factory.factoryId, name: 'B', prompt: 'P' } });
+    const automation = await db.automation.create({ data: { factoryId, name: 'B', prompt: 'P' } });
     for (const i of [60, 61, 62, 63, 64, 65, 66, 67, 100, 119]) {
-      await db.run.create({ data: { factoryId: factory.factoryId, automationId: automation.id, deliveryId: `batched-${String(i).padStart(3, '0')}`, prompt: 'P', envelope: {}, status: 'queued' } });
+      await db.run.create({ data: { factoryId, automationId: automation.id, deliveryId: `batched-${String(i).padStart(3, '0')}`, prompt: 'P', envelope: {}, status: 'queued' } });
     }
     // Batches of 7: a batch that deletes fewer (its entries with runs stay) does not end the pruning.
     expect(await pruneDeliveries(db, now, { batch: 7 })).toBe(70 - 10);
     const kept = await db.delivery.findMany({ where: { webhookId }, select: { id: true }, orderBy: { id: 'asc' } });
     expect(kept.map((k) => Number(k.id.slice(-3)))).toEqual([...Array.from({ length: 50 }, (_, i) => i), 60, 61, 62, 63, 64, 65, 66, 67, 100, 119]);
+  });
+
+  it('prunes the webhooks together, in batches that split entries received in the same millisecond', async () => {
+    const db = database.prisma;
+    const ids = [(await webhook('left')).id, (await webhook('right')).id];
+    // 90 seconds of both webhooks interleaved, two entries each a second (the same
+    // millisecond), 9 days old; then each webhook's newest 50 are all that is kept.
+    const received = (s: number) => new Date(now.getTime() - 9 * DAY + s * 1000);
+    await db.delivery.createMany({
+      data: Array.from({ length: 90 }, (_, s) =>
+        ids.flatMap((webhookId, w) =>
+          ['a', 'b'].map((k) => ({
+            id: `pair-${w}-${String(s).padStart(2, '0')}${k}`, webhookId, deliveryId: `p-${w}-${s}${k}`, identitySource: 'service_header' as const,
+            status: 'accepted' as const, size: 2, receivedAt: received(s), body: '{}',
+          })),
+        ),
+      ).flat(),
+    });
+    // Batches of 3 split the same-millisecond pairs and alternate webhooks.
+    expect(await pruneDeliveries(db, now, { batch: 3, restRatio: 0 })).toBe(2 * (180 - 50));
+    for (const [w, webhookId] of ids.entries()) {
+      const kept = await db.delivery.findMany({ where: { webhookId }, select: { id: true }, orderBy: { id: 'asc' } });
+      // The newest 50: seconds 65-89, both entries of each.
+      expect(kept.map((k) => k.id)).toEqual(Array.from({ length: 25 }, (_, i) => [`pair-${w}-${65 + i}a`, `pair-${w}-${65 + i}b`]).flat());
+    }
+  });
+
+  it('lets one instance prune at a time: a pass that starts while another runs does nothing', async () => {
+    const db = database.prisma;
+    const { id: webhookId } = await webhook('together');
+    await db.delivery.createMany({
+      data: Array.from({ length: 90 }, (_, i) => ({
+        id: `together-${String(i).padStart(2, '0')}`, webhookId, deliveryId: `t-${i}`, identitySource: 'service_header' as const,
+        status: 'accepted' as const, size: 2, receivedAt: new Date(now.getTime() - 8 * DAY - i * 60_000), body: '{}',
+      })),
+    });
+    // Two instances' hourly jobs due together (each pass in batches of 4, with rests).
+    const passes = await Promise.all([pruneDeliveries(db, now, { batch: 4, restRatio: 1 }), pruneDeliveries(db, now, { batch: 4, restRatio: 1 })]);
+    expect(passes.toSorted()).toEqual([0, 40]);
+    expect(await db.delivery.count({ where: { webhookId } })).toBe(50);
+    // The lease went with the pass: the next hour's pass runs.
+    await db.delivery.create({ data: { id: 'together-new', webhookId, deliveryId: 't-new', identitySource: 'service_header', status: 'accepted', size: 2, receivedAt: now, body: '{}' } });
+    expect(await pruneDeliveries(db, now, { restRatio: 0 })).toBe(1);
   });
 });

@@ -1,5 +1,6 @@
 import 'server-only';
 import { prisma, type DbOrTx } from '@/lib/db';
+import { releaseLease, renewLeaseCte, takeLease } from '@/lib/db/lease';
 import { restAfter } from '@/lib/server/pace';
 
 // Retention (README.md, Decisions: Retention): at least the most recent 50 deliveries and 7
@@ -18,54 +19,62 @@ export const RETENTION_DAYS = 7;
 export const RETENTION_MIN_ENTRIES = 50;
 const BATCH = 500;
 // After each batch the job rests three times as long as the batch took. What
-// the ingress feels of a prune is mostly its WAL: every commit of the ingress
-// flushes the prune's WAL written before it. Small batches with long rests
-// keep that WAL at about 20 MB/s instead of 40; the ingress's p99 at a
-// steady 200/s over a whole expired day's prune was 52 ms. That day of 5
-// webhooks at the limits (440,000 entries) still goes in 70-99 s
-// (docs/benchmarks.md, "Steady load"), against the hour between runs.
+// the ingress feels of a prune is its WAL (every commit of the ingress flushes
+// the prune's WAL written before it) and its reads. A whole expired day of 5
+// webhooks at the limits (440,000 entries) goes in 74-111 s (docs/benchmarks.md,
+// "A log laid out as a live one"), against the hour between runs.
 const REST_RATIO = 3;
 
 // How it runs at the limits (12 million entries in a factory; docs/benchmarks.md,
-// "The delivery log at the limits"): webhook by webhook, oldest first, in
-// batches of BATCH entries (with a rest after each, REST_RATIO) that each follow the (webhookId, receivedAt, id)
-// index from where the previous batch stopped, one short transaction each,
-// so the ingress is never held up for long and an entry kept for its runs is
-// read once, not once per batch. No ranking of the whole table: a webhook's
-// 50th newest entry is one index lookup.
+// "The delivery log at the limits"): oldest first across every webhook, in the
+// order the log was written, so each batch deletes entries that share heap
+// pages (a live log interleaves its webhooks: a page holds several webhooks'
+// entries, and pruning webhook by webhook dirtied, logged and wrote each old
+// page once per webhook). Batches of BATCH entries follow the receivedAt index
+// from where the previous batch stopped, one short statement each, with a
+// rest after each (REST_RATIO), so the ingress is never held up for long and
+// an entry kept for its runs is read once, not once per batch. No ranking of
+// the whole table: a webhook's 50th newest entry is one index lookup, made
+// for the webhooks a batch touches. One instance prunes at a time (a lease,
+// lib/db/lease.ts): another instance's pass that finds it held does nothing.
 
-type Position = { at: Date; id: string };
 type Step = { deleted: number; seen: number; lastAt: Date | null; lastId: string | null };
 
 export async function pruneDeliveries(db: DbOrTx = prisma, now: Date = new Date(), options: { batch?: number; restRatio?: number } = {}): Promise<number> {
   const cutoff = new Date(now.getTime() - RETENTION_DAYS * 24 * 60 * 60 * 1000);
   const batch = options.batch ?? BATCH;
   const restRatio = options.restRatio ?? REST_RATIO;
-  const webhooks = await db.$queryRawUnsafe<Array<{ id: string }>>(`SELECT "id" FROM "Webhook" ORDER BY "id"`);
+  const lease = await takeLease(db, 'retention');
+  if (!lease) return 0;
   let total = 0;
-  for (const { id: webhookId } of webhooks) {
-    // Entries from the 50th newest on are kept whatever their age.
-    const [floor] = await db.$queryRawUnsafe<Position[]>(
-      `SELECT "receivedAt" AS "at", "id" FROM "Delivery" WHERE "webhookId" = $1
-        ORDER BY "receivedAt" DESC, "id" DESC OFFSET $2 LIMIT 1`,
-      webhookId,
-      RETENTION_MIN_ENTRIES - 1,
-    );
-    if (!floor) continue;
-    let after: Position | null = null;
+  try {
+    let after: { at: Date; id: string } | null = null;
     for (;;) {
-      const params: unknown[] = [webhookId, floor.at, floor.id, cutoff, batch];
+      const params: unknown[] = [cutoff, batch, RETENTION_MIN_ENTRIES - 1, lease.key, lease.token];
       if (after) params.push(after.at, after.id);
       const started = performance.now();
+      // lease: renewed, or this pass has lost it (and selects nothing);
+      // doomed: the next entries past the window, oldest first; floors: the
+      // 50th newest entry of each webhook among them (a webhook with fewer
+      // has none, and keeps everything); an entry goes when it is older than
+      // its webhook's floor and no run reads it.
       const [step]: Step[] = await db.$queryRawUnsafe<Step[]>(
-        `WITH doomed AS (
-           SELECT "id", "receivedAt" FROM "Delivery"
-            WHERE "webhookId" = $1 AND ("receivedAt", "id") < ($2, $3) AND "receivedAt" < $4
-              ${after ? 'AND ("receivedAt", "id") > ($6, $7)' : ''}
-            ORDER BY "receivedAt", "id" LIMIT $5
+        `WITH ${renewLeaseCte(4)}, doomed AS (
+           SELECT "id", "webhookId", "receivedAt" FROM "Delivery"
+            WHERE "receivedAt" < $1 AND EXISTS (SELECT 1 FROM lease)
+              ${after ? 'AND "receivedAt" >= $6 AND ("receivedAt", "id") > ($6, $7)' : ''}
+            ORDER BY "receivedAt", "id" LIMIT $2
+         ), floors AS (
+           SELECT w."webhookId", f."at", f."id"
+             FROM (SELECT DISTINCT "webhookId" FROM doomed) w
+            CROSS JOIN LATERAL (
+              SELECT "receivedAt" AS "at", "id" FROM "Delivery" WHERE "webhookId" = w."webhookId"
+               ORDER BY "receivedAt" DESC, "id" DESC OFFSET $3 LIMIT 1
+            ) f
          ), gone AS (
            DELETE FROM "Delivery" WHERE "id" IN (
-             SELECT d."id" FROM doomed d WHERE NOT EXISTS (SELECT 1 FROM "Run" r WHERE r."deliveryId" = d."id")
+             SELECT d."id" FROM doomed d JOIN floors f ON f."webhookId" = d."webhookId" AND (d."receivedAt", d."id") < (f."at", f."id")
+              WHERE NOT EXISTS (SELECT 1 FROM "Run" r WHERE r."deliveryId" = d."id")
            ) RETURNING 1
          ), last AS (
            SELECT "receivedAt", "id" FROM doomed ORDER BY "receivedAt" DESC, "id" DESC LIMIT 1
@@ -79,6 +88,8 @@ export async function pruneDeliveries(db: DbOrTx = prisma, now: Date = new Date(
       after = { at: step.lastAt, id: step.lastId };
       await restAfter(started, restRatio);
     }
+  } finally {
+    await releaseLease(db, lease);
   }
   return total;
 }
