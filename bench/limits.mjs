@@ -31,6 +31,7 @@
 //              the expired day while the ingress runs at a steady 200/s against
 //              the real server on the same database: ingress p99 per 10 s window.
 //              Re-generates the expired day first if an earlier run deleted it.
+//              BENCH_CHECKPOINT_AT=s adds an immediate CHECKPOINT s seconds in.
 //   sizes      table and index sizes.
 //   drop       drop the database and the state folder.
 //
@@ -195,45 +196,54 @@ SELECT n, CASE WHEN n % 2 = 0 THEN
 ALTER TABLE bench_body_pool ADD PRIMARY KEY (n);
 ANALYZE bench_body_pool`;
 
-// One webhook's entries for the seconds (from, to] before the anchor, in one
-// statement: an accepted entry a second with its identity row, and every 50th
-// second a rejected request (every 100th a duplicate instead).
+// Every webhook's entries for the seconds (from, to] before the anchor, in one
+// statement, in the order a live log receives them: oldest first, the webhooks
+// interleaved second by second, so the heap holds them as it would hold real
+// traffic (a page carries entries of several webhooks, and a day's entries sit
+// together). Each second, each webhook gets an accepted entry with its identity
+// row, and every 50th second also a rejected request (every 100th a duplicate
+// instead). (MATERIALIZED and OFFSET 0 keep the planner from a hash join, which
+// would insert in the body pool's order.) $1 holds the webhooks' short names (for the entries' IDs), $2 their IDs.
 const ENTRIES_SQL = `
-WITH ins AS (
-  INSERT INTO "Delivery" ("id", "webhookId", "deliveryId", "identitySource", "status", "size", "receivedAt", "body", "headers", "remoteAddress")
-  SELECT 'bl' || $1 || lpad(s.n::text, 7, '0'), $2, md5('d' || $1 || s.n)::uuid::text, 'provider_header', 'accepted', octet_length(b.body),
-         $5::timestamptz - make_interval(secs => s.n),
-         CASE WHEN s.n % 60500 = 17 THEN '{"note":"zebrafish regression",' || substr(b.body, 2) ELSE b.body END,
-         CASE WHEN b.n % 2 = 0 THEN '{"content-type":"application/json","user-agent":"GitHub-Hookshot/7f3c2a1","x-github-event":"push"}'
+WITH due AS MATERIALIZED (
+  SELECT s.n, w.k, w.webhook_id, r.rejected
+    FROM generate_series($3::int + 1, $4::int) AS s(n)
+   CROSS JOIN unnest($1::text[], $2::text[]) WITH ORDINALITY AS w(k, webhook_id, o)
+   CROSS JOIN (VALUES (false), (true)) AS r(rejected)
+   WHERE NOT r.rejected OR s.n % 50 = 0
+   ORDER BY s.n DESC, w.o, r.rejected
+), ins AS (
+  INSERT INTO "Delivery" ("id", "webhookId", "deliveryId", "identitySource", "status", "size", "receivedAt", "body", "headers", "detail", "remoteAddress")
+  SELECT CASE WHEN d.rejected THEN 'br' ELSE 'bl' END || d.k || lpad(d.n::text, 7, '0'), d.webhook_id,
+         CASE WHEN NOT d.rejected OR d.n % 100 = 0 THEN md5('d' || d.k || d.n)::uuid::text ELSE 'req_' || substr(md5('r' || d.k || d.n), 1, 20) END,
+         CASE WHEN NOT d.rejected OR d.n % 100 = 0 THEN 'provider_header' ELSE 'request_id' END::"IdentitySource",
+         CASE WHEN NOT d.rejected THEN 'accepted' WHEN d.n % 100 = 0 THEN 'duplicate' ELSE 'rejected_auth' END::"DeliveryStatus",
+         CASE WHEN d.rejected THEN 1800 ELSE octet_length(b.body) END,
+         $5::timestamptz - make_interval(secs => d.n) + CASE WHEN d.rejected THEN interval '500 milliseconds' ELSE interval '0' END,
+         CASE WHEN d.rejected THEN NULL WHEN d.n % 60500 = 17 THEN '{"note":"zebrafish regression",' || substr(b.body, 2) ELSE b.body END,
+         CASE WHEN d.rejected THEN NULL WHEN b.n % 2 = 0 THEN '{"content-type":"application/json","user-agent":"GitHub-Hookshot/7f3c2a1","x-github-event":"push"}'
               ELSE '{"content-type":"application/json; charset=utf-8","user-agent":"Stripe/1.0 (+https://stripe.com/docs/webhooks)"}' END::jsonb,
-         '192.0.2.' || (s.n % 250)
-    FROM generate_series($3::int + 1, $4::int) AS s(n) JOIN bench_body_pool b ON b.n = 1 + (s.n - 1) % ${POOL}
-  RETURNING "id", "deliveryId", "receivedAt"
-), ident AS (
-  INSERT INTO "DeliveryIdentity" ("webhookId", "deliveryId", "acceptedId", "createdAt")
-  SELECT $2, "deliveryId", "id", "receivedAt" FROM ins
+         CASE WHEN d.rejected AND d.n % 100 <> 0 THEN 'signature does not match' END,
+         CASE WHEN d.rejected THEN '198.51.100.' ELSE '192.0.2.' END || (d.n % 250)
+    FROM due d CROSS JOIN LATERAL (SELECT p.n, p.body FROM bench_body_pool p WHERE p.n = 1 + (d.n - 1) % ${POOL} OFFSET 0) b
+  RETURNING "id", "webhookId", "deliveryId", "receivedAt", "status"
 )
-INSERT INTO "Delivery" ("id", "webhookId", "deliveryId", "identitySource", "status", "size", "receivedAt", "detail", "remoteAddress")
-SELECT 'br' || $1 || lpad(n::text, 7, '0'), $2,
-       CASE WHEN n % 100 = 0 THEN md5('d' || $1 || n)::uuid::text ELSE 'req_' || substr(md5('r' || $1 || n), 1, 20) END,
-       CASE WHEN n % 100 = 0 THEN 'provider_header' ELSE 'request_id' END::"IdentitySource",
-       CASE WHEN n % 100 = 0 THEN 'duplicate' ELSE 'rejected_auth' END::"DeliveryStatus", 1800,
-       $5::timestamptz - make_interval(secs => n) + interval '500 milliseconds',
-       CASE WHEN n % 100 = 0 THEN NULL ELSE 'signature does not match' END, '198.51.100.' || (n % 250)
-  FROM generate_series($3::int + 1, $4::int) AS n WHERE n % 50 = 0`;
+INSERT INTO "DeliveryIdentity" ("webhookId", "deliveryId", "acceptedId", "createdAt")
+SELECT "webhookId", "deliveryId", "id", "receivedAt" FROM ins WHERE "status" = 'accepted'`;
 
+// Oldest chunk first, so the heap's order is the log's.
 async function fillRange(db, state, from, to) {
   const t0 = Date.now();
   await db.query('DROP TABLE IF EXISTS bench_body_pool');
   await db.query(POOL_SQL);
   log(`${POOL} bodies generated in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
-  for (let w = 0; w < WEBHOOKS; w++) {
-    for (let start = from; start < to; start += CHUNK) {
-      const end = Math.min(to, start + CHUNK);
-      const t1 = Date.now();
-      await db.query(ENTRIES_SQL, [String(w), state.webhooks[w].id, start, end, state.anchor]);
-      log(`webhook ${w + 1}/${WEBHOOKS}: seconds ${start}-${end} in ${((Date.now() - t1) / 1000).toFixed(1)} s`);
-    }
+  const names = state.webhooks.map((_, w) => String(w));
+  const ids = state.webhooks.map((webhook) => webhook.id);
+  for (let end = to; end > from; end -= CHUNK) {
+    const start = Math.max(from, end - CHUNK);
+    const t1 = Date.now();
+    await db.query(ENTRIES_SQL, [names, ids, start, end, state.anchor]);
+    log(`${WEBHOOKS} webhooks: seconds ${start}-${end} before the anchor in ${((Date.now() - t1) / 1000).toFixed(1)} s`);
   }
   await db.query('DROP TABLE bench_body_pool');
 }
@@ -279,18 +289,24 @@ async function fill() {
   return { fillSeconds: state.fillSeconds };
 }
 
-/** Backtest's copies of the bodies that have none, one webhook at a time, then the copy job's cursor. */
-async function writeCopies(db, state) {
-  for (const [w, webhook] of state.webhooks.entries()) {
+/**
+ * Backtest's copies of the bodies that have none, in the log's order (a day at
+ * a time, oldest first, the webhooks interleaved), for the seconds (from, to]
+ * before the anchor; then the copy job's cursor.
+ */
+async function writeCopies(db, state, from = 0, to = FILLED) {
+  for (let end = to; end > from; end -= DAY) {
+    const start = Math.max(from, end - DAY);
     const t0 = Date.now();
     const { rowCount } = await db.query(
       `INSERT INTO "DeliveryJson" ("deliveryId", "webhookId", "receivedAt", "json")
        SELECT d."id", d."webhookId", d."receivedAt", d."body"::jsonb FROM "Delivery" d
-        WHERE d."webhookId" = $1 AND d."body" IS NOT NULL
-          AND NOT EXISTS (SELECT 1 FROM "DeliveryJson" c WHERE c."deliveryId" = d."id")`,
-      [webhook.id],
+        WHERE d."receivedAt" >= $1::timestamptz - make_interval(secs => $3) AND d."receivedAt" < $1::timestamptz - make_interval(secs => $2)
+          AND d."body" IS NOT NULL AND NOT EXISTS (SELECT 1 FROM "DeliveryJson" c WHERE c."deliveryId" = d."id")
+        ORDER BY d."receivedAt", d."id"`,
+      [state.anchor, start, end],
     );
-    log(`webhook ${w + 1}/${WEBHOOKS}: ${rowCount} jsonb copies in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+    log(`seconds ${start}-${end} before the anchor: ${rowCount} jsonb copies in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
   }
   await db.query(`UPDATE "InstanceSetting" SET "value" = $1::timestamptz::timestamp(3)::text WHERE "key" = 'backtest.copiedThrough'`, [state.anchor]);
 }
@@ -408,19 +424,21 @@ async function search() {
   }
 }
 
-/** Puts back the expired day if an earlier retention run deleted it. */
+/** Puts back the expired day if an earlier retention run deleted it, then checkpoints. */
 async function restoreExpiredDay(state) {
   await withClient(dbUrl, async (db) => {
     const { rows } = await db.query(`SELECT count(*)::int AS n FROM "Delivery" WHERE "receivedAt" < $1::timestamptz - interval '7 days'`, [state.anchor]);
     const expected = WEBHOOKS * (DAY + DAY / 50);
-    if (rows[0].n >= expected) return;
-    log(`re-generating the expired day (${rows[0].n} of ${expected} entries there)`);
-    await db.query(`DELETE FROM "Delivery" WHERE "receivedAt" < $1::timestamptz - interval '7 days'`, [state.anchor]);
-    await fillRange(db, state, KEPT, FILLED);
-    await writeCopies(db, state);
-    await db.query('ANALYZE "Delivery"');
-    // The re-generated day's gigabytes of WAL would otherwise bring a
-    // checkpoint into the measured prune: write them out before it starts.
+    if (rows[0].n < expected) {
+      log(`re-generating the expired day (${rows[0].n} of ${expected} entries there)`);
+      await db.query(`DELETE FROM "Delivery" WHERE "receivedAt" < $1::timestamptz - interval '7 days'`, [state.anchor]);
+      await fillRange(db, state, KEPT, FILLED);
+      await writeCopies(db, state, KEPT, FILLED);
+      await db.query('ANALYZE "Delivery"');
+    }
+    // The WAL of what came before (the re-generated day's gigabytes, or the
+    // fill and its index) would otherwise bring a checkpoint into the
+    // measured prune: write it out before it starts.
     await db.query('CHECKPOINT');
   });
 }
@@ -468,7 +486,7 @@ const clientLoad = (duration) =>
     child.once('exit', (code) => {
       if (code !== 0) return reject(new Error(`bench/load.mjs failed (${code})`));
       const r = JSON.parse(out);
-      resolve({ accepted: r.statusCodes?.['202']?.count ?? 0, p50: r.latency.p50, p99: r.latency.p99, max: r.latency.max, errors: r.errors + r.timeouts, non2xx: r.non2xx, histogram: r.histogram });
+      resolve({ accepted: r.statusCodes?.['202']?.count ?? 0, p50: r.latency.p50, p99: r.latency.p99, max: r.latency.max, errors: r.errors + r.timeouts, ...(r.errors ? { errorCodes: r.errorCodes } : {}), non2xx: r.non2xx, histogram: r.histogram });
     });
   });
 
@@ -530,22 +548,35 @@ async function retention() {
     log(`alone: ${JSON.stringify(withoutHistogram(alone))}`);
     // The job as the server runs it, from its own process; the clock is the fill's anchor,
     // so exactly day 8 is past the window.
-    const t0 = Date.now();
+    // Started and connected first, told to begin when the first window starts.
     const child = spawn(process.execPath, ['--conditions=react-server', '--import', 'tsx', 'bench/limits-prune.ts', state.anchor], {
       env: { ...process.env, ...serverEnv(state) },
-      stdio: ['ignore', 'pipe', 'inherit'],
+      stdio: ['pipe', 'pipe', 'pipe'],
     });
     let out = '';
     child.stdout.on('data', (chunk) => (out += chunk));
     const done = new Promise((resolve) => child.once('exit', (code) => resolve(code)));
     let finished = false;
     done.then(() => (finished = true));
+    await new Promise((resolve, reject) => {
+      child.stderr.on('data', (chunk) => (String(chunk).includes('ready') ? resolve() : process.stderr.write(chunk)));
+      done.then((code) => reject(new Error(`the prune process exited before it was ready (${code})`)));
+    });
+    const t0 = Date.now();
+    child.stdin.end('go\n');
+    // BENCH_CHECKPOINT_AT=s: an immediate CHECKPOINT s seconds into the prune, so that
+    // a checkpoint (and the full-page images that follow it) falls inside the measure.
+    const checkpointAt = process.env.BENCH_CHECKPOINT_AT;
+    const checkpoint = checkpointAt
+      ? new Promise((r) => setTimeout(r, Number(checkpointAt) * 1000)).then(() => withClient(dbUrl, (db) => db.query('CHECKPOINT'))).then(() => log(`CHECKPOINT at ${checkpointAt} s`))
+      : null;
     while (!finished) {
       const w = await steadyLoad(10);
       windows.push(w);
       log(`while pruning: ${JSON.stringify(withoutHistogram(w))}`);
     }
     const code = await done;
+    await checkpoint;
     if (code !== 0) throw new Error(`the prune process failed (${code})`);
     pruned = { ...JSON.parse(out), wallSeconds: Number(((Date.now() - t0) / 1000).toFixed(1)) };
     log(`pruned: ${JSON.stringify(pruned)}`);

@@ -73,6 +73,7 @@ async function steady() {
   const statusCodes = {};
   let errors = 0;
   let timeouts = 0;
+  const errorCodes = {};
 
   const send = (due) =>
     new Promise((resolve) => {
@@ -95,9 +96,12 @@ async function steady() {
         req.destroy(new Error('timeout'));
       });
       // A timeout ends in this error too: it counts once, as a timeout.
-      req.once('error', () => {
+      req.once('error', (error) => {
         if (timedOut) timeouts += 1;
-        else errors += 1;
+        else {
+          errors += 1;
+          errorCodes[error.code ?? error.message] = (errorCodes[error.code ?? error.message] ?? 0) + 1;
+        }
         resolve();
       });
       req.end(request.body);
@@ -132,6 +136,7 @@ async function steady() {
     statusCodes,
     non2xx: latencies.length - ok,
     errors,
+    errorCodes,
     timeouts,
     duration: options.duration,
     // Latencies by whole millisecond (ms: count), so that windows can be merged into one percentile.
