@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
+import http from 'node:http';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import { rememberSecrets } from '../fixtures/secrets';
@@ -88,6 +89,35 @@ const deliver = (setup: Setup, body: unknown) =>
     body: JSON.stringify(body),
   });
 
+/**
+ * One sender on one keep-alive connection of its own (fetch's shared pool
+ * would open extra connections at any moment). It opens a new connection only
+ * after the server said `Connection: close`, so while draining, never into the
+ * listener's accept queue in the instant it closes: that connection would be
+ * reset by the kernel before Tripline ever saw it (docs/deploy.md).
+ */
+function ownConnection(setup: Setup) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const post = (body: unknown) =>
+    new Promise<{ status: number; text: string }>((resolve, reject) => {
+      const payload = JSON.stringify(body);
+      const request = http.request(
+        `${base}/webhooks/w/${setup.hook.uid}`,
+        { method: 'POST', agent, headers: { Authorization: `Bearer ${setup.hook.secret}`, 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(payload) } },
+        (response) => {
+          let text = '';
+          response.setEncoding('utf8');
+          response.on('data', (chunk: string) => (text += chunk));
+          response.on('end', () => resolve({ status: response.statusCode!, text }));
+          response.on('error', reject);
+        },
+      );
+      request.on('error', reject);
+      request.end(payload);
+    });
+  return { post, close: () => agent.destroy() };
+}
+
 test('SIGTERM under load answers every request, and a run in progress finishes within the grace period', async () => {
   test.setTimeout(180_000);
   const setup = prepare('drain', 20);
@@ -105,13 +135,15 @@ test('SIGTERM under load answers every request, and a run in progress finishes w
   let refused = 0;
   const sender = async (id: number) => {
     const until = Date.now() + 60_000;
+    const connection = ownConnection(setup);
     for (let n = 0; Date.now() < until; n += 1) {
       try {
-        const response = await deliver(setup, { sender: id, n, load: true });
-        if (response.status === 202) accepted.push(((await response.json()) as { delivery_id: string }).delivery_id);
-        else failures.push(`HTTP ${response.status}: ${await response.text()}`);
+        const response = await connection.post({ sender: id, n, load: true });
+        if (response.status === 202) accepted.push((JSON.parse(response.text) as { delivery_id: string }).delivery_id);
+        else failures.push(`HTTP ${response.status}: ${response.text}`);
       } catch (error) {
-        const code = ((error as { cause?: { code?: string } }).cause?.code ?? (error as Error).message) as string;
+        connection.close();
+        const code = ((error as NodeJS.ErrnoException).code ?? (error as Error).message) as string;
         // The listener has closed: a load balancer (or the sender's retry) goes to another instance.
         if (code === 'ECONNREFUSED') {
           refused += 1;
@@ -121,6 +153,7 @@ test('SIGTERM under load answers every request, and a run in progress finishes w
         return;
       }
     }
+    connection.close();
   };
   const senders = Array.from({ length: 8 }, (_, id) => sender(id));
   await new Promise((resolve) => setTimeout(resolve, 1_500));
