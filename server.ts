@@ -109,6 +109,13 @@ async function main(): Promise<void> {
       });
     });
   });
+  // Node closes an idle keep-alive connection after 5 s (plus a second's
+  // buffer). A proxy keeps its idle upstream connections for longer (nginx
+  // 60 s, Caddy 2 min) and ignores the Keep-Alive hint, so now and then it
+  // would send a delivery into a connection Tripline is closing that instant:
+  // a reset, and a 502 to the sender, since a POST is not retried. The side
+  // that closes idle connections must be the proxy.
+  server.keepAliveTimeout = config.keepAliveMs;
   server.on('connection', (socket: net.Socket) => {
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));

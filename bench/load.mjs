@@ -66,7 +66,9 @@ async function closedLoop() {
 async function steady() {
   const base = new URL(options.url);
   // Enough sockets for every request a stall of a few seconds would leave waiting.
-  const agent = new http.Agent({ keepAlive: true, maxSockets: Math.max(options.connections, options.rate * 5) });
+  // Idle ones close after 60 s, as a proxy's do (nginx), before the server's
+  // keep-alive (TRIPLINE_KEEP_ALIVE_SECONDS): the client closes idle sockets, never the server.
+  const agent = new http.Agent({ keepAlive: true, maxSockets: Math.max(options.connections, options.rate * 5), timeout: 60_000 });
   const interval = 1000 / options.rate;
   const total = Math.round(options.duration * options.rate);
   const latencies = [];

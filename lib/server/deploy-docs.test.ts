@@ -68,7 +68,7 @@ describe('docs/deploy.md', () => {
   });
 
   it('names the variables the configuration reads', () => {
-    for (const variable of ['TRIPLINE_TRUSTED_PROXIES', 'TRIPLINE_SHUTDOWN_GRACE_SECONDS', 'TRIPLINE_SHUTDOWN_DELAY_SECONDS', 'TRIPLINE_METRICS_TOKEN']) {
+    for (const variable of ['TRIPLINE_TRUSTED_PROXIES', 'TRIPLINE_SHUTDOWN_GRACE_SECONDS', 'TRIPLINE_SHUTDOWN_DELAY_SECONDS', 'TRIPLINE_KEEP_ALIVE_SECONDS', 'TRIPLINE_METRICS_TOKEN']) {
       expect(doc).toContain(variable);
     }
   });

@@ -32,6 +32,8 @@ export const entryEnvShape = {
   ),
   TRIPLINE_SHUTDOWN_GRACE_SECONDS: seconds(3600, 30),
   TRIPLINE_SHUTDOWN_DELAY_SECONDS: seconds(300, 0),
+  // Never 0: Node would then keep idle connections forever.
+  TRIPLINE_KEEP_ALIVE_SECONDS: z.preprocess(emptyAsUndefined, z.coerce.number().min(1).max(3600).default(125)),
 };
 
 const entrySchema = z.object(entryEnvShape);
@@ -45,6 +47,11 @@ export type EntryConfig = {
   shutdownGraceMs: number;
   /** How long /readyz answers 503 before the listener closes (for load balancers to notice). */
   shutdownDelayMs: number;
+  /**
+   * How long an idle keep-alive connection stays open. Longer than the idle
+   * timeout of any proxy in front, so that the proxy, not Tripline, closes it.
+   */
+  keepAliveMs: number;
 };
 
 /** Parses the environment with `schema`, or throws one error naming every bad variable. */
@@ -63,5 +70,6 @@ export function parseEntryConfig(source: NodeJS.ProcessEnv = process.env): Entry
     trustedProxies: raw.TRIPLINE_TRUSTED_PROXIES,
     shutdownGraceMs: raw.TRIPLINE_SHUTDOWN_GRACE_SECONDS * 1000,
     shutdownDelayMs: raw.TRIPLINE_SHUTDOWN_DELAY_SECONDS * 1000,
+    keepAliveMs: raw.TRIPLINE_KEEP_ALIVE_SECONDS * 1000,
   };
 }
