@@ -1,5 +1,6 @@
 // The retention job for bench/limits.mjs, in its own process against
-// DATABASE_URL, with the clock at argv[2] (the fill's anchor): prints
+// DATABASE_URL, with the clock at argv[2] (the fill's anchor, or up to a day
+// before it with BENCH_PRUNE_HOURS in bench/limits.mjs): prints
 // { deleted, seconds } as JSON. Run with --conditions=react-server --import tsx.
 // It loads, connects and writes "ready" to stderr, then waits for a line on
 // stdin before it starts: the server runs the job in its own warm process,

@@ -31,7 +31,10 @@
 //              the expired day while the ingress runs at a steady 200/s against
 //              the real server on the same database: ingress p99 per 10 s window.
 //              Re-generates the expired day first if an earlier run deleted it.
-//              BENCH_CHECKPOINT_AT=s adds an immediate CHECKPOINT s seconds in.
+//              BENCH_CHECKPOINT_AT=s adds an immediate CHECKPOINT s seconds in;
+//              BENCH_PRUNE_HOURS=1 prunes only the day's oldest hour (the hourly run);
+//              BENCH_PRUNE_PGOPTIONS is the prune process's PGOPTIONS (settings for
+//              its session only, e.g. --backend_flush_after=256kB).
 //   sizes      table and index sizes.
 //   drop       drop the database and the state folder.
 //
@@ -471,24 +474,58 @@ async function loadTargets(state) {
   return targets;
 }
 
-/** The ingress at a steady 200 deliveries/s over the load's webhooks (loadTargets) for `duration` seconds, from bench/load.mjs in its own process (awaited, not spawnSync, so other work is seen meanwhile). */
-async function steadyLoad(duration) {
-  const before = await scrape();
-  const window = await clientLoad(duration);
-  return { ...window, ...serverView(before, await scrape()) };
-}
-
-const clientLoad = (duration) =>
-  new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['bench/load.mjs', JSON.stringify({ url: `http://localhost:${port}`, targets: loadWebhooks, connections: 20, duration, rate: 200 })], { stdio: ['ignore', 'pipe', 'inherit'] });
-    let out = '';
-    child.stdout.on('data', (chunk) => (out += chunk));
-    child.once('exit', (code) => {
-      if (code !== 0) return reject(new Error(`bench/load.mjs failed (${code})`));
-      const r = JSON.parse(out);
-      resolve({ accepted: r.statusCodes?.['202']?.count ?? 0, p50: r.latency.p50, p99: r.latency.p99, max: r.latency.max, errors: r.errors + r.timeouts, ...(r.errors ? { errorCodes: r.errorCodes } : {}), non2xx: r.non2xx, histogram: r.histogram });
-    });
+/**
+ * The ingress at a steady 200 deliveries/s over the load's webhooks
+ * (loadTargets), from one bench/load.mjs process that runs until stop(): the
+ * same warm process and connections for every window, as a proxy's would be
+ * (a process per window started cold on the shared cores, in each window's
+ * first second). next() resolves with each 10 s window as it completes, with
+ * the server's own view (/metrics) since the previous one.
+ */
+function steadyLoad() {
+  const child = spawn(process.execPath, ['bench/load.mjs', JSON.stringify({ url: `http://localhost:${port}`, targets: loadWebhooks, connections: 20, window: 10, rate: 200 })], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const lines = [];
+  const waiting = [];
+  let buffer = '';
+  let exited = null;
+  const settle = () => {
+    while (waiting.length && (lines.length || exited !== null)) {
+      const { resolve, reject } = waiting.shift();
+      if (lines.length) resolve(lines.shift());
+      else if (exited === 0) resolve(null);
+      else reject(new Error(`bench/load.mjs failed (${exited})`));
+    }
+  };
+  child.stdout.on('data', (chunk) => {
+    buffer += chunk;
+    for (let i = buffer.indexOf('\n'); i >= 0; i = buffer.indexOf('\n')) {
+      lines.push(JSON.parse(buffer.slice(0, i)));
+      buffer = buffer.slice(i + 1);
+    }
+    settle();
   });
+  child.once('exit', (code) => {
+    exited = code ?? 1;
+    settle();
+  });
+  let before = scrape();
+  return {
+    /** The next window, or null once the load has stopped and every window has been read. */
+    async next() {
+      const r = await new Promise((resolve, reject) => {
+        waiting.push({ resolve, reject });
+        settle();
+      });
+      if (!r) return null;
+      const after = await scrape();
+      const view = serverView(await before, after);
+      before = after;
+      return { accepted: r.statusCodes?.['202']?.count ?? 0, p50: r.latency.p50, p99: r.latency.p99, max: r.latency.max, errors: r.errors + r.timeouts, ...(r.errors ? { errorCodes: r.errorCodes } : {}), non2xx: r.non2xx, seconds: r.duration, histogram: r.histogram, ...view };
+    },
+    /** Stops sending; the windows still in flight can then be read with next(). */
+    stop: () => child.stdin.end(),
+  };
+}
 
 /** The percentiles of every request of several windows together, from their histograms (bench/load.mjs). */
 function percentiles(windows) {
@@ -506,11 +543,13 @@ function percentiles(windows) {
 
 const withoutHistogram = ({ histogram: _histogram, ...rest }) => rest;
 
-/** A freshly started server's first seconds (JIT, caches) are slower: 10 s at 200/s, not counted. */
+/** A freshly started server's first seconds (JIT, caches) are slower: the load's first 10 s window is not counted. */
 async function warmUp(state) {
   loadWebhooks = await loadTargets(state);
   log('warming up: 200/s for 10 s');
-  await steadyLoad(10);
+  const load = steadyLoad();
+  await load.next();
+  return load;
 }
 
 /** The ingress alone on the full log: 200 deliveries/s in 10 s windows (BENCH_WINDOWS, default 6). */
@@ -520,12 +559,15 @@ async function ingress() {
   const server = await startServer(state);
   const windows = [];
   try {
-    await warmUp(state);
-    for (let i = 0; i < Number(process.env.BENCH_WINDOWS ?? 6); i++) {
-      const w = await steadyLoad(10);
+    const load = await warmUp(state);
+    const count = Number(process.env.BENCH_WINDOWS ?? 6);
+    for (let i = 0; i < count; i++) {
+      const w = await load.next();
       windows.push(w);
       log(`ingress at 200/s, window ${i + 1}: ${JSON.stringify(withoutHistogram(w))}`);
+      if (i === count - 1) load.stop();
     }
+    while (await load.next()); // the load has stopped: nothing left to count
     const whole = percentiles(windows);
     log(`all ${whole.requests} requests: p50 ${whole.p50} ms, p99 ${whole.p99} ms, max ${whole.max} ms`);
     return { ingress: { whole, windows: windows.map(withoutHistogram) } };
@@ -542,15 +584,15 @@ async function retention() {
   const windows = [];
   let pruned;
   try {
-    await warmUp(state);
-    log('ingress alone at 200/s, 10 s');
-    const alone = await steadyLoad(10);
-    log(`alone: ${JSON.stringify(withoutHistogram(alone))}`);
     // The job as the server runs it, from its own process; the clock is the fill's anchor,
-    // so exactly day 8 is past the window.
-    // Started and connected first, told to begin when the first window starts.
-    const child = spawn(process.execPath, ['--conditions=react-server', '--import', 'tsx', 'bench/limits-prune.ts', state.anchor], {
-      env: { ...process.env, ...serverEnv(state) },
+    // so exactly day 8 is past the window (with BENCH_PRUNE_HOURS=h, h hours into day 8,
+    // so only its oldest h hours are: 1 is what the hourly run deletes at the limits).
+    // Started and connected before the load (its start-up is not the job's work),
+    // told to begin when the alone window has ended.
+    const hours = Number(process.env.BENCH_PRUNE_HOURS ?? 24);
+    const clock = new Date(new Date(state.anchor).getTime() - (24 - hours) * 3600_000).toISOString();
+    const child = spawn(process.execPath, ['--conditions=react-server', '--import', 'tsx', 'bench/limits-prune.ts', clock], {
+      env: { ...process.env, ...serverEnv(state), ...(process.env.BENCH_PRUNE_PGOPTIONS ? { PGOPTIONS: process.env.BENCH_PRUNE_PGOPTIONS } : {}) },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     let out = '';
@@ -562,6 +604,10 @@ async function retention() {
       child.stderr.on('data', (chunk) => (String(chunk).includes('ready') ? resolve() : process.stderr.write(chunk)));
       done.then((code) => reject(new Error(`the prune process exited before it was ready (${code})`)));
     });
+    const load = await warmUp(state);
+    log('ingress alone at 200/s, 10 s');
+    const alone = await load.next();
+    log(`alone: ${JSON.stringify(withoutHistogram(alone))}`);
     const t0 = Date.now();
     child.stdin.end('go\n');
     // BENCH_CHECKPOINT_AT=s: an immediate CHECKPOINT s seconds into the prune, so that
@@ -570,11 +616,15 @@ async function retention() {
     const checkpoint = checkpointAt
       ? new Promise((r) => setTimeout(r, Number(checkpointAt) * 1000)).then(() => withClient(dbUrl, (db) => db.query('CHECKPOINT'))).then(() => log(`CHECKPOINT at ${checkpointAt} s`))
       : null;
-    while (!finished) {
-      const w = await steadyLoad(10);
+    // Every window that ends while the prune runs, and the one it ends in.
+    for (;;) {
+      const w = await load.next();
       windows.push(w);
       log(`while pruning: ${JSON.stringify(withoutHistogram(w))}`);
+      if (finished) break;
     }
+    load.stop();
+    while (await load.next()); // after the prune: not counted
     const code = await done;
     await checkpoint;
     if (code !== 0) throw new Error(`the prune process failed (${code})`);

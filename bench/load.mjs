@@ -1,9 +1,10 @@
 // The load generator, run as its own process by bench/ingress.mjs and
 // bench/limits.mjs so it does not share a CPU budget with the server's event loop.
-// Input (argv[2], JSON): { url, targets: [{ path, authorization }], connections, duration, rate? }
+// Input (argv[2], JSON): { url, targets: [{ path, authorization }], connections, duration, rate?, window? }
 // Output (stdout, JSON): requests, perSecond, latency { p50, p90, p99, max } in ms,
 // statusCodes { code: { count } }, non2xx, errors, timeouts, duration; with `rate`, also
-// histogram { ms: count }.
+// histogram { ms: count }. With `rate` and `window` (seconds) and no `duration`: runs
+// until stdin ends, writing one such object per window, one per line.
 //
 // Two kinds of load:
 //   without `rate`: as fast as the server answers, with `connections`
@@ -38,7 +39,7 @@ function nextDelivery() {
 }
 
 const result = options.rate ? await steady() : await closedLoop();
-process.stdout.write(JSON.stringify(result));
+if (result) process.stdout.write(JSON.stringify(result));
 
 async function closedLoop() {
   const requests = [
@@ -70,14 +71,18 @@ async function steady() {
   // keep-alive (TRIPLINE_KEEP_ALIVE_SECONDS): the client closes idle sockets, never the server.
   const agent = new http.Agent({ keepAlive: true, maxSockets: Math.max(options.connections, options.rate * 5), timeout: 60_000 });
   const interval = 1000 / options.rate;
-  const total = Math.round(options.duration * options.rate);
-  const latencies = [];
-  const statusCodes = {};
-  let errors = 0;
-  let timeouts = 0;
-  const errorCodes = {};
+  // Without `window`, one window as long as the run. With it, the run goes on
+  // until stdin ends (or `duration`), and each window is written as a line
+  // once all its requests have ended: one warm process and one set of
+  // connections across windows, rather than a cold process per window.
+  const windowMs = (options.window ?? options.duration) * 1000;
+  const total = options.duration ? Math.round(options.duration * options.rate) : Infinity;
+  const windows = [];
+  const windowOf = (index) => (windows[index] ??= { latencies: [], statusCodes: {}, errors: 0, errorCodes: {}, timeouts: 0, pending: 0 });
+  let stopped = false;
+  if (options.window && !options.duration) process.stdin.once('end', () => (stopped = true)).resume();
 
-  const send = (due) =>
+  const send = (due, w) =>
     new Promise((resolve) => {
       const request = options.targets.length ? { method: 'POST', ...nextDelivery() } : { method: 'GET', path: options.path, headers: {} };
       const req = http.request(
@@ -86,8 +91,8 @@ async function steady() {
           res.resume();
           res.once('end', () => {
             const code = String(res.statusCode);
-            statusCodes[code] = { count: (statusCodes[code]?.count ?? 0) + 1 };
-            latencies.push(performance.now() - due);
+            w.statusCodes[code] = { count: (w.statusCodes[code]?.count ?? 0) + 1 };
+            w.latencies.push(performance.now() - due);
             resolve();
           });
         },
@@ -99,10 +104,10 @@ async function steady() {
       });
       // A timeout ends in this error too: it counts once, as a timeout.
       req.once('error', (error) => {
-        if (timedOut) timeouts += 1;
+        if (timedOut) w.timeouts += 1;
         else {
-          errors += 1;
-          errorCodes[error.code ?? error.message] = (errorCodes[error.code ?? error.message] ?? 0) + 1;
+          w.errors += 1;
+          w.errorCodes[error.code ?? error.message] = (w.errorCodes[error.code ?? error.message] ?? 0) + 1;
         }
         resolve();
       });
@@ -110,37 +115,60 @@ async function steady() {
     });
 
   const start = performance.now() + 10;
-  const pending = [];
   let sent = 0;
+  let written = 0;
+  // Writes every window whose sending is over and whose requests have all ended, in order.
+  const flush = (sendingOver) => {
+    while (written < windows.length && windows[written].pending === 0 && (sendingOver || start + sent * interval >= start + (written + 1) * windowMs)) {
+      if (options.window) process.stdout.write(`${JSON.stringify(summary(windows[written]))}\n`);
+      written += 1;
+    }
+  };
+  const pending = [];
   await new Promise((done) => {
     const tick = () => {
       const now = performance.now();
       // Every request that is due by now goes out now, counted from when it was due.
-      while (sent < total && start + sent * interval <= now) {
-        pending.push(send(start + sent * interval));
+      while (sent < total && !stopped && start + sent * interval <= now) {
+        const due = start + sent * interval;
+        const w = windowOf(Math.floor((due - start) / windowMs));
+        w.pending += 1;
+        pending.push(
+          send(due, w).then(() => {
+            w.pending -= 1;
+            flush(false);
+          }),
+        );
         sent += 1;
       }
-      if (sent < total) setTimeout(tick, Math.max(0, Math.min(interval, start + sent * interval - performance.now())));
+      if (sent < total && !stopped) setTimeout(tick, Math.max(0, Math.min(interval, start + sent * interval - performance.now())));
       else done();
     };
     setTimeout(tick, 10);
   });
   await Promise.all(pending);
   agent.destroy();
+  flush(true);
+  return options.window ? null : summary(windowOf(0));
+}
 
-  latencies.sort((a, b) => a - b);
+/** One window's figures; `histogram` lets windows be merged into one percentile. */
+function summary(w) {
+  const latencies = w.latencies.sort((a, b) => a - b);
   const at = (q) => (latencies.length ? Math.round(latencies[Math.min(latencies.length - 1, Math.ceil(q * latencies.length) - 1)]) : null);
-  const ok = Object.entries(statusCodes).reduce((sum, [code, { count }]) => sum + (code.startsWith('2') ? count : 0), 0);
+  const ok = Object.entries(w.statusCodes).reduce((sum, [code, { count }]) => sum + (code.startsWith('2') ? count : 0), 0);
+  // At a constant rate, a window's requests say how long it was (the last one may be cut short).
+  const seconds = (latencies.length + w.errors + w.timeouts) / options.rate;
   return {
     requests: latencies.length,
-    perSecond: Math.round(latencies.length / options.duration),
+    perSecond: Math.round(latencies.length / (options.window ?? options.duration)),
     latency: { p50: at(0.5), p90: at(0.9), p99: at(0.99), max: latencies.length ? Math.round(latencies.at(-1)) : null },
-    statusCodes,
+    statusCodes: w.statusCodes,
     non2xx: latencies.length - ok,
-    errors,
-    errorCodes,
-    timeouts,
-    duration: options.duration,
+    errors: w.errors,
+    errorCodes: w.errorCodes,
+    timeouts: w.timeouts,
+    duration: seconds,
     // Latencies by whole millisecond (ms: count), so that windows can be merged into one percentile.
     histogram: latencies.reduce((counts, latency) => {
       const ms = Math.round(latency);
