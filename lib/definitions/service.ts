@@ -1,5 +1,5 @@
 import 'server-only';
-import { prisma, type DbOrTx } from '@/lib/db';
+import { prisma, type Db, type DbOrTx } from '@/lib/db';
 import { definitionFile } from '@/lib/definitions/parse';
 import type { DefinitionFiles, DefinitionProblem } from '@/lib/definitions/schemas';
 import { readDefinitionFiles, replaceDefinitionFilesTx } from '@/lib/definitions/store';
@@ -42,21 +42,29 @@ export async function getDefinitionsStatus(factoryId: string, db: DbOrTx = prism
   };
 }
 
-export async function recordApplyFailure(factoryId: string, failure: Omit<ApplyFailure, 'at'>, db: DbOrTx = prisma): Promise<void> {
-  const at = new Date();
-  const factory = await db.factory.update({
-    where: { id: factoryId },
-    data: { lastApplyError: { ...failure, at: at.toISOString() }, lastApplyAttemptAt: at },
-    select: { slug: true, name: true },
-  });
-  // Called only when the failure changes (the periodic check retries a failing commit quietly), so one notification per failure.
-  const ref = factoryRef(factory);
-  await enqueueEvent(db, factoryId, 'definitions.apply_failed', {
-    factory: ref,
-    commit: failure.commit,
-    error: failure.message,
-    problems: failure.problems,
-    url: `${ref.url}/settings`,
+/**
+ * Records a failed apply and queues its notification, in one transaction.
+ * Called only when the failure changes (the periodic check retries a failing
+ * commit quietly), so one notification per failure: a failure recorded
+ * without its notification (a crash between two statements) would never be
+ * announced, since the next check finds the same failure already recorded.
+ */
+export async function recordApplyFailure(factoryId: string, failure: Omit<ApplyFailure, 'at'>, db: Db = prisma): Promise<void> {
+  await db.$transaction(async (tx) => {
+    const at = new Date();
+    const factory = await tx.factory.update({
+      where: { id: factoryId },
+      data: { lastApplyError: { ...failure, at: at.toISOString() }, lastApplyAttemptAt: at },
+      select: { slug: true, name: true },
+    });
+    const ref = factoryRef(factory);
+    await enqueueEvent(tx, factoryId, 'definitions.apply_failed', {
+      factory: ref,
+      commit: failure.commit,
+      error: failure.message,
+      problems: failure.problems,
+      url: `${ref.url}/settings`,
+    });
   });
 }
 
