@@ -1,6 +1,7 @@
 import 'server-only';
 import { prisma, type Db } from '@/lib/db';
 import { renewLeaseCte, type Lease } from '@/lib/db/lease';
+import { advisoryXactLock, lockKeys } from '@/lib/db/locks';
 import { restAfter } from '@/lib/server/pace';
 
 // The delivery log (Delivery) and Backtest's jsonb copies (DeliveryJson) are
@@ -78,7 +79,7 @@ export async function ensureDayPartitions(db: Db = prisma, days = DAYS_AHEAD, fr
     const made = await db.$transaction(async (tx) => {
       await tx.$executeRawUnsafe(`SET LOCAL lock_timeout = '${PARTITION_LOCK_TIMEOUT}'`);
       // Instances starting together: one creates, the others find it made.
-      await tx.$queryRawUnsafe(`SELECT pg_advisory_xact_lock(hashtext('tripline.delivery-partitions'))::text`);
+      await advisoryXactLock(tx, lockKeys.dayPartitions);
       const [exists] = await tx.$queryRawUnsafe<{ found: boolean }[]>(`SELECT to_regclass($1) IS NOT NULL AS "found"`, `"${partitionName(DELIVERY, day)}"`);
       if (exists?.found) return false;
       for (const table of [DELIVERY, COPIES]) {
@@ -112,8 +113,9 @@ export type DayPruneOptions = { batch: number; restRatio: number; minEntries: nu
 /**
  * Drops the day partitions entirely past `cutoff` (see above); returns the
  * entries removed. Stops, leaving the rest to the next pass, when the lease
- * is lost, or when a partition cannot be detached (something still refers
- * to one of its entries, which then is kept: the next pass moves it).
+ * is lost, or when a partition cannot be detached: another instance is
+ * dropping it, or a row still refers to one of its entries (which the
+ * foreign keys' kept bucket should make impossible; the detach checks it).
  */
 export async function dropExpiredDays(db: Db, cutoff: Date, lease: Lease, options: DayPruneOptions): Promise<number> {
   const partitions = await dayPartitions(db);
@@ -152,7 +154,7 @@ async function keepNewest(db: Db, day: string, lease: Lease, minEntries: number)
        UPDATE "Delivery" d SET "bucket" = ${KEPT}
          FROM floors f
         WHERE d."bucket" = $1::date AND d."webhookId" = f."webhookId" AND EXISTS (SELECT 1 FROM lease)
-          AND (f."at" IS NULL OR (d."receivedAt", d."id") >= (f."at", f."id"))
+          AND (f."at" IS NULL OR (d."receivedAt" >= f."at" AND (d."receivedAt", d."id") >= (f."at", f."id")))
        RETURNING 1
      )
      SELECT EXISTS (SELECT 1 FROM lease) AS "leased", (SELECT count(*) FROM moved)::int AS "moved"`,
@@ -206,8 +208,7 @@ async function detachAndDrop(db: Db, table: string, partition: { table: string; 
     await db.$executeRawUnsafe(`DROP TABLE IF EXISTS "${partition.table}"`);
     return true;
   } catch (error) {
-    // A foreign key still refers to an entry of it (a replay that started a
-    // run meanwhile moved nothing yet), or another instance is dropping it.
+    // Another instance is dropping it, or a row still refers to one of its entries.
     if (isRetryable(error)) return false;
     throw error;
   }
