@@ -232,8 +232,8 @@ WITH due AS MATERIALIZED (
     FROM due d CROSS JOIN LATERAL (SELECT p.n, p.body FROM bench_body_pool p WHERE p.n = 1 + (d.n - 1) % ${POOL} OFFSET 0) b
   RETURNING "id", "bucket", "webhookId", "deliveryId", "receivedAt", "status"
 )
-INSERT INTO "DeliveryIdentity" ("webhookId", "deliveryId", "acceptedId", "acceptedBucket", "createdAt")
-SELECT "webhookId", "deliveryId", "id", "bucket", "receivedAt" FROM ins WHERE "status" = 'accepted'`;
+INSERT INTO "DeliveryIdentity" ("webhookId", "deliveryId", "acceptedId", "createdAt")
+SELECT "webhookId", "deliveryId", "id", "receivedAt" FROM ins WHERE "status" = 'accepted'`;
 
 /** The day partitions (lib/deliveries/partitions.ts) of the seconds (from, to] before the anchor. */
 function dayPartitions(state, from, to) {

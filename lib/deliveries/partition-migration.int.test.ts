@@ -63,7 +63,7 @@ describe.each(testDatabaseKinds())('day partitions on a filled log on %s', (kind
     expect(await fingerprint()).toEqual(before);
     expect(before.map((row) => row.count)).toEqual([ENTRIES + 1, 2_700, 2_700, 31]);
 
-    // All in the kept partitions, linked by (id, bucket).
+    // All in the kept partitions, still linked by their plain columns.
     const placed = await db.$queryRawUnsafe<Array<{ table: string; n: number }>>(
       `SELECT tableoid::regclass::text AS "table", count(*)::int AS "n" FROM "Delivery" GROUP BY 1
        UNION ALL SELECT tableoid::regclass::text, count(*)::int FROM "DeliveryJson" GROUP BY 1`,
@@ -72,9 +72,13 @@ describe.each(testDatabaseKinds())('day partitions on a filled log on %s', (kind
       { table: '"Delivery_kept"', n: ENTRIES + 1 },
       { table: '"DeliveryJson_kept"', n: 2_700 },
     ]);
-    const kept = new Date(`${KEPT_BUCKET}T00:00:00Z`);
-    const run = await db.run.findUniqueOrThrow({ where: { id: 'rd00101' }, select: { deliveryBucket: true, delivery: { select: { id: true, body: true, identity: { select: { deliveryId: true } }, jsonCopy: { select: { bucket: true } } } } } });
-    expect(run).toEqual({ deliveryBucket: kept, delivery: { id: 'd00101', body: expect.stringContaining('"id":101'), identity: { deliveryId: 'evt-101' }, jsonCopy: { bucket: kept } } });
+    const linked = await db.$queryRawUnsafe<Array<{ id: string; bucket: string; body: string; identity: string; copy: string }>>(
+      `SELECT d."id", d."bucket"::text AS "bucket", d."body", i."deliveryId" AS "identity", c."bucket"::text AS "copy"
+         FROM "Run" r JOIN "Delivery" d ON d."id" = r."deliveryId" JOIN "DeliveryIdentity" i ON i."acceptedId" = d."id"
+         JOIN "DeliveryJson" c ON c."deliveryId" = d."id" AND c."bucket" = d."bucket"
+        WHERE r."id" = 'rd00101'`,
+    );
+    expect(linked).toEqual([{ id: 'd00101', bucket: KEPT_BUCKET, body: expect.stringContaining('"id":101'), identity: 'evt-101', copy: KEPT_BUCKET }]);
 
     // The search still finds entries by body and by delivery ID.
     const search = async (q: string) => (await listDeliveries('f1', 'wh_1', { q, limit: 5 }, db)).deliveries.map((d) => d.deliveryId);
@@ -86,6 +90,7 @@ describe.each(testDatabaseKinds())('day partitions on a filled log on %s', (kind
     expect(await pruneDeliveries(db, new Date(), { restRatio: 0 })).toBe(ENTRIES + 1 - 50 - 30);
     expect(await db.delivery.count()).toBe(50 + 30);
     expect(await db.deliveryIdentity.count()).toBe(45 + 30);
+    expect(await db.deliveryJson.count()).toBe(45 + 30);
     expect(await db.run.count({ where: { deliveryId: { not: null } } })).toBe(30);
   });
 });

@@ -8,6 +8,7 @@ import { createUser } from '@/lib/users/service';
 
 const DAY = 24 * 60 * 60 * 1000;
 const day = (at: Date) => at.toISOString().slice(0, 10);
+const keptBucket = new Date(`${KEPT_BUCKET}T00:00:00Z`);
 
 describe.each(testDatabaseKinds())('the delivery log by day on %s', (kind) => {
   let database: TestDatabase;
@@ -25,6 +26,14 @@ describe.each(testDatabaseKinds())('the delivery log by day on %s', (kind) => {
         `"${table}"`,
       )
     ).map((row) => row.name);
+  // Identities and copies whose entry is gone: no foreign key deletes them, the code must.
+  const orphans = async () =>
+    (
+      await database.prisma.$queryRawUnsafe<{ identities: number; copies: number }[]>(
+        `SELECT (SELECT count(*) FROM "DeliveryIdentity" i WHERE NOT EXISTS (SELECT 1 FROM "Delivery" d WHERE d."id" = i."acceptedId"))::int AS "identities",
+                (SELECT count(*) FROM "DeliveryJson" c WHERE NOT EXISTS (SELECT 1 FROM "Delivery" d WHERE d."id" = c."deliveryId" AND d."bucket" = c."bucket"))::int AS "copies"`,
+      )
+    )[0];
   const tables = async (pattern: string) =>
     (await database.prisma.$queryRawUnsafe<{ name: string }[]>(`SELECT "relname" AS "name" FROM pg_class WHERE "relname" LIKE $1 AND "relkind" = 'r' ORDER BY 1`, pattern)).map((row) => row.name);
 
@@ -64,7 +73,7 @@ describe.each(testDatabaseKinds())('the delivery log by day on %s', (kind) => {
     });
     const accepted = rows.filter((r) => r.accepted);
     await db.deliveryIdentity.createMany({
-      data: accepted.map((r) => ({ webhookId: r.webhookId, deliveryId: `evt-${r.id}`, acceptedId: r.id, acceptedBucket: new Date(`${day(r.receivedAt)}T00:00:00Z`) })),
+      data: accepted.map((r) => ({ webhookId: r.webhookId, deliveryId: `evt-${r.id}`, acceptedId: r.id })),
     });
     await db.deliveryJson.createMany({
       data: accepted.map((r) => ({ deliveryId: r.id, bucket: new Date(`${day(r.receivedAt)}T00:00:00Z`), webhookId: r.webhookId, receivedAt: r.receivedAt, json: { n: 1 } })),
@@ -123,27 +132,43 @@ describe.each(testDatabaseKinds())('the delivery log by day on %s', (kind) => {
     expect(await db.deliveryIdentity.count({ where: { webhookId: busy } })).toBe(8 * 6);
     expect(await db.deliveryJson.count({ where: { webhookId: busy } })).toBe(8 * 6);
 
-    const kept = await db.delivery.findMany({ where: { webhookId: quiet }, select: { id: true, bucket: true, identity: { select: { acceptedBucket: true } }, jsonCopy: { select: { bucket: true } } }, orderBy: { id: 'asc' } });
-    const keptBucket = new Date(`${KEPT_BUCKET}T00:00:00Z`);
-    expect(kept).toEqual(['quiet-0', 'quiet-1', 'quiet-2'].map((id) => ({ id, bucket: keptBucket, identity: { acceptedBucket: keptBucket }, jsonCopy: { bucket: keptBucket } })));
+    const ids = ['quiet-0', 'quiet-1', 'quiet-2'];
+    expect(await db.delivery.findMany({ where: { webhookId: quiet }, select: { id: true, bucket: true }, orderBy: { id: 'asc' } })).toEqual(ids.map((id) => ({ id, bucket: keptBucket })));
+    expect(await db.deliveryIdentity.findMany({ where: { webhookId: quiet }, select: { acceptedId: true }, orderBy: { acceptedId: 'asc' } })).toEqual(ids.map((acceptedId) => ({ acceptedId })));
+    expect(await db.deliveryJson.findMany({ where: { webhookId: quiet }, select: { deliveryId: true, bucket: true }, orderBy: { deliveryId: 'asc' } })).toEqual(
+      ids.map((deliveryId) => ({ deliveryId, bucket: keptBucket })),
+    );
+    expect(await orphans()).toEqual({ identities: 0, copies: 0 });
     expect(await pruneDeliveries(db, now, { restRatio: 0 })).toBe(0);
   });
 
-  it('moves an entry to the kept partition when a replay starts runs for it', async () => {
+  it('moves an entry to the kept partition with its copy when a replay starts runs for it, and keeps it while a run is', async () => {
     const db = database.prisma;
     const automation = await db.automation.create({ data: { factoryId, name: 'On busy', prompt: 'Go.' } });
     await db.webhookTrigger.create({ data: { automationId: automation.id, position: 0, webhookUid: 'wh_busy' } });
-    const id = `busy-9-00`;
+    // An entry of the oldest day left, far from busy's 50 newest.
+    const id = `busy-3-00`;
     const result = await replayDelivery(factoryId, 'wh_busy', id, { email: 'a@example.com' }, db);
     expect(result.started).toHaveLength(1);
-    const entry = await db.delivery.findFirstOrThrow({ where: { id }, select: { bucket: true, runs: { select: { deliveryBucket: true } }, identity: { select: { acceptedBucket: true } } } });
-    const keptBucket = new Date(`${KEPT_BUCKET}T00:00:00Z`);
-    expect(entry).toEqual({ bucket: keptBucket, runs: [{ deliveryBucket: keptBucket }], identity: { acceptedBucket: keptBucket } });
-    // Ten days on, every day left goes but busy's 50 newest entries (days 6 to 10), this one among them.
-    expect(await pruneDeliveries(db, new Date(now.getTime() + 10 * DAY), { restRatio: 0 })).toBe(8 * 12 - 50);
-    expect(await db.delivery.count({ where: { webhookId: busy } })).toBe(50);
-    expect(await db.delivery.count({ where: { id } })).toBe(1);
+    expect(await db.delivery.findFirstOrThrow({ where: { id }, select: { bucket: true } })).toEqual({ bucket: keptBucket });
+    expect(await db.deliveryJson.findMany({ where: { deliveryId: id }, select: { bucket: true } })).toEqual([{ bucket: keptBucket }]);
+    expect(await db.run.count({ where: { deliveryId: id } })).toBe(1);
+
+    // Ten days on, every day left goes but busy's 50 newest entries (days 6 to 10) and the replayed one, which a run reads.
+    const later = new Date(now.getTime() + 10 * DAY);
+    expect(await pruneDeliveries(db, later, { restRatio: 0 })).toBe(8 * 12 - 50 - 1);
+    expect(await db.delivery.count({ where: { webhookId: busy } })).toBe(51);
+    expect(await db.deliveryIdentity.count({ where: { acceptedId: id } })).toBe(1);
     // Every day of the test's log is gone; today's and the next days' (made above) stay.
     expect((await tables('Delivery_p%')).filter((name) => name <= `Delivery_p${day(now).replaceAll('-', '')}`)).toEqual([]);
+    expect(await orphans()).toEqual({ identities: 0, copies: 0 });
+
+    // Once its run is gone, the kept partition's row prune takes it, with its identity and its copy.
+    await db.run.deleteMany({ where: { deliveryId: id } });
+    expect(await pruneDeliveries(db, later, { restRatio: 0 })).toBe(1);
+    expect(await db.delivery.count({ where: { id } })).toBe(0);
+    expect(await db.deliveryIdentity.count({ where: { acceptedId: id } })).toBe(0);
+    expect(await db.deliveryJson.count({ where: { deliveryId: id } })).toBe(0);
+    expect(await orphans()).toEqual({ identities: 0, copies: 0 });
   });
 });

@@ -1,5 +1,5 @@
 import 'server-only';
-import { prisma, type Db } from '@/lib/db';
+import { prisma, type Db, type Tx } from '@/lib/db';
 import { renewLeaseCte, type Lease } from '@/lib/db/lease';
 import { advisoryXactLock, lockKeys } from '@/lib/db/locks';
 import { restAfter } from '@/lib/server/pace';
@@ -17,9 +17,10 @@ import { restAfter } from '@/lib/server/pace';
 //   entry without runs written while its day's partition existed;
 // - 9999-12-31, for the kept partition ("Delivery_kept"): what may outlive its
 //   day. An entry that starts runs is written there (a run reads its
-//   delivery's body, and runs are kept longer than the log; the foreign key
-//   from Run holds the kept bucket, so no run can point into a day), and a
-//   replay moves its entry there before starting runs. So are entries written
+//   delivery's body, and runs are kept longer than the log), and a replay
+//   moves its entry there before starting runs (moveToKeptPartition): the
+//   ingress and replay are the only writers of runs, so no run points into a
+//   day. So are entries written
 //   while no partition for their day existed, those written outside the
 //   ingress, and every entry from before partitioning. Retention prunes the
 //   kept partition row by row (retention.ts), as it did the whole log.
@@ -36,6 +37,15 @@ import { restAfter } from '@/lib/server/pace';
 // webhook's), and the expired entries' identities are deleted (the
 // deduplication window is the log's); the jsonb copies' partition goes, then
 // the log's.
+//
+// No foreign key points at an entry (schema.prisma, Delivery): PostgreSQL
+// checks one into a partitioned table by locking every partition, so each
+// delivery's identity check held about 84 locks with 10 days of partitions,
+// and a detach that had to check the referring tables deadlocked with the
+// ingress (docs/benchmarks.md). What a cascade did, the code here does: a
+// moved entry takes its copy along; a dropped day's identities are deleted
+// first; the kept partition's prune deletes an entry's identity and copy with
+// it (retention.ts).
 
 export const KEPT_BUCKET = '9999-12-31';
 const KEPT = `DATE '${KEPT_BUCKET}'`;
@@ -56,9 +66,8 @@ export const todayBucketSql = `(CASE WHEN to_regclass(${partitionNameSql(DELIVER
 
 /** Days ahead (today included) that have their partitions. */
 const DAYS_AHEAD = 3;
-// Creating a partition takes locks on the partitioned tables and, for the
-// foreign keys, on the tables that reference them; an ingress statement
-// waits behind it. A lock not granted in this time is not waited for: the
+// Attaching a partition takes a lock on the partitioned table that an
+// ingress statement may wait behind. A lock not granted in this time is not waited for: the
 // next hourly pass tries again, days ahead.
 const PARTITION_LOCK_TIMEOUT = '2s';
 
@@ -95,6 +104,22 @@ export async function ensureDayPartitions(db: Db = prisma, days = DAYS_AHEAD, fr
   return created;
 }
 
+/**
+ * Moves an entry to the kept partition, with its jsonb copy (no foreign key
+ * takes it along, see the schema's Delivery): before it starts runs. Under
+ * the copy job's lock, so a copy being written from the entry's old place
+ * is not left behind in the day's partition.
+ */
+export async function moveToKeptPartition(tx: Tx, id: string): Promise<void> {
+  const [moved] = await tx.$queryRawUnsafe<{ moved: boolean }[]>(
+    `UPDATE "Delivery" SET "bucket" = ${KEPT} WHERE "id" = $1 AND "bucket" <> ${KEPT} RETURNING true AS "moved"`,
+    id,
+  );
+  if (!moved) return;
+  await advisoryXactLock(tx, lockKeys.bodyCopies);
+  await tx.$executeRawUnsafe(`UPDATE "DeliveryJson" SET "bucket" = ${KEPT} WHERE "deliveryId" = $1 AND "bucket" <> ${KEPT}`, id);
+}
+
 /** The day partitions of the log, oldest first, and whether a detach of one was interrupted. */
 async function dayPartitions(db: Db): Promise<{ table: string; day: string; attached: boolean; pending: boolean }[]> {
   return db.$queryRawUnsafe(
@@ -114,8 +139,7 @@ export type DayPruneOptions = { batch: number; restRatio: number; minEntries: nu
  * Drops the day partitions entirely past `cutoff` (see above); returns the
  * entries removed. Stops, leaving the rest to the next pass, when the lease
  * is lost, or when a partition cannot be detached: another instance is
- * dropping it, or a row still refers to one of its entries (which the
- * foreign keys' kept bucket should make impossible; the detach checks it).
+ * dropping it.
  */
 export async function dropExpiredDays(db: Db, cutoff: Date, lease: Lease, options: DayPruneOptions): Promise<number> {
   const partitions = await dayPartitions(db);
@@ -130,7 +154,7 @@ export async function dropExpiredDays(db: Db, cutoff: Date, lease: Lease, option
       if (expired === null) return removed;
       removed += expired;
     }
-    // The copies first: their foreign key refers to the log's partition.
+    // The copies first: an entry is never left without its copy.
     for (const table of [COPIES, DELIVERY]) {
       const partition = mine.find((p) => p.table === partitionName(table, day));
       if (partition && !(await detachAndDrop(db, table, partition))) return removed;
@@ -139,9 +163,11 @@ export async function dropExpiredDays(db: Db, cutoff: Date, lease: Lease, option
   return removed;
 }
 
-/** Moves the day's entries that are among their webhook's newest to the kept partition (their identity and copy follow by cascade). */
+/** Moves the day's entries that are among their webhook's newest to the kept partition, with their copies (under the copy job's lock, as moveToKeptPartition). */
 async function keepNewest(db: Db, day: string, lease: Lease, minEntries: number): Promise<boolean> {
-  const [step] = await db.$queryRawUnsafe<{ leased: boolean }[]>(
+  const [step] = await db.$transaction(async (tx) => {
+    await advisoryXactLock(tx, lockKeys.bodyCopies);
+    return tx.$queryRawUnsafe<{ leased: boolean }[]>(
     `WITH ${renewLeaseCte(3)}, floors AS (
        SELECT w."id" AS "webhookId", f."at", f."id"
          FROM "Webhook" w
@@ -155,14 +181,18 @@ async function keepNewest(db: Db, day: string, lease: Lease, minEntries: number)
          FROM floors f
         WHERE d."bucket" = $1::date AND d."webhookId" = f."webhookId" AND EXISTS (SELECT 1 FROM lease)
           AND (f."at" IS NULL OR (d."receivedAt" >= f."at" AND (d."receivedAt", d."id") >= (f."at", f."id")))
+       RETURNING d."id"
+     ), copies AS (
+       UPDATE "DeliveryJson" SET "bucket" = ${KEPT} WHERE "bucket" = $1::date AND "deliveryId" IN (SELECT "id" FROM moved)
        RETURNING 1
      )
-     SELECT EXISTS (SELECT 1 FROM lease) AS "leased", (SELECT count(*) FROM moved)::int AS "moved"`,
-    day,
-    minEntries - 1,
-    lease.key,
-    lease.token,
-  );
+     SELECT EXISTS (SELECT 1 FROM lease) AS "leased", (SELECT count(*) FROM moved)::int AS "moved", (SELECT count(*) FROM copies)::int AS "copies"`,
+      day,
+      minEntries - 1,
+      lease.key,
+      lease.token,
+    );
+  });
   return step?.leased === true;
 }
 
@@ -177,7 +207,7 @@ async function deleteIdentities(db: Db, day: string, lease: Lease, options: DayP
          SELECT "id" FROM "Delivery" WHERE "bucket" = $1::date AND "id" > $2 AND EXISTS (SELECT 1 FROM lease)
           ORDER BY "id" LIMIT $3
        ), gone AS (
-         DELETE FROM "DeliveryIdentity" i USING batch b WHERE i."acceptedId" = b."id" AND i."acceptedBucket" = $1::date
+         DELETE FROM "DeliveryIdentity" i USING batch b WHERE i."acceptedId" = b."id"
          RETURNING 1
        )
        SELECT EXISTS (SELECT 1 FROM lease) AS "leased", (SELECT count(*) FROM batch)::int AS "seen",
@@ -208,7 +238,7 @@ async function detachAndDrop(db: Db, table: string, partition: { table: string; 
     await db.$executeRawUnsafe(`DROP TABLE IF EXISTS "${partition.table}"`);
     return true;
   } catch (error) {
-    // Another instance is dropping it, or a row still refers to one of its entries.
+    // Another instance is dropping it, or a lock was not granted in time.
     if (isRetryable(error)) return false;
     throw error;
   }
@@ -216,5 +246,5 @@ async function detachAndDrop(db: Db, table: string, partition: { table: string; 
 
 function isRetryable(error: unknown): boolean {
   const text = error instanceof Error ? error.message : String(error);
-  return /violates foreign key constraint|is not a partition of|does not exist|lock timeout|could not obtain lock/i.test(text);
+  return /is not a partition of|does not exist|lock timeout|could not obtain lock/i.test(text);
 }

@@ -66,7 +66,8 @@ export async function pruneDeliveries(db: Db = prisma, now: Date = new Date(), o
       // doomed: the next entries past the window, oldest first; floors: the
       // 50th newest entry of each webhook among them (a webhook with fewer
       // has none, and keeps everything); an entry goes when it is older than
-      // its webhook's floor and no run reads it.
+      // its webhook's floor and no run reads it, with its identity and jsonb
+      // copy (no foreign key cascades to them, see partitions.ts).
       const [step]: Step[] = await db.$queryRawUnsafe<Step[]>(
         `WITH ${renewLeaseCte(4)}, doomed AS (
            SELECT "id", "webhookId", "receivedAt" FROM "Delivery"
@@ -84,7 +85,11 @@ export async function pruneDeliveries(db: Db = prisma, now: Date = new Date(), o
            DELETE FROM "Delivery" WHERE "bucket" = ${KEPT_BUCKET_SQL} AND "id" IN (
              SELECT d."id" FROM doomed d JOIN floors f ON f."webhookId" = d."webhookId" AND (d."receivedAt", d."id") < (f."at", f."id")
               WHERE NOT EXISTS (SELECT 1 FROM "Run" r WHERE r."deliveryId" = d."id")
-           ) RETURNING 1
+           ) RETURNING "id"
+         ), identities AS (
+           DELETE FROM "DeliveryIdentity" WHERE "acceptedId" IN (SELECT "id" FROM gone)
+         ), copies AS (
+           DELETE FROM "DeliveryJson" WHERE "bucket" = ${KEPT_BUCKET_SQL} AND "deliveryId" IN (SELECT "id" FROM gone)
          ), last AS (
            SELECT "receivedAt", "id" FROM doomed ORDER BY "receivedAt" DESC, "id" DESC LIMIT 1
          )

@@ -291,17 +291,12 @@ function acceptingCtes(input: AcceptInput, n: number, param: Param, allowed: str
   const ctes: string[] = [];
   const name = (cte: string) => `${cte}_${n}`;
   // An entry that may start runs lives in the kept partition from the start
-  // (lib/deliveries/partitions.ts); another in today's, evaluated once, so
-  // its identity's foreign key names the same partition.
-  let bucket = KEPT_BUCKET_SQL;
-  if (!input.runs.length) {
-    ctes.push(`${name('bucket')} AS (SELECT ${todayBucketSql} AS "bucket")`);
-    bucket = `(SELECT "bucket" FROM ${name('bucket')})`;
-  }
+  // (lib/deliveries/partitions.ts); another in today's.
+  const bucket = input.runs.length ? KEPT_BUCKET_SQL : todayBucketSql;
 
   ctes.push(`${name('claimed')} AS (
-       INSERT INTO "DeliveryIdentity" ("webhookId", "deliveryId", "acceptedId", "acceptedBucket", "createdAt")
-       SELECT ${webhookId}, ${deliveryId}, ${rowId}, ${bucket}, now() WHERE ${allowed}
+       INSERT INTO "DeliveryIdentity" ("webhookId", "deliveryId", "acceptedId", "createdAt")
+       SELECT ${webhookId}, ${deliveryId}, ${rowId}, now() WHERE ${allowed}
        ON CONFLICT DO NOTHING
        RETURNING 1
      )`);
@@ -315,8 +310,8 @@ function acceptingCtes(input: AcceptInput, n: number, param: Param, allowed: str
      )`);
     queueFull = `NOT (SELECT "ok" FROM ${name('room')})`;
     ctes.push(`${name('runs')} AS (
-       INSERT INTO "Run" ("id", "factoryId", "automationId", "deliveryId", "deliveryBucket", "status", "prompt", "envelope", "createdAt")
-       SELECT r."id", ${factoryId}, r."automationId", ${rowId}, ${KEPT_BUCKET_SQL}, 'queued'::"RunStatus", r."prompt", r."envelope"::jsonb, now()
+       INSERT INTO "Run" ("id", "factoryId", "automationId", "deliveryId", "status", "prompt", "envelope", "createdAt")
+       SELECT r."id", ${factoryId}, r."automationId", ${rowId}, 'queued'::"RunStatus", r."prompt", r."envelope"::jsonb, now()
          FROM unnest(${param(input.runs.map(newRunId), 'text[]')}, ${param(
            input.runs.map((r) => r.automationId),
            'text[]',

@@ -1,6 +1,6 @@
 import 'server-only';
 import { prisma } from '@/lib/db';
-import { KEPT_BUCKET_SQL } from '@/lib/deliveries/partitions';
+import { moveToKeptPartition } from '@/lib/deliveries/partitions';
 import { env } from '@/lib/env';
 import { AppError } from '@/lib/http/errors';
 import { activeTriggersSql, newRunId, runsToStart, type ActiveTrigger } from '@/lib/runs/start';
@@ -57,11 +57,8 @@ export async function replayDelivery(factoryId: string, uid: string, deliveryRow
         throw new AppError('conflict', `Run queue full: this factory already has ${limit.toLocaleString('en-US')} queued runs; replay once some have finished`);
       }
     }
-    // A delivery with runs lives in the kept partition (lib/deliveries/partitions.ts):
-    // moved there first, its identity and jsonb copy with it, so the runs' foreign key holds.
-    if (runs.length) {
-      await tx.$executeRawUnsafe(`UPDATE "Delivery" SET "bucket" = ${KEPT_BUCKET_SQL} WHERE "id" = $1 AND "bucket" <> ${KEPT_BUCKET_SQL}`, delivery.id);
-    }
+    // A delivery with runs lives in the kept partition (lib/deliveries/partitions.ts), so its day's drop cannot take it.
+    if (runs.length) await moveToKeptPartition(tx, delivery.id);
     const created = runs.length
       ? await tx.run.createManyAndReturn({
           data: runs.map((run) => ({ ...run, id: newRunId(), factoryId, deliveryId: delivery.id, replay: true })),

@@ -40,8 +40,20 @@ const summarySelect = {
   startedAt: true,
   finishedAt: true,
   automation: { select: { id: true, name: true } },
-  delivery: { select: { id: true, deliveryId: true, webhook: { select: { uid: true, name: true, deletedAt: true } } } },
+  deliveryId: true,
 } as const;
+
+// A run names its delivery by a plain column (no foreign key into the
+// partitioned log, see the schema's Delivery), so the entries are read apart.
+const deliverySelect = { id: true, deliveryId: true, webhook: { select: { uid: true, name: true, deletedAt: true } } } as const;
+type DeliveryRow = { id: string; deliveryId: string; body?: string | null; webhook: { uid: string; name: string; deletedAt: Date | null } };
+
+async function deliveriesOf(db: DbOrTx, ids: (string | null)[], body = false): Promise<Map<string, DeliveryRow>> {
+  const wanted = [...new Set(ids.filter((id): id is string => id !== null))];
+  if (!wanted.length) return new Map();
+  const rows: DeliveryRow[] = await db.delivery.findMany({ where: { id: { in: wanted } }, select: { ...deliverySelect, body } });
+  return new Map(rows.map((row) => [row.id, row]));
+}
 
 type SummaryRow = {
   id: string;
@@ -52,21 +64,21 @@ type SummaryRow = {
   startedAt: Date | null;
   finishedAt: Date | null;
   automation: { id: string; name: string };
-  delivery: { id: string; deliveryId: string; webhook: { uid: string; name: string; deletedAt: Date | null } } | null;
+  deliveryId: string | null;
 };
 
-function toSummary(row: SummaryRow): RunSummary {
+function toSummary(row: SummaryRow, delivery: DeliveryRow | undefined): RunSummary {
   return {
     id: row.id,
     status: row.status,
     automation: row.automation,
-    delivery: row.delivery
+    delivery: delivery
       ? {
-          id: row.delivery.id,
-          deliveryId: row.delivery.deliveryId,
-          webhookUid: row.delivery.webhook.uid,
-          webhookName: row.delivery.webhook.name,
-          webhookDeleted: row.delivery.webhook.deletedAt !== null,
+          id: delivery.id,
+          deliveryId: delivery.deliveryId,
+          webhookUid: delivery.webhook.uid,
+          webhookName: delivery.webhook.name,
+          webhookDeleted: delivery.webhook.deletedAt !== null,
         }
       : null,
     attempts: row.attempts,
@@ -91,7 +103,8 @@ export async function listRuns(
     orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
     take: Math.min(Math.max(filter.limit ?? RUN_PAGE_SIZE, 1), 200),
   });
-  return rows.map(toSummary);
+  const deliveries = await deliveriesOf(db, rows.map((row) => row.deliveryId));
+  return rows.map((row) => toSummary(row, row.deliveryId ? deliveries.get(row.deliveryId) : undefined));
 }
 
 export async function getRun(factoryId: string, id: string, db: DbOrTx = prisma): Promise<RunView> {
@@ -99,7 +112,6 @@ export async function getRun(factoryId: string, id: string, db: DbOrTx = prisma)
     where: { id, factoryId },
     select: {
       ...summarySelect,
-      delivery: { select: { ...summarySelect.delivery.select, body: true } },
       prompt: true,
       envelope: true,
       payload: true,
@@ -108,10 +120,11 @@ export async function getRun(factoryId: string, id: string, db: DbOrTx = prisma)
     },
   });
   if (!row) throw notFound('No run with this id in this factory');
+  const delivery = row.deliveryId ? (await deliveriesOf(db, [row.deliveryId], true)).get(row.deliveryId) : undefined;
   // The payload is the delivery's stored body (not a copy), as the executor receives it.
-  const payload = row.payload ?? row.delivery?.body ?? null;
+  const payload = row.payload ?? delivery?.body ?? null;
   return {
-    ...toSummary(row),
+    ...toSummary(row, delivery),
     prompt: row.prompt,
     envelope: row.envelope as RunEnvelope,
     attachments: payload === null ? [] : payloadAttachments(payload),

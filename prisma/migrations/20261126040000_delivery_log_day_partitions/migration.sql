@@ -19,18 +19,21 @@
 -- reads each table once to check its rows belong (no writes), and the new
 -- primary keys on (id, bucket) are built once.
 
--- The partition key, and the foreign keys that point at an entry by it. A
--- constant default adds a column without rewriting the table.
+-- The partition key. A constant default adds a column without rewriting the
+-- table.
 ALTER TABLE "Delivery" ADD COLUMN "bucket" DATE NOT NULL DEFAULT '9999-12-31';
 ALTER TABLE "DeliveryJson" ADD COLUMN "bucket" DATE NOT NULL DEFAULT '9999-12-31';
-ALTER TABLE "DeliveryIdentity" ADD COLUMN "acceptedBucket" DATE NOT NULL DEFAULT '9999-12-31';
-ALTER TABLE "Run" ADD COLUMN "deliveryBucket" DATE DEFAULT '9999-12-31';
 
+-- No foreign key points at an entry any more: PostgreSQL checks one into a
+-- partitioned table by locking every partition and its indexes (once the
+-- check's plan is generic), which made every delivery dearer and deadlocked
+-- a day's DETACH ... CONCURRENTLY with the ingress (docs/benchmarks.md, "Day
+-- partitions of the log"). The code that deletes or moves an entry takes its
+-- identity and jsonb copy along; a run's entry lives in the kept partition
+-- and is not pruned while the run is kept.
 ALTER TABLE "Run" DROP CONSTRAINT "Run_deliveryId_fkey";
 ALTER TABLE "DeliveryIdentity" DROP CONSTRAINT "DeliveryIdentity_acceptedId_fkey";
 ALTER TABLE "DeliveryJson" DROP CONSTRAINT "DeliveryJson_deliveryId_fkey";
-DROP INDEX "DeliveryIdentity_acceptedId_key";
-CREATE UNIQUE INDEX "DeliveryIdentity_acceptedId_acceptedBucket_key" ON "DeliveryIdentity"("acceptedId", "acceptedBucket");
 
 -- The log: the present table becomes the kept partition.
 ALTER TABLE "Delivery" RENAME TO "Delivery_kept";
@@ -67,9 +70,3 @@ ALTER TABLE "DeliveryJson" ADD CONSTRAINT "DeliveryJson_pkey" PRIMARY KEY ("deli
 CREATE INDEX "DeliveryJson_missing_idx" ON "DeliveryJson"("webhookId") WHERE "json" IS NULL;
 CREATE INDEX "DeliveryJson_webhookId_receivedAt_deliveryId_idx" ON "DeliveryJson"("webhookId", "receivedAt" DESC, "deliveryId" DESC);
 ALTER TABLE "DeliveryJson" ATTACH PARTITION "DeliveryJson_kept" FOR VALUES FROM ('9999-12-31') TO (MAXVALUE);
-
--- The foreign keys, on (id, bucket). ON UPDATE CASCADE: an entry moved to the
--- kept partition (its bucket changed) takes its identity, runs and copy with it.
-ALTER TABLE "DeliveryJson" ADD CONSTRAINT "DeliveryJson_deliveryId_bucket_fkey" FOREIGN KEY ("deliveryId", "bucket") REFERENCES "Delivery"("id", "bucket") ON DELETE CASCADE ON UPDATE CASCADE;
-ALTER TABLE "DeliveryIdentity" ADD CONSTRAINT "DeliveryIdentity_acceptedId_acceptedBucket_fkey" FOREIGN KEY ("acceptedId", "acceptedBucket") REFERENCES "Delivery"("id", "bucket") ON DELETE CASCADE ON UPDATE CASCADE;
-ALTER TABLE "Run" ADD CONSTRAINT "Run_deliveryId_deliveryBucket_fkey" FOREIGN KEY ("deliveryId", "deliveryBucket") REFERENCES "Delivery"("id", "bucket") ON DELETE SET NULL ON UPDATE CASCADE;
