@@ -8,6 +8,7 @@ import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { serveBackups } from '@/lib/db/dump';
 import { acquireEmbeddedLock, type EmbeddedLock } from '@/lib/db/embedded-lock';
 import { asPGlite, ThreadedPGlite, type EmbeddedDatabase } from '@/lib/db/pglite-thread';
+import { SESSION_TIME_ZONE_SQL } from '@/lib/db/session';
 import { log } from '@/lib/log';
 
 // Chooses the database: PostgreSQL when a connection URL is given, otherwise
@@ -57,6 +58,10 @@ export function openAdapter(target: DatabaseTarget, options: { poolSize?: number
     // An idle connection that the server closes (a restart, a failover) must
     // not crash the process: the pool replaces it on next use.
     pool.on('error', (error) => log('database').error({ err: { message: error.message } }, 'database connection lost'));
+    // Each new connection's first statement, queued before whatever it was opened for (lib/db/session.ts).
+    pool.on('connect', (client) => {
+      client.query(SESSION_TIME_ZONE_SQL).catch((error: Error) => log('database').error({ err: { message: error.message } }, 'could not set the session time zone to UTC'));
+    });
     const factory = new PrismaPg(pool);
     return { target, factory, pool, close: () => pool.end() };
   }

@@ -1,6 +1,7 @@
 import type { Extension, PGliteInterface } from '@electric-sql/pglite';
 import { btree_gin } from '@electric-sql/pglite/contrib/btree_gin';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
+import { SESSION_TIME_ZONE_SQL } from '@/lib/db/session';
 
 // The PostgreSQL extensions the migrations create (CREATE EXTENSION), which
 // PGlite can only load if every instance that opens a database is given them:
@@ -13,10 +14,12 @@ import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 //
 // `tripline-session` is not an extension but its hook: it applies the app's
 // session settings to each new PGlite once it is ready, before its first
-// query. The log's search index keeps a pending list of 256 kB, not
-// PostgreSQL's default 4 MB: on PGlite the insert that fills the list merges
-// it, on the one connection every request waits for (lib/deliveries/search-index.ts).
-export const PGLITE_SESSION_SQL = `SET gin_pending_list_limit = '256kB'`;
+// query: the session's time zone (SESSION_TIME_ZONE_SQL, adapter.ts; PGlite
+// takes the machine's otherwise), and the log's search index's pending list
+// of 256 kB, not PostgreSQL's default 4 MB: on PGlite the insert that fills
+// the list merges it, on the one connection every request waits for
+// (lib/deliveries/search-index.ts).
+export const PGLITE_SESSION_SQL = `${SESSION_TIME_ZONE_SQL}; SET gin_pending_list_limit = '256kB'`;
 
 const sessionSettings = {
   name: 'tripline-session',
