@@ -119,7 +119,7 @@ async function steady() {
   let written = 0;
   // Writes every window whose sending is over and whose requests have all ended, in order.
   const flush = (sendingOver) => {
-    while (written < windows.length && windows[written].pending === 0 && (sendingOver || start + sent * interval >= start + (written + 1) * windowMs)) {
+    while (written < windows.length && windows[written].pending === 0 && (sendingOver || sent * interval >= (written + 1) * windowMs)) {
       if (options.window) process.stdout.write(`${JSON.stringify(summary(windows[written]))}\n`);
       written += 1;
     }

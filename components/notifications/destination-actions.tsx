@@ -2,12 +2,13 @@
 
 import { useRouter } from 'next/navigation';
 import { useState } from 'react';
+import { EnabledSwitch } from '@/components/enabled-switch';
 import { Button } from '@/components/ui/button';
 import { ConfirmDialog } from '@/components/ui/dialog';
-import { deleteDestinationAction, sendTestNotificationAction } from '@/lib/notifications/actions';
+import { deleteDestinationAction, sendTestNotificationAction, setDestinationEnabledAction } from '@/lib/notifications/actions';
 
-/** Send test notification and Delete, for one destination. */
-export function DestinationActions({ factorySlug, id, name }: { factorySlug: string; id: string; name: string }) {
+/** Enabled, Send test notification and Delete, for one destination. */
+export function DestinationActions({ factorySlug, id, name, enabled }: { factorySlug: string; id: string; name: string; enabled: boolean }) {
   const router = useRouter();
   const [message, setMessage] = useState<{ tone: 'ok' | 'error'; text: string } | null>(null);
   const [sending, setSending] = useState(false);
@@ -27,9 +28,25 @@ export function DestinationActions({ factorySlug, id, name }: { factorySlug: str
   };
 
   return (
-    <div className="flex flex-col items-start gap-1.5 sm:items-end">
+    <div className="flex flex-col items-start gap-2 sm:items-end">
+      <EnabledSwitch
+        enabled={enabled}
+        accessibleName={`Enabled: ${name}`}
+        size="sm"
+        description={enabled ? 'Receives this factory’s events.' : 'Receives nothing; queued notifications were marked failed.'}
+        save={(next) => setDestinationEnabledAction(factorySlug, { id, enabled: next })}
+      />
       <div className="flex flex-wrap gap-2">
-        <Button type="button" variant="secondary" size="sm" loading={sending} onClick={test} aria-label={`Send test notification to ${name}`}>
+        <Button
+          type="button"
+          variant="secondary"
+          size="sm"
+          loading={sending}
+          disabled={!enabled}
+          title={enabled ? undefined : 'Enable the destination to send it a test'}
+          onClick={test}
+          aria-label={`Send test notification to ${name}`}
+        >
           Send test notification
         </Button>
         <ConfirmDialog

@@ -24,11 +24,14 @@ export function NotificationsCard({ factorySlug, destinations, log }: { factoryS
             {destinations.map((destination) => (
               <li key={destination.id} className="flex flex-col gap-3 px-5 py-4 sm:flex-row sm:items-start sm:justify-between">
                 <div className="min-w-0">
-                  <p className="font-medium text-fg">{destination.name}</p>
+                  <p className="flex items-center gap-2 font-medium text-fg">
+                    {destination.name}
+                    {destination.enabled ? null : <Badge tone="neutral">Disabled</Badge>}
+                  </p>
                   <p className="text-[13px] text-fg-muted">{notificationKindLabels[destination.kind]}</p>
                   <p className="mt-0.5 font-mono text-xs break-all text-fg-subtle">{destination.url}</p>
                 </div>
-                <DestinationActions factorySlug={factorySlug} id={destination.id} name={destination.name} />
+                <DestinationActions factorySlug={factorySlug} id={destination.id} name={destination.name} enabled={destination.enabled} />
               </li>
             ))}
           </ul>

@@ -181,3 +181,31 @@ test('Send test notification, destination rules, and who may manage destinations
   expect((await request.post(`${base}/notifications/destinations`, { headers: bearer(tokens.editor), data: { name: 'x', kind: 'slack', url: 'https://example.com/x' } })).status()).toBe(403);
   expect((await request.delete(`${base}/notifications/destinations/${destination.id}`, { headers: bearer(tokens.outsider) })).status()).toBe(404);
 });
+
+test('a disabled destination receives nothing, not even a test, until it is enabled again', async ({ request, tokens }) => {
+  const { destination } = await addDestination(request, tokens.admin, 'standard_webhooks', '/signed');
+  const url = `${base}/notifications/destinations/${destination.id}`;
+  const patch = (token: string, data: unknown) => request.patch(url, { headers: bearer(token), data });
+
+  expect((await patch(tokens.editor, { enabled: false })).status()).toBe(403);
+  expect((await patch(tokens.outsider, { enabled: false })).status()).toBe(404);
+  const bad = await patch(tokens.admin, { enabled: 'no' });
+  expect(bad.status()).toBe(422);
+  expect((await bad.json()).error.fields).toEqual({ enabled: 'enabled must be true or false' });
+
+  const off = await patch(tokens.admin, { enabled: false });
+  expect(off.status()).toBe(200);
+  expect((await off.json()).destination).toMatchObject({ id: destination.id, enabled: false });
+  const refused = await request.post(`${url}/test`, { headers: bearer(tokens.admin) });
+  expect(refused.status()).toBe(409);
+  expect((await refused.json()).error.message).toBe('This destination is disabled');
+  const listed = await (await request.get(`${base}/notifications/destinations`, { headers: bearer(tokens.admin) })).json();
+  expect(listed.destinations.find((d: { id: string }) => d.id === destination.id)).toMatchObject({ enabled: false });
+
+  const on = await patch(tokens.admin, { enabled: true });
+  expect((await on.json()).destination).toMatchObject({ enabled: true });
+  const sent = await request.post(`${url}/test`, { headers: bearer(tokens.admin) });
+  expect(sent.status()).toBe(202);
+  const { eventId } = await sent.json();
+  await expect.poll(() => receiver.received.filter((r) => r.headers['webhook-id'] === eventId).length, { timeout: 15_000 }).toBe(1);
+});

@@ -132,6 +132,21 @@ test.describe.serial('webhook health and the delivery chart', () => {
     }).toPass({ timeout: 15_000 });
     // Shown once: gone after the reload.
     await expect(page.getByLabel('Signing secret')).toHaveCount(0);
+
+    // Disabled: the badge says so, no test can be sent, and it stays so after a reload; then enabled again.
+    const destinations = page.getByRole('list', { name: 'Destinations' });
+    const enabled = destinations.getByRole('switch', { name: 'Enabled: on-call' });
+    const sendTest = page.getByRole('button', { name: 'Send test notification to on-call' });
+    await enabled.click();
+    await expect(destinations.getByText('Disabled', { exact: true })).toBeVisible();
+    await expect(sendTest).toBeDisabled();
+    await page.reload();
+    await expect(enabled).toHaveAttribute('aria-checked', 'false');
+    await expect(destinations).toContainText('Receives nothing; queued notifications were marked failed.');
+    await screenshot(page, 'notifications-disabled-1440');
+    await enabled.click();
+    await expect(destinations.getByText('Disabled', { exact: true })).toHaveCount(0);
+    await expect(sendTest).toBeEnabled();
     await screenshot(page, 'notifications-settings-1440');
     await page.setViewportSize({ width: 390, height: 844 });
     await screenshot(page, 'notifications-settings-390');

@@ -3,8 +3,8 @@
 import { revalidatePath } from 'next/cache';
 import { z } from 'zod';
 import { factoryAction } from '@/lib/actions/action';
-import { createDestinationSchema } from '@/lib/notifications/schemas';
-import { createDestination, deleteDestination, sendTestNotification } from '@/lib/notifications/service';
+import { createDestinationSchema, updateDestinationSchema } from '@/lib/notifications/schemas';
+import { createDestination, deleteDestination, sendTestNotification, setDestinationEnabled } from '@/lib/notifications/service';
 
 // Dashboard adapters over lib/notifications/service.ts: admins only.
 
@@ -27,4 +27,10 @@ export const sendTestNotificationAction = factoryAction('factory:manage', destin
   const eventId = await sendTestNotification(factory.id, input.id, factory);
   revalidatePath(settingsPath(factory.slug));
   return { eventId };
+});
+
+export const setDestinationEnabledAction = factoryAction('factory:manage', destinationId.extend(updateDestinationSchema.shape), async ({ factory }, input) => {
+  await setDestinationEnabled(factory.id, input.id, input.enabled);
+  revalidatePath(settingsPath(factory.slug));
+  return null;
 });

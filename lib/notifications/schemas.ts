@@ -33,3 +33,6 @@ export const createDestinationSchema = z.object({
     .refine((value) => URL.canParse(value) && /^https?:$/.test(new URL(value).protocol), 'Enter an https:// URL'),
 });
 export type CreateDestinationInput = z.input<typeof createDestinationSchema>;
+
+/** PATCH .../notifications/destinations/{id}: pause or resume a destination. */
+export const updateDestinationSchema = z.object({ enabled: z.boolean({ error: 'enabled must be true or false' }) }).strict();

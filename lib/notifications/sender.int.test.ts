@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setDatabase } from '@/lib/db';
 import { createFactory } from '@/lib/factories/service';
 import { MAX_ATTEMPTS, retryDelayMs, sendDueNotifications } from '@/lib/notifications/sender';
-import { createDestination, sendTestNotification } from '@/lib/notifications/service';
+import { createDestination, DISABLED_DESTINATION_ERROR, enqueueEvent, sendTestNotification, setDestinationEnabled } from '@/lib/notifications/service';
 import { createTestDatabase, testDatabaseKinds, type TestDatabase } from '@/lib/testing/databases';
 import { createUser } from '@/lib/users/service';
 
@@ -113,5 +113,42 @@ describe.each(testDatabaseKinds())('notification retries on %s', (kind) => {
     await makeDue();
     expect(await sendDueNotifications(db)).toBe(0);
     expect(received).toHaveLength(MAX_ATTEMPTS);
+  });
+
+  it('sends nothing to a disabled destination: its queued notifications fail with the reason, new events skip it, until enabled again', async () => {
+    const db = database.prisma;
+    received.length = 0;
+    answers = [500];
+    const slug = `paused-${kind}`;
+    const factory = await createFactory(userId, { name: slug, slug }, db);
+    const { destination } = await createDestination(factory.id, { name: 'paused', kind: 'standard_webhooks', url }, db);
+    // One notification waiting for its retry, one not tried yet.
+    const retrying = await sendTestNotification(factory.id, destination.id, { slug, name: slug }, db);
+    expect(await sendDueNotifications(db)).toBe(1);
+    const queued = await enqueueEvent(db, factory.id, 'notification.test', { n: 2 });
+
+    expect(await setDestinationEnabled(factory.id, destination.id, false, db)).toMatchObject({ id: destination.id, enabled: false });
+    const rows = await db.notification.findMany({ where: { destinationId: destination.id }, select: { eventId: true, status: true, lastError: true }, orderBy: { createdAt: 'asc' } });
+    expect(rows).toEqual([
+      { eventId: retrying, status: 'failed', lastError: DISABLED_DESTINATION_ERROR },
+      { eventId: queued, status: 'failed', lastError: DISABLED_DESTINATION_ERROR },
+    ]);
+    // New events are not queued for it; a test says it is disabled; a row queued behind the sender's back is not sent.
+    expect(await enqueueEvent(db, factory.id, 'notification.test', { n: 3 })).toBeNull();
+    await expect(sendTestNotification(factory.id, destination.id, { slug, name: slug }, db)).rejects.toThrow('This destination is disabled');
+    await db.notification.create({ data: { id: `nt_sneak_${kind}`, factoryId: factory.id, destinationId: destination.id, eventId: 'evt_sneak', type: 'notification.test', payload: {} } });
+    expect(await sendDueNotifications(db)).toBe(0);
+    expect(received).toHaveLength(1);
+
+    // Enabled again: new events go out; what was marked failed stays failed.
+    await setDestinationEnabled(factory.id, destination.id, true, db);
+    await db.notification.delete({ where: { id: `nt_sneak_${kind}` } });
+    await enqueueEvent(db, factory.id, 'notification.test', { n: 4 });
+    expect(await sendDueNotifications(db)).toBe(1);
+    expect(received).toHaveLength(2);
+    expect(await db.notification.count({ where: { destinationId: destination.id, status: 'failed', lastError: DISABLED_DESTINATION_ERROR } })).toBe(2);
+    // Another factory's admin cannot reach it.
+    const other = await createFactory(userId, { name: `other-${slug}`, slug: `other-${slug}` }, db);
+    await expect(setDestinationEnabled(other.id, destination.id, false, db)).rejects.toThrow('Notification destination not found');
   });
 });

@@ -33,7 +33,7 @@ async function claim(db: Db): Promise<Claimed[]> {
   return db.$queryRawUnsafe<Claimed[]>(
     `UPDATE "Notification" n SET "lockedUntil" = now() + ($1::int * interval '1 millisecond'), "attempts" = n."attempts" + 1
      FROM "NotificationDestination" d
-     WHERE n."destinationId" = d."id" AND n."id" IN (
+     WHERE n."destinationId" = d."id" AND d."enabled" AND n."id" IN (
        SELECT "id" FROM "Notification"
        WHERE "status" = 'pending' AND "nextAttemptAt" <= now() AND ("lockedUntil" IS NULL OR "lockedUntil" < now())
        ORDER BY "nextAttemptAt" LIMIT $2 FOR UPDATE SKIP LOCKED)

@@ -60,6 +60,27 @@ export async function deleteDestination(factoryId: string, id: string, db: Db = 
   if (count === 0) throw new AppError('not_found', 'Notification destination not found');
 }
 
+/** Shown on a disabled destination's queued notifications, which are not sent. */
+export const DISABLED_DESTINATION_ERROR = 'Not sent: the destination was disabled';
+
+/**
+ * Pauses or resumes a destination. A disabled one receives nothing: no event
+ * is queued for it, and the notifications already queued are marked failed
+ * (with DISABLED_DESTINATION_ERROR, so the log says why), not held back to
+ * arrive late, out of their moment, when it is enabled again.
+ */
+export async function setDestinationEnabled(factoryId: string, id: string, enabled: boolean, db: Db = prisma): Promise<DestinationView> {
+  const row = await db.$transaction(async (tx) => {
+    const { count } = await tx.notificationDestination.updateMany({ where: { factoryId, id }, data: { enabled } });
+    if (count === 0) throw new AppError('not_found', 'Notification destination not found');
+    if (!enabled) {
+      await tx.notification.updateMany({ where: { destinationId: id, status: 'pending' }, data: { status: 'failed', lastError: DISABLED_DESTINATION_ERROR, lockedUntil: null } });
+    }
+    return tx.notificationDestination.findUniqueOrThrow({ where: { id }, select: destinationSelect });
+  });
+  return { ...row, url: displayUrl(row.kind, row.url) };
+}
+
 /** The event as receivers get it: Standard Webhooks' {type, timestamp, data}. */
 export type NotificationEvent = { type: NotificationEventType; timestamp: string; data: Record<string, unknown> };
 
