@@ -357,7 +357,7 @@ async function index() {
     log(`building ${SEARCH_INDEX.name}`);
     const t0 = Date.now();
     await db.query(SEARCH_INDEX.sql);
-    for (const statement of SEARCH_INDEX.after) await db.query(statement);
+    await resetPendingListLimits(db);
     const seconds = Number(((Date.now() - t0) / 1000).toFixed(1));
     log(`built in ${seconds} s`);
     return { indexSeconds: seconds };
@@ -370,13 +370,27 @@ async function index() {
  * would, before measuring the ingress.
  */
 async function alignSearchIndex() {
-  await withClient(dbUrl, async (db) => {
-    const { rows } = await db.query(`SELECT c."reloptions" FROM pg_class c WHERE c."oid" = to_regclass($1)`, [`"${SEARCH_INDEX.name}"`]);
-    const own = (rows[0]?.reloptions ?? []).filter((option) => option.startsWith('gin_pending_list_limit='));
-    if (!own.length) return;
-    log(`${SEARCH_INDEX.name} has ${own.join(', ')}: setting it as the migrations do`);
-    for (const statement of SEARCH_INDEX.after) await db.query(statement);
-  });
+  await withClient(dbUrl, (db) => resetPendingListLimits(db));
+}
+
+/**
+ * The pending-list migration's RESET, applied to the index the `index` step
+ * built from the first search migration: to each partition's index when the
+ * log is partitioned (a partitioned index cannot be altered: it keeps the
+ * option, which only the partitions made later copy).
+ */
+async function resetPendingListLimits(db) {
+  const { rows } = await db.query(
+    `SELECT c."relname" AS "name", c."reloptions" AS "options" FROM pg_class c
+      WHERE c."relkind" = 'i' AND (c."oid" = to_regclass($1) OR c."oid" IN (SELECT "inhrelid" FROM pg_inherits WHERE "inhparent" = to_regclass($1)))`,
+    [`"${SEARCH_INDEX.name}"`],
+  );
+  for (const { name, options } of rows) {
+    const own = (options ?? []).filter((option) => option.startsWith('gin_pending_list_limit='));
+    if (!own.length) continue;
+    log(`${name} has ${own.join(', ')}: setting it as the migrations do`);
+    for (const statement of SEARCH_INDEX.after) await db.query(statement.replace(`"${SEARCH_INDEX.name}"`, `"${name}"`));
+  }
 }
 
 async function migrate() {
