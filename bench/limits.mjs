@@ -216,9 +216,8 @@ WITH due AS MATERIALIZED (
    WHERE NOT r.rejected OR s.n % 50 = 0
    ORDER BY s.n DESC, w.o, r.rejected
 ), ins AS (
-  INSERT INTO "Delivery" ("id", "bucket", "webhookId", "deliveryId", "identitySource", "status", "size", "receivedAt", "body", "headers", "detail", "remoteAddress")
-  SELECT CASE WHEN d.rejected THEN 'br' ELSE 'bl' END || d.k || lpad(d.n::text, 7, '0'),
-         ($5::timestamptz - make_interval(secs => d.n))::date, d.webhook_id,
+  INSERT INTO "Delivery" ("id", "webhookId", "deliveryId", "identitySource", "status", "size", "receivedAt", "body", "headers", "detail", "remoteAddress")
+  SELECT CASE WHEN d.rejected THEN 'br' ELSE 'bl' END || d.k || lpad(d.n::text, 7, '0'), d.webhook_id,
          CASE WHEN NOT d.rejected OR d.n % 100 = 0 THEN md5('d' || d.k || d.n)::uuid::text ELSE 'req_' || substr(md5('r' || d.k || d.n), 1, 20) END,
          CASE WHEN NOT d.rejected OR d.n % 100 = 0 THEN 'provider_header' ELSE 'request_id' END::"IdentitySource",
          CASE WHEN NOT d.rejected THEN 'accepted' WHEN d.n % 100 = 0 THEN 'duplicate' ELSE 'rejected_auth' END::"DeliveryStatus",
@@ -230,22 +229,13 @@ WITH due AS MATERIALIZED (
          CASE WHEN d.rejected AND d.n % 100 <> 0 THEN 'signature does not match' END,
          CASE WHEN d.rejected THEN '198.51.100.' ELSE '192.0.2.' END || (d.n % 250)
     FROM due d CROSS JOIN LATERAL (SELECT p.n, p.body FROM bench_body_pool p WHERE p.n = 1 + (d.n - 1) % ${POOL} OFFSET 0) b
-  RETURNING "id", "bucket", "webhookId", "deliveryId", "receivedAt", "status"
+  RETURNING "id", "webhookId", "deliveryId", "receivedAt", "status"
 )
 INSERT INTO "DeliveryIdentity" ("webhookId", "deliveryId", "acceptedId", "createdAt")
 SELECT "webhookId", "deliveryId", "id", "receivedAt" FROM ins WHERE "status" = 'accepted'`;
 
-/** The day partitions (lib/deliveries/partitions.ts) of the seconds (from, to] before the anchor. */
-function dayPartitions(state, from, to) {
-  const first = new Date(new Date(state.anchor).getTime() - to * 1000).toISOString().slice(0, 10);
-  const days = Math.ceil((to - from) / DAY) + 1;
-  const out = run(process.execPath, ['--conditions=react-server', '--import', 'tsx', 'bench/limits-partitions.ts', first, String(days)], serverEnv(state));
-  log(`day partitions from ${first}, ${days} days: ${out}`);
-}
-
 // Oldest chunk first, so the heap's order is the log's.
 async function fillRange(db, state, from, to) {
-  dayPartitions(state, from, to);
   const t0 = Date.now();
   await db.query('DROP TABLE IF EXISTS bench_body_pool');
   await db.query(POOL_SQL);
@@ -270,9 +260,7 @@ async function fill() {
   const state = {
     secretsKey: randomBytes(32).toString('base64'),
     authSecret: randomBytes(32).toString('base64url'),
-    // The next midnight (UTC): the log's days are then whole days, each in a
-    // partition of its own, and day 8 is exactly the partition retention drops.
-    anchor: new Date(Math.ceil(Date.now() / (DAY * 1000)) * DAY * 1000).toISOString(),
+    anchor: new Date().toISOString(),
   };
   const env = serverEnv(state);
   log('setting up through the CLI');
@@ -314,10 +302,10 @@ async function writeCopies(db, state, from = 0, to = FILLED) {
     const start = Math.max(from, end - DAY);
     const t0 = Date.now();
     const { rowCount } = await db.query(
-      `INSERT INTO "DeliveryJson" ("deliveryId", "bucket", "webhookId", "receivedAt", "json")
-       SELECT d."id", d."bucket", d."webhookId", d."receivedAt", d."body"::jsonb FROM "Delivery" d
+      `INSERT INTO "DeliveryJson" ("deliveryId", "webhookId", "receivedAt", "json")
+       SELECT d."id", d."webhookId", d."receivedAt", d."body"::jsonb FROM "Delivery" d
         WHERE d."receivedAt" >= $1::timestamptz - make_interval(secs => $3) AND d."receivedAt" < $1::timestamptz - make_interval(secs => $2)
-          AND d."body" IS NOT NULL AND NOT EXISTS (SELECT 1 FROM "DeliveryJson" c WHERE c."deliveryId" = d."id" AND c."bucket" = d."bucket")
+          AND d."body" IS NOT NULL AND NOT EXISTS (SELECT 1 FROM "DeliveryJson" c WHERE c."deliveryId" = d."id")
         ORDER BY d."receivedAt", d."id"`,
       [state.anchor, start, end],
     );
@@ -357,7 +345,7 @@ async function index() {
     log(`building ${SEARCH_INDEX.name}`);
     const t0 = Date.now();
     await db.query(SEARCH_INDEX.sql);
-    await resetPendingListLimits(db);
+    for (const statement of SEARCH_INDEX.after) await db.query(statement);
     const seconds = Number(((Date.now() - t0) / 1000).toFixed(1));
     log(`built in ${seconds} s`);
     return { indexSeconds: seconds };
@@ -370,27 +358,13 @@ async function index() {
  * would, before measuring the ingress.
  */
 async function alignSearchIndex() {
-  await withClient(dbUrl, (db) => resetPendingListLimits(db));
-}
-
-/**
- * The pending-list migration's RESET, applied to the index the `index` step
- * built from the first search migration: to each partition's index when the
- * log is partitioned (a partitioned index cannot be altered: it keeps the
- * option, which only the partitions made later copy).
- */
-async function resetPendingListLimits(db) {
-  const { rows } = await db.query(
-    `SELECT c."relname" AS "name", c."reloptions" AS "options" FROM pg_class c
-      WHERE c."relkind" = 'i' AND (c."oid" = to_regclass($1) OR c."oid" IN (SELECT "inhrelid" FROM pg_inherits WHERE "inhparent" = to_regclass($1)))`,
-    [`"${SEARCH_INDEX.name}"`],
-  );
-  for (const { name, options } of rows) {
-    const own = (options ?? []).filter((option) => option.startsWith('gin_pending_list_limit='));
-    if (!own.length) continue;
-    log(`${name} has ${own.join(', ')}: setting it as the migrations do`);
-    for (const statement of SEARCH_INDEX.after) await db.query(statement.replace(`"${SEARCH_INDEX.name}"`, `"${name}"`));
-  }
+  await withClient(dbUrl, async (db) => {
+    const { rows } = await db.query(`SELECT c."reloptions" FROM pg_class c WHERE c."oid" = to_regclass($1)`, [`"${SEARCH_INDEX.name}"`]);
+    const own = (rows[0]?.reloptions ?? []).filter((option) => option.startsWith('gin_pending_list_limit='));
+    if (!own.length) return;
+    log(`${SEARCH_INDEX.name} has ${own.join(', ')}: setting it as the migrations do`);
+    for (const statement of SEARCH_INDEX.after) await db.query(statement);
+  });
 }
 
 async function migrate() {
@@ -666,21 +640,15 @@ async function retention() {
 
 async function sizes() {
   return withClient(dbUrl, async (db) => {
-    // A partitioned table's size is its partitions' (lib/deliveries/partitions.ts).
     const tables = (await db.query(`
-      WITH t AS (
-        SELECT c.relname AS table, p.oid FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-          CROSS JOIN LATERAL (SELECT relid AS oid FROM pg_partition_tree(c.oid) WHERE isleaf) p
-         WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p') AND c.relname IN ('Delivery', 'DeliveryIdentity', 'DeliveryJson', 'Run')
-      )
-      SELECT t.table, pg_size_pretty(sum(pg_table_size(t.oid))) AS data, pg_size_pretty(sum(pg_indexes_size(t.oid))) AS indexes,
-             pg_size_pretty(sum(pg_total_relation_size(t.oid))) AS total, sum(c.reltuples)::bigint AS rows, count(*)::int AS partitions
-        FROM t JOIN pg_class c ON c.oid = t.oid GROUP BY t.table`)).rows;
+      SELECT c.relname AS table, pg_size_pretty(pg_table_size(c.oid)) AS data, pg_size_pretty(pg_indexes_size(c.oid)) AS indexes,
+             pg_size_pretty(pg_total_relation_size(c.oid)) AS total, c.reltuples::bigint AS rows
+        FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+       WHERE n.nspname = 'public' AND c.relkind = 'r' AND c.relname IN ('Delivery', 'DeliveryIdentity', 'DeliveryJson', 'Run')`)).rows;
     const indexes = (await db.query(`
-      SELECT i.relname AS index, pg_size_pretty(sum(pg_relation_size(leaf.relid))) AS size
-        FROM pg_class i JOIN pg_index x ON x.indexrelid = i.oid JOIN pg_class t ON t.oid = x.indrelid
-        CROSS JOIN LATERAL (SELECT relid FROM pg_partition_tree(i.oid) WHERE isleaf) leaf
-       WHERE t.relname IN ('Delivery', 'DeliveryIdentity', 'DeliveryJson') GROUP BY i.relname ORDER BY sum(pg_relation_size(leaf.relid)) DESC`)).rows;
+      SELECT i.relname AS index, t.relname AS table, pg_size_pretty(pg_relation_size(i.oid)) AS size
+        FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid JOIN pg_class t ON t.oid = x.indrelid
+       WHERE t.relname IN ('Delivery', 'DeliveryIdentity', 'DeliveryJson') ORDER BY pg_relation_size(i.oid) DESC`)).rows;
     const database = (await db.query(`SELECT pg_size_pretty(pg_database_size(current_database())) AS size`)).rows[0].size;
     for (const t of tables) log(`${t.table}: ${JSON.stringify(t)}`);
     for (const i of indexes) log(`${i.index}: ${i.size}`);

@@ -155,7 +155,7 @@ const UNCOPIED = `(SELECT d."id", d."receivedAt", d."body" FROM "Delivery" d
                     WHERE d."webhookId" = $1 AND d."status" = 'accepted' AND d."body" IS NOT NULL AND d."receivedAt" > ${COPIED_THROUGH_SQL}
                       AND ${NO_COPY_YET}
                   UNION ALL
-                  SELECT d."id", d."receivedAt", d."body" FROM "DeliveryJson" c JOIN "Delivery" d ON d."id" = c."deliveryId" AND d."bucket" = c."bucket"
+                  SELECT d."id", d."receivedAt", d."body" FROM "DeliveryJson" c JOIN "Delivery" d ON d."id" = c."deliveryId"
                     WHERE c."webhookId" = $1 AND c."json" IS NULL AND d."status" = 'accepted' AND d."body" IS NOT NULL)`;
 const TS_PAGE = 1_000;
 

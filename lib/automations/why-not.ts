@@ -27,13 +27,11 @@ export type DeliveryExplanation = { note: string | null; automations: Automation
 export async function explainDelivery(factoryId: string, uid: string, deliveryRowId: string, db: DbOrTx = prisma): Promise<DeliveryExplanation> {
   const delivery = await db.delivery.findFirst({
     where: { id: deliveryRowId, webhook: { uid, factoryId } },
-    select: { id: true, status: true, body: true, detail: true, receivedAt: true },
+    select: { id: true, status: true, body: true, detail: true, receivedAt: true, runs: { select: { id: true, status: true, replay: true, automationId: true } } },
   });
   if (!delivery) throw new AppError('not_found', 'No delivery log entry with this id for this webhook');
   const automations = await listAutomationsForWebhook(factoryId, uid, db);
-  // A run names its delivery by a plain column (no relation into the partitioned log, see the schema's Delivery).
-  const started = await db.run.findMany({ where: { deliveryId: delivery.id }, select: { id: true, status: true, replay: true, automationId: true } });
-  const runs = new Map(started.map((run) => [run.automationId, run]));
+  const runs = new Map(delivery.runs.map((run) => [run.automationId, run]));
   const accepted = delivery.status === 'accepted' && delivery.body !== null;
   // The accepting statement records a full run queue on the entry (lib/ingress/record.ts).
   const queueFull = accepted && (delivery.detail?.startsWith(QUEUE_FULL_DETAIL_PREFIX) ?? false);

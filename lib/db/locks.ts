@@ -13,8 +13,6 @@ export const lockKeys = {
   bodyCopies: 7_145_020,
   // The search index's pending-list merge (lib/deliveries/search-index.ts): one instance at a time.
   searchMerge: 7_145_030,
-  // Making the delivery log's day partitions (lib/deliveries/partitions.ts): one instance at a time.
-  dayPartitions: 7_145_040,
 } as const;
 
 export async function advisoryXactLock(tx: Tx, key: number): Promise<void> {

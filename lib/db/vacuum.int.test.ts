@@ -6,9 +6,7 @@ import { createTestDatabase, type TestDatabase } from '@/lib/testing/databases';
 import { createUser } from '@/lib/users/service';
 
 // The embedded database has no autovacuum (lib/db/vacuum.ts): retention
-// deletes rows, but only a VACUUM lets new rows reuse their space. (Entries
-// written outside the ingress are in the log's kept partition, which
-// retention prunes row by row: lib/deliveries/partitions.ts.)
+// deletes rows, but only a VACUUM lets new rows reuse their space.
 
 describe('the embedded database after retention', () => {
   let database: TestDatabase;
@@ -36,12 +34,12 @@ describe('the embedded database after retention', () => {
       new Date(now.getTime() - daysAgo * DAY),
     );
   const pages = async () => {
-    const [row] = await database.prisma.$queryRawUnsafe<[{ pages: number }]>(`SELECT (pg_relation_size('"Delivery_kept"') / 8192)::int AS "pages"`);
+    const [row] = await database.prisma.$queryRawUnsafe<[{ pages: number }]>(`SELECT (pg_relation_size('"Delivery"') / 8192)::int AS "pages"`);
     return row.pages;
   };
 
   const plannedRows = async () => {
-    const [row] = await database.prisma.$queryRawUnsafe<[{ rows: number }]>(`SELECT reltuples::int AS "rows" FROM pg_class WHERE relname = 'Delivery_kept'`);
+    const [row] = await database.prisma.$queryRawUnsafe<[{ rows: number }]>(`SELECT reltuples::int AS "rows" FROM pg_class WHERE relname = 'Delivery'`);
     return row.rows;
   };
 
@@ -64,7 +62,7 @@ describe('the embedded database after retention', () => {
 
   it('gives the planner statistics once a day', async () => {
     const columnStats = async () => {
-      const [row] = await database.prisma.$queryRawUnsafe<[{ n: number }]>(`SELECT count(*)::int AS "n" FROM pg_stats WHERE tablename = 'Delivery_kept'`);
+      const [row] = await database.prisma.$queryRawUnsafe<[{ n: number }]>(`SELECT count(*)::int AS "n" FROM pg_stats WHERE tablename = 'Delivery'`);
       return row.n;
     };
     expect(await columnStats()).toBe(0);

@@ -37,7 +37,7 @@ export const COPIED_THROUGH_SQL = `COALESCE((SELECT "value"::timestamp(3) FROM "
  * which it may hash over every copy: PGlite runs no ANALYZE (no autovacuum),
  * and with its default estimates that read the whole table on each pass.
  */
-export const NO_COPY_YET = `NOT EXISTS (SELECT 1 FROM "DeliveryJson" c WHERE c."deliveryId" = d."id" AND c."bucket" = d."bucket" OFFSET 0)`;
+export const NO_COPY_YET = `NOT EXISTS (SELECT 1 FROM "DeliveryJson" c WHERE c."deliveryId" = d."id" OFFSET 0)`;
 
 type Options = { batch?: CopyBatch; budgetMs?: number; transaction?: boolean; restRatio?: number };
 
@@ -95,9 +95,9 @@ async function copyBatch(db: DbOrTx, batch: CopyBatch): Promise<{ count: number;
     await db.$executeRawUnsafe(
       `WITH v AS (SELECT * FROM json_to_recordset($1::json) AS v("id" text, "json" text)),
        copied AS (
-         INSERT INTO "DeliveryJson" ("deliveryId", "bucket", "webhookId", "receivedAt", "json")
-         SELECT d."id", d."bucket", d."webhookId", d."receivedAt", v."json"::jsonb FROM v JOIN "Delivery" d ON d."id" = v."id"
-         ON CONFLICT ("deliveryId", "bucket") DO NOTHING
+         INSERT INTO "DeliveryJson" ("deliveryId", "webhookId", "receivedAt", "json")
+         SELECT d."id", d."webhookId", d."receivedAt", v."json"::jsonb FROM v JOIN "Delivery" d ON d."id" = v."id"
+         ON CONFLICT ("deliveryId") DO NOTHING
        )
        INSERT INTO "InstanceSetting" ("key", "value", "updatedAt")
        SELECT $2, least($3::timestamp(3), $4::timestamp(3) - interval '1 millisecond')::text, now() WHERE $5

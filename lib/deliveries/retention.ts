@@ -1,30 +1,23 @@
 import 'server-only';
-import { prisma, type Db } from '@/lib/db';
-import { dropExpiredDays, KEPT_BUCKET_SQL } from '@/lib/deliveries/partitions';
+import { prisma, type DbOrTx } from '@/lib/db';
 import { releaseLease, renewLeaseCte, takeLease } from '@/lib/db/lease';
 import { restAfter } from '@/lib/server/pace';
 
 // Retention (README.md, Decisions: Retention): at least the most recent 50 deliveries and 7
 // days of history per webhook are kept; older entries are pruned by a
 // periodic job. An entry goes only when it is both older than the window and
-// not among its webhook's 50 newest. Its accepted identity goes with it, so
-// dedup covers exactly the retained window.
+// not among its webhook's 50 newest. Its accepted identity goes with it
+// (cascade), so dedup covers exactly the retained window.
 //
 // An entry that started a run stays as long as any of its runs is kept (run
 // retention, 90 days by default, decides): runs do not copy the payload,
 // they read the delivery's body, so a queued run can still execute and a
 // finished one still shows what it was given. Keeping more than the minimum
 // is what "at least" allows.
-//
-// The log is partitioned by day (partitions.ts). A pass first drops the day
-// partitions entirely past the window (their 50-newest survivors moved out
-// first), then prunes the kept partition row by row, as below.
 
 export const RETENTION_DAYS = 7;
 export const RETENTION_MIN_ENTRIES = 50;
 const BATCH = 500;
-// Identities of an expired day's partition deleted per statement (small rows, one index probe each).
-const IDENTITY_BATCH = 5_000;
 // After each batch the job rests three times as long as the batch took. What
 // the ingress feels of a prune is its WAL (every commit of the ingress flushes
 // the prune's WAL written before it) and its reads. A whole expired day of 5
@@ -32,9 +25,8 @@ const IDENTITY_BATCH = 5_000;
 // "A log laid out as a live one"), against the hour between runs.
 const REST_RATIO = 3;
 
-// The kept partition's pass (it held the whole log before partitioning, and
-// still holds every entry from before it; docs/benchmarks.md, "The delivery
-// log at the limits"): oldest first across every webhook, in the
+// How it runs at the limits (12 million entries in a factory; docs/benchmarks.md,
+// "The delivery log at the limits"): oldest first across every webhook, in the
 // order the log was written, so each batch deletes entries that share heap
 // pages (a live log interleaves its webhooks: a page holds several webhooks'
 // entries, and pruning webhook by webhook dirtied, logged and wrote each old
@@ -48,7 +40,7 @@ const REST_RATIO = 3;
 
 type Step = { deleted: number; seen: number; lastAt: Date | null; lastId: string | null };
 
-export async function pruneDeliveries(db: Db = prisma, now: Date = new Date(), options: { batch?: number; restRatio?: number } = {}): Promise<number> {
+export async function pruneDeliveries(db: DbOrTx = prisma, now: Date = new Date(), options: { batch?: number; restRatio?: number } = {}): Promise<number> {
   const cutoff = new Date(now.getTime() - RETENTION_DAYS * 24 * 60 * 60 * 1000);
   const batch = options.batch ?? BATCH;
   const restRatio = options.restRatio ?? REST_RATIO;
@@ -56,7 +48,6 @@ export async function pruneDeliveries(db: Db = prisma, now: Date = new Date(), o
   if (!lease) return 0;
   let total = 0;
   try {
-    total += await dropExpiredDays(db, cutoff, lease, { batch: IDENTITY_BATCH, restRatio, minEntries: RETENTION_MIN_ENTRIES });
     let after: { at: Date; id: string } | null = null;
     for (;;) {
       const params: unknown[] = [cutoff, batch, RETENTION_MIN_ENTRIES - 1, lease.key, lease.token];
@@ -66,12 +57,11 @@ export async function pruneDeliveries(db: Db = prisma, now: Date = new Date(), o
       // doomed: the next entries past the window, oldest first; floors: the
       // 50th newest entry of each webhook among them (a webhook with fewer
       // has none, and keeps everything); an entry goes when it is older than
-      // its webhook's floor and no run reads it, with its identity and jsonb
-      // copy (no foreign key cascades to them, see partitions.ts).
+      // its webhook's floor and no run reads it.
       const [step]: Step[] = await db.$queryRawUnsafe<Step[]>(
         `WITH ${renewLeaseCte(4)}, doomed AS (
            SELECT "id", "webhookId", "receivedAt" FROM "Delivery"
-            WHERE "bucket" = ${KEPT_BUCKET_SQL} AND "receivedAt" < $1 AND EXISTS (SELECT 1 FROM lease)
+            WHERE "receivedAt" < $1 AND EXISTS (SELECT 1 FROM lease)
               ${after ? 'AND "receivedAt" >= $6 AND ("receivedAt", "id") > ($6, $7)' : ''}
             ORDER BY "receivedAt", "id" LIMIT $2
          ), floors AS (
@@ -82,14 +72,10 @@ export async function pruneDeliveries(db: Db = prisma, now: Date = new Date(), o
                ORDER BY "receivedAt" DESC, "id" DESC OFFSET $3 LIMIT 1
             ) f
          ), gone AS (
-           DELETE FROM "Delivery" WHERE "bucket" = ${KEPT_BUCKET_SQL} AND "id" IN (
+           DELETE FROM "Delivery" WHERE "id" IN (
              SELECT d."id" FROM doomed d JOIN floors f ON f."webhookId" = d."webhookId" AND (d."receivedAt", d."id") < (f."at", f."id")
               WHERE NOT EXISTS (SELECT 1 FROM "Run" r WHERE r."deliveryId" = d."id")
-           ) RETURNING "id"
-         ), identities AS (
-           DELETE FROM "DeliveryIdentity" WHERE "acceptedId" IN (SELECT "id" FROM gone)
-         ), copies AS (
-           DELETE FROM "DeliveryJson" WHERE "bucket" = ${KEPT_BUCKET_SQL} AND "deliveryId" IN (SELECT "id" FROM gone)
+           ) RETURNING 1
          ), last AS (
            SELECT "receivedAt", "id" FROM doomed ORDER BY "receivedAt" DESC, "id" DESC LIMIT 1
          )

@@ -3,7 +3,7 @@ import { prisma, type Db } from '@/lib/db';
 import { lockKeys } from '@/lib/db/locks';
 
 // The log's search index (Delivery_search_trgm_idx, a GIN trigram index; see
-// migration delivery_search_by_webhook; one per partition of the log) takes a new body's entries into its
+// migration delivery_search_by_webhook) takes a new body's entries into its
 // pending list, an append that costs the insert little. Merging the list
 // into the index's trees is the expensive part: about 1.5 ms of database CPU
 // per 1.8 KB body (docs/benchmarks.md). Left to PostgreSQL, the insert that
@@ -32,12 +32,10 @@ export const SEARCH_INDEX = 'Delivery_search_trgm_idx';
  */
 export async function mergeSearchPendingList(db: Db = prisma): Promise<number | null> {
   return db.$transaction(async (tx) => {
-    // The log is partitioned by day (partitions.ts): each partition has its
-    // own index, and only the ones with new entries have a pending list.
     const [row] = await tx.$queryRawUnsafe<{ pages: bigint | null }[]>(
-      `SELECT sum(gin_clean_pending_list(i."indexrelid")) AS "pages"
-         FROM pg_inherits p JOIN pg_index i ON i."indexrelid" = p."inhrelid" JOIN pg_class c ON c."oid" = i."indexrelid"
-        WHERE p."inhparent" = to_regclass($1) AND i."indisvalid" AND pg_has_role(c."relowner", 'USAGE')
+      `SELECT gin_clean_pending_list(i."indexrelid") AS "pages"
+         FROM pg_index i JOIN pg_class c ON c."oid" = i."indexrelid"
+        WHERE i."indexrelid" = to_regclass($1) AND i."indisvalid" AND pg_has_role(c."relowner", 'USAGE')
           AND pg_try_advisory_xact_lock($2::bigint)`,
       `"${SEARCH_INDEX}"`,
       lockKeys.searchMerge,

@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { withRuns } from '@/lib/testing/runs-of';
 import { setDatabase } from '@/lib/db';
 import { createFactory } from '@/lib/factories/service';
 import { accepting, recordAccepted, type AcceptInput } from '@/lib/ingress/record';
@@ -60,7 +59,7 @@ describe.each(testDatabaseKinds())('group commit of accepted deliveries on %s', 
     expect(after.items - before.items).toBe(360);
     expect(after.batches - before.batches).toBeLessThan(120);
 
-    const rows = await withRuns(database.prisma, await database.prisma.delivery.findMany({ where: { webhookId: { in: webhooks } } }));
+    const rows = await database.prisma.delivery.findMany({ where: { webhookId: { in: webhooks } }, include: { runs: true } });
     expect(rows).toHaveLength(360);
     for (const webhookId of webhooks) {
       for (let n = 0; n < 20; n++) {
@@ -109,7 +108,7 @@ describe.each(testDatabaseKinds())('group commit of accepted deliveries on %s', 
     expect(refused.every((o) => o.retryAfterSeconds >= 59 && o.retryAfterSeconds <= 60)).toBe(true);
     const counter = await database.prisma.$queryRawUnsafe<{ points: number }[]>(`SELECT "points" FROM "rate_limits" WHERE "key" = $1`, rateLimit.key);
     expect(counter).toEqual([{ points: 60 }]);
-    const written = await withRuns(database.prisma, await database.prisma.delivery.findMany({ where: { webhookId, deliveryId: { startsWith: 'limited-' } } }));
+    const written = await database.prisma.delivery.findMany({ where: { webhookId, deliveryId: { startsWith: 'limited-' } }, include: { runs: true } });
     expect(written.map((row) => row.deliveryId).sort()).toEqual(accepted.sort());
     expect(written.every((row) => row.status === 'accepted' && row.runs.length === 1)).toBe(true);
   });
@@ -121,7 +120,7 @@ describe.each(testDatabaseKinds())('group commit of accepted deliveries on %s', 
     // The first deliveries go out alone (as many as batches may run at once); the rest, the bad one included, wait and share one.
     const settled = await Promise.allSettled([delivery(webhooks[0]!, 'first'), ...good, bad].map((input) => recordAccepted(input)));
     expect(settled.map((result) => result.status)).toEqual(['fulfilled', ...good.map(() => 'fulfilled'), 'rejected']);
-    const written = await withRuns(database.prisma, await database.prisma.delivery.findMany({ where: { deliveryId: 'after-failure' } }));
+    const written = await database.prisma.delivery.findMany({ where: { deliveryId: 'after-failure' }, include: { runs: true } });
     expect(written.map((row) => [row.webhookId, row.status, row.runs.length]).sort()).toEqual(webhooks.map((webhookId) => [webhookId, 'accepted', 1]).sort());
   });
 });

@@ -2,7 +2,6 @@ import 'server-only';
 import { getDatabase } from '@/lib/db';
 import { sql } from '@/lib/db/sql';
 import { timeOrderedId } from '@/lib/crypto/random';
-import { KEPT_BUCKET_SQL, todayBucketSql } from '@/lib/deliveries/partitions';
 import { groupCommitter, type GroupCommitter } from '@/lib/ingress/group-commit';
 import type { Identity } from '@/lib/ingress/identity';
 import { counterUpsert, type FoldedRateLimit } from '@/lib/ingress/rate-limit';
@@ -56,8 +55,8 @@ export type BudgetedWrite = { written: true } | { written: false; retryAfterSeco
 /** Writes a metadata-only entry unconditionally (the caller has already checked its budget). */
 export async function recordRejected(input: RejectedEntry): Promise<void> {
   await sql(
-    `INSERT INTO "Delivery" ("id", "bucket", "webhookId", "deliveryId", "identitySource", "status", "size", "receivedAt", "detail", "remoteAddress")
-     VALUES ($1, ${todayBucketSql}, $2, $3, $4::"IdentitySource", $5::"DeliveryStatus", $6, now(), $7, $8)`,
+    `INSERT INTO "Delivery" ("id", "webhookId", "deliveryId", "identitySource", "status", "size", "receivedAt", "detail", "remoteAddress")
+     VALUES ($1, $2, $3, $4::"IdentitySource", $5::"DeliveryStatus", $6, now(), $7, $8)`,
     [newDeliveryRowId(), input.webhookId, input.identity.deliveryId, input.identity.source, input.status, input.size, input.detail, input.remoteAddress],
   );
 }
@@ -71,11 +70,11 @@ const refusedDetail = (count: string) =>
   `${count} || CASE WHEN ${count} = 1 THEN ' request' ELSE ' requests' END || ' without valid credentials refused with 429 in the minute from ' || to_char(now() AT TIME ZONE 'UTC', 'HH24:MI') || ' UTC; they are counted here, not logged one by one'`;
 
 function refusalUpsert(webhookId: string, condition: string): string {
-  return `INSERT INTO "Delivery" ("id", "bucket", "webhookId", "deliveryId", "identitySource", "status", "size", "receivedAt", "detail", "refusedCount")
-       SELECT 'rf_' || ${webhookId} || '_' || ${MINUTE}, ${todayBucketSql}, ${webhookId}, 'refused:' || ${MINUTE} || 'Z', 'request_id'::"IdentitySource",
+  return `INSERT INTO "Delivery" ("id", "webhookId", "deliveryId", "identitySource", "status", "size", "receivedAt", "detail", "refusedCount")
+       SELECT 'rf_' || ${webhookId} || '_' || ${MINUTE}, ${webhookId}, 'refused:' || ${MINUTE} || 'Z', 'request_id'::"IdentitySource",
               'refused'::"DeliveryStatus", 0, now(), ${refusedDetail('1')}, 1
         WHERE ${condition}
-       ON CONFLICT ("id", "bucket") DO UPDATE SET
+       ON CONFLICT ("id") DO UPDATE SET
          "refusedCount" = "Delivery"."refusedCount" + 1,
          "detail" = ${refusedDetail('("Delivery"."refusedCount" + 1)')}`;
 }
@@ -115,8 +114,8 @@ export async function recordRejectedCounted(input: RejectedEntry, budget: Folded
        ${counterUpsert('$9::varchar', '$10::bigint', '$11::bigint')}
      ),
      entry AS (
-       INSERT INTO "Delivery" ("id", "bucket", "webhookId", "deliveryId", "identitySource", "status", "size", "receivedAt", "detail", "remoteAddress")
-       SELECT $1::text, ${todayBucketSql}, $2::text, $3::text, $4::"IdentitySource", $5::"DeliveryStatus", $6::int, now(), $7::text, $8::text
+       INSERT INTO "Delivery" ("id", "webhookId", "deliveryId", "identitySource", "status", "size", "receivedAt", "detail", "remoteAddress")
+       SELECT $1::text, $2::text, $3::text, $4::"IdentitySource", $5::"DeliveryStatus", $6::int, now(), $7::text, $8::text
         WHERE ${within}
        RETURNING 1
      ),
@@ -259,10 +258,9 @@ function counterCte(budget: FoldedRateLimit | undefined, take: number, group: nu
 }
 
 /** The columns of an accepted delivery's log entry, and their values (SQL expressions): one place to add a column. */
-function deliveryColumns(input: AcceptInput, ids: { rowId: string; bucket: string; webhookId: string; deliveryId: string }, accepted: string, queueFull: string, param: Param): [string, string][] {
+function deliveryColumns(input: AcceptInput, ids: { rowId: string; webhookId: string; deliveryId: string }, accepted: string, queueFull: string, param: Param): [string, string][] {
   return [
     ['id', ids.rowId],
-    ['bucket', ids.bucket],
     ['webhookId', ids.webhookId],
     ['deliveryId', ids.deliveryId],
     ['identitySource', param(input.identity.source, '"IdentitySource"')],
@@ -290,9 +288,6 @@ function acceptingCtes(input: AcceptInput, n: number, param: Param, allowed: str
   const rowId = param(id, 'text');
   const ctes: string[] = [];
   const name = (cte: string) => `${cte}_${n}`;
-  // An entry that may start runs lives in the kept partition from the start
-  // (lib/deliveries/partitions.ts); another in today's.
-  const bucket = input.runs.length ? KEPT_BUCKET_SQL : todayBucketSql;
 
   ctes.push(`${name('claimed')} AS (
        INSERT INTO "DeliveryIdentity" ("webhookId", "deliveryId", "acceptedId", "createdAt")
@@ -328,7 +323,7 @@ function acceptingCtes(input: AcceptInput, n: number, param: Param, allowed: str
      )`);
   }
   const accepted = `EXISTS (SELECT 1 FROM ${name('claimed')})`;
-  const columns = deliveryColumns(input, { rowId, bucket, webhookId, deliveryId }, accepted, queueFull, param);
+  const columns = deliveryColumns(input, { rowId, webhookId, deliveryId }, accepted, queueFull, param);
   ctes.push(`${name('delivery')} AS (
        INSERT INTO "Delivery" (${columns.map(([column]) => `"${column}"`).join(', ')})
        SELECT ${columns.map(([, value]) => value).join(',\n              ')}

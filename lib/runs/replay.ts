@@ -1,6 +1,5 @@
 import 'server-only';
 import { prisma } from '@/lib/db';
-import { moveToKeptPartition } from '@/lib/deliveries/partitions';
 import { env } from '@/lib/env';
 import { AppError } from '@/lib/http/errors';
 import { activeTriggersSql, newRunId, runsToStart, type ActiveTrigger } from '@/lib/runs/start';
@@ -57,8 +56,6 @@ export async function replayDelivery(factoryId: string, uid: string, deliveryRow
         throw new AppError('conflict', `Run queue full: this factory already has ${limit.toLocaleString('en-US')} queued runs; replay once some have finished`);
       }
     }
-    // A delivery with runs lives in the kept partition (lib/deliveries/partitions.ts), so its day's drop cannot take it.
-    if (runs.length) await moveToKeptPartition(tx, delivery.id);
     const created = runs.length
       ? await tx.run.createManyAndReturn({
           data: runs.map((run) => ({ ...run, id: newRunId(), factoryId, deliveryId: delivery.id, replay: true })),
@@ -68,7 +65,7 @@ export async function replayDelivery(factoryId: string, uid: string, deliveryRow
       : [];
     const names = new Map(triggers.map((t) => [t.automationId, t.automationName]));
     const startedIds = new Set(created.map((run) => run.automationId));
-    const [updated] = await tx.delivery.updateManyAndReturn({
+    const updated = await tx.delivery.update({
       where: { id: delivery.id },
       data: { replayedAt: new Date(), replayedBy: actor.email, replayCount: { increment: 1 } },
       select: { replayCount: true },
@@ -78,7 +75,7 @@ export async function replayDelivery(factoryId: string, uid: string, deliveryRow
       alreadyRun: runs
         .filter((run) => !startedIds.has(run.automationId))
         .map((run) => ({ automationId: run.automationId, automationName: names.get(run.automationId) ?? '' })),
-      replayCount: updated!.replayCount,
+      replayCount: updated.replayCount,
     };
   });
 }

@@ -40,20 +40,8 @@ const summarySelect = {
   startedAt: true,
   finishedAt: true,
   automation: { select: { id: true, name: true } },
-  deliveryId: true,
+  delivery: { select: { id: true, deliveryId: true, webhook: { select: { uid: true, name: true, deletedAt: true } } } },
 } as const;
-
-// A run names its delivery by a plain column (no foreign key into the
-// partitioned log, see the schema's Delivery), so the entries are read apart.
-const deliverySelect = { id: true, deliveryId: true, webhook: { select: { uid: true, name: true, deletedAt: true } } } as const;
-type DeliveryRow = { id: string; deliveryId: string; body?: string | null; webhook: { uid: string; name: string; deletedAt: Date | null } };
-
-async function deliveriesOf(db: DbOrTx, ids: (string | null)[], body = false): Promise<Map<string, DeliveryRow>> {
-  const wanted = [...new Set(ids.filter((id): id is string => id !== null))];
-  if (!wanted.length) return new Map();
-  const rows: DeliveryRow[] = await db.delivery.findMany({ where: { id: { in: wanted } }, select: { ...deliverySelect, body } });
-  return new Map(rows.map((row) => [row.id, row]));
-}
 
 type SummaryRow = {
   id: string;
@@ -64,21 +52,21 @@ type SummaryRow = {
   startedAt: Date | null;
   finishedAt: Date | null;
   automation: { id: string; name: string };
-  deliveryId: string | null;
+  delivery: { id: string; deliveryId: string; webhook: { uid: string; name: string; deletedAt: Date | null } } | null;
 };
 
-function toSummary(row: SummaryRow, delivery: DeliveryRow | undefined): RunSummary {
+function toSummary(row: SummaryRow): RunSummary {
   return {
     id: row.id,
     status: row.status,
     automation: row.automation,
-    delivery: delivery
+    delivery: row.delivery
       ? {
-          id: delivery.id,
-          deliveryId: delivery.deliveryId,
-          webhookUid: delivery.webhook.uid,
-          webhookName: delivery.webhook.name,
-          webhookDeleted: delivery.webhook.deletedAt !== null,
+          id: row.delivery.id,
+          deliveryId: row.delivery.deliveryId,
+          webhookUid: row.delivery.webhook.uid,
+          webhookName: row.delivery.webhook.name,
+          webhookDeleted: row.delivery.webhook.deletedAt !== null,
         }
       : null,
     attempts: row.attempts,
@@ -103,8 +91,7 @@ export async function listRuns(
     orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
     take: Math.min(Math.max(filter.limit ?? RUN_PAGE_SIZE, 1), 200),
   });
-  const deliveries = await deliveriesOf(db, rows.map((row) => row.deliveryId));
-  return rows.map((row) => toSummary(row, row.deliveryId ? deliveries.get(row.deliveryId) : undefined));
+  return rows.map(toSummary);
 }
 
 export async function getRun(factoryId: string, id: string, db: DbOrTx = prisma): Promise<RunView> {
@@ -112,6 +99,7 @@ export async function getRun(factoryId: string, id: string, db: DbOrTx = prisma)
     where: { id, factoryId },
     select: {
       ...summarySelect,
+      delivery: { select: { ...summarySelect.delivery.select, body: true } },
       prompt: true,
       envelope: true,
       payload: true,
@@ -120,11 +108,10 @@ export async function getRun(factoryId: string, id: string, db: DbOrTx = prisma)
     },
   });
   if (!row) throw notFound('No run with this id in this factory');
-  const delivery = row.deliveryId ? (await deliveriesOf(db, [row.deliveryId], true)).get(row.deliveryId) : undefined;
   // The payload is the delivery's stored body (not a copy), as the executor receives it.
-  const payload = row.payload ?? delivery?.body ?? null;
+  const payload = row.payload ?? row.delivery?.body ?? null;
   return {
-    ...toSummary(row, delivery),
+    ...toSummary(row),
     prompt: row.prompt,
     envelope: row.envelope as RunEnvelope,
     attachments: payload === null ? [] : payloadAttachments(payload),

@@ -1,5 +1,4 @@
 import fs from 'node:fs';
-import { withRuns } from '@/lib/testing/runs-of';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
@@ -129,9 +128,9 @@ describe.each(testDatabaseKinds())('run workers on %s', (kind) => {
       });
     const full = await accept(`full-${kind}`);
     expect(full).toMatchObject({ limited: false, status: 'accepted', runs: 0, queueFull: true });
-    const [entry] = await withRuns(database.prisma, [await database.prisma.delivery.findFirstOrThrow({ where: { id: (full as { id: string }).id } })]);
-    expect(entry!).toMatchObject({ status: 'accepted', body: '{}', detail: 'run queue full: 1 run was not started (the factory already had 3 queued runs)', runs: [] });
-    const why = await explainDelivery(factoryId, `wh_workers_${kind}`, entry!.id);
+    const entry = await database.prisma.delivery.findUniqueOrThrow({ where: { id: (full as { id: string }).id }, include: { runs: true } });
+    expect(entry).toMatchObject({ status: 'accepted', body: '{}', detail: 'run queue full: 1 run was not started (the factory already had 3 queued runs)', runs: [] });
+    const why = await explainDelivery(factoryId, `wh_workers_${kind}`, entry.id);
     expect(why.note).toBe('Run queue full: this delivery was accepted but started no runs (1 run was not started (the factory already had 3 queued runs)).');
     expect(why.automations[0]!.summary).toMatch(/^Did not start: run queue full/);
 

@@ -4,7 +4,6 @@ import { prepareDatabase } from '@/lib/db/prepare';
 import { vacuumEmbedded } from '@/lib/db/vacuum';
 import { deleteExpiredSessions } from '@/lib/auth/sessions';
 import { copyPendingBodies, EMBEDDED_BATCH, SERVER_BATCH } from '@/lib/deliveries/body-json';
-import { ensureDayPartitions } from '@/lib/deliveries/partitions';
 import { pruneDeliveries } from '@/lib/deliveries/retention';
 import { mergeSearchPendingList } from '@/lib/deliveries/search-index';
 import { syncAllRepositories } from '@/lib/definitions/repository';
@@ -55,18 +54,6 @@ function copyBodies(embedded: boolean): Promise<number> {
 // before the ingress fills it.
 const SEARCH_MERGE_INTERVAL = 2_000;
 
-// The delivery log's partitions for the next days (lib/deliveries/partitions.ts).
-// Without them the log still works (entries go to the kept partition, pruned
-// row by row): a failure, such as a database role that does not own the
-// tables, is a warning, not a reason to stop.
-async function makeDayPartitions(): Promise<void> {
-  try {
-    await ensureDayPartitions();
-  } catch (error) {
-    logger.warn({ ...errorFields(error) }, "could not create the delivery log's day partitions: new entries go to the kept partition, which retention prunes row by row");
-  }
-}
-
 export async function startServer(): Promise<void> {
   const line = (text: string) => logger.info(text);
   let database;
@@ -74,7 +61,6 @@ export async function startServer(): Promise<void> {
     env();
     database = getDatabase();
     await prepareDatabase(database, line);
-    await makeDayPartitions();
     const moved = await moveRepositoryCredentials(database.prisma);
     if (moved > 0) line(`moved the credentials of ${moved} repository URL${moved === 1 ? '' : 's'} into encrypted storage`);
   } catch (error) {
@@ -94,7 +80,6 @@ export async function startServer(): Promise<void> {
   const timers = [
     every(HOUR, 'session cleanup', () => deleteExpiredSessions()),
     every(HOUR, 'retention', async () => {
-      await makeDayPartitions();
       await pruneDeliveries();
       await pruneRuns(env().runRetentionDays);
       // PGlite has no autovacuum: without this, the space of pruned rows is never reused.
