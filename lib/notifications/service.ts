@@ -33,9 +33,14 @@ export function displayUrl(kind: NotificationKind, url: string): string {
   return `${parsed.origin}${path}/…`;
 }
 
+/** A destination as lists and answers show it (displayUrl). */
+function toView(row: DestinationView): DestinationView {
+  return { ...row, url: displayUrl(row.kind, row.url) };
+}
+
 export async function listDestinations(factoryId: string, db: Db = prisma): Promise<DestinationView[]> {
   const rows = await db.notificationDestination.findMany({ where: { factoryId }, select: destinationSelect, orderBy: { createdAt: 'asc' } });
-  return rows.map((row) => ({ ...row, url: displayUrl(row.kind, row.url) }));
+  return rows.map(toView);
 }
 
 /** Creates a destination; a signed one gets a new secret, returned here only. */
@@ -52,7 +57,7 @@ export async function createDestination(factoryId: string, input: CreateDestinat
       select: destinationSelect,
     });
   });
-  return { destination: { ...row, url: displayUrl(row.kind, row.url) }, secret };
+  return { destination: toView(row), secret };
 }
 
 export async function deleteDestination(factoryId: string, id: string, db: Db = prisma): Promise<void> {
@@ -71,14 +76,14 @@ export const DISABLED_DESTINATION_ERROR = 'Not sent: the destination was disable
  */
 export async function setDestinationEnabled(factoryId: string, id: string, enabled: boolean, db: Db = prisma): Promise<DestinationView> {
   const row = await db.$transaction(async (tx) => {
-    const { count } = await tx.notificationDestination.updateMany({ where: { factoryId, id }, data: { enabled } });
-    if (count === 0) throw new AppError('not_found', 'Notification destination not found');
+    const [updated] = await tx.notificationDestination.updateManyAndReturn({ where: { factoryId, id }, data: { enabled }, select: destinationSelect });
+    if (!updated) throw new AppError('not_found', 'Notification destination not found');
     if (!enabled) {
       await tx.notification.updateMany({ where: { destinationId: id, status: 'pending' }, data: { status: 'failed', lastError: DISABLED_DESTINATION_ERROR, lockedUntil: null } });
     }
-    return tx.notificationDestination.findUniqueOrThrow({ where: { id }, select: destinationSelect });
+    return updated;
   });
-  return { ...row, url: displayUrl(row.kind, row.url) };
+  return toView(row);
 }
 
 /** The event as receivers get it: Standard Webhooks' {type, timestamp, data}. */
