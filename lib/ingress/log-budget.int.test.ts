@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setDatabase } from '@/lib/db';
 import { createFactory } from '@/lib/factories/service';
-import { recordUnauthenticated } from '@/lib/ingress/log-budget';
+import { recordAuthFailure, recordUnauthenticated } from '@/lib/ingress/log-budget';
 import { recordRefusal } from '@/lib/ingress/record';
 import { createTestDatabase, testDatabaseKinds, type TestDatabase } from '@/lib/testing/databases';
 import { createUser } from '@/lib/users/service';
@@ -65,6 +65,32 @@ describe.each(testDatabaseKinds())('the budget of unauthenticated log entries on
     expect(summary!.detail).toMatch(new RegExp(`^${summary!.refusedCount} requests? without valid credentials refused with 429 in the minute from \\d\\d:\\d\\d UTC`));
     expect(summary!.body).toBeNull();
     expect(summary!.remoteAddress).toBeNull();
+  });
+
+  it('counts failed authentications per address first: past its 20, an address is refused without taking from the webhook\'s 60', async () => {
+    const other = (await database.prisma.webhook.create({ data: { factoryId: (await database.prisma.webhook.findUniqueOrThrow({ where: { id: webhookId } })).factoryId, uid: `${uid}_auth`, name: 'auth', secretName: 'S2' }, select: { id: true } })).id;
+    const failure = (i: number, address: string) => ({ ...entry(i), webhookId: other, webhookUid: `${uid}_auth`, remoteAddress: address });
+    const from = async (address: string, n: number) => {
+      const out = [];
+      for (let i = 0; i < n; i++) out.push(await recordAuthFailure(failure(i, address), address));
+      return out;
+    };
+    const first = await from('198.51.100.1', 25);
+    expect(first.slice(0, 20).every((w) => w.written)).toBe(true);
+    for (const w of first.slice(20)) {
+      expect(w).toMatchObject({ written: false, budget: 'auth_failure' });
+      if (!w.written) expect(w.retryAfterSeconds).toBeGreaterThan(0);
+    }
+    // The first address's 5 refusals took nothing from the webhook's 60: two more addresses write 40.
+    expect((await from('198.51.100.2', 20)).every((w) => w.written)).toBe(true);
+    expect((await from('198.51.100.3', 20)).every((w) => w.written)).toBe(true);
+    // The webhook's budget is spent: a fourth address, within its own 20, is refused by the webhook's.
+    expect(await from('198.51.100.4', 1)).toEqual([expect.objectContaining({ written: false, budget: 'unauthenticated' })]);
+
+    const rows = await database.prisma.delivery.findMany({ where: { webhookId: other } });
+    expect(rows.filter((r) => r.status === 'rejected_auth')).toHaveLength(60);
+    expect(new Set(rows.filter((r) => r.status === 'rejected_auth').map((r) => r.remoteAddress))).toEqual(new Set(['198.51.100.1', '198.51.100.2', '198.51.100.3']));
+    expect(rows.filter((r) => r.status === 'refused').reduce((sum, r) => sum + (r.refusedCount ?? 0), 0)).toBe(6);
   });
 
   it('writes an entry that must be written (a stored handshake secret) even past the budget, and counts it', async () => {

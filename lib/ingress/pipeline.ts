@@ -8,9 +8,9 @@ import { answerChallenge, answerHandshake } from '@/lib/ingress/handshakes';
 import { deliveryIdentity, normaliseSenderId, requestIdentity, type Identity } from '@/lib/ingress/identity';
 import { parseJsonBody } from '@/lib/ingress/json';
 import { MAX_BODY_BYTES } from '@/lib/ingress/limits';
-import { recordUnauthenticated } from '@/lib/ingress/log-budget';
+import { recordAuthFailure, recordUnauthenticated } from '@/lib/ingress/log-budget';
 import { consume, foldedDeliveryLimit, getLimiters } from '@/lib/ingress/rate-limit';
-import { recordAccepted, recordRefusal, recordRejected, type RejectedStatus } from '@/lib/ingress/record';
+import { recordAccepted, recordRejected, type RejectedStatus } from '@/lib/ingress/record';
 import { runsToStart } from '@/lib/runs/start';
 import { wakeWorkers } from '@/lib/runs/wake';
 import { note, observeIngress } from '@/lib/ingress/observe';
@@ -81,12 +81,15 @@ async function serve(request: Request, params: IngressParams): Promise<Response>
   if (challenge) return notedBudget(request, challenge);
   if (request.method !== 'POST') return ingressError('method_not_allowed', { Allow: 'POST' });
 
-  /** A metadata-only entry for a request without valid credentials, under the webhook's unauthenticated budget; `answer` when written, else 429. */
+  /** A metadata-only entry for a request without valid credentials, under the webhook's unauthenticated budget (and for a failed authentication, its address's budget first); `answer` when written, else 429. */
   const unauthenticated = async (status: RejectedStatus, size: number, detail: string, body: Buffer | null, answer: Response): Promise<Response> => {
     note(request, { detail });
-    const identity = rejectedIdentity(webhook, headers, body);
-    const write = await recordUnauthenticated({ webhookId: webhook.id, webhookUid: webhook.uid, status, identity, size, detail, remoteAddress: logAddress });
-    return write.written ? answer : notedBudget(request, rateLimited(write.retryAfterSeconds));
+    const entry = { webhookId: webhook.id, webhookUid: webhook.uid, status, identity: rejectedIdentity(webhook, headers, body), size, detail, remoteAddress: logAddress };
+    // Keyed by the trusted address: forged X-Forwarded-For values all share their sender's budget.
+    const write = status === 'rejected_auth' ? await recordAuthFailure(entry, address) : await recordUnauthenticated(entry);
+    if (write.written) return answer;
+    note(request, { budget: write.budget === 'auth_failure' ? 'auth_failure' : 'unauthenticated_writes' });
+    return rateLimited(write.retryAfterSeconds);
   };
 
   const declared = declaredTooLarge(headers, MAX_BODY_BYTES);
@@ -94,16 +97,8 @@ async function serve(request: Request, params: IngressParams): Promise<Response>
     return unauthenticated('rejected_too_large', declared, `Content-Length ${declared} exceeds the 256 KB limit (${MAX_BODY_BYTES} bytes)`, null, ingressError('payload_too_large'));
   }
 
-  const authFailed = async (detail: string, body: Buffer | null, size: number): Promise<Response> => {
-    // Keyed by the trusted address: forged X-Forwarded-For values all share their sender's budget.
-    const budget = await consume(getLimiters().authFailure, `${webhook.uid}:${address}`);
-    if (!budget.allowed) {
-      note(request, { budget: 'auth_failure' });
-      await recordRefusal(webhook.id);
-      return rateLimited(budget.retryAfterSeconds);
-    }
-    return unauthenticated('rejected_auth', size, detail, body, ingressError('unauthorized'));
-  };
+  const authFailed = (detail: string, body: Buffer | null, size: number): Promise<Response> =>
+    unauthenticated('rejected_auth', size, detail, body, ingressError('unauthorized'));
 
   const now = requestNow(headers);
   // The URL as the sender posted to it (Square and Twilio sign it): public base, path and query.

@@ -124,10 +124,20 @@ export function foldedUnauthenticatedLimit(uid: string): FoldedRateLimit | null 
   return folded('unauthenticated', uid);
 }
 
-function folded(name: BudgetName, uid: string): FoldedRateLimit | null {
+/** On PostgreSQL, the failed-authentication budget of a webhook and client address, counted by the writing statement; null on PGlite. */
+export function foldedAuthFailureLimit(uid: string, address: string): FoldedRateLimit | null {
+  return folded('authFailure', authFailureKey(uid, address));
+}
+
+/** The failed-authentication budget's key: the webhook and the trusted client address. */
+export function authFailureKey(uid: string, address: string): string {
+  return `${uid}:${address}`;
+}
+
+function folded(name: BudgetName, key: string): FoldedRateLimit | null {
   if (!(getLimiters()[name] instanceof RateLimiterPostgres)) return null;
   const { prefix, points } = budgets()[name];
-  return { key: budgetKey(prefix, uid), points, durationMs: RATE_WINDOW_SECONDS * 1000 };
+  return { key: budgetKey(prefix, key), points, durationMs: RATE_WINDOW_SECONDS * 1000 };
 }
 
 /**
@@ -135,10 +145,11 @@ function folded(name: BudgetName, uid: string): FoldedRateLimit | null {
  * the library's consume does: a row whose window has ended (expire <= at)
  * starts again at `take` with a new expire. Returns the row's "points" (the
  * count after the take) and "expire". The arguments are SQL expressions:
- * parameter references ($n::varchar, $n::bigint, ...) or literals.
+ * parameter references ($n::varchar, $n::bigint, ...) or literals; `when`,
+ * a condition, takes nothing (and returns no row) when false.
  */
-export function counterUpsert(key: string, expire: string, at: string, take = '1'): string {
-  return `INSERT INTO "rate_limits" ("key", "points", "expire") VALUES (${key}, ${take}, ${expire})
+export function counterUpsert(key: string, expire: string, at: string, take = '1', when = 'true'): string {
+  return `INSERT INTO "rate_limits" ("key", "points", "expire") SELECT ${key}, ${take}, ${expire} WHERE ${when}
        ON CONFLICT ("key") DO UPDATE SET
          "points" = CASE WHEN "rate_limits"."expire" <= ${at} THEN ${take} ELSE "rate_limits"."points" + ${take} END,
          "expire" = CASE WHEN "rate_limits"."expire" <= ${at} THEN ${expire} ELSE "rate_limits"."expire" END

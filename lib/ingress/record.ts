@@ -50,8 +50,6 @@ export type RejectedEntry = {
   remoteAddress: string | null;
 };
 
-export type BudgetedWrite = { written: true } | { written: false; retryAfterSeconds: number };
-
 /** Writes a metadata-only entry unconditionally (the caller has already checked its budget). */
 export async function recordRejected(input: RejectedEntry): Promise<void> {
   await sql(
@@ -84,6 +82,9 @@ export async function recordRefusal(webhookId: string): Promise<void> {
   await sql(refusalUpsert('$1::text', 'true'), [webhookId]);
 }
 
+/** A refusal says which budget refused: the webhook's unauthenticated entries, or the failed-authentication budget of an address. */
+export type BudgetedWrite = { written: true } | { written: false; retryAfterSeconds: number; budget: 'unauthenticated' | 'auth_failure' };
+
 /**
  * PostgreSQL: a metadata-only entry under the webhook's budget of
  * unauthenticated entries, in one statement that counts the request (the
@@ -91,8 +92,17 @@ export async function recordRefusal(webhookId: string): Promise<void> {
  * the entry, when within the budget, or one more refusal in the minute's
  * summary. `always` writes the entry even past the budget (still counted):
  * for a handshake whose secret was already stored, which must be answered.
+ * `authFailure`, for a failed authentication: the same statement first counts
+ * it against its address's budget, and past that budget writes only the
+ * refusal, without taking from the webhook's budget. One round trip and one
+ * commit per request either way, which is what a flood of wrong credentials
+ * costs the database.
  */
-export async function recordRejectedCounted(input: RejectedEntry, budget: FoldedRateLimit, always = false): Promise<BudgetedWrite> {
+export async function recordRejectedCounted(
+  input: RejectedEntry,
+  budget: FoldedRateLimit,
+  options: { always?: boolean; authFailure?: FoldedRateLimit } = {},
+): Promise<BudgetedWrite> {
   const now = Date.now();
   const params: unknown[] = [
     newDeliveryRowId(),
@@ -108,10 +118,15 @@ export async function recordRejectedCounted(input: RejectedEntry, budget: Folded
     now,
     budget.points,
   ];
-  const within = `(SELECT "points" <= $12::int FROM counted)${always ? ' OR true' : ''}`;
-  const [row] = await sql<{ written: boolean; expire: string | number }>(
-    `WITH counted AS (
-       ${counterUpsert('$9::varchar', '$10::bigint', '$11::bigint')}
+  const { authFailure } = options;
+  if (authFailure) params.push(authFailure.key, now + authFailure.durationMs, authFailure.points);
+  // The address's failed-authentication budget (true without one), then the webhook's, which counts only what the first let through.
+  const failedOk = authFailure ? '(SELECT "points" <= $15::int FROM failed)' : 'true';
+  const within = `COALESCE((SELECT "points" <= $12::int FROM counted), false)${options.always ? ' OR true' : ''}`;
+  const [row] = await sql<{ written: boolean; expire: string | number | null; authRefused: boolean; failedExpire: string | number | null }>(
+    `WITH ${authFailure ? `failed AS (${counterUpsert('$13::varchar', '$14::bigint', '$11::bigint')}),` : ''}
+     counted AS (
+       ${counterUpsert('$9::varchar', '$10::bigint', '$11::bigint', '1', failedOk)}
      ),
      entry AS (
        INSERT INTO "Delivery" ("id", "webhookId", "deliveryId", "identitySource", "status", "size", "receivedAt", "detail", "remoteAddress")
@@ -123,11 +138,14 @@ export async function recordRejectedCounted(input: RejectedEntry, budget: Folded
        ${refusalUpsert('$2::text', `NOT (${within})`)}
        RETURNING 1
      )
-     SELECT EXISTS (SELECT 1 FROM entry) AS "written", (SELECT "expire" FROM counted) AS "expire"`,
+     SELECT EXISTS (SELECT 1 FROM entry) AS "written", (SELECT "expire" FROM counted) AS "expire",
+            NOT ${failedOk} AS "authRefused", ${authFailure ? '(SELECT "expire" FROM failed)' : 'NULL::bigint'} AS "failedExpire"`,
     params,
   );
   if (row?.written) return { written: true };
-  return { written: false, retryAfterSeconds: Math.max(1, Math.ceil((Number(row?.expire ?? now) - now) / 1000)) };
+  const refusedBy = row?.authRefused ? 'auth_failure' : 'unauthenticated';
+  const expire = Number((refusedBy === 'auth_failure' ? row?.failedExpire : row?.expire) ?? now);
+  return { written: false, retryAfterSeconds: Math.max(1, Math.ceil((expire - now) / 1000)), budget: refusedBy };
 }
 
 export type AcceptOutcome =
