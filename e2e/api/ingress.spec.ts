@@ -329,6 +329,27 @@ test('unauthenticated log entries have a per-webhook budget: past 60 a minute, 4
   expect((await rawPost(baseURL!, other.url, { 'Content-Length': LIMIT + 1 }, (req) => req.write(Buffer.alloc(16, 0x20)))).status).toBe(413);
 });
 
+test('the log keeps the headers the sender sent, not the ones the server added on the way in', async ({ request, tokens, baseURL }) => {
+  const hook = await createWebhook(request, tokens.admin, { name: 'sent-headers' });
+  const sent = { Authorization: `Bearer ${hook.secret}`, 'Content-Type': 'application/json', 'X-Forwarded-For': '203.0.113.9', 'X-Custom': 'kept' };
+  expect((await rawPost(baseURL!, hook.url, sent, Buffer.from('{"a":1}'))).status).toBe(202);
+  const { deliveries } = await log(request, tokens.admin, hook.uid);
+  const { delivery } = await (await request.get(`/api/v1/factories/acme/webhooks/${hook.uid}/deliveries/${deliveries[0].id}`, { headers: bearer(tokens.admin) })).json();
+  // Exactly what went over the wire (Node's client adds Host and Connection), credentials redacted:
+  // no request id, no rewritten X-Forwarded-For, no X-Forwarded-Host, -Port or -Proto.
+  expect(delivery.headers).toEqual({
+    host: new URL(baseURL!).host,
+    connection: 'keep-alive',
+    'content-length': '7',
+    'content-type': 'application/json',
+    authorization: '[redacted]',
+    'x-forwarded-for': '203.0.113.9',
+    'x-custom': 'kept',
+  });
+  // The address the log keys on is still the socket's, never the header.
+  expect(['127.0.0.1', '::1']).toContain(delivery.remoteAddress);
+});
+
 test('the log: newest first, status filter, cursor pages, search, payload only for accepted, redacted headers', async ({ request, tokens }) => {
   const hook = await createWebhook(request, tokens.admin, { name: 'log' });
   const auth = { Authorization: `Bearer ${hook.secret}`, 'X-Custom': 'kept', Cookie: 'session=abc' };

@@ -16,6 +16,7 @@ import { wakeWorkers } from '@/lib/runs/wake';
 import { note, observeIngress } from '@/lib/ingress/observe';
 import { accepted, ingressError, notFound, rateLimited } from '@/lib/ingress/responses';
 import { clientAddress } from '@/lib/http/client-address';
+import { receivedHeaders } from '@/lib/server/request-context';
 import { getScheme } from '@/lib/signatures/registry';
 import { providerDeliveryId } from '@/lib/signatures/verify';
 import { findLiveWebhook, type LiveWebhook } from '@/lib/webhooks/live';
@@ -154,7 +155,8 @@ async function serve(request: Request, params: IngressParams): Promise<Response>
     runs: runsToStart(webhook, webhook.triggers, { deliveryId: identity.deliveryId, text: json.text, value: json.value }),
     size: body.length,
     body: json.text,
-    headers: redactHeaders(headers, scheme?.signatureHeaders ?? []),
+    // As the sender sent them: not the address, request id and forwarding headers the server added.
+    headers: redactHeaders(receivedHeaders() ?? headers, scheme?.signatureHeaders ?? []),
     remoteAddress: logAddress,
     runQueueLimit: env().runQueueLimit,
     rateLimit: folded ?? undefined,

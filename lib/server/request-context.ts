@@ -4,8 +4,15 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 // Next's handler. The logger reads it, so every line written while serving a
 // request carries that request's id without each caller passing it. The entry
 // and the app load this module separately: the store lives on globalThis.
+//
+// It also keeps the request's headers as they reached the server, before the
+// entry rewrote X-Forwarded-For with the resolved client address, gave the
+// request its id, and Next.js added X-Forwarded-Host, -Port and -Proto: the
+// delivery log shows what the sender sent (lib/ingress/pipeline.ts), not
+// what Tripline added on the way in.
 
-export type RequestContext = { requestId: string };
+type RawHeaders = Readonly<Record<string, string | string[] | undefined>>;
+export type RequestContext = { requestId: string; receivedHeaders?: RawHeaders };
 
 const key = Symbol.for('tripline.request-context');
 
@@ -18,4 +25,20 @@ export function requestStore(): AsyncLocalStorage<RequestContext> {
 /** The id of the request being served, if any. */
 export function currentRequestId(): string | undefined {
   return requestStore().getStore()?.requestId;
+}
+
+/** The headers of the request being served as they reached the server entry; undefined outside it. */
+export function receivedHeaders(): Headers | undefined {
+  const raw = requestStore().getStore()?.receivedHeaders;
+  if (!raw) return undefined;
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(raw)) {
+    if (value === undefined) continue;
+    try {
+      headers.append(name, Array.isArray(value) ? value.join(', ') : value);
+    } catch {
+      // A value Node's parser took and the Fetch API does not: the request itself never saw it either.
+    }
+  }
+  return headers;
 }
