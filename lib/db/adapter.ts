@@ -18,7 +18,8 @@ import { log } from '@/lib/log';
 export type DatabaseTarget =
   | { kind: 'postgres'; url: string }
   | { kind: 'embedded'; dataDir: string }
-  | { kind: 'memory' };
+  // In memory, for tests; `from`: a dump of a data folder to start from (lib/testing/databases.ts).
+  | { kind: 'memory'; from?: ArrayBuffer };
 
 export type OpenedAdapter = {
   target: DatabaseTarget;
@@ -67,7 +68,7 @@ export function openAdapter(target: DatabaseTarget, options: { poolSize?: number
   }
   if (target.kind === 'memory') {
     // Tests: the same client on its own thread as the embedded database, without a folder.
-    const client = new ThreadedPGlite(undefined);
+    const client = new ThreadedPGlite(undefined, { from: target.from });
     return { target, factory: new PrismaPGlite(asPGlite(client)), pglite: client, close: () => client.close() };
   }
   // PGlite is a single connection: a second process opening the same folder

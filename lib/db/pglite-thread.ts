@@ -74,12 +74,13 @@ export class ThreadedPGlite implements EmbeddedDatabase {
   /**
    * Opens the database in `dataDir` (in memory when undefined) on a new
    * thread, once `before` has settled: the data folder's lock is held before
-   * the database touches a file (lib/db/embedded-lock.ts).
+   * the database touches a file (lib/db/embedded-lock.ts). `from`: a dump
+   * of a data folder (dumpDataDir) to start from instead of a new one.
    */
-  constructor(dataDir: string | undefined, options: { before?: Promise<unknown> } = {}) {
+  constructor(dataDir: string | undefined, options: { before?: Promise<unknown>; from?: ArrayBuffer } = {}) {
     this.waitReady = (async () => {
       await options.before;
-      await this.#start(dataDir);
+      await this.#start(dataDir, options.from);
       const arrays = await this.#query<{ oid: number; typarray: number }>(ARRAY_TYPES_SQL);
       for (const { oid, typarray } of arrays.rows) {
         this.#parsers[typarray] = (text) => types.arrayParser(text, this.#parsers[oid]!, typarray);
@@ -88,10 +89,10 @@ export class ThreadedPGlite implements EmbeddedDatabase {
     this.waitReady.catch(() => {});
   }
 
-  #start(dataDir: string | undefined): Promise<unknown> {
+  #start(dataDir: string | undefined, from: ArrayBuffer | undefined): Promise<unknown> {
     // Resolved from the project's folder, as the migrations are (lib/db/migrate.ts): the worker is not bundled.
     const worker = new Worker(path.resolve(process.cwd(), WORKER_FILE), {
-      workerData: { dataDir: dataDir ?? null, sessionSql: PGLITE_SESSION_SQL },
+      workerData: { dataDir: dataDir ?? null, sessionSql: PGLITE_SESSION_SQL, loadDataDir: from ?? null },
     });
     this.#worker = worker;
     // The thread keeps the process alive only while a call waits for it.

@@ -19,11 +19,16 @@ import { PGlite, messages, types } from '@electric-sql/pglite';
 import { btree_gin } from '@electric-sql/pglite/contrib/btree_gin';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 
-const { dataDir, sessionSql } = workerData;
+const { dataDir, sessionSql, loadDataDir } = workerData;
 
 // The extensions the migrations create: the same list as lib/db/pglite-extensions.ts.
 // (Options in one object: PGlite ignores a second argument when the first is not a folder.)
-const pg = new PGlite({ dataDir: dataDir ?? undefined, extensions: { btree_gin, pg_trgm } });
+// loadDataDir: a dump of a data folder (the 'dump' op's tar) to start from instead of a new one.
+const pg = new PGlite({
+  dataDir: dataDir ?? undefined,
+  extensions: { btree_gin, pg_trgm },
+  loadDataDir: loadDataDir ? new Blob([loadDataDir]) : undefined,
+});
 
 /** Every type the database would parse, left as text. */
 let raw = {};
