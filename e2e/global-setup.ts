@@ -6,7 +6,7 @@ import { servers } from '../playwright.config';
 import { METRICS_TOKEN } from './fixtures/metrics';
 import { rememberSecrets, secretsFile } from './fixtures/secrets';
 import { DEFINITIONS_SECRET, seedUsers } from './fixtures/seed';
-import { cli, startServer, type RunningServer, type ServerEnv } from './servers';
+import { cliAsync as cli, startServer, type RunningServer, type ServerEnv } from './servers';
 
 // Starts the servers the projects in playwright.config.ts talk to, each on
 // a fresh database, and seeds the API servers through the CLI, the way an
@@ -14,26 +14,26 @@ import { cli, startServer, type RunningServer, type ServerEnv } from './servers'
 
 const root = path.resolve(import.meta.dirname, '..');
 
-function seed(env: ServerEnv): Record<string, string> {
+async function seed(env: ServerEnv): Promise<Record<string, string>> {
   const tokens: Record<string, string> = {};
   for (const user of seedUsers) {
     if (user.factory) {
       // Globex's owner is not the instance admin: the operator lets every account create a factory while seeding.
-      cli({ ...env, TRIPLINE_FACTORY_CREATION: 'everyone' }, ['setup', '--email', user.email, '--password-stdin', '--factory', user.factory, '--factory-name', user.factoryName ?? user.factory], user.password);
+      await cli({ ...env, TRIPLINE_FACTORY_CREATION: 'everyone' }, ['setup', '--email', user.email, '--password-stdin', '--factory', user.factory, '--factory-name', user.factoryName ?? user.factory], user.password);
     } else {
-      cli(env, ['user', 'create', '--email', user.email, '--password-stdin'], user.password);
+      await cli(env, ['user', 'create', '--email', user.email, '--password-stdin'], user.password);
     }
-    tokens[user.key] = cli(env, ['token', 'create', '--email', user.email, '--name', 'e2e']);
+    tokens[user.key] = await cli(env, ['token', 'create', '--email', user.email, '--name', 'e2e']);
     rememberSecrets(user.password, tokens[user.key]);
   }
   for (const user of seedUsers) {
     for (const [factory, role] of user.memberOf ?? []) {
-      cli(env, ['member', 'add', '--factory', factory, '--email', user.email, '--role', role]);
+      await cli(env, ['member', 'add', '--factory', factory, '--email', user.email, '--role', role]);
     }
   }
   // Globex keeps its webhooks as managed definition files (e2e/api/definitions.spec.ts).
-  cli(env, ['secret', 'put', '--factory', 'globex', '--name', 'ORDERS_TOKEN'], DEFINITIONS_SECRET);
-  cli(env, ['factory', 'use-managed', '--factory', 'globex']);
+  await cli(env, ['secret', 'put', '--factory', 'globex', '--name', 'ORDERS_TOKEN'], DEFINITIONS_SECRET);
+  await cli(env, ['factory', 'use-managed', '--factory', 'globex']);
   return tokens;
 }
 
@@ -63,8 +63,15 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
   fs.rmSync(secretsFile, { force: true });
   rememberSecrets(common.TRIPLINE_SECRETS_KEY, common.TRIPLINE_AUTH_SECRET, METRICS_TOKEN, DEFINITIONS_SECRET);
 
-  try {
-    const browserEnv = {
+  // The three databases are seeded and their servers started side by side: one after the
+  // other, the CLI's 28 processes and four server starts took about two minutes.
+  const start = async (name: string, url: string, env: ServerEnv) => {
+    const server = await startServer(name, port(url), env);
+    started.push(server);
+    return server;
+  };
+  const browser = async () => {
+    await start('browser', servers.browser, {
       ...common,
       TRIPLINE_DATA_DIR: path.join(runDir, 'browser'),
       TRIPLINE_BASE_URL: servers.browser,
@@ -73,38 +80,37 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
       // A small, short sign-in throttle, so accounts.spec.ts sees it pause and resume.
       TRIPLINE_SIGNIN_ACCOUNT_LIMIT: '3',
       TRIPLINE_SIGNIN_WINDOW_SECONDS: '15',
-    };
-    started.push(await startServer('browser', port(servers.browser), browserEnv));
-
+    });
+  };
+  const pglite = async () => {
     // API servers honour X-Tripline-Test-Now so signature vectors are checked at their own time.
-    const pgliteEnv = { ...common, TRIPLINE_TEST_CLOCK: 'true', TRIPLINE_DATA_DIR: path.join(runDir, 'api-pglite'), TRIPLINE_BASE_URL: servers.apiPglite };
-    process.env.E2E_TOKENS_API_PGLITE = JSON.stringify(seed(pgliteEnv));
-    const pgliteServer = await startServer('api-pglite', port(servers.apiPglite), pgliteEnv);
-    started.push(pgliteServer);
-    process.env.E2E_PID_API_PGLITE = String(pgliteServer.process.pid);
-
-    if (process.env.TEST_DATABASE_URL) {
-      const database = await createPostgresDatabase('tripline_e2e');
-      cleanups.push(database.drop);
-      const postgresEnv = {
-        ...common,
-        TRIPLINE_TEST_CLOCK: 'true',
-        DATABASE_URL: database.url,
-        TRIPLINE_DATA_DIR: path.join(runDir, 'api-postgres'),
-        TRIPLINE_BASE_URL: servers.apiPostgres,
-      };
-      process.env.E2E_TOKENS_API_POSTGRES = JSON.stringify(seed(postgresEnv));
-      process.env.E2E_API_POSTGRES_DATABASE_URL = database.url;
-      const postgresServer = await startServer('api-postgres', port(servers.apiPostgres), postgresEnv);
-      started.push(postgresServer);
-      process.env.E2E_PID_API_POSTGRES = String(postgresServer.process.pid);
-      // A second instance on the same database, as behind a load balancer.
-      started.push(await startServer('api-postgres-b', port(servers.apiPostgresB), { ...postgresEnv, TRIPLINE_DATA_DIR: path.join(runDir, 'api-postgres-b') }));
-    }
-  } catch (error) {
+    const env = { ...common, TRIPLINE_TEST_CLOCK: 'true', TRIPLINE_DATA_DIR: path.join(runDir, 'api-pglite'), TRIPLINE_BASE_URL: servers.apiPglite };
+    process.env.E2E_TOKENS_API_PGLITE = JSON.stringify(await seed(env));
+    process.env.E2E_PID_API_PGLITE = String((await start('api-pglite', servers.apiPglite, env)).process.pid);
+  };
+  const postgres = async () => {
+    if (!process.env.TEST_DATABASE_URL) return;
+    const database = await createPostgresDatabase('tripline_e2e');
+    cleanups.push(database.drop);
+    const env = {
+      ...common,
+      TRIPLINE_TEST_CLOCK: 'true',
+      DATABASE_URL: database.url,
+      TRIPLINE_DATA_DIR: path.join(runDir, 'api-postgres'),
+      TRIPLINE_BASE_URL: servers.apiPostgres,
+    };
+    process.env.E2E_TOKENS_API_POSTGRES = JSON.stringify(await seed(env));
+    process.env.E2E_API_POSTGRES_DATABASE_URL = database.url;
+    process.env.E2E_PID_API_POSTGRES = String((await start('api-postgres', servers.apiPostgres, env)).process.pid);
+    // A second instance on the same database, as behind a load balancer.
+    await start('api-postgres-b', servers.apiPostgresB, { ...env, TRIPLINE_DATA_DIR: path.join(runDir, 'api-postgres-b') });
+  };
+  const outcomes = await Promise.allSettled([browser(), pglite(), postgres()]);
+  const failed = outcomes.find((outcome) => outcome.status === 'rejected');
+  if (failed) {
     await Promise.all(started.map((server) => server.stop()));
     for (const cleanup of cleanups) await cleanup();
-    throw error;
+    throw failed.reason;
   }
 
   return async () => {

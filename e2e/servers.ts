@@ -8,18 +8,37 @@ const root = path.resolve(import.meta.dirname, '..');
 
 export type ServerEnv = Record<string, string>;
 
+const cliArgs = (args: string[]) => ['--conditions=react-server', '--import', 'tsx', 'cli/tripline.ts', ...args];
+
+function cliResult(args: string[], status: number | null, stdout: string, stderr: string): string {
+  if (status !== 0) throw new Error(`tripline ${args.join(' ')} failed (${status}):\n${stderr}\n${stdout}`);
+  return stdout.trim();
+}
+
 /** Runs the tripline CLI against a server's database (before that server starts, for PGlite). */
 export function cli(env: ServerEnv, args: string[], input?: string): string {
-  const result = spawnSync(process.execPath, ['--conditions=react-server', '--import', 'tsx', 'cli/tripline.ts', ...args], {
-    cwd: root,
-    env: { ...process.env, ...env },
-    input,
-    encoding: 'utf8',
+  const result = spawnSync(process.execPath, cliArgs(args), { cwd: root, env: { ...process.env, ...env }, input, encoding: 'utf8' });
+  return cliResult(args, result.status, result.stdout, result.stderr);
+}
+
+/** cli() without blocking: global-setup.ts seeds its databases side by side. */
+export function cliAsync(env: ServerEnv, args: string[], input?: string): Promise<string> {
+  const child = spawn(process.execPath, cliArgs(args), { cwd: root, env: { ...process.env, ...env } });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk) => (stdout += chunk));
+  child.stderr.on('data', (chunk) => (stderr += chunk));
+  child.stdin.end(input);
+  return new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', (status) => {
+      try {
+        resolve(cliResult(args, status, stdout, stderr));
+      } catch (error) {
+        reject(error);
+      }
+    });
   });
-  if (result.status !== 0) {
-    throw new Error(`tripline ${args.join(' ')} failed (${result.status}):\n${result.stderr}\n${result.stdout}`);
-  }
-  return result.stdout.trim();
 }
 
 export type RunningServer = { url: string; process: ChildProcess; logFile: string; stop: () => Promise<void> };
