@@ -88,8 +88,6 @@ async function main(): Promise<void> {
     res.on('close', () => active.delete(res));
     if (draining) res.shouldKeepAlive = false;
 
-    // What the sender sent, for the delivery log, before the lines below rewrite it.
-    const receivedHeaders = { ...req.headers };
     const peerTrusted = isTrustedPeer(req.socket.remoteAddress, trusted);
     const incomingId = req.headers['x-request-id'];
     const requestId = peerTrusted && typeof incomingId === 'string' && REQUEST_ID.test(incomingId) ? incomingId : randomUUID();
@@ -99,7 +97,8 @@ async function main(): Promise<void> {
     if (!peerTrusted) for (const name of FORWARDING_HEADERS) delete req.headers[name];
     res.setHeader('X-Request-Id', requestId);
 
-    requestStore().run({ requestId, receivedHeaders }, () => {
+    // req.rawHeaders: what the sender sent, for the delivery log; the lines above changed only req.headers.
+    requestStore().run({ requestId, receivedHeaders: req.rawHeaders }, () => {
       const malformed = malformedPath(req.url ?? '/');
       const served = malformed ? send(res, malformed) : handle(req, res);
       Promise.resolve(served).catch((error: unknown) => {

@@ -11,8 +11,9 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 // delivery log shows what the sender sent (lib/ingress/pipeline.ts), not
 // what Tripline added on the way in.
 
-type RawHeaders = Readonly<Record<string, string | string[] | undefined>>;
-export type RequestContext = { requestId: string; receivedHeaders?: RawHeaders };
+// Node's IncomingMessage#rawHeaders: [name, value, name, value, ...] as received, which the
+// entry's changes to req.headers leave as they were, so keeping it costs no copy.
+export type RequestContext = { requestId: string; receivedHeaders?: readonly string[] };
 
 const key = Symbol.for('tripline.request-context');
 
@@ -32,10 +33,9 @@ export function receivedHeaders(): Headers | undefined {
   const raw = requestStore().getStore()?.receivedHeaders;
   if (!raw) return undefined;
   const headers = new Headers();
-  for (const [name, value] of Object.entries(raw)) {
-    if (value === undefined) continue;
+  for (let i = 0; i + 1 < raw.length; i += 2) {
     try {
-      headers.append(name, Array.isArray(value) ? value.join(', ') : value);
+      headers.append(raw[i]!, raw[i + 1]!);
     } catch {
       // A value Node's parser took and the Fetch API does not: the request itself never saw it either.
     }
