@@ -78,3 +78,36 @@ describe('README.md', () => {
     }
   });
 });
+
+// Defaults as the docs state them must be the defaults lib/env.ts applies: a
+// page once said sign-up was "on by default" long after it was closed.
+describe('defaults stated in README.md and docs/', () => {
+  const defaults: Record<string, unknown> = envSchema.parse({});
+  const pages = ['README.md', ...fs.readdirSync(new URL('../docs/', import.meta.url), { recursive: true }).map(String).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`)];
+
+  /** Every "`VAR`, on/off by default", "`VAR` (default X" and "`VAR=x` (default)" in a page. */
+  function statedDefaults(text: string): Array<{ name: string; stated: string }> {
+    const found: Array<{ name: string; stated: string }> = [];
+    for (const match of text.matchAll(/`([A-Z][A-Z0-9_]+)`,? (on|off) by default/g)) found.push({ name: match[1]!, stated: match[2] === 'on' ? 'true' : 'false' });
+    for (const match of text.matchAll(/`([A-Z][A-Z0-9_]+)`[^`.|]{0,20}\(default:? `?([A-Za-z0-9._-]+)`?/g)) found.push({ name: match[1]!, stated: match[2]! });
+    for (const match of text.matchAll(/`([A-Z][A-Z0-9_]+)=([A-Za-z0-9._-]+)` \(default\)/g)) found.push({ name: match[1]!, stated: match[2]! });
+    // The configuration table: | `VAR` | `default` | meaning |
+    for (const match of text.matchAll(/^\| `([A-Z][A-Z0-9_]+)` \| `([^`|]+)` \|/gm)) found.push({ name: match[1]!, stated: match[2]! });
+    return found;
+  }
+
+  it('finds the statements it checks', () => {
+    const all = pages.flatMap((page) => statedDefaults(read(page)));
+    expect(all.map((entry) => entry.name)).toEqual(expect.arrayContaining(['TRIPLINE_ALLOW_SIGNUP', 'TRIPLINE_INVITATION_TTL_DAYS', 'TRIPLINE_FACTORY_CREATION']));
+  });
+
+  it('states each default as lib/env.ts applies it', () => {
+    const wrong = pages.flatMap((page) =>
+      statedDefaults(read(page))
+        .filter(({ name }) => name in defaults)
+        .filter(({ name, stated }) => String(defaults[name]) !== stated)
+        .map(({ name, stated }) => `${page}: ${name} stated as ${stated}, lib/env.ts applies ${String(defaults[name])}`),
+    );
+    expect(wrong).toEqual([]);
+  });
+});
