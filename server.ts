@@ -13,8 +13,9 @@
 //    closes. A second signal exits at once.
 //
 // It also gives every request an id (X-Request-Id), which every log line
-// written while serving it carries, and answers malformed percent-encoding
-// before Next.js, whose route parameters would otherwise throw (500).
+// written while serving it carries, answers malformed percent-encoding
+// before Next.js, whose route parameters would otherwise throw (500), and
+// serves an ingress URL written with a trailing slash as the URL itself.
 //
 // Started by `npm start` (scripts/start.mjs) and `npm run dev`, with tsx.
 import http from 'node:http';
@@ -66,6 +67,18 @@ function malformedPath(url: string): Response | null {
   }
 }
 
+/**
+ * An ingress URL with trailing slashes, as the URL without them. Next.js
+ * would answer it 308, and senders do not follow redirects for a POST: a URL
+ * pasted with a slash would lose every delivery with no entry in the log.
+ */
+function withoutIngressTrailingSlash(url: string): string {
+  const query = url.indexOf('?');
+  const pathname = query === -1 ? url : url.slice(0, query);
+  if (!pathname.startsWith('/webhooks/w/') || !pathname.endsWith('/')) return url;
+  return pathname.replace(/\/+$/, '') + (query === -1 ? '' : url.slice(query));
+}
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function send(res: http.ServerResponse, response: Response): Promise<void> {
@@ -96,6 +109,7 @@ async function main(): Promise<void> {
     // Only a trusted proxy may say which host and scheme the client used.
     if (!peerTrusted) for (const name of FORWARDING_HEADERS) delete req.headers[name];
     res.setHeader('X-Request-Id', requestId);
+    if (req.url) req.url = withoutIngressTrailingSlash(req.url);
 
     // req.rawHeaders: what the sender sent, for the delivery log; the lines above changed only req.headers.
     requestStore().run({ requestId, receivedHeaders: req.rawHeaders }, () => {

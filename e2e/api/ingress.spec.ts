@@ -52,6 +52,22 @@ test('only POST: other methods on a live webhook get 405 with Allow: POST', asyn
   }
 });
 
+test('a URL pasted with a trailing slash is the same URL: no redirect, accepted and logged', async ({ request, tokens }) => {
+  // Senders do not follow redirects for POST: a 308 would lose every delivery with no log entry.
+  const hook = await createWebhook(request, tokens.admin, { name: 'slash' });
+  const auth = { Authorization: `Bearer ${hook.secret}` };
+  const accepted = await request.post(`${hook.url}/`, { data: { slash: 1 }, headers: auth, maxRedirects: 0 });
+  expect(accepted.status()).toBe(202);
+  const wrong = await request.post(`${hook.url}//`, { data: { slash: 2 }, headers: { Authorization: 'Bearer wrong' }, maxRedirects: 0 });
+  expect(wrong.status()).toBe(401);
+  const unknown = await request.post('/webhooks/w/wh_unknownUnknownUnknown00/', { data: {}, headers: auth, maxRedirects: 0 });
+  expect(unknown.status()).toBe(404);
+  expect(await unknown.json()).toEqual({ error: { code: 'not_found', message: 'No webhook at this URL' } });
+  const { deliveries } = await log(request, tokens.admin, hook.uid);
+  expect(deliveries.map((entry: Entry) => entry.status)).toEqual(['rejected_auth', 'accepted']);
+  expect(deliveries[1].deliveryId).toBe((await accepted.json()).delivery_id);
+});
+
 test('any JSON value is accepted, Content-Type is not enforced, invalid JSON and UTF-8 are 400', async ({ request, tokens, baseURL }) => {
   const hook = await createWebhook(request, tokens.admin, { name: 'json' });
   const auth = { Authorization: `Bearer ${hook.secret}` };

@@ -230,6 +230,9 @@ test.describe.serial('accounts, invitations, factories, members and the instance
 
     await cyPage.goto('/f/acme-operations/members');
     await expect(cyPage.getByRole('form', { name: 'Invite someone' })).toBeVisible();
+    // An invitation Cy sends while an admin is only as good as Cy's role.
+    const fayLink = await invite(cyPage, 'acme-operations', 'fay@acme.test', 'editor');
+    await cyPage.goto('/f/acme-operations/members');
 
     // Ada demotes Cy; Cy's page still shows the admin controls.
     await page.goto('/f/acme-operations/members');
@@ -243,6 +246,46 @@ test.describe.serial('accounts, invitations, factories, members and the instance
     await cyForm.getByRole('button', { name: 'Create invitation' }).click();
     await expect(cyPage.getByRole('alert').filter({ hasText: 'This needs the admin role in Acme Operations' })).toBeVisible();
     await cyPage.context().close();
+
+    // Cy's invitation went with Cy's role: no longer pending, and its link is refused.
+    await expect(page.getByRole('row').filter({ hasText: 'fay@acme.test' })).toHaveCount(0);
+    const fay = await freshPage(browser);
+    await fay.goto(fayLink);
+    await expect(fay.getByText('This invitation to Acme Operations is no longer valid: the admin who sent it is no longer an admin of Acme Operations. Ask a current admin for a new one.')).toBeVisible();
+    await expect(fay.getByRole('button', { name: 'Create account and join' })).toHaveCount(0);
+    const answer = await callServerAction(fay, new URL(fayLink).pathname, 'acceptWithNewAccountAction', [{ token: new URL(fayLink).pathname.split('/').pop(), name: 'Fay', password: 'fay password 123' }]);
+    expect(answer).toContain('"ok":false');
+    expect(answer).toContain('is no longer valid');
+    await fay.context().close();
+  });
+
+  test('the public password forms refuse before hashing and are throttled per address', async ({ browser }) => {
+    // First run after setup, and accepting a link that is not valid: each is
+    // refused at once, and each refusal takes a point of the address's
+    // budget (30 on this server, refilled after 15 s), after which the forms
+    // answer that they are paused.
+    const visitor = await freshPage(browser);
+    await visitor.goto('/signin');
+    const setUp = { name: 'Mallory', email: 'mallory@evil.test', password: 'mallory password 1', factoryName: 'Evil', factorySlug: 'evil' };
+    const answers: string[] = [];
+    for (let i = 0; i < 30; i += 1) answers.push(await callServerAction(visitor, '/setup', 'completeFirstRunAction', [setUp]));
+    expect(answers.every((answer) => answer.includes('Tripline is already set up. Sign in instead.'))).toBe(true);
+    const paused = await callServerAction(visitor, '/setup', 'completeFirstRunAction', [setUp]);
+    expect(paused).toContain('"code":"rate_limited"');
+    expect(paused).toMatch(/Too many attempts from your address\. For your security, this form is paused: try again in \d+ seconds?\./);
+    // A well-formed link that matches no invitation.
+    const unknownToken = `inv_${'A'.repeat(43)}`;
+    const invitation = await callServerAction(visitor, `/invite/${unknownToken}`, 'acceptWithNewAccountAction', [
+      { token: unknownToken, name: 'Mallory', password: 'mallory password 1' },
+    ]);
+    expect(invitation).toContain('"code":"rate_limited"');
+    // The address's budget also covers sign-in: wait for the window before the next journeys sign in.
+    await visitor.waitForTimeout(15_500);
+    const again = await callServerAction(visitor, `/invite/${unknownToken}`, 'acceptWithNewAccountAction', [
+      { token: unknownToken, name: 'Mallory', password: 'mallory password 1' },
+    ]);
+    expect(again).toContain('This invitation link is not valid');
+    await visitor.context().close();
   });
 
   test('the Instance page disables an account: its session ends and it cannot sign in until enabled', async ({ browser }) => {

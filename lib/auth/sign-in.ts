@@ -4,6 +4,8 @@ import { RateLimiterMemory, RateLimiterPostgres, type RateLimiterAbstract } from
 import { getDatabase, type Database, type DbOrTx } from '@/lib/db';
 import { env, type Env } from '@/lib/env';
 import { checkCredentials, type PublicUser } from '@/lib/users/service';
+import { AppError } from '@/lib/http/errors';
+import { formatWait } from '@/lib/auth/sign-in-messages';
 import { countRefusal } from '@/lib/metrics';
 
 // Password sign-in with a throttle on failures, kept by rate-limiter-flexible
@@ -15,10 +17,13 @@ import { countRefusal } from '@/lib/metrics';
 //   per account: 10 failures (keyed on the email as typed, whether or not an
 //                account uses it, so the throttle itself reveals nothing);
 //   per client address: 30 failures across all emails (password spraying).
-// Once a budget is spent, every attempt it covers is refused without looking
-// at the password, the right one included, until the window has passed: an
-// attacker learns nothing from guesses made during a throttle. A successful
-// sign-in clears the account's budget, not the address's.
+// Every attempt takes a point from both budgets before the password is looked
+// at, and the right password gives them back: counting first is what holds
+// the budget against attempts sent at once. Once a budget is spent, every
+// attempt it covers is refused without looking at the password, the right one
+// included, until the window has passed: an attacker learns nothing from
+// guesses made during a throttle. A successful sign-in clears the account's
+// budget, not the address's.
 //
 // The address is the one lib/http/client-address.ts resolves. When it is
 // "unknown" (no trustworthy address: `next start` run by hand), the address
@@ -74,6 +79,28 @@ function budgets(limiters: SignInLimiters, email: unknown, address: string): Bud
   return list;
 }
 
+/**
+ * Takes one point from every budget before the password is looked at. Each
+ * take is one atomic statement (an upsert of the counter on PostgreSQL, a
+ * synchronous step in memory), so attempts sent at once cannot all pass a
+ * read made before any of them was counted: past the budget, the attempt is
+ * refused and its password never checked. Returns the seconds to wait when a
+ * budget is spent, else 0 with the budgets taken (to give back on success).
+ */
+async function take(list: Budget[]): Promise<number> {
+  let wait = 0;
+  for (const { limiter, key } of list) {
+    try {
+      await limiter.consume(key, 1);
+    } catch (refusal) {
+      if (refusal instanceof Error) throw refusal;
+      const state = refusal as { msBeforeNext: number };
+      wait = Math.max(wait, Math.max(1, Math.ceil(state.msBeforeNext / 1000)));
+    }
+  }
+  return wait;
+}
+
 /** Seconds until the longest spent budget refills, or 0 when none is spent. */
 async function throttledFor(list: Budget[]): Promise<number> {
   let wait = 0;
@@ -99,21 +126,43 @@ export async function signInWithPassword(
   options: { db?: DbOrTx; limiters?: SignInLimiters } = {},
 ): Promise<SignInOutcome> {
   const list = budgets(options.limiters ?? getSignInLimiters(), input.email, input.address);
-  const before = await throttledFor(list);
-  if (before > 0) {
+  const refused = await take(list);
+  if (refused > 0) {
     countRefusal('sign_in');
-    return { ok: false, reason: 'throttled', retryAfterSeconds: before };
+    return { ok: false, reason: 'throttled', retryAfterSeconds: refused };
   }
 
   const check = await checkCredentials(input, options.db);
-  if (check.outcome === 'ok') {
-    await list[0]!.limiter.delete(list[0]!.key);
-    return { ok: true, user: check.user };
+  if (check.outcome === 'wrong') {
+    // The point taken stays spent. The attempt that spent a budget already says when to come back.
+    const after = await throttledFor(list);
+    return after > 0 ? { ok: false, reason: 'throttled', retryAfterSeconds: after } : { ok: false, reason: 'wrong' };
   }
-  if (check.outcome === 'disabled') return { ok: false, reason: 'disabled' };
+  // The right password: its points are given back (and a sign-in clears the account's budget).
+  const [account, ...rest] = list;
+  if (check.outcome === 'ok') await account!.limiter.delete(account!.key);
+  else await account!.limiter.reward(account!.key, 1);
+  for (const { limiter, key } of rest) await limiter.reward(key, 1);
+  return check.outcome === 'ok' ? { ok: true, user: check.user } : { ok: false, reason: 'disabled' };
+}
 
-  for (const { limiter, key } of list) await limiter.penalty(key, 1);
-  // The attempt that spends a budget already says when to come back.
-  const after = await throttledFor(list);
-  return after > 0 ? { ok: false, reason: 'throttled', retryAfterSeconds: after } : { ok: false, reason: 'wrong' };
+/**
+ * Runs `work`, which hashes a password for someone not signed in (first run,
+ * sign-up, accepting an invitation with a new account), under the client
+ * address's sign-in budget: a point is taken before (atomically, as for a
+ * sign-in) and given back when the work succeeds, so only failed or refused
+ * attempts count. A spent budget is a 429 before any hashing (argon2id, 19 MiB
+ * each). Addresses that are "unknown" are not budgeted (see above).
+ */
+export async function withAddressBudget<T>(address: string, work: () => Promise<T>, limiters: SignInLimiters = getSignInLimiters()): Promise<T> {
+  if (!address || address === 'unknown') return work();
+  const budget = [{ limiter: limiters.address, key: address }];
+  const refused = await take(budget);
+  if (refused > 0) {
+    countRefusal('sign_in');
+    throw new AppError('rate_limited', `Too many attempts from your address. For your security, this form is paused: try again in ${formatWait(refused)}.`);
+  }
+  const result = await work();
+  await limiters.address.reward(address, 1);
+  return result;
 }

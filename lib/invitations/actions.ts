@@ -1,6 +1,9 @@
 'use server';
 
 import { revalidatePath } from 'next/cache';
+import { headers } from 'next/headers';
+import { withAddressBudget } from '@/lib/auth/sign-in';
+import { clientAddress } from '@/lib/http/client-address';
 import { factoryAction, publicAction, userAction } from '@/lib/actions/action';
 import { acceptInvitationSchema, acceptWithNewAccountSchema, createInvitationSchema, invitationIdSchema } from '@/lib/invitations/schemas';
 import { acceptInvitation, acceptInvitationWithNewAccount, createInvitation, revokeInvitation } from '@/lib/invitations/service';
@@ -24,7 +27,9 @@ export const acceptInvitationAction = userAction(acceptInvitationSchema, async (
 });
 
 // The browser signs in with the invited email and the new password right after.
+// It hashes a password for someone not signed in: the client address's
+// sign-in budget bounds how often (lib/auth/sign-in.ts withAddressBudget).
 export const acceptWithNewAccountAction = publicAction(acceptWithNewAccountSchema, async (input) => {
-  const accepted = await acceptInvitationWithNewAccount(input);
+  const accepted = await withAddressBudget(clientAddress(await headers()), () => acceptInvitationWithNewAccount(input));
   return { factorySlug: accepted.factory.slug, email: accepted.email };
 });

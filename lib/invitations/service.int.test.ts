@@ -128,4 +128,31 @@ describe.each(testDatabaseKinds())('invitations on %s', (kind) => {
     const joined = (await listMembers(factoryId, db)).filter((m) => ['race@example.com', 'r1@example.com', 'r2@example.com', 'r3@example.com'].includes(m.email));
     expect(joined).toHaveLength(1);
   });
+
+  it('refuses an invitation once its inviter is no longer an enabled admin of the factory', async () => {
+    const db = database.prisma;
+    const inviter = await createUser({ email: 'temp-admin@example.com', password: 'a long enough password' }, db);
+    await db.membership.create({ data: { factoryId, userId: inviter.id, role: 'admin' } });
+    const demoted = await createInvitation(factoryId, inviter.id, { email: 'gil@example.com', role: 'editor' }, db);
+    const disabledLink = await createInvitation(factoryId, inviter.id, { email: 'hal@example.com', role: 'viewer' }, db);
+    expect(await inspectInvitation(demoted.token, db)).toMatchObject({ state: 'pending' });
+
+    await db.membership.update({ where: { factoryId_userId: { factoryId, userId: inviter.id } }, data: { role: 'editor' } });
+    expect(await inspectInvitation(demoted.token, db)).toEqual({ state: 'withdrawn', factoryName: 'Acme' });
+    expect((await listPendingInvitations(factoryId, db)).map((i) => i.email)).not.toContain('gil@example.com');
+    const refusal = await appError(acceptInvitationWithNewAccount({ token: demoted.token, name: 'Gil', password: 'gil password 12' }, db));
+    expect(refusal.message).toMatch(/no longer valid: the admin who sent it is no longer an admin of Acme/);
+    expect(await db.user.findUnique({ where: { email: 'gil@example.com' } })).toBeNull();
+
+    // Admin again, the link works again; a disabled inviter withdraws it as well.
+    await db.membership.update({ where: { factoryId_userId: { factoryId, userId: inviter.id } }, data: { role: 'admin' } });
+    expect(await inspectInvitation(disabledLink.token, db)).toMatchObject({ state: 'pending' });
+    await db.user.update({ where: { id: inviter.id }, data: { disabledAt: new Date() } });
+    expect(await inspectInvitation(disabledLink.token, db)).toEqual({ state: 'withdrawn', factoryName: 'Acme' });
+    await db.user.update({ where: { id: inviter.id }, data: { disabledAt: null } });
+    await db.membership.delete({ where: { factoryId_userId: { factoryId, userId: inviter.id } } });
+    const other = await createUser({ email: 'other-account@example.com', password: 'a long enough password' }, db);
+    const claimed = await appError(acceptInvitation({ token: disabledLink.token }, other, db));
+    expect(claimed.message).toMatch(/no longer valid/);
+  });
 });

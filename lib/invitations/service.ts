@@ -1,6 +1,7 @@
 import 'server-only';
 import { createHash, randomBytes } from 'node:crypto';
 import { prisma, type Db, type DbOrTx, type Tx } from '@/lib/db';
+import type { Prisma } from '@/lib/generated/prisma/client';
 import { lockFactory } from '@/lib/db/locks';
 import type { Role } from '@/lib/auth/roles';
 import { hashPassword } from '@/lib/auth/password';
@@ -55,6 +56,17 @@ export type PendingInvitation = {
 const pendingWhere = (now: Date) => ({ acceptedAt: null, revokedAt: null, expiresAt: { gt: now } });
 
 /**
+ * An invitation is only as good as its inviter: it is refused once the admin
+ * who sent it is no longer an enabled admin of the invitation's factory
+ * (demoted, removed, or disabled). Checked where a link is read and claimed,
+ * not by revoking on each change of role, so no future way of changing a
+ * membership can forget it. `factory` selects the invitation's factory.
+ */
+const inviterStillAdmin = (factory: Prisma.FactoryWhereInput) => ({
+  OR: [{ invitedById: null }, { invitedBy: { disabledAt: null, memberships: { some: { role: 'admin' as const, factory } } } }],
+});
+
+/**
  * Invites an email into a factory with a role. Returns the token: the only
  * time it exists in clear. A new invitation for the same email replaces a
  * pending one (the old link stops working), so "send again" is just inviting.
@@ -93,7 +105,7 @@ export async function createInvitation(
 /** Invitations of a factory that can still be accepted, newest first. */
 export async function listPendingInvitations(factoryId: string, db: DbOrTx = prisma): Promise<PendingInvitation[]> {
   const rows = await db.invitation.findMany({
-    where: { factoryId, ...pendingWhere(new Date()) },
+    where: { factoryId, ...pendingWhere(new Date()), ...inviterStillAdmin({ id: factoryId }) },
     select: { id: true, email: true, role: true, createdAt: true, expiresAt: true, invitedBy: { select: { email: true } } },
     orderBy: { createdAt: 'desc' },
   });
@@ -112,6 +124,7 @@ export async function revokeInvitation(factoryId: string, invitationId: string, 
 export type InvitationState =
   | { state: 'invalid' }
   | { state: 'expired' | 'revoked' | 'accepted'; factoryName: string; at: Date }
+  | { state: 'withdrawn'; factoryName: string }
   | { state: 'pending'; email: string; role: Role; factory: { slug: string; name: string }; expiresAt: Date; invitedBy: string | null };
 
 /** What a link is, for the invitation page. */
@@ -133,6 +146,10 @@ export async function inspectInvitation(token: string, db: DbOrTx = prisma): Pro
   if (row.acceptedAt) return { state: 'accepted', factoryName: row.factory.name, at: row.acceptedAt };
   if (row.revokedAt) return { state: 'revoked', factoryName: row.factory.name, at: row.revokedAt };
   if (row.expiresAt <= new Date()) return { state: 'expired', factoryName: row.factory.name, at: row.expiresAt };
+  const tokenHash = hashInvitationToken(token);
+  if ((await db.invitation.count({ where: { tokenHash, ...inviterStillAdmin({ invitations: { some: { tokenHash } } }) } })) === 0) {
+    return { state: 'withdrawn', factoryName: row.factory.name };
+  }
   return {
     state: 'pending',
     email: row.email,
@@ -154,6 +171,8 @@ export function invitationRefusal(state: Exclude<InvitationState, { state: 'pend
       return new AppError('conflict', `This invitation to ${state.factoryName} expired on ${dateFormat.format(state.at)}. Ask an admin of ${state.factoryName} for a new one.`);
     case 'revoked':
       return new AppError('conflict', `This invitation to ${state.factoryName} was revoked. Ask an admin of ${state.factoryName} for a new one if you still need access.`);
+    case 'withdrawn':
+      return new AppError('conflict', `This invitation to ${state.factoryName} is no longer valid: the admin who sent it is no longer an admin of ${state.factoryName}. Ask a current admin for a new one.`);
     case 'accepted':
       return new AppError('conflict', `This invitation to ${state.factoryName} has already been used: each link works once. Sign in if it was you, or ask an admin of ${state.factoryName} for a new one.`);
   }
@@ -171,7 +190,7 @@ async function claim(tx: Tx, token: string, userId: string | null): Promise<Clai
   const tokenHash = hashInvitationToken(token);
   const now = new Date();
   const { count } = await tx.invitation.updateMany({
-    where: { tokenHash, ...pendingWhere(now) },
+    where: { tokenHash, ...pendingWhere(now), ...inviterStillAdmin({ invitations: { some: { tokenHash } } }) },
     data: { acceptedAt: now, acceptedById: userId },
   });
   if (count === 0) {
@@ -209,6 +228,10 @@ export async function acceptInvitation(input: { token: string }, user: PublicUse
  */
 export async function acceptInvitationWithNewAccount(input: AcceptWithNewAccountInput, db: Db = prisma): Promise<Accepted> {
   const data = acceptWithNewAccountSchema.parse(input);
+  // A link that cannot be accepted is refused before the password is hashed
+  // (argon2id, 19 MiB); claim() checks again inside the transaction.
+  const state = await inspectInvitation(data.token, db);
+  if (state.state !== 'pending') throw invitationRefusal(state);
   const passwordHash = await hashPassword(data.password);
   return db.$transaction(async (tx) => {
     const invitation = await claim(tx, data.token, null);

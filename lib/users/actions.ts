@@ -1,15 +1,20 @@
 'use server';
 
+import { headers } from 'next/headers';
 import { publicAction } from '@/lib/actions/action';
+import { withAddressBudget } from '@/lib/auth/sign-in';
+import { clientAddress } from '@/lib/http/client-address';
 import { env } from '@/lib/env';
 import { AppError } from '@/lib/http/errors';
 import { completeFirstRun, createUser, needsFirstRun } from '@/lib/users/service';
 import { firstRunSchema, signUpClosedMessage, signUpSchema } from '@/lib/users/schemas';
 
 // The browser signs in with the same credentials right after these succeed.
+// Both hash a password for someone not signed in: the client address's
+// sign-in budget bounds how often (lib/auth/sign-in.ts withAddressBudget).
 
 export const completeFirstRunAction = publicAction(firstRunSchema, async (input) => {
-  const { factory } = await completeFirstRun(input);
+  const { factory } = await withAddressBudget(clientAddress(await headers()), () => completeFirstRun(input));
   return { factorySlug: factory.slug };
 });
 
@@ -22,7 +27,7 @@ export const signUpAction = publicAction(signUpSchema, async (input) => {
   if (!env().allowSignup) throw new AppError('forbidden', signUpClosedMessage);
   if (await needsFirstRun()) throw new AppError('conflict', 'Tripline is not set up yet. Open the first-run page instead.');
   try {
-    await createUser(input);
+    await withAddressBudget(clientAddress(await headers()), () => createUser(input));
   } catch (error) {
     if (error instanceof AppError && error.code === 'conflict') throw new AppError('conflict', neutralRefusal);
     throw error;

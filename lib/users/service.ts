@@ -46,6 +46,8 @@ export async function createUser(input: SignUpInput, db: Db = prisma): Promise<P
   }
 }
 
+const alreadySetUp = () => new AppError('conflict', 'Tripline is already set up. Sign in instead.');
+
 /**
  * First run: when no user exists, creates the first account (an instance
  * admin) and its factory (the user is its admin). The advisory lock makes two
@@ -56,12 +58,13 @@ export async function completeFirstRun(
   db = prisma,
 ): Promise<{ user: PublicUser; factory: { id: string; slug: string; name: string } }> {
   const data = firstRunSchema.parse(input);
+  // Checked before the password is hashed (argon2id, 19 MiB), so a closed
+  // first-run form costs the server nothing; checked again under the lock.
+  if (!(await needsFirstRun(db))) throw alreadySetUp();
   const passwordHash = await hashPassword(data.password);
   return db.$transaction(async (tx) => {
     await advisoryXactLock(tx, lockKeys.firstRun);
-    if (!(await needsFirstRun(tx))) {
-      throw new AppError('conflict', 'Tripline is already set up. Sign in instead.');
-    }
+    if (!(await needsFirstRun(tx))) throw alreadySetUp();
     const user = await tx.user.create({
       data: { email: data.email, name: data.name || null, passwordHash, instanceAdmin: true },
       select: publicUserSelect,
