@@ -13,6 +13,7 @@ import { revealHandshakeTokenAction } from '@/lib/webhooks/actions';
 export function HandshakeTokenReveal({ factorySlug, uid, shownAt }: { factorySlug: string; uid: string; shownAt: string | null }) {
   const [token, setToken] = useState<string | null>(null);
   const [gone, setGone] = useState(false);
+  const [refusal, setRefusal] = useState<string | null>(null);
   const [pending, setPending] = useState(false);
 
   async function reveal() {
@@ -20,7 +21,16 @@ export function HandshakeTokenReveal({ factorySlug, uid, shownAt }: { factorySlu
     const result = await revealHandshakeTokenAction(factorySlug, { uid });
     setPending(false);
     if (result.ok && result.data.token) setToken(result.data.token);
+    else if (!result.ok && result.error.code === 'conflict') setRefusal(result.error.message);
     else setGone(true);
+  }
+
+  if (refusal) {
+    return (
+      <p role="alert" className="mt-3">
+        {refusal}
+      </p>
+    );
   }
 
   if (token) {

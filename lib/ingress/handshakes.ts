@@ -6,7 +6,7 @@ import type { BudgetedWrite } from '@/lib/ingress/record';
 import { rateLimited } from '@/lib/ingress/responses';
 import { hmacSha256 } from '@/lib/signatures/shared';
 import { providerDeliveryId } from '@/lib/signatures/verify';
-import { captureHandshakeSecret, NOTION_TOKEN_PENDING, type LiveWebhook } from '@/lib/webhooks/live';
+import { captureHandshakeSecret, notionTokenPendingDetail, type LiveWebhook } from '@/lib/webhooks/live';
 
 // Verification handshakes: requests some providers send before any event,
 // which fail unless answered exactly as the provider requires. They are the
@@ -129,7 +129,7 @@ export async function answerHandshake(input: {
     // Stored before answering: Asana signs its first event right after our 200.
     if (!(await captureHandshakeSecret(webhook.id, captured))) return null;
     const asana = webhook.signatureScheme === 'asana';
-    await record(webhook, headers, body.length, asana ? 'Asana handshake: X-Hook-Secret stored as the provider secret' : NOTION_TOKEN_PENDING, remoteAddress, true);
+    await record(webhook, headers, body.length, asana ? 'Asana handshake: X-Hook-Secret stored as the provider secret' : notionTokenPendingDetail(captured), remoteAddress, true);
     return asana ? new Response(null, { status: 200, headers: { 'X-Hook-Secret': captured, 'Cache-Control': 'no-store' } }) : json({});
   }
 

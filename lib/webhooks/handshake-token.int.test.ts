@@ -4,8 +4,10 @@ import { createFactory } from '@/lib/factories/service';
 import { createTestDatabase, testDatabaseKinds, type TestDatabase } from '@/lib/testing/databases';
 import { createUser } from '@/lib/users/service';
 import { handshakeTokenState, revealHandshakeToken } from '@/lib/webhooks/handshake-token';
-import { captureHandshakeSecret, findLiveWebhook, NOTION_TOKEN_PENDING } from '@/lib/webhooks/live';
-import { createWebhook, getWebhook } from '@/lib/webhooks/service';
+import { captureHandshakeSecret, findLiveWebhook, notionTokenPendingDetail } from '@/lib/webhooks/live';
+import { createWebhook, getWebhook, updateWebhookTx } from '@/lib/webhooks/service';
+import { putSecret } from '@/lib/secrets/service';
+import { appError } from '@/lib/testing/app-error';
 
 // Secrets that arrive in a provider's handshake (Asana, Notion): stored only
 // while the webhook waits for one, and Notion's token revealed exactly once.
@@ -48,7 +50,7 @@ describe.each(testDatabaseKinds())('handshake secrets on %s', (kind) => {
 
     expect(await captureHandshakeSecret(row.id, 'secret_notionToken', db)).toBe(true);
     await db.delivery.create({
-      data: { webhookId: row.id, deliveryId: 'req_1', identitySource: 'request_id', status: 'handshake', size: 40, detail: NOTION_TOKEN_PENDING },
+      data: { webhookId: row.id, deliveryId: 'req_1', identitySource: 'request_id', status: 'handshake', size: 40, detail: notionTokenPendingDetail('secret_notionToken') },
     });
     expect(await handshakeTokenState(factoryId, webhook.uid, db)).toEqual({ state: 'pending' });
 
@@ -58,5 +60,30 @@ describe.each(testDatabaseKinds())('handshake secrets on %s', (kind) => {
     expect(await handshakeTokenState(factoryId, webhook.uid, db)).toMatchObject({ state: 'shown' });
     // Another factory sees nothing of it.
     expect(await revealHandshakeToken('another-factory', webhook.uid, db)).toBeNull();
+  });
+
+  it('never reveals another team secret that the webhook was pointed at after the handshake', async () => {
+    const db = database.prisma;
+    await putSecret(factoryId, 'PROD_DATABASE_PASSWORD', 'write-only value', db);
+    const { webhook } = await createWebhook(factoryId, { name: 'notion-switch', authMode: 'signature', signatureScheme: 'notion' }, db);
+    const row = await db.webhook.findUniqueOrThrow({ where: { uid: webhook.uid }, select: { id: true } });
+    expect(await captureHandshakeSecret(row.id, 'secret_deliveredByNotion', db)).toBe(true);
+    await db.delivery.create({
+      data: { webhookId: row.id, deliveryId: 'req_2', identitySource: 'request_id', status: 'handshake', size: 40, detail: notionTokenPendingDetail('secret_deliveredByNotion') },
+    });
+    const original = (await getWebhook(factoryId, webhook.uid, db)).secretName;
+    const pointAt = (secretName: string) =>
+      db.$transaction((tx) => updateWebhookTx(tx, factoryId, webhook.uid, { name: 'notion-switch', authMode: 'signature', signatureScheme: 'notion', secretName, deliveryIdHeader: null }));
+    // What applying a definition file that names another secret does.
+    await pointAt('PROD_DATABASE_PASSWORD');
+    const refusal = await appError(revealHandshakeToken(factoryId, webhook.uid, db));
+    expect(refusal.message).toMatch(/no longer the token Notion’s handshake delivered/);
+    expect(refusal.message).not.toContain('write-only value');
+    // Still pending: nothing was shown.
+    expect(await handshakeTokenState(factoryId, webhook.uid, db)).toEqual({ state: 'pending' });
+    // Pointed back at the secret the handshake filled, the delivered token is shown, once.
+    await pointAt(original);
+    expect(await revealHandshakeToken(factoryId, webhook.uid, db)).toBe('secret_deliveredByNotion');
+    expect(await revealHandshakeToken(factoryId, webhook.uid, db)).toBeNull();
   });
 });

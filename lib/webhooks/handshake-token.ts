@@ -1,6 +1,8 @@
 import 'server-only';
+import { timingSafeEqual } from 'node:crypto';
 import { prisma } from '@/lib/db';
-import { NOTION_TOKEN_PENDING } from '@/lib/webhooks/live';
+import { AppError } from '@/lib/http/errors';
+import { handshakeTokenFingerprint, NOTION_TOKEN_PENDING } from '@/lib/webhooks/live';
 import { readAppliedCredential } from '@/lib/webhooks/service';
 
 // Notion's verification token: Notion posts it once, unsigned, and wants it
@@ -9,7 +11,11 @@ import { readAppliedCredential } from '@/lib/webhooks/service';
 // offers it to an admin exactly once. Which handshake entry still holds a
 // token to show is the entry's detail (and, once shown, when), so no extra
 // column is needed, and the token itself never enters the log (viewers read
-// the log).
+// the log). The pending entry's detail carries a keyed fingerprint of the
+// token the handshake delivered, and the reveal shows the webhook's credential
+// only when it is that token: the credential can have changed since (a
+// definition file may point the webhook's secretName at another team
+// secret), and the reveal must never read back a write-only team secret.
 
 const SHOWN_PREFIX = 'Notion verification token captured; shown to an admin at ';
 // The page keeps the alert (and the revealed token in the browser) this long after the reveal,
@@ -24,17 +30,31 @@ export async function handshakeTokenState(factoryId: string, uid: string, db = p
     orderBy: { receivedAt: 'desc' },
     select: { detail: true },
   });
-  if (entry?.detail === NOTION_TOKEN_PENDING) return { state: 'pending' };
+  if (entry?.detail?.startsWith(NOTION_TOKEN_PENDING)) return { state: 'pending' };
   const shownAt = entry?.detail?.startsWith(SHOWN_PREFIX) ? new Date(entry.detail.slice(SHOWN_PREFIX.length)) : null;
   return shownAt && Date.now() - shownAt.getTime() < SHOWN_ALERT_MS ? { state: 'shown', shownAt } : null;
 }
 
 /** The token, the first time it is asked for; null afterwards (or when there is none). */
 export async function revealHandshakeToken(factoryId: string, uid: string, db = prisma): Promise<string | null> {
+  const entry = await db.delivery.findFirst({
+    where: { status: 'handshake', detail: { startsWith: NOTION_TOKEN_PENDING }, webhook: { factoryId, uid } },
+    orderBy: { receivedAt: 'desc' },
+    select: { id: true, detail: true },
+  });
+  if (!entry?.detail) return null;
+  const token = await readAppliedCredential(factoryId, uid, db);
+  const delivered = /\(([0-9a-f]{32})\)$/.exec(entry.detail)?.[1];
+  if (token === null || !delivered || !timingSafeEqual(Buffer.from(handshakeTokenFingerprint(token)), Buffer.from(delivered))) {
+    throw new AppError(
+      'conflict',
+      'The webhook’s secret is no longer the token Notion’s handshake delivered, so it is not shown. To verify the subscription, delete this webhook, create a new one and paste its URL into Notion again.',
+    );
+  }
   // The update decides: of two admins clicking at once, one gets the token.
   const { count } = await db.delivery.updateMany({
-    where: { status: 'handshake', detail: NOTION_TOKEN_PENDING, webhook: { factoryId, uid } },
+    where: { id: entry.id, detail: entry.detail },
     data: { detail: `${SHOWN_PREFIX}${new Date().toISOString()}` },
   });
-  return count > 0 ? readAppliedCredential(factoryId, uid, db) : null;
+  return count > 0 ? token : null;
 }

@@ -1,8 +1,10 @@
 import 'server-only';
+import { createHmac } from 'node:crypto';
 import { prisma } from '@/lib/db';
 import { lockFactory } from '@/lib/db/locks';
 import { sql } from '@/lib/db/sql';
 import { decryptSecret } from '@/lib/crypto/encryption';
+import { getSecretsKey } from '@/lib/crypto/keys';
 import { putSecretTx } from '@/lib/secrets/service';
 import { activeTriggersSql, type ActiveTrigger } from '@/lib/runs/start';
 import type { SchemeId } from '@/lib/signatures/registry';
@@ -18,6 +20,22 @@ import type { AuthMode } from '@/lib/webhooks/schemas';
 
 /** The log detail of a handshake whose Notion verification token is stored but not yet shown (handshake-token.ts). */
 export const NOTION_TOKEN_PENDING = 'Notion verification token captured; not yet shown';
+
+/**
+ * A fingerprint of the token a handshake delivered: an HMAC under the secrets
+ * key, so the log (which viewers read) says nothing of the token, while the
+ * reveal can prove that what it would show is that token and not whatever
+ * the webhook's credential became since (a definition file can point the
+ * webhook at another team secret).
+ */
+export function handshakeTokenFingerprint(token: string): string {
+  return createHmac('sha256', getSecretsKey()).update(`tripline handshake token\0${token}`).digest('hex').slice(0, 32);
+}
+
+/** The detail of the entry that logs Notion's handshake: pending, with the delivered token's fingerprint. */
+export function notionTokenPendingDetail(token: string): string {
+  return `${NOTION_TOKEN_PENDING} (${handshakeTokenFingerprint(token)})`;
+}
 
 export type LiveWebhook = {
   id: string;
