@@ -5,7 +5,8 @@ import { Webhook } from 'standardwebhooks';
 import { prisma, type Db } from '@/lib/db';
 import { decryptSecret } from '@/lib/crypto/encryption';
 import { log } from '@/lib/log';
-import { guardedLookup } from '@/lib/notifications/address';
+import { AppError } from '@/lib/http/errors';
+import { checkNotificationUrl, guardedLookup } from '@/lib/notifications/address';
 import { destinationContext, type NotificationEvent } from '@/lib/notifications/service';
 import { slackMessage } from '@/lib/notifications/slack';
 
@@ -87,10 +88,15 @@ export function notificationRequest(row: Pick<Claimed, 'eventId' | 'payload' | '
 async function deliver(db: Db, row: Claimed): Promise<void> {
   let answer: Answer;
   try {
+    // The save-time check again, at every send: the operator's settings may
+    // have changed, and an IP literal never reaches guardedLookup (Node makes
+    // no DNS lookup for it).
+    checkNotificationUrl(row.url);
     const { headers, body } = notificationRequest(row);
     answer = await post(row.url, headers, body);
   } catch (error) {
-    answer = { error: (error as Error).message };
+    const fields = error instanceof AppError ? Object.values(error.fields ?? {}) : [];
+    answer = { error: fields[0] ?? (error as Error).message };
   }
   const status = 'status' in answer ? answer.status : null;
   const ok = status !== null && status >= 200 && status < 300;
