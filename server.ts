@@ -13,7 +13,8 @@
 //    closes. A second signal exits at once.
 //
 // It also gives every request an id (X-Request-Id), which every log line
-// written while serving it carries, answers malformed percent-encoding
+// written while serving it carries, sets the browser security headers of
+// every response (lib/http/security-headers.ts), answers malformed percent-encoding
 // before Next.js, whose route parameters would otherwise throw (500), and
 // serves an ingress URL written with a trailing slash as the URL itself.
 //
@@ -30,6 +31,7 @@ import { errorFields, log } from '@/lib/log';
 import { parseEntryConfig } from '@/lib/server/entry-config';
 import { runShutdownStage, setPhase, shutdownStage } from '@/lib/server/lifecycle';
 import { requestStore } from '@/lib/server/request-context';
+import { securityHeaders } from '@/lib/http/security-headers';
 
 const dev = process.argv.includes('--dev');
 // Before Next is loaded: it reads NODE_ENV at import.
@@ -44,6 +46,8 @@ try {
   process.exit(1);
 }
 const trusted = parseTrustedProxies(config.trustedProxies);
+// HSTS only when the public URL is https (lib/env.ts validates the variable; the entry only reads its scheme).
+const publicHttps = (process.env.TRIPLINE_BASE_URL ?? '').startsWith('https://');
 markServerEntry();
 
 const FORWARDING_HEADERS = ['x-forwarded-host', 'x-forwarded-proto', 'x-forwarded-port', 'forwarded', 'x-real-ip'];
@@ -110,6 +114,11 @@ async function main(): Promise<void> {
     if (!peerTrusted) for (const name of FORWARDING_HEADERS) delete req.headers[name];
     res.setHeader('X-Request-Id', requestId);
     if (req.url) req.url = withoutIngressTrailingSlash(req.url);
+    // Every response's security headers; a page's nonce reaches Next.js through the request's policy.
+    const security = securityHeaders(req.url ?? '/', { https: publicHttps, dev });
+    for (const [name, value] of Object.entries(security.response)) res.setHeader(name, value);
+    if (security.requestPolicy) req.headers['content-security-policy'] = security.requestPolicy;
+    else delete req.headers['content-security-policy'];
 
     // req.rawHeaders: what the sender sent, for the delivery log; the lines above changed only req.headers.
     requestStore().run({ requestId, receivedHeaders: req.rawHeaders }, () => {

@@ -22,7 +22,8 @@ export type IngressOutcome =
   | 'handshake'
   | 'not_found'
   | 'method_not_allowed'
-  | 'rate_limited';
+  | 'rate_limited'
+  | 'unavailable';
 
 /** Refusals by a rate limit or budget. */
 export type Budget = 'delivery_rate' | 'auth_failure' | 'unauthenticated_writes' | 'sign_in' | 'repository_check';

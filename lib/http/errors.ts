@@ -1,4 +1,5 @@
 import { ZodError } from 'zod';
+import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable, noteDatabaseUnavailable } from '@/lib/db/unavailable';
 import { errorFields, log } from '@/lib/log';
 
 // One error type for the whole domain. Services throw AppError; every adapter
@@ -16,6 +17,7 @@ export const errorStatus = {
   validation_failed: 422,
   rate_limited: 429,
   internal: 500,
+  unavailable: 503,
 } as const;
 
 export type ErrorCode = keyof typeof errorStatus;
@@ -60,9 +62,16 @@ function prismaErrorCode(error: unknown): string | undefined {
   return undefined;
 }
 
-/** Maps any thrown value to an AppError that is safe to show. */
+/**
+ * Maps any thrown value to an AppError that is safe to show. An unreachable
+ * database becomes `unavailable` (503), noted for the once-per-outage log line.
+ */
 export function toAppError(error: unknown): AppError {
   if (error instanceof AppError) return error;
+  if (isDatabaseUnavailable(error)) {
+    noteDatabaseUnavailable(error);
+    return new AppError('unavailable', `Tripline cannot reach its database right now. Try again in ${DATABASE_RETRY_AFTER_SECONDS} seconds.`);
+  }
   if (error instanceof ZodError) {
     return new AppError('validation_failed', 'Some fields are invalid', fieldErrorsFromZod(error));
   }
@@ -85,5 +94,7 @@ export function errorBody(error: AppError): ErrorBody {
 export function errorResponse(error: unknown, headers?: HeadersInit): Response {
   const appError = toAppError(error);
   if (appError.code === 'internal') log('api').error(errorFields(error), 'unexpected error');
-  return Response.json(errorBody(appError), { status: appError.status, headers });
+  const merged = new Headers(headers);
+  if (appError.code === 'unavailable') merged.set('Retry-After', String(DATABASE_RETRY_AFTER_SECONDS));
+  return Response.json(errorBody(appError), { status: appError.status, headers: merged });
 }

@@ -25,6 +25,7 @@ const outcomeByStatus: Record<number, IngressOutcome> = {
   405: 'method_not_allowed',
   413: 'rejected_too_large',
   429: 'rate_limited',
+  503: 'unavailable',
 };
 
 function outcomeOf(status: number, facts: Note | undefined): IngressOutcome {
@@ -43,7 +44,8 @@ export async function observeIngress(request: Request, uid: string, serve: () =>
   ingressRequests.inc({ outcome, auth_mode: facts?.authMode ?? 'unknown', scheme: facts?.scheme ?? 'none' });
   ingressDuration.observe({ outcome }, seconds);
   if (outcome === 'rate_limited') countRefusal(facts?.budget ?? 'delivery_rate');
-  if (response.status >= 400 && response.status !== 404) {
+  // 503: the database is unreachable, logged once per outage (lib/db/unavailable.ts), not per request.
+  if (response.status >= 400 && response.status !== 404 && response.status !== 503) {
     // One line per refused request (never a header or body: the sender's credentials are in them).
     const line = { uid, status: response.status, outcome, budget: facts?.budget, detail: facts?.detail, ms: Math.round(seconds * 1000) };
     if (outcome === 'rate_limited') logger.warn(line, 'ingress request refused');

@@ -5,6 +5,7 @@ import { declaredTooLarge, readBodyWithLimit } from '@/lib/http/body';
 import { requestNow } from '@/lib/ingress/clock';
 import { redactHeaders } from '@/lib/ingress/headers';
 import { answerChallenge, answerHandshake } from '@/lib/ingress/handshakes';
+import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable, noteDatabaseUnavailable } from '@/lib/db/unavailable';
 import { deliveryIdentity, normaliseSenderId, requestIdentity, type Identity } from '@/lib/ingress/identity';
 import { parseJsonBody } from '@/lib/ingress/json';
 import { MAX_BODY_BYTES } from '@/lib/ingress/limits';
@@ -59,7 +60,18 @@ function providerIdFor(webhook: LiveWebhook, headers: Headers): string | null {
 
 /** Answers an ingress request, counted and logged by lib/ingress/observe.ts. */
 export function handleIngress(request: Request, params: IngressParams): Promise<Response> {
-  return observeIngress(request, params.uid, () => serve(request, params));
+  return observeIngress(request, params.uid, () => serve(request, params).catch((error: unknown) => unavailable(error)));
+}
+
+/**
+ * 503 with Retry-After when the database cannot be reached: the request is
+ * fine, so the sender should retry it (a 500 says it failed). Nothing was
+ * written, and deduplication makes the retry safe. Anything else is rethrown.
+ */
+function unavailable(error: unknown): Response {
+  if (!isDatabaseUnavailable(error)) throw error;
+  noteDatabaseUnavailable(error);
+  return ingressError('unavailable', { 'Retry-After': String(DATABASE_RETRY_AFTER_SECONDS) });
 }
 
 /** A 429 from the budget of unauthenticated entries (handshakes answer it themselves), noted for the metrics. */

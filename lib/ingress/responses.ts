@@ -1,7 +1,7 @@
 // Every ingress response. Non-202 answers share one JSON shape and never
 // echo anything the sender sent (least of all a credential).
 
-type Code = 'not_found' | 'method_not_allowed' | 'unauthorized' | 'payload_too_large' | 'invalid_json' | 'rate_limited';
+type Code = 'not_found' | 'method_not_allowed' | 'unauthorized' | 'payload_too_large' | 'invalid_json' | 'rate_limited' | 'unavailable';
 
 const messages: Record<Code, string> = {
   not_found: 'No webhook at this URL',
@@ -10,6 +10,7 @@ const messages: Record<Code, string> = {
   payload_too_large: 'The body is larger than 262,144 bytes (256 KiB)',
   invalid_json: 'The body is not valid JSON',
   rate_limited: 'Too many requests',
+  unavailable: 'Temporarily unavailable: retry later',
 };
 
 const statuses: Record<Code, number> = {
@@ -19,6 +20,7 @@ const statuses: Record<Code, number> = {
   payload_too_large: 413,
   invalid_json: 400,
   rate_limited: 429,
+  unavailable: 503,
 };
 
 const baseHeaders = { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' };
