@@ -11,6 +11,12 @@ import { MAX_BODY_BYTES } from '@/lib/ingress/limits';
 // would otherwise silently turn a filter into "match everything".
 
 export const MAX_TRIGGERS = 20;
+/**
+ * Automations per factory. Every delivery of a webhook is matched against
+ * the triggers of the factory's automations on it, so one editor must not be
+ * able to make that list unbounded: 100 automations of up to 20 triggers.
+ */
+export const MAX_AUTOMATIONS_PER_FACTORY = 100;
 export const MAX_PROMPT_LENGTH = 20_000;
 
 export const automationNameSchema = z.string().trim().min(1, 'Enter a name').max(100, 'Use at most 100 characters');

@@ -4,6 +4,7 @@ import { lockFactory } from '@/lib/db/locks';
 import type { PayloadFilter } from '@/lib/filters';
 import { AppError, notFound, type FieldErrors } from '@/lib/http/errors';
 import {
+  MAX_AUTOMATIONS_PER_FACTORY,
   createAutomationSchema,
   triggerFromColumns,
   updateAutomationSchema,
@@ -183,6 +184,12 @@ export async function createAutomation(factoryId: string, input: CreateAutomatio
   const data = createAutomationSchema.parse(input);
   const id = await db.$transaction(async (tx) => {
     await lockFactory(tx, factoryId);
+    if ((await tx.automation.count({ where: { factoryId } })) >= MAX_AUTOMATIONS_PER_FACTORY) {
+      throw new AppError(
+        'validation_failed',
+        `A factory can have at most ${MAX_AUTOMATIONS_PER_FACTORY} automations. Delete one you no longer use, or add a trigger to an existing one, to create another.`,
+      );
+    }
     await checkTriggerWebhooks(tx, factoryId, data.triggers, new Set());
     const created = await tx.automation.create({
       data: { factoryId, name: data.name, prompt: data.prompt, enabled: data.enabled },

@@ -42,7 +42,7 @@ describe.each(testDatabaseKinds())('group commit of accepted deliveries on %s', 
     headers: { 'content-type': 'application/json' },
     remoteAddress: '198.51.100.9',
     runQueueLimit: 10_000,
-    runs: [{ automationId, prompt: 'Do it.', envelope: composeEnvelope({ webhookName: 'hook', webhookUid: 'wh', deliveryId, body: '{}' }) }],
+    runs: [{ automationId, envelope: composeEnvelope({ webhookName: 'hook', webhookUid: 'wh', deliveryId, body: '{}' }) }],
   });
 
   it('accepts each identity once among concurrent identical deliveries, with its runs, in shared statements', async () => {

@@ -324,17 +324,14 @@ function acceptingCtes(input: AcceptInput, n: number, param: Param, allowed: str
     queueFull = `NOT (SELECT "ok" FROM ${name('room')})`;
     ctes.push(`${name('runs')} AS (
        INSERT INTO "Run" ("id", "factoryId", "automationId", "deliveryId", "status", "prompt", "envelope", "createdAt")
-       SELECT r."id", ${factoryId}, r."automationId", ${rowId}, 'queued'::"RunStatus", r."prompt", r."envelope"::jsonb, now()
+       SELECT r."id", ${factoryId}, r."automationId", ${rowId}, 'queued'::"RunStatus", a."prompt", r."envelope"::jsonb, now()
          FROM unnest(${param(input.runs.map(newRunId), 'text[]')}, ${param(
            input.runs.map((r) => r.automationId),
            'text[]',
          )}, ${param(
-           input.runs.map((r) => r.prompt),
-           'text[]',
-         )}, ${param(
            input.runs.map((r) => JSON.stringify(r.envelope)),
            'text[]',
-         )}) AS r("id", "automationId", "prompt", "envelope")
+         )}) AS r("id", "automationId", "envelope")
          JOIN "Automation" a ON a."id" = r."automationId" AND a."enabled"
         WHERE EXISTS (SELECT 1 FROM ${name('claimed')}) AND (SELECT "ok" FROM ${name('room')})
        RETURNING 1

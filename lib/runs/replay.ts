@@ -56,9 +56,13 @@ export async function replayDelivery(factoryId: string, uid: string, deliveryRow
         throw new AppError('conflict', `Run queue full: this factory already has ${limit.toLocaleString('en-US')} queued runs; replay once some have finished`);
       }
     }
+    // Each run starts with its automation's prompt as it is now (the triggers carry no prompts).
+    const prompts = new Map(
+      (await tx.automation.findMany({ where: { factoryId, id: { in: runs.map((run) => run.automationId) } }, select: { id: true, prompt: true } })).map((a) => [a.id, a.prompt]),
+    );
     const created = runs.length
       ? await tx.run.createManyAndReturn({
-          data: runs.map((run) => ({ ...run, id: newRunId(), factoryId, deliveryId: delivery.id, replay: true })),
+          data: runs.map((run) => ({ ...run, prompt: prompts.get(run.automationId) ?? '', id: newRunId(), factoryId, deliveryId: delivery.id, replay: true })),
           skipDuplicates: true,
           select: { id: true, automationId: true },
         })

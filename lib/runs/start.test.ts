@@ -6,7 +6,6 @@ const webhook = { name: 'github', uid: 'wh_abc' };
 const trigger = (automationId: string, payloadFilter: ActiveTrigger['payloadFilter']): ActiveTrigger => ({
   automationId,
   automationName: automationId,
-  prompt: `Prompt of ${automationId}`,
   payloadFilter,
 });
 const delivery = (value: unknown, deliveryId = 'd-1') => ({ deliveryId, text: JSON.stringify(value), value });
@@ -19,7 +18,8 @@ describe('runsToStart', () => {
       delivery({ action: 'opened' }),
     );
     expect(runs.map((r) => r.automationId)).toEqual(['a', 'b']);
-    expect(runs[0]!.prompt).toBe('Prompt of a');
+    // The prompt is not carried: the insert takes the automation's (lib/ingress/record.ts).
+    expect(runs[0]).not.toHaveProperty('prompt');
   });
 
   it('tries the next trigger of an automation when the first does not match', () => {
@@ -41,7 +41,7 @@ describe('runsToStart', () => {
     expect(run!.envelope).toMatchObject({ webhook, deliveryId: 'evt_9', attachments: [{ name: 'event-payload.json', size: Buffer.byteLength(text) }] });
     expect(run!.envelope.text).toContain('That payload is the request to act on.');
     expect(run!.envelope.text).toContain('untrusted context');
-    expect(composedPrompt(run!.prompt, run!.envelope)).toBe(`Prompt of a\n\n---\n${run!.envelope.text}\n`);
+    expect(composedPrompt('Prompt of a', run!.envelope)).toBe(`Prompt of a\n\n---\n${run!.envelope.text}\n`);
   });
 
   it('quotes names and IDs in the envelope, so a hostile delivery ID cannot forge a line', () => {

@@ -8,13 +8,18 @@ import { composeEnvelope, type RunEnvelope } from '@/lib/runs/envelope';
 // with two matching triggers starts one run. Shared by the ingress (at
 // arrival) and replay (against today's automations). Pure code.
 
-/** A trigger of an enabled automation, with what a run of it starts with. */
-export type ActiveTrigger = { automationId: string; automationName: string; prompt: string; payloadFilter: PayloadFilter | null };
+/**
+ * A trigger of an enabled automation: what matching needs, and no more. The
+ * ingress keeps these in its live cache for every delivery, so the prompt
+ * (up to 20,000 characters) is not among them: a run takes its automation's
+ * prompt in the statement that inserts it.
+ */
+export type ActiveTrigger = { automationId: string; automationName: string; payloadFilter: PayloadFilter | null };
 
 export const newRunId = () => timeOrderedId('run_', 16);
 
-/** A run to insert; its payload is the delivery's stored body, not a copy. */
-export type NewRun = { automationId: string; prompt: string; envelope: RunEnvelope };
+/** A run to insert; its payload is the delivery's stored body, not a copy, and its prompt is its automation's when inserted. */
+export type NewRun = { automationId: string; envelope: RunEnvelope };
 
 export const QUEUE_FULL_DETAIL_PREFIX = 'run queue full';
 
@@ -37,7 +42,7 @@ export function runsToStart(
     if (started.has(trigger.automationId) || !matchesFilter(trigger.payloadFilter, delivery.value)) continue;
     started.add(trigger.automationId);
     const envelope = composeEnvelope({ webhookName: webhook.name, webhookUid: webhook.uid, deliveryId: delivery.deliveryId, body: delivery.text });
-    runs.push({ automationId: trigger.automationId, prompt: trigger.prompt, envelope });
+    runs.push({ automationId: trigger.automationId, envelope });
   }
   return runs;
 }
@@ -48,7 +53,7 @@ export function runsToStart(
  * the webhook UID to match and `factoryColumn` its factory.
  */
 export function activeTriggersSql(uidColumn: string, factoryColumn: string): string {
-  return `(SELECT json_agg(json_build_object('automationId', a."id", 'automationName', a."name", 'prompt', a."prompt", 'payloadFilter', t."payloadFilter")
+  return `(SELECT json_agg(json_build_object('automationId', a."id", 'automationName', a."name", 'payloadFilter', t."payloadFilter")
                           ORDER BY a."createdAt", a."id", t."position")
             FROM "WebhookTrigger" t JOIN "Automation" a ON a."id" = t."automationId"
            WHERE t."webhookUid" = ${uidColumn} AND a."enabled" AND a."factoryId" = ${factoryColumn})`;

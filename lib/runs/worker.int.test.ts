@@ -124,7 +124,7 @@ describe.each(testDatabaseKinds())('run workers on %s', (kind) => {
         headers: {},
         remoteAddress: null,
         runQueueLimit: 3,
-        runs: runsToStart({ name: 'hook', uid: 'wh_test' }, [{ automationId, automationName: 'Auto', prompt: 'Do it.', payloadFilter: null }], { deliveryId, text: '{}', value: {} }),
+        runs: runsToStart({ name: 'hook', uid: 'wh_test' }, [{ automationId, automationName: 'Auto', payloadFilter: null }], { deliveryId, text: '{}', value: {} }),
       });
     const full = await accept(`full-${kind}`);
     expect(full).toMatchObject({ limited: false, status: 'accepted', runs: 0, queueFull: true });
@@ -147,7 +147,7 @@ describe.each(testDatabaseKinds())('run workers on %s', (kind) => {
       headers: {},
       remoteAddress: null,
       runQueueLimit: 3,
-      runs: [{ automationId: otherAutomation, prompt: 'P', envelope: composeEnvelope({ webhookName: 'h', webhookUid: 'wh_o', deliveryId: 'e', body: '{}' }) }],
+      runs: [{ automationId: otherAutomation, envelope: composeEnvelope({ webhookName: 'h', webhookUid: 'wh_o', deliveryId: 'e', body: '{}' }) }],
     });
     expect(elsewhere).toMatchObject({ status: 'accepted', runs: 1, queueFull: false });
     // Once a run has left the queue, deliveries start runs again.

@@ -21,16 +21,35 @@ import { log } from '@/lib/log';
 const CHANNEL = 'tripline_webhook_changed';
 const TTL_MS = 60_000;
 const MAX_ENTRIES = 10_000;
+// Bounded in bytes as well as entries: a webhook's entry holds its triggers'
+// payload filters (up to 100 automations x 20 triggers x 10 KB), so entries
+// alone would not bound the memory. Sizes are those of the entry's JSON form.
+// Past the budget the oldest entries go first; an entry larger than
+// MAX_ENTRY_BYTES is not kept at all (its webhook is read on each delivery).
+const MAX_BYTES = 64 * 1024 * 1024;
+const MAX_ENTRY_BYTES = 8 * 1024 * 1024;
 
-type Entry<T> = { value: T; expires: number };
+type Entry<T> = { value: T; expires: number; bytes: number };
 
-class LiveWebhookCache<T> {
+const jsonBytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value) ?? '');
+
+/** Exported for its unit test; the app uses liveWebhookCache(). */
+export class LiveWebhookCache<T> {
   private entries = new Map<string, Entry<T>>();
+  private bytes = 0;
   private generation = 0;
   private listening = false;
   private starting: Promise<void> | undefined;
 
-  constructor(private readonly database: Database) {}
+  constructor(
+    private readonly database: Database,
+    private readonly limits: { maxBytes: number; maxEntryBytes: number; maxEntries: number } = { maxBytes: MAX_BYTES, maxEntryBytes: MAX_ENTRY_BYTES, maxEntries: MAX_ENTRIES },
+  ) {}
+
+  /** The entries kept and their bytes, for tests and the metrics. */
+  get size(): { entries: number; bytes: number } {
+    return { entries: this.entries.size, bytes: this.bytes };
+  }
 
   get enabled(): boolean {
     return this.listening;
@@ -93,7 +112,7 @@ class LiveWebhookCache<T> {
     const entry = this.entries.get(uid);
     if (!entry) return undefined;
     if (entry.expires <= Date.now()) {
-      this.entries.delete(uid);
+      this.remove(uid);
       return undefined;
     }
     return entry.value;
@@ -105,21 +124,39 @@ class LiveWebhookCache<T> {
     if (cached !== undefined) return cached;
     const generation = this.generation;
     const value = await load();
-    if (value !== null && this.listening && generation === this.generation) {
-      if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
-      this.entries.set(uid, { value, expires: Date.now() + TTL_MS });
-    }
+    if (value !== null && this.listening && generation === this.generation) this.store(uid, value);
     return value;
+  }
+
+  private store(uid: string, value: T): void {
+    const bytes = jsonBytes(value);
+    this.remove(uid);
+    if (bytes > this.limits.maxEntryBytes) return;
+    // Oldest first (a Map iterates in insertion order).
+    for (const oldest of this.entries.keys()) {
+      if (this.entries.size < this.limits.maxEntries && this.bytes + bytes <= this.limits.maxBytes) break;
+      this.remove(oldest);
+    }
+    this.entries.set(uid, { value, expires: Date.now() + TTL_MS, bytes });
+    this.bytes += bytes;
+  }
+
+  private remove(uid: string): void {
+    const entry = this.entries.get(uid);
+    if (!entry) return;
+    this.entries.delete(uid);
+    this.bytes -= entry.bytes;
   }
 
   invalidate(uid: string): void {
     this.generation++;
-    this.entries.delete(uid);
+    this.remove(uid);
   }
 
   clear(): void {
     this.generation++;
     this.entries.clear();
+    this.bytes = 0;
   }
 }
 

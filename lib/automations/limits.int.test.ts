@@ -1,0 +1,75 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_AUTOMATIONS_PER_FACTORY } from '@/lib/automations/schemas';
+import { createAutomation } from '@/lib/automations/service';
+import { setDatabase } from '@/lib/db';
+import { createFactory } from '@/lib/factories/service';
+import { recordAccepted } from '@/lib/ingress/record';
+import { runsToStart } from '@/lib/runs/start';
+import { appError } from '@/lib/testing/app-error';
+import { createTestDatabase, testDatabaseKinds, type TestDatabase } from '@/lib/testing/databases';
+import { createUser } from '@/lib/users/service';
+import { findLiveWebhook } from '@/lib/webhooks/live';
+import { createWebhook } from '@/lib/webhooks/service';
+
+// What one editor can make every delivery of a webhook cost: at most 100
+// automations per factory, and the ingress loads what matching needs (no
+// prompts); a run takes its automation's prompt when it is inserted.
+
+describe.each(testDatabaseKinds())('automation limits on %s', (kind) => {
+  let database: TestDatabase;
+  let factoryId: string;
+  let uid: string;
+
+  beforeAll(async () => {
+    database = await createTestDatabase(kind);
+    setDatabase(database);
+    const user = await createUser({ email: 'admin@example.com', password: 'a long enough password' }, database.prisma);
+    factoryId = (await createFactory(user.id, { name: 'Acme', slug: 'acme' }, database.prisma)).id;
+    uid = (await createWebhook(factoryId, { name: 'orders' }, database.prisma)).webhook.uid;
+  });
+  afterAll(async () => {
+    setDatabase(undefined);
+    await database?.drop();
+  });
+
+  const trigger = () => ({ provider: 'webhook' as const, event: 'received' as const, filter: { webhook_ids: [uid] } });
+
+  it('the ingress loads triggers without prompts, and a run gets its automation’s prompt', async () => {
+    const db = database.prisma;
+    const prompt = `Handle the order. ${'Details. '.repeat(2000)}End.`;
+    const automation = await createAutomation(factoryId, { name: 'big prompt', prompt, triggers: [trigger()] }, db);
+    const live = await findLiveWebhook(uid);
+    expect(live!.triggers).toEqual([{ automationId: automation.id, automationName: 'big prompt', payloadFilter: null }]);
+    expect(JSON.stringify(live)).not.toContain('Handle the order');
+
+    const webhookId = (await db.webhook.findUniqueOrThrow({ where: { uid }, select: { id: true } })).id;
+    const outcome = await recordAccepted({
+      factoryId,
+      webhookId,
+      identity: { deliveryId: 'limits-1', source: 'service_header' },
+      size: 2,
+      body: '{}',
+      headers: {},
+      remoteAddress: null,
+      runQueueLimit: 1000,
+      runs: runsToStart({ name: 'orders', uid }, live!.triggers, { deliveryId: 'limits-1', text: '{}', value: {} }),
+    });
+    expect(outcome).toMatchObject({ status: 'accepted', runs: 1 });
+    const run = await db.run.findFirstOrThrow({ where: { automationId: automation.id } });
+    expect(run.prompt).toBe(prompt);
+  });
+
+  it(`refuses the ${MAX_AUTOMATIONS_PER_FACTORY + 1}st automation of a factory with a 422 naming the limit`, async () => {
+    const db = database.prisma;
+    const existing = await db.automation.count({ where: { factoryId } });
+    await db.automation.createMany({
+      data: Array.from({ length: MAX_AUTOMATIONS_PER_FACTORY - existing }, (_, i) => ({ factoryId, name: `filler ${i}`, prompt: 'p' })),
+    });
+    const refusal = await appError(createAutomation(factoryId, { name: 'one too many', prompt: 'p', triggers: [trigger()] }, db));
+    expect(refusal.status).toBe(422);
+    expect(refusal.message).toBe(
+      'A factory can have at most 100 automations. Delete one you no longer use, or add a trigger to an existing one, to create another.',
+    );
+    expect(await db.automation.count({ where: { factoryId } })).toBe(MAX_AUTOMATIONS_PER_FACTORY);
+  });
+});
