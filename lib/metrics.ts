@@ -26,7 +26,7 @@ export type IngressOutcome =
   | 'unavailable';
 
 /** Refusals by a rate limit or budget. */
-export type Budget = 'delivery_rate' | 'auth_failure' | 'unauthenticated_writes' | 'sign_in' | 'repository_check';
+export type Budget = 'delivery_rate' | 'auth_failure' | 'unauthenticated_writes' | 'sign_in' | 'repository_check' | 'backtest';
 
 function createMetrics() {
   const registry = new client.Registry();

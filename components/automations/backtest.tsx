@@ -35,7 +35,7 @@ function examplesNote(deliveries: BacktestResult['deliveries']): string {
 }
 
 function BacktestResultView({ factorySlug, result }: { factorySlug: string; result: BacktestResult }) {
-  const { webhook, tested, wouldTrigger, deliveries } = result;
+  const { webhook, tested, untested, wouldTrigger, deliveries } = result;
   const note = stateNotes[webhook.state];
   if (tested === 0) {
     return (
@@ -53,6 +53,13 @@ function BacktestResultView({ factorySlug, result }: { factorySlug: string; resu
         {tested === 1 ? 'delivery' : 'deliveries'} to {webhook.name} in the retained log would trigger.
         {note ? <span className="text-fg-muted"> {note}</span> : null}
       </p>
+      {untested > 0 ? (
+        <p className="text-[13px] text-fg">
+          Partial count: {countFormat.format(untested)} older {untested === 1 ? 'delivery was' : 'deliveries were'} not tested. Their bodies are still
+          being prepared for Backtest (this happens in the background after an upgrade, a restore or a burst); run it again in a few minutes for the
+          full count.
+        </p>
+      ) : null}
       <p className="text-[13px] text-fg-muted">{examplesNote(deliveries)}</p>
       <div className="max-h-96 overflow-y-auto rounded-lg border border-line bg-surface">
         <Table className="text-[13px]">

@@ -509,18 +509,22 @@ export function openApiDocument(baseUrl: string) {
         post: {
           summary: 'Run a trigger as written over every Accepted delivery of its webhook in the retained log',
           description:
-            'Counts the deliveries the trigger would have started (`wouldTrigger` of `tested`, every Accepted delivery of the webhook still in the log) and lists the most recent ones that would trigger and that would not, up to `limit` of each (default 25), newest first, with the conditions that failed. Changes nothing.',
+            'Counts the deliveries the trigger would have started (`wouldTrigger` of `tested`, every Accepted delivery of the webhook still in the log) and lists the most recent ones that would trigger and that would not, up to `limit` of each (default 25), newest first, with the conditions that failed. Changes nothing. Bounded: one Backtest per factory and two per instance at once, 30 per factory a minute, 30 s per statement, and at most 20,000 bodies (64 MB) without a jsonb copy evaluated per call (`untested` counts the rest).',
           requestBody: body(jsonSchema(backtestSchema)),
           responses: {
             200: json({
               type: 'object',
-              required: ['webhook', 'tested', 'wouldTrigger', 'deliveries'],
+              required: ['webhook', 'tested', 'untested', 'wouldTrigger', 'deliveries'],
               properties: {
                 webhook: {
                   type: 'object',
                   properties: { uid: { type: 'string' }, name: { type: 'string' }, state: { type: 'string', enum: ['live', 'disabled', 'deleted'] } },
                 },
-                tested: { type: 'integer', description: 'Accepted deliveries of the webhook in the retained log' },
+                tested: { type: 'integer', description: 'Accepted deliveries of the webhook in the retained log that were tested' },
+                untested: {
+                  type: 'integer',
+                  description: 'Deliveries not tested because their bodies have no jsonb copy yet and the TypeScript evaluator’s bound (20,000 bodies or 64 MB) was reached: the count is partial when above 0',
+                },
                 wouldTrigger: { type: 'integer', description: 'How many of them the filter matches' },
                 deliveries: {
                   type: 'array',
@@ -538,6 +542,7 @@ export function openApiDocument(baseUrl: string) {
                 },
               },
             }),
+            429: errorResponse('Another Backtest of this factory (or two of this instance) is running, or the factory ran 30 in the last minute; Retry-After says when to try again'),
             ...standardErrors,
             422: errorResponse('Invalid trigger'),
           },

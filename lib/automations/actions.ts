@@ -5,7 +5,8 @@ import { z } from 'zod';
 import { factoryAction } from '@/lib/actions/action';
 import { createAutomationSchema, pastedBodySchema, triggerSchema, updateAutomationSchema } from '@/lib/automations/schemas';
 import { createAutomation, deleteAutomation, updateAutomation } from '@/lib/automations/service';
-import { backtestTrigger, testTrigger, testTriggerOnBody } from '@/lib/automations/test-filter';
+import { runBacktest } from '@/lib/automations/backtest-gate';
+import { testTrigger, testTriggerOnBody } from '@/lib/automations/test-filter';
 import { listDeliveries } from '@/lib/deliveries/service';
 import { webhookUidSchema } from '@/lib/webhooks/schemas';
 
@@ -67,5 +68,5 @@ export const listTestDeliveriesAction = factoryAction('factory:read', webhookUid
 
 /** Backtest: a trigger as written in the editor (saved or not) over every Accepted delivery of its webhook in the retained log. */
 export const backtestTriggerAction = factoryAction('factory:read', z.strictObject({ trigger: triggerSchema }), async ({ factory }, input) =>
-  backtestTrigger(factory.id, input),
+  runBacktest(factory.id, input),
 );

@@ -134,8 +134,10 @@ export const BACKTEST_MAX = 100;
 
 export type BacktestResult = {
   webhook: { uid: string; name: string; state: 'live' | 'disabled' | 'deleted' };
-  /** Every Accepted delivery of the webhook in the retained log. */
+  /** Every Accepted delivery of the webhook in the retained log, less `untested`. */
   tested: number;
+  /** Deliveries without a jsonb copy past the TypeScript evaluator's bound, not tested: the count is partial when this is above 0. */
+  untested: number;
   wouldTrigger: number;
   /** The most recent deliveries that would trigger and that would not (up to `limit` of each), newest first, explained. */
   deliveries: { id: string; deliveryId: string; receivedAt: Date; wouldTrigger: boolean; failures: string[] }[];
@@ -158,6 +160,16 @@ const UNCOPIED = `(SELECT d."id", d."receivedAt", d."body" FROM "Delivery" d
                   SELECT d."id", d."receivedAt", d."body" FROM "DeliveryJson" c JOIN "Delivery" d ON d."id" = c."deliveryId"
                     WHERE c."webhookId" = $1 AND c."json" IS NULL AND d."status" = 'accepted' AND d."body" IS NOT NULL)`;
 const TS_PAGE = 1_000;
+/**
+ * The most bodies without a copy one Backtest evaluates in TypeScript, and
+ * the most bytes of them: after an upgrade, a restore or a burst the copies
+ * can lag far behind, and the evaluator would otherwise read them all. Past
+ * either, the answer counts what it evaluated and says how many it did not.
+ */
+export const BACKTEST_UNCOPIED_MAX = 20_000;
+export const BACKTEST_UNCOPIED_MAX_BYTES = 64 * 1024 * 1024;
+/** No statement of a Backtest runs longer (PostgreSQL's statement_timeout). */
+const STATEMENT_TIMEOUT = '30s';
 
 /** Above this many copies, PostgreSQL counts the two halves of the log at once, on two connections. */
 const SPLIT_FROM = 20_000;
@@ -167,9 +179,10 @@ function withoutJit<T>(db: Db, work: (tx: Tx) => Promise<T>): Promise<T> {
   return db.$transaction(
     async (tx) => {
       await tx.$executeRawUnsafe('SET LOCAL jit = off');
+      await tx.$executeRawUnsafe(`SET LOCAL statement_timeout = '${STATEMENT_TIMEOUT}'`);
       return work(tx);
     },
-    { timeout: 120_000, maxWait: 10_000 },
+    { timeout: 60_000, maxWait: 10_000 },
   );
 }
 
@@ -200,14 +213,26 @@ async function halves(db: Db, webhookId: string, splitFrom: number): Promise<{ s
  * How many of the webhook's Accepted deliveries match, and the most recent
  * matches and non-matches (up to `limit` of each, not yet ordered).
  */
-async function countMatches(db: Db, webhookId: string, filter: PayloadFilter | null, limit: number, splitFrom: number) {
+async function countMatches(db: Db, webhookId: string, filter: PayloadFilter | null, limit: number, splitFrom: number, uncopiedMax: number) {
   // 1. Bodies without a copy, in TypeScript. Their ids are left out of the
   // SQL below, so a body the copy job reaches meanwhile is counted once.
   const uncopied: string[] = [];
   const examples: Candidate[] = [];
   let matched = 0;
   let kept = { matches: 0, others: 0 };
+  let bytes = 0;
+  let untested = 0;
   for (let cursor: { receivedAt: Date; id: string } | null = null; ; ) {
+    if (uncopied.length >= uncopiedMax || bytes >= BACKTEST_UNCOPIED_MAX_BYTES) {
+      // The bound is reached: the rest (older) is counted, not evaluated.
+      const [rest] = await db.$queryRawUnsafe<{ count: number }[]>(
+        `SELECT count(*)::int AS "count" FROM ${UNCOPIED} u ${cursor ? `WHERE (u."receivedAt", u."id") < ($2::timestamp(3), $3)` : ''}`,
+        webhookId,
+        ...(cursor ? [cursor.receivedAt.toISOString(), cursor.id] : []),
+      );
+      untested = rest?.count ?? 0;
+      break;
+    }
     const page: { id: string; receivedAt: Date; body: string }[] = await db.$queryRawUnsafe(
       `SELECT u."id", u."receivedAt", u."body" FROM ${UNCOPIED} u
         ${cursor ? `WHERE (u."receivedAt", u."id") < ($2::timestamp(3), $3)` : ''}
@@ -219,6 +244,7 @@ async function countMatches(db: Db, webhookId: string, filter: PayloadFilter | n
       // The body was valid JSON when it was accepted; parsing cannot fail.
       const isMatch = matchesFilter(filter, JSON.parse(row.body) as unknown);
       uncopied.push(row.id);
+      bytes += row.body.length;
       if (isMatch) matched++;
       if (isMatch ? kept.matches < limit : kept.others < limit) {
         examples.push({ id: row.id, receivedAt: row.receivedAt, matched: isMatch });
@@ -262,7 +288,7 @@ async function countMatches(db: Db, webhookId: string, filter: PayloadFilter | n
   const [recentMatches, recentOthers] = await Promise.all([copiedMatches > 0 ? recent(true) : [], copiedMatches < copied ? recent(false) : []]);
   examples.push(...recentMatches.map((row) => ({ ...row, matched: true })), ...recentOthers.map((row) => ({ ...row, matched: false })));
 
-  return { uncopied: uncopied.length, copied, matched: matched + copiedMatches, examples };
+  return { uncopied: uncopied.length, untested, copied, matched: matched + copiedMatches, examples };
 }
 
 /**
@@ -278,6 +304,7 @@ export async function backtestTrigger(
   input: { trigger: TriggerInput; limit?: number },
   db: Db = prisma,
   splitFrom = SPLIT_FROM,
+  uncopiedMax = BACKTEST_UNCOPIED_MAX,
 ): Promise<BacktestResult> {
   const trigger = triggerSchema.parse(input.trigger);
   const uid = trigger.filter.webhook_ids[0]!;
@@ -286,7 +313,7 @@ export async function backtestTrigger(
   const filter = trigger.filter.payload ?? null;
   const limit = Math.min(Math.max(input.limit ?? BACKTEST_EXAMPLES, 1), BACKTEST_MAX);
 
-  const { uncopied, copied, matched, examples } = await countMatches(db, webhook.id, filter, limit, splitFrom);
+  const { uncopied, untested, copied, matched, examples } = await countMatches(db, webhook.id, filter, limit, splitFrom, uncopiedMax);
 
   // Explain the most recent of each kind.
   examples.sort(newestFirst);
@@ -311,6 +338,7 @@ export async function backtestTrigger(
   return {
     webhook: { uid, name: webhook.name, state: webhookState(webhook) },
     tested: uncopied + copied,
+    untested,
     wouldTrigger: matched,
     deliveries,
   };

@@ -29,12 +29,15 @@ export type ErrorBody = { error: { code: ErrorCode; message: string; fields?: Fi
 export class AppError extends Error {
   readonly code: ErrorCode;
   readonly fields: FieldErrors | undefined;
+  /** For `rate_limited`: seconds until the budget refills, sent as Retry-After. */
+  readonly retryAfterSeconds: number | undefined;
 
-  constructor(code: ErrorCode, message: string, fields?: FieldErrors) {
+  constructor(code: ErrorCode, message: string, fields?: FieldErrors, retryAfterSeconds?: number) {
     super(message);
     this.name = 'AppError';
     this.code = code;
     this.fields = fields;
+    this.retryAfterSeconds = retryAfterSeconds;
   }
 
   get status(): number {
@@ -96,5 +99,6 @@ export function errorResponse(error: unknown, headers?: HeadersInit): Response {
   if (appError.code === 'internal') log('api').error(errorFields(error), 'unexpected error');
   const merged = new Headers(headers);
   if (appError.code === 'unavailable') merged.set('Retry-After', String(DATABASE_RETRY_AFTER_SECONDS));
+  if (appError.retryAfterSeconds !== undefined) merged.set('Retry-After', String(appError.retryAfterSeconds));
   return Response.json(errorBody(appError), { status: appError.status, headers: merged });
 }

@@ -1,12 +1,13 @@
 import { withFactory } from '@/lib/api/handler';
 import { backtestSchema } from '@/lib/automations/schemas';
-import { backtestTrigger } from '@/lib/automations/test-filter';
+import { runBacktest } from '@/lib/automations/backtest-gate';
 
 // POST /api/v1/factories/{factory}/automations/backtest with {"trigger": {...}, "limit"?: 1-100}:
 // a trigger as written (saved or not) over every Accepted delivery of its webhook in the retained
-// log: the counts, and the most recent matches and non-matches (up to `limit` of each); changes nothing
+// log: the counts, and the most recent matches and non-matches (up to `limit` of each); changes nothing;
+// bounded by lib/automations/backtest-gate.ts (429 with Retry-After)
 export const POST = withFactory('factory:read', backtestSchema, async ({ context, input }) => {
-  const result = await backtestTrigger(context.factory.id, input);
+  const result = await runBacktest(context.factory.id, input);
   return Response.json({
     ...result,
     deliveries: result.deliveries.map((d) => ({ ...d, receivedAt: d.receivedAt.toISOString() })),
