@@ -16,8 +16,8 @@ import { cli, startServer, type RunningServer } from '../servers';
 
 const root = path.resolve(import.meta.dirname, '..', '..');
 const portBase = Number(process.env.E2E_PORT_BASE ?? 3210);
-const port = portBase + 30;
-const pgPort = portBase + 31;
+const port = portBase + 40;
+const pgPort = portBase + 41;
 const base = `http://localhost:${port}`;
 
 function postgresBin(): string {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSignInLimiters, signInWithPassword, type SignInLimiters } from '@/lib/auth/sign-in';
+import { createSignInLimiters, signInWithPassword, withAddressBudget, type SignInLimiters } from '@/lib/auth/sign-in';
+import { appError } from '@/lib/testing/app-error';
 import { setUserDisabled } from '@/lib/instance/service';
 import { createTestDatabase, testDatabaseKinds, type TestDatabase } from '@/lib/testing/databases';
 import { completeFirstRun, createUser } from '@/lib/users/service';
@@ -9,8 +10,10 @@ const password = 'a long enough password';
 describe.each(testDatabaseKinds())('sign-in throttle on %s', (kind) => {
   let database: TestDatabase;
   let limiters: SignInLimiters;
-  const attempt = (email: string, pass: string, address = '198.51.100.1') =>
-    signInWithPassword({ email, password: pass, address }, { db: database.prisma, limiters });
+  // The same budgets over a window no test outlasts, for the bursts below.
+  let steady: SignInLimiters;
+  const attempt = (email: string, pass: string, address = '198.51.100.1', use = limiters) =>
+    signInWithPassword({ email, password: pass, address }, { db: database.prisma, limiters: use });
 
   beforeAll(async () => {
     database = await createTestDatabase(kind);
@@ -19,6 +22,7 @@ describe.each(testDatabaseKinds())('sign-in throttle on %s', (kind) => {
     const disabled = await createUser({ email: 'disabled@example.com', password }, database.prisma);
     await setUserDisabled(user.id, { userId: disabled.id, disabled: true }, database.prisma);
     limiters = createSignInLimiters(database, { accountLimit: 3, addressLimit: 5, windowSeconds: 2 });
+    steady = createSignInLimiters(database, { accountLimit: 3, addressLimit: 5, windowSeconds: 600 });
   });
   afterAll(() => database?.drop());
 
@@ -57,5 +61,39 @@ describe.each(testDatabaseKinds())('sign-in throttle on %s', (kind) => {
     expect(reasons).toEqual(['wrong', 'wrong', 'wrong', 'wrong', 'throttled', 'throttled']);
     expect(await attempt('quiet@example.com', password, address)).toMatchObject({ reason: 'throttled' });
     for (let i = 0; i < 6; i += 1) expect(await attempt(`unknown${i}@example.com`, 'guess', 'unknown')).toEqual({ ok: false, reason: 'wrong' });
+  });
+  it('a burst gets no more guesses than the budget: the right password after more wrong ones than it allows is refused', async () => {
+    await createUser({ email: 'burst@example.com', password }, database.prisma);
+    // 12 at once, the right one last: only the first 3 to take a point (the budget) are checked.
+    const passwords = Array.from({ length: 12 }, (_, i) => (i === 11 ? password : `wrong ${i}`));
+    const results = await Promise.all(passwords.map((pass, i) => attempt('burst@example.com', pass, `198.18.0.${i}`, steady)));
+    expect(results.filter((result) => result.ok)).toEqual([]);
+    expect(results.filter((result) => !result.ok && result.reason === 'wrong').length).toBeLessThanOrEqual(3);
+  });
+
+  it('one address bursting over many accounts is bounded by the address budget', async () => {
+    // 12 at once from one address, each for another email, a right password 8th: the address has 5 points.
+    const tries = Array.from({ length: 12 }, (_, i) => (i === 7 ? ['quiet@example.com', password] : [`burst${i}@example.com`, 'guess']));
+    const results = await Promise.all(tries.map(([email, pass]) => attempt(email!, pass!, '198.18.1.1', steady)));
+    expect(results.filter((result) => result.ok)).toEqual([]);
+  });
+
+  it('a success gives its point back: the address keeps its whole budget', async () => {
+    for (let i = 0; i < 8; i += 1) expect(await attempt('quiet@example.com', password, '198.18.2.1', steady)).toMatchObject({ ok: true });
+  });
+
+  it('public password forms share the address budget: taken first, given back on success, 429 once spent', async () => {
+    const address = '198.18.3.1';
+    for (let i = 0; i < 8; i += 1) expect(await withAddressBudget(address, async () => 'done', steady)).toBe('done');
+    const failures = await Promise.all(
+      Array.from({ length: 8 }, () => withAddressBudget(address, async () => Promise.reject(new Error('refused')), steady).catch((e: Error) => e)),
+    );
+    expect(failures.filter((error) => error.message === 'refused').length).toBe(5);
+    const spent = await appError(withAddressBudget(address, async () => 'done', steady));
+    expect(spent).toMatchObject({ code: 'rate_limited' });
+    expect(spent.message).toMatch(/^Too many attempts from your address\. For your security, this form is paused: try again in \d+ (seconds?|minutes?)\.$/);
+    // Sign-in from that address is paused too; "unknown" is never throttled.
+    expect(await attempt('quiet@example.com', password, address, steady)).toMatchObject({ reason: 'throttled' });
+    expect(await withAddressBudget('unknown', async () => 'done', steady)).toBe('done');
   });
 });
