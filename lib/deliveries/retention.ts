@@ -3,7 +3,7 @@ import { prisma, type DbOrTx } from '@/lib/db';
 import { releaseLease, renewLeaseCte, takeLease } from '@/lib/db/lease';
 import { restAfter } from '@/lib/server/pace';
 
-// Retention (README.md, Decisions: Retention): at least the most recent 50 deliveries and 7
+// Retention (docs/decisions/0035-retention.md): at least the most recent 50 deliveries and 7
 // days of history per webhook are kept; older entries are pruned by a
 // periodic job. An entry goes only when it is both older than the window and
 // not among its webhook's 50 newest. Its accepted identity goes with it
