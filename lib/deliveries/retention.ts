@@ -21,11 +21,11 @@ const BATCH = 500;
 // After each batch the job rests three times as long as the batch took. What
 // the ingress feels of a prune is its WAL (every commit of the ingress flushes
 // the prune's WAL written before it) and its reads. A whole expired day of 5
-// webhooks at the limits (440,000 entries) goes in 74-111 s (docs/benchmarks.md,
+// webhooks at the limits (440,000 entries) goes in 74-111 s (docs/benchmarks/history.md,
 // "A log laid out as a live one"), against the hour between runs.
 const REST_RATIO = 3;
 
-// How it runs at the limits (12 million entries in a factory; docs/benchmarks.md,
+// How it runs at the limits (12 million entries in a factory; docs/benchmarks/history.md,
 // "The delivery log at the limits"): oldest first across every webhook, in the
 // order the log was written, so each batch deletes entries that share heap
 // pages (a live log interleaves its webhooks: a page holds several webhooks'
