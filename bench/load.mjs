@@ -19,7 +19,7 @@
 //     start of every second, so "200/s" was a burst of 200 every second, and
 //     autocannon 9 corrects for coordinated omission with an interval of
 //     Math.ceil(1 / rate) = 1 ms instead of 1000 / rate ms, which records a
-//     response of L ms L times over (docs/benchmarks.md, "Steady load").
+//     response of L ms L times over (docs/benchmarks/history.md, "Steady load").
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import autocannon from 'autocannon';

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { entryEnvShape, parseConfig } from '@/lib/server/entry-config';
 
 // The validated environment. Every variable Tripline reads is listed here (and
-// in the README); bad configuration fails at startup with the variable's name.
+// in docs/configuration.md); bad configuration fails at startup with the variable's name.
 
 const emptyAsUndefined = (value: unknown) => (value === '' ? undefined : value);
 
@@ -42,7 +42,7 @@ export type RepositoryAccess = {
   private: boolean;
 };
 
-/** Exported for tests/docs-sync.test.ts, which keeps README's configuration table in step. */
+/** Exported for tests/docs-sync.test.ts, which keeps docs/configuration.md's table in step. */
 export const envSchema = z.object({
   // PORT, TRIPLINE_LISTEN_ADDRESS, TRIPLINE_TRUSTED_PROXIES, TRIPLINE_SHUTDOWN_*: read by the server entry too.
   ...entryEnvShape,

@@ -4,7 +4,7 @@ import { deliveryStatusFilters } from '@/lib/deliveries/schemas';
 import { envSchema } from '@/lib/env';
 import { schemeIds } from '@/lib/signatures/registry';
 
-// The lists in README.md and docs/*.md that name things the code defines:
+// The lists in docs/*.md that name things the code defines:
 // signature schemes, delivery statuses, environment variables. Each must
 // name exactly what the code has, so a scheme, status or variable added (or
 // removed) in code fails here until the docs say so. docs/providers.md is
@@ -34,24 +34,28 @@ describe('docs/definitions.md', () => {
   });
 });
 
-describe('README.md', () => {
-  const readme = read('README.md');
+describe('docs/ingress.md', () => {
+  const ingress = read('docs/ingress.md');
 
-  it('names every provider scheme, with their count, in "The ingress"', () => {
-    const paragraph = /Supported provider schemes \((\d+)\):([\s\S]*?)\. Each one's/.exec(readme);
-    expect(paragraph, 'README.md lacks "Supported provider schemes (N): ..."').not.toBeNull();
+  it('names every provider scheme, with their count', () => {
+    const paragraph = /Supported provider schemes \((\d+)\):([\s\S]*?)\. Each one's/.exec(ingress);
+    expect(paragraph, 'docs/ingress.md lacks "Supported provider schemes (N): ..."').not.toBeNull();
     expect(Number(paragraph![1])).toBe(schemeIds.length);
     const named = [...backticked(paragraph![2]!)].filter((word) => !word.includes('*'));
     expect(named.sort()).toEqual([...schemeIds].sort());
   });
+});
 
+describe('docs/api.md', () => {
   it('names every delivery status the log can be filtered by, in the API table', () => {
-    const row = readme.split('\n').find((line) => line.startsWith('| `GET .../webhooks/{uid}/deliveries'));
+    const row = read('docs/api.md').split('\n').find((line) => line.startsWith('| `GET .../webhooks/{uid}/deliveries'));
     expect(row).toBeDefined();
     const named = backticked(row!);
     expect(deliveryStatusFilters.filter((status) => !named.has(status))).toEqual([]);
   });
+});
 
+describe('docs/configuration.md', () => {
   // Variables the configuration table documents that lib/env.ts does not
   // validate, with the file that reads each.
   const readElsewhere: Record<string, string> = {
@@ -64,13 +68,12 @@ describe('README.md', () => {
   };
 
   it('documents exactly the environment variables Tripline reads', () => {
-    const section = readme.slice(readme.indexOf('## Configuration'), readme.indexOf('\n## ', readme.indexOf('## Configuration') + 1));
-    const documented = [...section.matchAll(/^\| `([A-Z0-9_]+)` \|/gm)].map((match) => match[1]!);
+    const documented = [...read('docs/configuration.md').matchAll(/^\| `([A-Z0-9_]+)` \|/gm)].map((match) => match[1]!);
     const validated = Object.keys(envSchema.shape);
-    expect(validated.filter((name) => !documented.includes(name)), 'in lib/env.ts but not in README.md').toEqual([]);
+    expect(validated.filter((name) => !documented.includes(name)), 'in lib/env.ts but not in docs/configuration.md').toEqual([]);
     expect(
       documented.filter((name) => !validated.includes(name) && !(name in readElsewhere)),
-      'in README.md but read nowhere the test knows of',
+      'in docs/configuration.md but read nowhere the test knows of',
     ).toEqual([]);
     for (const [name, file] of Object.entries(readElsewhere)) {
       expect(documented, `${name} is no longer documented: drop it from readElsewhere`).toContain(name);

@@ -15,7 +15,7 @@ export const deliveryStatusTones: Record<AnyDeliveryStatus, BadgeTone> = {
   refused: 'warning',
 };
 
-/** How the delivery ID was chosen (README.md, Decisions: Delivery identity), in words. */
+/** How the delivery ID was chosen (docs/decisions/0028-delivery-identity.md), in words. */
 export const identitySourceLabels: Record<string, string> = {
   configured_header: 'Delivery ID header',
   provider_header: 'Provider delivery header',

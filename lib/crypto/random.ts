@@ -28,7 +28,7 @@ const TIME_DIGITS = 9;
  * end, in a page that is already in memory, instead of on a random page of
  * the whole index, which on a log of millions of rows may have to be read
  * from disk and written whole to the WAL (measured: 8 % fewer B-tree
- * full-page images, docs/benchmarks.md, "Steady load"). IDs made in the same
+ * full-page images, docs/benchmarks/history.md, "Steady load"). IDs made in the same
  * millisecond sort among themselves at random.
  */
 export function timeOrderedId(prefix: string, randomLength: number, now: number = Date.now()): string {

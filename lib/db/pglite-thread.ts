@@ -11,7 +11,7 @@ import { log } from '@/lib/log';
 // In the server's thread, each statement stopped everything else: an
 // accepted delivery cost the server's one thread 1.7-3.3 ms instead of
 // 0.7-0.8 ms on PostgreSQL, and an hourly VACUUM (seconds on a large log)
-// froze the ingress, /healthz and /metrics alike (docs/benchmarks.md, "The
+// froze the ingress, /healthz and /metrics alike (docs/benchmarks/history.md, "The
 // route's floor, and the embedded database on its own thread"). On its own
 // thread PostgreSQL's work runs on the second core; this thread only sends
 // statements and parses results.

@@ -15,7 +15,7 @@ import type { EmbeddedDatabase } from '@/lib/db/pglite-thread';
 // only pages that changed since the last one (the visibility map), plus the
 // indexes of tables with deleted rows, which it reads whole; ANALYZE reads a
 // sample of every table, and costs twice the VACUUM. The ingress waits for
-// both: PGlite has one connection (docs/benchmarks.md, "Embedded VACUUM":
+// both: PGlite has one connection (docs/benchmarks/history.md, "Embedded VACUUM":
 // 0.3 s an hour and 0.6 s more a day at 100,000 entries).
 
 /** VACUUM, with ANALYZE when asked, of the embedded database; returns how long it took, in ms. */

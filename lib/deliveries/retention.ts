@@ -3,7 +3,7 @@ import { prisma, type DbOrTx } from '@/lib/db';
 import { releaseLease, renewLeaseCte, takeLease } from '@/lib/db/lease';
 import { restAfter } from '@/lib/server/pace';
 
-// Retention (README.md, Decisions: Retention): at least the most recent 50 deliveries and 7
+// Retention (docs/decisions/0035-retention.md): at least the most recent 50 deliveries and 7
 // days of history per webhook are kept; older entries are pruned by a
 // periodic job. An entry goes only when it is both older than the window and
 // not among its webhook's 50 newest. Its accepted identity goes with it
@@ -21,11 +21,11 @@ const BATCH = 500;
 // After each batch the job rests three times as long as the batch took. What
 // the ingress feels of a prune is its WAL (every commit of the ingress flushes
 // the prune's WAL written before it) and its reads. A whole expired day of 5
-// webhooks at the limits (440,000 entries) goes in 74-111 s (docs/benchmarks.md,
+// webhooks at the limits (440,000 entries) goes in 74-111 s (docs/benchmarks/history.md,
 // "A log laid out as a live one"), against the hour between runs.
 const REST_RATIO = 3;
 
-// How it runs at the limits (12 million entries in a factory; docs/benchmarks.md,
+// How it runs at the limits (12 million entries in a factory; docs/benchmarks/history.md,
 // "The delivery log at the limits"): oldest first across every webhook, in the
 // order the log was written, so each batch deletes entries that share heap
 // pages (a live log interleaves its webhooks: a page holds several webhooks'

@@ -5,7 +5,7 @@ export type DeliveryStatus = (typeof deliveryStatuses)[number];
 
 /**
  * What the log can be filtered by: the five labels of a request's outcome
- * (accepted, duplicate and three rejections; README.md, The ingress), answered provider
+ * (accepted, duplicate and three rejections; docs/ingress.md), answered provider
  * handshakes, and the per-minute summaries of requests refused with 429 by the
  * budgets on unauthenticated requests (lib/ingress/log-budget.ts).
  */

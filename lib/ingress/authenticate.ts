@@ -3,7 +3,7 @@ import { bytesEqual } from '@/lib/signatures/shared';
 import { verifySignature } from '@/lib/signatures/verify';
 import type { LiveWebhook } from '@/lib/webhooks/live';
 
-// Authentication per mode (README.md, The ingress; docs/providers.md). Secrets are compared with
+// Authentication per mode (docs/ingress.md; docs/providers.md). Secrets are compared with
 // bytesEqual: through their SHA-256 digests with timingSafeEqual, so neither
 // the content nor the length of the secret leaks through timing.
 

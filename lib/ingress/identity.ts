@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { timeOrderedId } from '@/lib/crypto/random';
 import { MAX_DELIVERY_ID_LENGTH } from '@/lib/ingress/limits';
 
-// Delivery identity (README.md, Decisions: Delivery identity), in order of preference:
+// Delivery identity (docs/decisions/0028-delivery-identity.md), in order of preference:
 //   (a) the header named by the webhook's Delivery ID header setting,
 //   (b) the provider's delivery header, for signature webhooks,
 //   (c) X-Service-Delivery-Id,

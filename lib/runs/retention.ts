@@ -1,7 +1,7 @@
 import 'server-only';
 import { prisma, type DbOrTx } from '@/lib/db';
 
-// Run retention (README.md, Decisions: Run retention): a finished run
+// Run retention (docs/decisions/0050-run-retention.md): a finished run
 // (succeeded or failed) is deleted TRIPLINE_RUN_RETENTION_DAYS after it
 // finished (default 90, as long as CI systems keep logs; 0 keeps runs
 // forever); without a limit the table would only grow. Queued and running

@@ -15,7 +15,7 @@ export const webhookNameSchema = z
     'Use lowercase letters, digits, and single hyphens or underscores between them (for example "github-deploys")',
   );
 
-/** README.md, Decisions: Webhook limit. Applies to creation, and to a set of definition files. */
+/** docs/decisions/0017-webhook-limit.md. Applies to creation, and to a set of definition files. */
 export const MAX_WEBHOOKS_PER_FACTORY = 20;
 
 export const authModes = ['token', 'url_token', 'signature'] as const;

@@ -32,7 +32,7 @@ import { ingressUrl } from '@/lib/webhooks/urls';
 // provider secret) the team secret's value is copied, encrypted, onto the
 // webhook: that applied credential is what the ingress checks. A later
 // change of the team secret's value is taken up at the next apply, never
-// silently (README.md, Decisions: Applying); the dashboard shows when one is pending.
+// silently (docs/decisions/0016-a-webhook-uses-the-credential-applied-last.md); the dashboard shows when one is pending.
 //
 // Where definitions live (Factory.configSource): on a dashboard factory the
 // database is the truth. On a managed factory every dashboard change also
@@ -336,7 +336,7 @@ export async function createWebhook(factoryId: string, input: CreateWebhookInput
   };
 }
 
-/** Enabling re-applies the definition, so a changed team secret is taken up (README.md, Decisions: Applying). */
+/** Enabling re-applies the definition, so a changed team secret is taken up (docs/decisions/0016-a-webhook-uses-the-credential-applied-last.md). */
 export async function setWebhookEnabled(factoryId: string, uid: string, enabled: boolean, db = prisma): Promise<WebhookView> {
   await db.$transaction(async (tx) => {
     const row = await findRow(tx, factoryId, uid);
