@@ -681,3 +681,9 @@ export function isSchemeId(value: string): value is SchemeId {
 export function getScheme(id: string): SchemeInfo | undefined {
   return isSchemeId(id) ? schemes[id] : undefined;
 }
+
+/** Where a webhook's deliveries name their event type: its provider scheme's source, when it verifies one; otherwise none yet. */
+export function eventTypeSourceOf(webhook: { authMode: string; signatureScheme: string | null }): EventTypeSource | null {
+  if (webhook.authMode !== 'signature' || !webhook.signatureScheme) return null;
+  return getScheme(webhook.signatureScheme)?.eventType ?? null;
+}
