@@ -13,6 +13,8 @@ export const lockKeys = {
   bodyCopies: 7_145_020,
   // The search index's pending-list merge (lib/deliveries/search-index.ts): one instance at a time.
   searchMerge: 7_145_030,
+  // The event types of entries stored before they were typed (lib/deliveries/event-type-backfill.ts).
+  eventTypeBackfill: 7_145_040,
 } as const;
 
 export async function advisoryXactLock(tx: Tx, key: number): Promise<void> {

@@ -77,6 +77,16 @@ describe.each(testDatabaseKinds())('group commit of accepted deliveries on %s', 
     expect(outcomes.every((o) => !o.limited && ids.has(o.id))).toBe(true);
   });
 
+  it('stores each delivery’s event type with its entry, the duplicate’s too, and none when it has none', async () => {
+    const typed = { ...delivery(webhooks[4]!, 'typed-1'), eventType: 'pull_request.opened' };
+    const outcomes = await Promise.all([recordAccepted(typed), recordAccepted(typed), recordAccepted(delivery(webhooks[4]!, 'untyped-1'))]);
+    const ids = outcomes.map((outcome) => (outcome.limited ? '' : outcome.id));
+    const rows = await database.prisma.delivery.findMany({ where: { id: { in: ids } }, select: { id: true, status: true, eventType: true } });
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    expect(ids.map((id) => byId.get(id)?.eventType)).toEqual(['pull_request.opened', 'pull_request.opened', null]);
+    expect(ids.map((id) => byId.get(id)?.status).sort()).toEqual(['accepted', 'accepted', 'duplicate']);
+  });
+
   it('gives entries and their runs IDs that the database orders as they were written (new index entries at the end)', async () => {
     const written: string[] = [];
     for (let n = 0; n < 5; n++) {

@@ -18,7 +18,8 @@ import { note, observeIngress } from '@/lib/ingress/observe';
 import { accepted, ingressError, notFound, rateLimited } from '@/lib/ingress/responses';
 import { clientAddress } from '@/lib/http/client-address';
 import { receivedHeaders } from '@/lib/server/request-context';
-import { getScheme } from '@/lib/signatures/registry';
+import { extractEventType } from '@/lib/signatures/event-types';
+import { eventTypeSourceOf, getScheme } from '@/lib/signatures/registry';
 import { providerDeliveryId } from '@/lib/signatures/verify';
 import { findLiveWebhook, type LiveWebhook } from '@/lib/webhooks/live';
 import { ingressUrl } from '@/lib/webhooks/urls';
@@ -170,6 +171,8 @@ async function serve(request: Request, params: IngressParams): Promise<Response>
     // As the sender sent them: not the address, request id and forwarding headers the server added.
     headers: redactHeaders(receivedHeaders() ?? headers, scheme?.signatureHeaders ?? []),
     remoteAddress: logAddress,
+    // From the headers and the body parsed above; null when the delivery names none (never a rejection).
+    eventType: extractEventType(eventTypeSourceOf(webhook), { header: (name) => headers.get(name), body: json.value }),
     runQueueLimit: env().runQueueLimit,
     rateLimit: folded ?? undefined,
   });

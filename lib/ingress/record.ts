@@ -160,6 +160,8 @@ export type AcceptInput = {
   body: string;
   headers: Record<string, string>;
   remoteAddress: string | null;
+  /** The kind of event, already bounded (lib/signatures/event-types.ts); null when none. */
+  eventType?: string | null;
   runs: NewRun[];
   /** Queued runs per factory past which this delivery starts none. */
   runQueueLimit: number;
@@ -288,6 +290,7 @@ function deliveryColumns(input: AcceptInput, ids: { rowId: string; webhookId: st
     ['body', `CASE WHEN ${accepted} THEN ${param(input.body, 'text')} ELSE NULL END`],
     ['headers', `CASE WHEN ${accepted} THEN ${param(JSON.stringify(input.headers), 'jsonb')} ELSE NULL END`],
     ['remoteAddress', param(input.remoteAddress, 'text')],
+    ['eventType', param(input.eventType ?? null, 'text')],
     [
       'detail',
       `CASE WHEN NOT ${accepted} THEN 'identity already accepted'

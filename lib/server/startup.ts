@@ -4,6 +4,7 @@ import { prepareDatabase } from '@/lib/db/prepare';
 import { vacuumEmbedded } from '@/lib/db/vacuum';
 import { deleteExpiredSessions } from '@/lib/auth/sessions';
 import { copyPendingBodies, EMBEDDED_BATCH, SERVER_BATCH } from '@/lib/deliveries/body-json';
+import { backfillEventTypes, EMBEDDED_TYPE_BATCH, SERVER_TYPE_BATCH } from '@/lib/deliveries/event-type-backfill';
 import { pruneDeliveries } from '@/lib/deliveries/retention';
 import { mergeSearchPendingList } from '@/lib/deliveries/search-index';
 import { syncAllRepositories } from '@/lib/definitions/repository';
@@ -90,6 +91,10 @@ export async function startServer(): Promise<void> {
       log('housekeeping').info({ job: 'vacuum', analyze, ms: Math.round(ms) }, 'embedded database vacuumed');
     }),
     every(BODY_COPY_INTERVAL, 'backtest copies', () => copyBodies(pglite !== undefined)),
+    // Entries stored before event types: a few seconds' work per turn until none is left (one read of a setting after).
+    every(BODY_COPY_INTERVAL, 'event type backfill', () =>
+      backfillEventTypes(undefined, pglite !== undefined ? { batch: EMBEDDED_TYPE_BATCH } : { batch: SERVER_TYPE_BATCH, transaction: true }),
+    ),
   ];
   // PostgreSQL: the search index's new entries are merged here, not by the insert that fills its list.
   if (!pglite) timers.push(every(SEARCH_MERGE_INTERVAL, 'search index merge', () => mergeSearchPendingList()));

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { handshakeOfVector, loadVectors, schemeOf } from './fixtures/vectors';
-import { renderLimitations, renderProviderTable, type VectorTally } from './providers-doc';
+import { renderEventTypeTable, renderLimitations, renderProviderTable, type VectorTally } from './providers-doc';
 import type { SchemeId } from './registry';
 import { verifySignature } from './verify';
 
@@ -47,7 +47,12 @@ describe('docs/providers.md', () => {
     }
 
     const current = fs.readFileSync(DOC, 'utf8');
-    const wanted = replaceBlock(replaceBlock(current, 'providers', renderProviderTable(tallies)), 'limitations', renderLimitations());
+    const blocks: Array<[string, string]> = [
+      ['providers', renderProviderTable(tallies)],
+      ['limitations', renderLimitations()],
+      ['event-types', renderEventTypeTable()],
+    ];
+    const wanted = blocks.reduce((text, [name, content]) => replaceBlock(text, name, content), current);
     if (process.env.UPDATE_DOCS === '1') {
       fs.writeFileSync(DOC, wanted);
       return;

@@ -1,6 +1,7 @@
 // The provider table of docs/providers.md, rendered from the registry and
 // the vectors' results, so the documentation cannot drift from the code:
 // providers-doc.test.ts fails when the file differs (UPDATE_DOCS=1 rewrites it).
+import { describeEventTypeSource } from './event-types';
 import { schemeIds, schemes, type SchemeId, type SchemeInfo } from './registry';
 
 export type VectorTally = { valid: number; invalid: number; handshakes: number; passed: boolean };
@@ -40,4 +41,13 @@ export function renderLimitations(): string {
     .filter((info) => info.limitation)
     .map((info) => `- **${info.displayName}**: ${info.limitation}`)
     .join('\n');
+}
+
+/** Where each scheme's deliveries name their event type, with the provider's page it was read in. */
+export function renderEventTypeTable(): string {
+  const rows = schemeIds.map((id) => {
+    const info: SchemeInfo = schemes[id];
+    return `| ${cell(info.displayName)} (\`${id}\`) | ${cell(describeEventTypeSource(info.eventType))} | ${cell(info.eventType.source)} |`;
+  });
+  return ['| Provider (scheme) | Event type | Source |', '| --- | --- | --- |', ...rows].join('\n');
 }

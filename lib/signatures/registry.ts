@@ -1,6 +1,7 @@
 // Provider signature schemes: one registry with each scheme's metadata. The
 // identifiers are the allowed values of a webhook's `signatureScheme`.
 // Verification lives beside this file (one file per scheme, see the ingress).
+import type { EventTypeSource } from './event-types';
 
 export type SecretSource =
   /** We generate the secret and the admin gives it to the sender (blank secret at creation). */
@@ -13,6 +14,8 @@ export type SecretSource =
 export type SchemeInfo = {
   id: string;
   displayName: string;
+  /** Where a delivery names its kind of event, with the provider's page (lib/signatures/event-types.ts). */
+  eventType: EventTypeSource;
   /** Headers that carry the signature (and timestamp), as the provider names them. */
   signatureHeaders: string[];
   /** How the signature is computed, in one line (docs table and setup guide). */
@@ -47,6 +50,15 @@ export type SchemeInfo = {
   limitation?: string;
 };
 
+// Discord's interaction types by number (receiving-and-responding, "Interaction Type").
+const DISCORD_INTERACTION_TYPES = {
+  '1': 'PING',
+  '2': 'APPLICATION_COMMAND',
+  '3': 'MESSAGE_COMPONENT',
+  '4': 'APPLICATION_COMMAND_AUTOCOMPLETE',
+  '5': 'MODAL_SUBMIT',
+} as const;
+
 // Schemes that sign no timestamp: nothing to hold to a window.
 const UNTIMED = { timestampToleranceSeconds: null, timestampDirection: 'both', timestampRule: 'none signed' } as const;
 const SINGLE = 'one signature per request';
@@ -55,6 +67,7 @@ export const schemes = {
   'standard-webhooks': {
     id: 'standard-webhooks',
     displayName: 'Standard Webhooks (and Svix)',
+    eventType: { kind: 'rules', rules: [{ parts: [{ body: 'type' }] }], source: 'https://github.com/standard-webhooks/standard-webhooks/blob/main/spec/standard-webhooks.md (payload `type`, recommended, not required)' },
     signatureHeaders: ['webhook-id', 'webhook-timestamp', 'webhook-signature', 'svix-id', 'svix-timestamp', 'svix-signature'],
     algorithm: 'HMAC-SHA256 of `id.timestamp.body`, base64, key = base64-decoded secret after `whsec_`',
     deliveryIdHeader: 'webhook-id',
@@ -75,6 +88,7 @@ export const schemes = {
   'standard-webhooks-v1a': {
     id: 'standard-webhooks-v1a',
     displayName: 'Standard Webhooks v1a (Ed25519)',
+    eventType: { kind: 'rules', rules: [{ parts: [{ body: 'type' }] }], source: 'https://github.com/standard-webhooks/standard-webhooks/blob/main/spec/standard-webhooks.md (payload `type`, recommended, not required)' },
     signatureHeaders: ['webhook-id', 'webhook-timestamp', 'webhook-signature', 'svix-id', 'svix-timestamp', 'svix-signature'],
     algorithm: 'Ed25519 over `id.timestamp.body`, base64; key = the sender’s `whpk_` public key',
     deliveryIdHeader: 'webhook-id',
@@ -96,6 +110,7 @@ export const schemes = {
   github: {
     id: 'github',
     displayName: 'GitHub',
+    eventType: { kind: 'rules', rules: [{ parts: [{ header: 'X-GitHub-Event' }, { body: 'action' }] }], source: 'https://docs.github.com/en/webhooks/webhook-events-and-payloads' },
     signatureHeaders: ['X-Hub-Signature-256'],
     algorithm: 'HMAC-SHA256 of the body, hex, `sha256=` prefix',
     deliveryIdHeader: 'X-GitHub-Delivery',
@@ -113,6 +128,7 @@ export const schemes = {
   stripe: {
     id: 'stripe',
     displayName: 'Stripe',
+    eventType: { kind: 'rules', rules: [{ parts: [{ body: 'type' }] }], source: 'https://docs.stripe.com/api/events/object' },
     signatureHeaders: ['Stripe-Signature'],
     algorithm: 'HMAC-SHA256 of `t.body`, hex; key = the whole `whsec_…` string',
     deliveryIdHeader: null,
@@ -132,6 +148,11 @@ export const schemes = {
   slack: {
     id: 'slack',
     displayName: 'Slack',
+    eventType: {
+      kind: 'rules',
+      rules: [{ when: { part: { body: 'type' }, equals: 'event_callback' }, parts: [{ body: 'event.type' }, { body: 'event.subtype' }] }, { parts: [{ body: 'type' }] }],
+      source: 'https://docs.slack.dev/reference/objects/event-object ; https://api.slack.com/events/url_verification',
+    },
     signatureHeaders: ['X-Slack-Signature', 'X-Slack-Request-Timestamp'],
     algorithm: 'HMAC-SHA256 of `v0:timestamp:body`, hex, `v0=` prefix',
     deliveryIdHeader: null,
@@ -152,6 +173,7 @@ export const schemes = {
   linear: {
     id: 'linear',
     displayName: 'Linear',
+    eventType: { kind: 'rules', rules: [{ parts: [{ body: 'type' }, { body: 'action' }] }], source: 'https://linear.app/developers/webhooks' },
     signatureHeaders: ['Linear-Signature'],
     algorithm: 'HMAC-SHA256 of the body, hex',
     deliveryIdHeader: 'Linear-Delivery',
@@ -171,6 +193,7 @@ export const schemes = {
   shopify: {
     id: 'shopify',
     displayName: 'Shopify',
+    eventType: { kind: 'rules', rules: [{ parts: [{ header: 'X-Shopify-Topic' }] }], source: 'https://shopify.dev/docs/apps/build/webhooks/delivery-structure' },
     signatureHeaders: ['X-Shopify-Hmac-Sha256'],
     algorithm: 'HMAC-SHA256 of the body, base64',
     deliveryIdHeader: 'X-Shopify-Webhook-Id',
@@ -188,6 +211,11 @@ export const schemes = {
   gitlab: {
     id: 'gitlab',
     displayName: 'GitLab',
+    eventType: {
+      kind: 'rules',
+      rules: [{ parts: [{ body: 'object_kind' }, { body: 'object_attributes.action' }] }, { parts: [{ body: 'event_name' }] }, { parts: [{ header: 'X-Gitlab-Event' }] }],
+      source: 'https://docs.gitlab.com/user/project/integrations/webhook_events/ ; https://docs.gitlab.com/administration/system_hooks/',
+    },
     signatureHeaders: ['X-Gitlab-Token'],
     algorithm: 'no signature: `X-Gitlab-Token` carries the secret token, compared exactly',
     deliveryIdHeader: 'X-Gitlab-Event-UUID',
@@ -205,6 +233,7 @@ export const schemes = {
   pagerduty: {
     id: 'pagerduty',
     displayName: 'PagerDuty (Webhooks v3)',
+    eventType: { kind: 'rules', rules: [{ parts: [{ body: 'event.event_type' }] }], source: 'https://developer.pagerduty.com/docs/webhooks-overview' },
     signatureHeaders: ['X-PagerDuty-Signature'],
     algorithm: 'HMAC-SHA256 of the body, hex, `v1=` prefix; key = the secret as UTF-8',
     deliveryIdHeader: null,
@@ -223,6 +252,7 @@ export const schemes = {
   sentry: {
     id: 'sentry',
     displayName: 'Sentry',
+    eventType: { kind: 'rules', rules: [{ parts: [{ header: 'Sentry-Hook-Resource' }, { body: 'action' }] }], source: 'https://docs.sentry.io/organization/integrations/integration-platform/webhooks/' },
     signatureHeaders: ['Sentry-Hook-Signature'],
     algorithm: 'HMAC-SHA256 of the body, hex; key = the integration’s client secret',
     deliveryIdHeader: 'Request-ID',
@@ -242,6 +272,7 @@ export const schemes = {
   paddle: {
     id: 'paddle',
     displayName: 'Paddle Billing',
+    eventType: { kind: 'rules', rules: [{ parts: [{ body: 'event_type' }] }], source: 'https://developer.paddle.com/webhooks/transactions/transaction-paid' },
     signatureHeaders: ['Paddle-Signature'],
     algorithm: 'HMAC-SHA256 of `ts:body`, hex; key = the whole `pdl_…` secret key',
     deliveryIdHeader: null,
@@ -262,6 +293,7 @@ export const schemes = {
   square: {
     id: 'square',
     displayName: 'Square',
+    eventType: { kind: 'rules', rules: [{ parts: [{ body: 'type' }] }], source: 'https://developer.squareup.com/reference/square/webhooks/customer.created' },
     signatureHeaders: ['x-square-hmacsha256-signature'],
     algorithm: 'HMAC-SHA256 of `notification URL + body`, base64',
     deliveryIdHeader: null,
@@ -281,6 +313,11 @@ export const schemes = {
   twilio: {
     id: 'twilio',
     displayName: 'Twilio',
+    eventType: {
+      kind: 'none',
+      reason: 'classic webhooks carry only statuses (`MessageStatus`, `CallStatus`); the kind is the URL that was configured',
+      source: 'https://www.twilio.com/docs/usage/webhooks/messaging-webhooks ; https://www.twilio.com/docs/usage/webhooks/voice-webhooks',
+    },
     signatureHeaders: ['X-Twilio-Signature'],
     algorithm: 'HMAC-SHA1, base64, of the URL plus sorted form parameters; JSON: of the URL, whose `bodySHA256` must match the body',
     deliveryIdHeader: 'I-Twilio-Idempotency-Token',
@@ -300,6 +337,7 @@ export const schemes = {
   calendly: {
     id: 'calendly',
     displayName: 'Calendly',
+    eventType: { kind: 'rules', rules: [{ parts: [{ body: 'event' }] }], source: 'https://developer.calendly.com/docs/api-guides/trigger-automations-with-other-apps-when-invitees-schedule-or-cancel-events' },
     signatureHeaders: ['Calendly-Webhook-Signature'],
     algorithm: 'HMAC-SHA256 of `t.body`, hex',
     deliveryIdHeader: null,
@@ -318,6 +356,7 @@ export const schemes = {
   typeform: {
     id: 'typeform',
     displayName: 'Typeform',
+    eventType: { kind: 'rules', rules: [{ parts: [{ body: 'event_type' }] }], source: 'https://www.typeform.com/developers/webhooks/example-payload/' },
     signatureHeaders: ['Typeform-Signature'],
     algorithm: 'HMAC-SHA256 of the body, base64, `sha256=` prefix',
     deliveryIdHeader: null,
@@ -335,6 +374,7 @@ export const schemes = {
   vercel: {
     id: 'vercel',
     displayName: 'Vercel',
+    eventType: { kind: 'rules', rules: [{ parts: [{ body: 'type' }] }], source: 'https://vercel.com/docs/webhooks/webhooks-api' },
     signatureHeaders: ['x-vercel-signature'],
     algorithm: 'HMAC-SHA1 of the body, hex',
     deliveryIdHeader: null,
@@ -352,6 +392,15 @@ export const schemes = {
   gitea: {
     id: 'gitea',
     displayName: 'Gitea / Forgejo',
+    eventType: {
+      kind: 'rules',
+      rules: [
+        { parts: [{ header: 'X-Gitea-Event' }, { body: 'action' }] },
+        { parts: [{ header: 'X-Forgejo-Event' }, { body: 'action' }] },
+        { parts: [{ header: 'X-Gogs-Event' }, { body: 'action' }] },
+      ],
+      source: 'https://docs.gitea.com/features/webhooks ; go-gitea/gitea services/webhook/deliver.go',
+    },
     signatureHeaders: ['X-Gitea-Signature', 'X-Forgejo-Signature', 'X-Hub-Signature-256', 'X-Hub-Signature'],
     algorithm: 'HMAC-SHA256 of the body, hex (`X-Forgejo-Signature` or `X-Gitea-Signature`)',
     deliveryIdHeader: 'X-Gitea-Delivery',
@@ -370,6 +419,7 @@ export const schemes = {
   bitbucket: {
     id: 'bitbucket',
     displayName: 'Bitbucket',
+    eventType: { kind: 'rules', rules: [{ parts: [{ header: 'X-Event-Key' }] }], source: 'https://support.atlassian.com/bitbucket-cloud/docs/event-payloads/' },
     signatureHeaders: ['X-Hub-Signature'],
     algorithm: 'HMAC-SHA256 of the body, hex, `sha256=` prefix',
     deliveryIdHeader: 'X-Request-UUID',
@@ -389,6 +439,7 @@ export const schemes = {
   jira: {
     id: 'jira',
     displayName: 'Jira (admin webhooks)',
+    eventType: { kind: 'rules', rules: [{ parts: [{ body: 'webhookEvent' }] }], source: 'https://developer.atlassian.com/cloud/jira/platform/webhooks/' },
     signatureHeaders: ['X-Hub-Signature'],
     algorithm: 'HMAC-SHA256 of the body, hex, `sha256=` prefix',
     deliveryIdHeader: 'X-Atlassian-Webhook-Identifier',
@@ -406,6 +457,7 @@ export const schemes = {
   intercom: {
     id: 'intercom',
     displayName: 'Intercom',
+    eventType: { kind: 'rules', rules: [{ parts: [{ body: 'topic' }] }], source: 'https://developers.intercom.com/docs/references/2.5/webhooks/webhook-models' },
     signatureHeaders: ['X-Hub-Signature'],
     algorithm: 'HMAC-SHA1 of the body, hex, `sha1=` prefix; key = the app’s client secret',
     deliveryIdHeader: null,
@@ -423,6 +475,7 @@ export const schemes = {
   zendesk: {
     id: 'zendesk',
     displayName: 'Zendesk',
+    eventType: { kind: 'rules', rules: [{ parts: [{ body: 'type' }] }], source: 'https://developer.zendesk.com/api-reference/webhooks/event-types/webhook-event-types/ (trigger and automation webhooks: none, the admin writes the body)' },
     signatureHeaders: ['X-Zendesk-Webhook-Signature', 'X-Zendesk-Webhook-Signature-Timestamp'],
     algorithm: 'HMAC-SHA256 of `timestamp + body`, base64',
     deliveryIdHeader: 'X-Zendesk-Webhook-Invocation-Id',
@@ -442,6 +495,14 @@ export const schemes = {
   twitch: {
     id: 'twitch',
     displayName: 'Twitch EventSub',
+    eventType: {
+      kind: 'rules',
+      rules: [
+        { when: { part: { header: 'Twitch-Eventsub-Message-Type' }, equals: 'notification' }, parts: [{ body: 'subscription.type' }] },
+        { parts: [{ header: 'Twitch-Eventsub-Message-Type' }] },
+      ],
+      source: 'https://dev.twitch.tv/docs/eventsub/handling-webhook-events/',
+    },
     signatureHeaders: ['Twitch-Eventsub-Message-Signature'],
     algorithm: 'HMAC-SHA256 of `message id + timestamp + body`, hex, `sha256=` prefix',
     deliveryIdHeader: 'Twitch-Eventsub-Message-Id',
@@ -461,6 +522,7 @@ export const schemes = {
   zoom: {
     id: 'zoom',
     displayName: 'Zoom',
+    eventType: { kind: 'rules', rules: [{ parts: [{ body: 'event' }] }], source: 'https://developers.zoom.us/docs/api/webhooks/' },
     signatureHeaders: ['x-zm-signature', 'x-zm-request-timestamp'],
     algorithm: 'HMAC-SHA256 of `v0:timestamp:body`, hex, `v0=` prefix; key = the Secret Token',
     deliveryIdHeader: null,
@@ -480,6 +542,12 @@ export const schemes = {
   discord: {
     id: 'discord',
     displayName: 'Discord interactions',
+    eventType: {
+      kind: 'rules',
+      // Commands carry `data.name`, components and modals `data.custom_id`, never both.
+      rules: [{ parts: [{ body: 'type', names: DISCORD_INTERACTION_TYPES }, { body: 'data.name' }, { body: 'data.custom_id' }] }],
+      source: 'https://discord.com/developers/docs/interactions/receiving-and-responding',
+    },
     signatureHeaders: ['X-Signature-Ed25519', 'X-Signature-Timestamp'],
     algorithm: 'Ed25519 over `timestamp + body`, hex; key = the application’s public key',
     deliveryIdHeader: null,
@@ -501,6 +569,7 @@ export const schemes = {
   notion: {
     id: 'notion',
     displayName: 'Notion',
+    eventType: { kind: 'rules', rules: [{ parts: [{ body: 'type' }] }], source: 'https://developers.notion.com/reference/webhooks-events-delivery' },
     signatureHeaders: ['X-Notion-Signature'],
     algorithm: 'HMAC-SHA256 of the body, hex, `sha256=` prefix; key = the verification token',
     deliveryIdHeader: null,
@@ -518,6 +587,11 @@ export const schemes = {
   airtable: {
     id: 'airtable',
     displayName: 'Airtable',
+    eventType: {
+      kind: 'none',
+      reason: 'a notification says only that a base changed (`base`, `webhook`, `timestamp`); the changes are fetched from Airtable’s API',
+      source: 'https://airtable.com/developers/web/api/webhooks-overview',
+    },
     signatureHeaders: ['X-Airtable-Content-MAC'],
     algorithm: 'HMAC-SHA256 of the body, hex, `hmac-sha256=` prefix; key = base64-decoded `macSecretBase64`',
     deliveryIdHeader: null,
@@ -536,6 +610,7 @@ export const schemes = {
   asana: {
     id: 'asana',
     displayName: 'Asana',
+    eventType: { kind: 'rules', rules: [{ parts: [{ body: 'events.0.resource.resource_type' }, { body: 'events.0.action' }] }], source: 'https://developers.asana.com/docs/webhooks-guide (a batch: the first event names the delivery)' },
     signatureHeaders: ['X-Hook-Signature', 'X-Hook-Secret'],
     algorithm: 'HMAC-SHA256 of the body, hex; key = the `X-Hook-Secret` of the handshake',
     deliveryIdHeader: null,
@@ -553,6 +628,11 @@ export const schemes = {
   dropbox: {
     id: 'dropbox',
     displayName: 'Dropbox',
+    eventType: {
+      kind: 'none',
+      reason: 'a notification lists only the accounts that changed (`list_folder.accounts`); the changes are fetched from Dropbox’s API',
+      source: 'https://www.dropbox.com/developers/reference/webhooks',
+    },
     signatureHeaders: ['X-Dropbox-Signature'],
     algorithm: 'HMAC-SHA256 of the body, hex; key = the app secret',
     deliveryIdHeader: null,
@@ -570,6 +650,7 @@ export const schemes = {
   mailgun: {
     id: 'mailgun',
     displayName: 'Mailgun',
+    eventType: { kind: 'rules', rules: [{ parts: [{ body: 'event-data.event' }, { body: 'event-data.severity' }] }], source: 'https://documentation.mailgun.com/docs/mailgun/user-manual/webhooks/webhook-payloads' },
     signatureHeaders: [],
     algorithm: 'HMAC-SHA256 of `timestamp + token` from the body’s `signature` object, hex',
     deliveryIdHeader: null,
@@ -599,4 +680,10 @@ export function isSchemeId(value: string): value is SchemeId {
 
 export function getScheme(id: string): SchemeInfo | undefined {
   return isSchemeId(id) ? schemes[id] : undefined;
+}
+
+/** Where a webhook's deliveries name their event type: its provider scheme's source, when it verifies one; otherwise none yet. */
+export function eventTypeSourceOf(webhook: { authMode: string; signatureScheme: string | null }): EventTypeSource | null {
+  if (webhook.authMode !== 'signature' || !webhook.signatureScheme) return null;
+  return getScheme(webhook.signatureScheme)?.eventType ?? null;
 }
