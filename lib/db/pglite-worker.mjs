@@ -24,8 +24,16 @@ const { dataDir, sessionSql, loadDataDir } = workerData;
 // The extensions the migrations create: the same list as lib/db/pglite-extensions.ts.
 // (Options in one object: PGlite ignores a second argument when the first is not a folder.)
 // loadDataDir: a dump of a data folder (the 'dump' op's tar) to start from instead of a new one.
+// shared_buffers: PostgreSQL's default 128 MB lives inside the WebAssembly
+// heap, which never shrinks, and wal_buffers follows it (1/32). 32 MB holds
+// the ingress's working set (the hot rows and indexes of webhooks, deliveries
+// and runs); the rest is read through the operating system's page cache, as
+// PostgreSQL does. Measured with bench/memory.mjs (docs/benchmarks.md).
+const START_PARAMS = [...PGlite.defaultStartParams, '-c', 'shared_buffers=32MB'];
+
 const pg = new PGlite({
   dataDir: dataDir ?? undefined,
+  startParams: START_PARAMS,
   extensions: { btree_gin, pg_trgm },
   loadDataDir: loadDataDir ? new Blob([loadDataDir]) : undefined,
 });
