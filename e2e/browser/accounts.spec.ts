@@ -268,9 +268,14 @@ test.describe.serial('accounts, invitations, factories, members and the instance
     await visitor.goto('/signin');
     const setUp = { name: 'Mallory', email: 'mallory@evil.test', password: 'mallory password 1', factoryName: 'Evil', factorySlug: 'evil' };
     const answers: string[] = [];
-    for (let i = 0; i < 30; i += 1) answers.push(await callServerAction(visitor, '/setup', 'completeFirstRunAction', [setUp]));
+    for (let i = 0; i < 40 && !answers.at(-1)?.includes('"code":"rate_limited"'); i += 1) {
+      answers.push(await callServerAction(visitor, '/setup', 'completeFirstRunAction', [setUp]));
+    }
+    const paused = answers.pop()!;
     expect(answers.every((answer) => answer.includes('Tripline is already set up. Sign in instead.'))).toBe(true);
-    const paused = await callServerAction(visitor, '/setup', 'completeFirstRunAction', [setUp]);
+    // The budget is 30; the journeys just before may have spent a few of its points within its 15 s window.
+    expect(answers.length).toBeGreaterThan(20);
+    expect(answers.length).toBeLessThanOrEqual(30);
     expect(paused).toContain('"code":"rate_limited"');
     expect(paused).toMatch(/Too many attempts from your address\. For your security, this form is paused: try again in \d+ seconds?\./);
     // A well-formed link that matches no invitation.
