@@ -1,5 +1,6 @@
 import type { Metadata } from 'next';
 import type { ReactNode } from 'react';
+import { ZodConfig } from '@/components/ui/zod-config';
 import './globals.css';
 
 // Every page depends on the session or the database: render per request,
@@ -14,7 +15,10 @@ export const metadata: Metadata = {
 export default function RootLayout({ children }: { children: ReactNode }) {
   return (
     <html lang="en">
-      <body>{children}</body>
+      <body>
+        <ZodConfig />
+        {children}
+      </body>
     </html>
   );
 }
