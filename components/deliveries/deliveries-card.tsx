@@ -4,7 +4,8 @@ import { ButtonLink } from '@/components/ui/button';
 import { Card, CardFooter, CardHeader } from '@/components/ui/card';
 import { CodeBlock } from '@/components/ui/code-block';
 import { EmptyState } from '@/components/ui/empty-state';
-import { ArrowLeftIcon, ArrowRightIcon, InboxIcon } from '@/components/ui/icons';
+import { InboxIcon } from '@/components/ui/icons';
+import { Pager } from '@/components/ui/pager';
 import { Table, TableEmpty, TBody, TD, TH, THead, TR } from '@/components/ui/table';
 import { deliveryStatusLabels, searchesPayloads, type DeliveryStatusFilter } from '@/lib/deliveries/schemas';
 import type { DeliverySummary } from '@/lib/deliveries/service';
@@ -224,20 +225,11 @@ export function DeliveriesCard({
                     ? `Showing ${rows.length} older ${rows.length === 1 ? 'delivery' : 'deliveries'}`
                     : `Showing the ${rows.length} newest deliveries`}
               </p>
-              <nav aria-label="Delivery pages" className="flex items-center gap-2">
-                {cursor ? (
-                  <ButtonLink href={first} variant="secondary" size="sm">
-                    <ArrowLeftIcon />
-                    Newest
-                  </ButtonLink>
-                ) : null}
-                {page.nextCursor ? (
-                  <ButtonLink href={href(view.path, { status, q, cursor: page.nextCursor })} variant="secondary" size="sm" rel="next">
-                    Older
-                    <ArrowRightIcon />
-                  </ButtonLink>
-                ) : null}
-              </nav>
+              <Pager
+                label="Delivery pages"
+                first={cursor ? { href: first, text: 'Newest' } : null}
+                next={page.nextCursor ? { href: href(view.path, { status, q, cursor: page.nextCursor }), text: 'Older' } : null}
+              />
             </CardFooter>
           ) : null}
         </>

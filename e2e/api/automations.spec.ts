@@ -30,6 +30,23 @@ async function createAutomation(request: APIRequestContext, token: string, data:
   return automation as { id: string; name: string; prompt: string; triggers: unknown[] };
 }
 
+type Listed = { id: string; name: string } & Record<string, unknown>;
+
+/** Every automation of the factory, walking the list's pages. */
+async function everyAutomation(request: APIRequestContext, token: string, limit = 50): Promise<Listed[]> {
+  const all: Listed[] = [];
+  let cursor: string | null = null;
+  do {
+    const response = await request.get(`${base}/automations?limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, { headers: bearer(token) });
+    expect(response.status(), await response.text()).toBe(200);
+    const page = (await response.json()) as { automations: Listed[]; nextCursor: string | null; total: number };
+    expect(page.automations.length).toBeLessThanOrEqual(limit);
+    all.push(...page.automations);
+    cursor = page.nextCursor;
+  } while (cursor);
+  return all;
+}
+
 async function post(baseURL: string, hook: Created, body: string, headers: Record<string, string> = {}) {
   const response = await rawPost(baseURL, hook.url, { Authorization: `Bearer ${hook.secret}`, ...headers }, Buffer.from(body));
   expect(response.status, response.body).toBe(202);
@@ -73,8 +90,7 @@ test('the API creates, lists, changes and deletes automations; bad input gets fi
   const reread = (await (await request.get(`${base}/automations/${ordered.id}`, { headers: bearer(tokens.viewer) })).json()).automation;
   expect(JSON.stringify(reread.triggers[0].filter.payload)).toBe('{"zeta":1,"alpha":{"yank":true,"beta":2}}');
 
-  const list = await (await request.get(`${base}/automations`, { headers: bearer(tokens.viewer) })).json();
-  const listed = list.automations.find((a: { id: string }) => a.id === automation.id);
+  const listed = (await everyAutomation(request, tokens.viewer)).find((a) => a.id === automation.id);
   expect(listed).toMatchObject({ name: automation.name, enabled: true, triggerWebhooks: [{ uid: hook.uid, name: expect.stringMatching(/^crud-/), state: 'live' }] });
 
   const patched = await request.patch(`${base}/automations/${automation.id}`, { headers: bearer(tokens.editor), data: { enabled: false, prompt: 'New prompt' } });
@@ -106,6 +122,40 @@ test('the API creates, lists, changes and deletes automations; bad input gets fi
 
   expect((await request.delete(`${base}/automations/${automation.id}`, { headers: bearer(tokens.editor) })).status()).toBe(204);
   expect((await request.get(`${base}/automations/${automation.id}`, { headers: bearer(tokens.editor) })).status()).toBe(404);
+});
+
+test('the automations list comes a page at a time, by name, with a cursor; a bad cursor or limit is 422', async ({ request, tokens }) => {
+  const prefix = uniqueName('page');
+  const created = [];
+  for (const suffix of ['c', 'a', 'b']) created.push(await createAutomation(request, tokens.editor, { name: `${prefix}-${suffix}` }));
+
+  const first = await request.get(`${base}/automations?limit=2`, { headers: bearer(tokens.viewer) });
+  expect(first.status()).toBe(200);
+  const page = await first.json();
+  expect(page.automations).toHaveLength(2);
+  expect(page.total).toBeGreaterThanOrEqual(3);
+  expect(typeof page.nextCursor).toBe('string');
+
+  // Two at a time, every automation once, in name order, the three new ones among them.
+  const all = await everyAutomation(request, tokens.viewer, 2);
+  expect(all.length).toBe(page.total);
+  expect(new Set(all.map((a) => a.id)).size).toBe(all.length);
+  const names = all.map((a) => a.name);
+  expect(names.filter((name) => name.startsWith(prefix))).toEqual([`${prefix}-a`, `${prefix}-b`, `${prefix}-c`]);
+
+  const last = await (await request.get(`${base}/automations?limit=100`, { headers: bearer(tokens.viewer) })).json();
+  expect(last.nextCursor).toBeNull();
+  expect(last.automations.map((a: Listed) => a.id)).toEqual(all.map((a) => a.id));
+
+  const bad = async (query: string) => {
+    const response = await request.get(`${base}/automations?${query}`, { headers: bearer(tokens.viewer) });
+    expect(response.status()).toBe(422);
+    return (await response.json()).error.fields as Record<string, string>;
+  };
+  expect(await bad('cursor=not-a-cursor')).toEqual({ cursor: 'Use the nextCursor of a previous page' });
+  expect(await bad('limit=101')).toEqual({ limit: 'limit must be 1 to 100' });
+  expect(await bad('limit=0')).toEqual({ limit: 'limit must be 1 to 100' });
+  expect((await request.get(`${base}/automations`, { headers: bearer(tokens.outsider) })).status()).toBe(404);
 });
 
 test('a matching delivery starts one run per matching enabled automation; non-matching, duplicate and disabled start none', async ({ request, tokens, baseURL }) => {

@@ -479,7 +479,26 @@ export function openApiDocument(baseUrl: string) {
       },
       '/factories/{factory}/automations': {
         parameters: [factoryParam],
-        get: { summary: 'List automations (any member)', responses: { 200: json({ type: 'object' }), ...standardErrors } },
+        get: {
+          summary: 'List automations by name, a page at a time (any member)',
+          parameters: [
+            { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 100, default: 50 } },
+            { name: 'cursor', in: 'query', schema: { type: 'string' }, description: 'nextCursor of the previous page' },
+          ],
+          responses: {
+            200: json({
+              type: 'object',
+              required: ['automations', 'nextCursor', 'total'],
+              properties: {
+                automations: { type: 'array', items: { type: 'object' } },
+                nextCursor: { type: ['string', 'null'], description: 'Pass as cursor for the next page; null on the last page' },
+                total: { type: 'integer', description: 'The factory’s automations in all (at most 100)' },
+              },
+            }),
+            ...standardErrors,
+            422: errorResponse('Invalid query'),
+          },
+        },
         post: {
           summary: 'Create an automation (editor or admin)',
           requestBody: body(jsonSchema(createAutomationSchema)),

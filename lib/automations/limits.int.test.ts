@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_AUTOMATIONS_PER_FACTORY } from '@/lib/automations/schemas';
-import { createAutomation } from '@/lib/automations/service';
+import { createAutomation, listAutomations } from '@/lib/automations/service';
 import { setDatabase } from '@/lib/db';
 import { createFactory } from '@/lib/factories/service';
 import { recordAccepted } from '@/lib/ingress/record';
@@ -71,5 +71,23 @@ describe.each(testDatabaseKinds())('automation limits on %s', (kind) => {
       'A factory can have at most 100 automations. Delete one you no longer use, or add a trigger to an existing one, to create another.',
     );
     expect(await db.automation.count({ where: { factoryId } })).toBe(MAX_AUTOMATIONS_PER_FACTORY);
+  });
+
+  it('lists a full factory 50 at a time: two pages, every automation once, in name order', async () => {
+    const db = database.prisma;
+    const first = await listAutomations(factoryId, {}, db);
+    expect(first.total).toBe(MAX_AUTOMATIONS_PER_FACTORY);
+    expect(first.automations).toHaveLength(50);
+    expect(first.nextCursor).not.toBeNull();
+    const second = await listAutomations(factoryId, { cursor: first.nextCursor! }, db);
+    expect(second.automations).toHaveLength(50);
+    expect(second.nextCursor).toBeNull();
+    const ids = [...first.automations, ...second.automations].map((a) => a.id);
+    expect(new Set(ids).size).toBe(MAX_AUTOMATIONS_PER_FACTORY);
+    const all = await db.automation.findMany({ where: { factoryId }, orderBy: [{ name: 'asc' }, { id: 'asc' }], select: { id: true } });
+    expect(ids).toEqual(all.map((a) => a.id));
+    // The run counts and trigger webhooks are read for the page only.
+    expect(first.automations.find((a) => a.name === 'big prompt')).toMatchObject({ runCount: 1, triggers: [{ webhook: { uid, state: 'live' } }] });
+    expect((await appError(listAutomations(factoryId, { cursor: 'bm90IGpzb24' }, db))).status).toBe(422);
   });
 });

@@ -67,6 +67,15 @@ export const updateAutomationSchema = z.strictObject({
 });
 export type UpdateAutomationInput = z.input<typeof updateAutomationSchema>;
 
+/** Automations a list page holds by default; at most 100 (one page at the cap). */
+export const AUTOMATIONS_PER_PAGE = 50;
+
+export const listAutomationsSchema = z.object({
+  limit: z.preprocess((v) => (v === '' || v === undefined ? undefined : v), z.coerce.number().int().min(1, 'limit must be 1 to 100').max(100, 'limit must be 1 to 100').default(AUTOMATIONS_PER_PAGE)),
+  cursor: z.preprocess((v) => (v === '' ? undefined : v), z.string().max(400, 'Use the nextCursor of a previous page').optional()),
+});
+export type ListAutomationsInput = z.input<typeof listAutomationsSchema>;
+
 export const testFilterSchema = z.strictObject({
   trigger: z.number({ error: 'Give the trigger’s index' }).int().min(0, 'Trigger indexes start at 0'),
   deliveryId: z.string().trim().min(1, 'Give the delivery log entry’s id').max(100),

@@ -6,9 +6,11 @@ import { AppError, notFound, type FieldErrors } from '@/lib/http/errors';
 import {
   MAX_AUTOMATIONS_PER_FACTORY,
   createAutomationSchema,
+  listAutomationsSchema,
   triggerFromColumns,
   updateAutomationSchema,
   type CreateAutomationInput,
+  type ListAutomationsInput,
   type TriggerInput,
   type UpdateAutomationInput,
 } from '@/lib/automations/schemas';
@@ -118,9 +120,45 @@ async function toViews(factoryId: string, rows: AutomationRow[], db: DbOrTx): Pr
   }));
 }
 
-export async function listAutomations(factoryId: string, db: DbOrTx = prisma): Promise<AutomationView[]> {
-  const rows = await db.automation.findMany({ where: { factoryId }, select: automationSelect, orderBy: [{ name: 'asc' }, { createdAt: 'asc' }] });
-  return toViews(factoryId, rows, db);
+type AutomationCursor = { name: string; id: string };
+
+function encodeAutomationCursor(row: AutomationCursor): string {
+  return Buffer.from(JSON.stringify([row.name, row.id]), 'utf8').toString('base64url');
+}
+
+function decodeAutomationCursor(cursor: string): AutomationCursor {
+  let value: unknown;
+  try {
+    value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
+    value = undefined;
+  }
+  if (!Array.isArray(value) || value.length !== 2 || typeof value[0] !== 'string' || typeof value[1] !== 'string') {
+    throw new AppError('validation_failed', 'The cursor is not valid', { cursor: 'Use the nextCursor of a previous page' });
+  }
+  return { name: value[0], id: value[1] };
+}
+
+export type AutomationPage = { automations: AutomationView[]; nextCursor: string | null; total: number };
+
+/**
+ * One page of a factory's automations, by name (then id, so that equal names
+ * page deterministically), with an opaque keyset cursor and the factory's
+ * total. Pages are bounded, so one request never loads every automation's
+ * triggers and run counts at once.
+ */
+export async function listAutomations(factoryId: string, input: ListAutomationsInput = {}, db: DbOrTx = prisma): Promise<AutomationPage> {
+  const { limit, cursor } = listAutomationsSchema.parse(input);
+  const after = cursor ? decodeAutomationCursor(cursor) : null;
+  const where = after ? { factoryId, OR: [{ name: { gt: after.name } }, { name: after.name, id: { gt: after.id } }] } : { factoryId };
+  const [rows, total] = await Promise.all([
+    db.automation.findMany({ where, select: automationSelect, orderBy: [{ name: 'asc' }, { id: 'asc' }], take: limit + 1 }),
+    db.automation.count({ where: { factoryId } }),
+  ]);
+  const more = rows.length > limit;
+  const page = more ? rows.slice(0, limit) : rows;
+  const last = page.at(-1);
+  return { automations: await toViews(factoryId, page, db), nextCursor: more && last ? encodeAutomationCursor(last) : null, total };
 }
 
 export async function getAutomation(factoryId: string, id: string, db: DbOrTx = prisma): Promise<AutomationView> {

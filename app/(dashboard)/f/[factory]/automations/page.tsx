@@ -5,20 +5,39 @@ import { Timestamp } from '@/components/deliveries/timestamp';
 import { AutomationsTabs } from '@/components/factories/automations-tabs';
 import { Badge } from '@/components/ui/badge';
 import { ButtonLink } from '@/components/ui/button';
-import { Card, CardHeader } from '@/components/ui/card';
+import { Alert } from '@/components/ui/alert';
+import { Card, CardFooter, CardHeader } from '@/components/ui/card';
 import { EmptyState } from '@/components/ui/empty-state';
+import { Pager } from '@/components/ui/pager';
 import { PageHeader } from '@/components/ui/page-header';
 import { Table, TBody, TD, TH, THead, TR } from '@/components/ui/table';
 import { requireFactoryPage } from '@/lib/auth/current-user';
-import { listAutomations } from '@/lib/automations/service';
+import { AUTOMATIONS_PER_PAGE } from '@/lib/automations/schemas';
+import { listAutomations, type AutomationPage } from '@/lib/automations/service';
+import { AppError } from '@/lib/http/errors';
 
 export const metadata: Metadata = { title: 'Automations' };
 
-// GET /f/[factory]/automations: the Automations tab; everyone reads it, editors and admins edit
-export default async function AutomationsPage({ params }: { params: Promise<{ factory: string }> }) {
+type SearchParams = Record<string, string | string[] | undefined>;
+
+/** The page of automations ?cursor= asks for; a cursor that cannot be read shows the first page and says so. */
+async function loadPage(factoryId: string, search: SearchParams): Promise<{ page: AutomationPage; cursor: string | null; badCursor: boolean }> {
+  const raw = Array.isArray(search.cursor) ? search.cursor[0] : search.cursor;
+  const cursor = raw ? raw : null;
+  try {
+    return { page: await listAutomations(factoryId, { cursor: cursor ?? undefined, limit: AUTOMATIONS_PER_PAGE }), cursor, badCursor: false };
+  } catch (error) {
+    if (!(error instanceof AppError && error.code === 'validation_failed' && cursor)) throw error;
+    return { page: await listAutomations(factoryId, { limit: AUTOMATIONS_PER_PAGE }), cursor: null, badCursor: true };
+  }
+}
+
+// GET /f/[factory]/automations?cursor=: the Automations tab, by name, 50 a page; everyone reads it, editors and admins edit
+export default async function AutomationsPage({ params, searchParams }: { params: Promise<{ factory: string }>; searchParams: Promise<SearchParams> }) {
   const context = await requireFactoryPage((await params).factory);
   const { factory } = context;
-  const automations = await listAutomations(factory.id);
+  const { page, cursor, badCursor } = await loadPage(factory.id, await searchParams);
+  const { automations, total } = page;
   const edit = context.can('automations:edit');
   const base = `/f/${factory.slug}/automations`;
   const newAutomation = edit ? <ButtonLink href={`${base}/new`}>New automation</ButtonLink> : null;
@@ -27,7 +46,12 @@ export default async function AutomationsPage({ params }: { params: Promise<{ fa
     <>
       <PageHeader title="Automations" description="Automations run when a delivery to one of their webhooks matches a trigger's filter." />
       <AutomationsTabs slug={factory.slug} active="automations" />
-      {automations.length === 0 ? (
+      {badCursor ? (
+        <Alert tone="warning" className="mb-4">
+          That page link is no longer valid, so the first page is shown.
+        </Alert>
+      ) : null}
+      {total === 0 ? (
         <EmptyState
           bordered
           title="No automations yet"
@@ -41,7 +65,7 @@ export default async function AutomationsPage({ params }: { params: Promise<{ fa
       ) : (
         <Card>
           <CardHeader
-            title={`${automations.length} ${automations.length === 1 ? 'automation' : 'automations'}`}
+            title={`${total.toLocaleString('en')} ${total === 1 ? 'automation' : 'automations'}`}
             description="Each trigger names a webhook; its deliveries that match the trigger’s payload filter start a run."
             actions={newAutomation}
           />
@@ -99,6 +123,18 @@ export default async function AutomationsPage({ params }: { params: Promise<{ fa
               ))}
             </TBody>
           </Table>
+          {cursor || page.nextCursor ? (
+            <CardFooter align="between">
+              <p className="text-[13px] text-fg-muted">
+                {automations.length === 0 ? 'No automations on this page.' : `Showing ${automations.length.toLocaleString('en')} of ${total.toLocaleString('en')}, by name`}
+              </p>
+              <Pager
+                label="Automation pages"
+                first={cursor ? { href: base, text: 'First page' } : null}
+                next={page.nextCursor ? { href: `${base}?cursor=${encodeURIComponent(page.nextCursor)}`, text: 'Next page' } : null}
+              />
+            </CardFooter>
+          ) : null}
         </Card>
       )}
     </>

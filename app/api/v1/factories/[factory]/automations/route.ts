@@ -1,12 +1,12 @@
 import { withFactory } from '@/lib/api/handler';
 import { automationJson } from '@/lib/automations/json';
-import { createAutomationSchema } from '@/lib/automations/schemas';
+import { createAutomationSchema, listAutomationsSchema } from '@/lib/automations/schemas';
 import { createAutomation, listAutomations } from '@/lib/automations/service';
 
-// GET /api/v1/factories/{factory}/automations: every member may list
-export const GET = withFactory('factory:read', async ({ context }) => {
-  const automations = await listAutomations(context.factory.id);
-  return Response.json({ automations: automations.map(automationJson) });
+// GET /api/v1/factories/{factory}/automations?limit=&cursor=: every member may list; by name, a page at a time
+export const GET = withFactory<typeof listAutomationsSchema>('factory:read', listAutomationsSchema, async ({ context, input }) => {
+  const page = await listAutomations(context.factory.id, input);
+  return Response.json({ automations: page.automations.map(automationJson), nextCursor: page.nextCursor, total: page.total });
 });
 
 // POST /api/v1/factories/{factory}/automations: editors and admins
