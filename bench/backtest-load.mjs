@@ -7,7 +7,8 @@
 // (up to its bound of 20,000 bodies or 64 MB per call) until the copy job has
 // caught up. Eight callers, four per factory, loop on Backtest over HTTP without
 // pause (a 429 is retried after 50 ms, not after its Retry-After: the worst a
-// caller can do), while a third webhook receives one delivery every 0.45 s.
+// caller can do), while three other webhooks receive one delivery every 0.45 s
+// between them (in turn: 44 a minute each, under the delivery rate limit of 60).
 // Prints the trickle's latency alone, then under the Backtest load, with every
 // status seen, and what the callers got (Backtests answered, 429s).
 //
@@ -54,8 +55,11 @@ try {
   await api('/factories', { name: 'Bench two', slug: 'bench2' });
   const busy = [];
   for (const factory of ['bench', 'bench2']) busy.push({ factory, uid: (await api(`/factories/${factory}/webhooks`, { name: 'busy' })).webhook.uid });
-  const trickle = await api('/factories/bench/webhooks', { name: 'trickle' });
-  const trickleUrl = new URL(trickle.ingressUrl).pathname;
+  const trickles = [];
+  for (const name of ['trickle-1', 'trickle-2', 'trickle-3']) {
+    const created = await api('/factories/bench/webhooks', { name });
+    trickles.push({ path: new URL(created.ingressUrl).pathname, secret: created.secret });
+  }
 
   const db = new pg.Client({ connectionString: url });
   await db.connect();
@@ -87,12 +91,13 @@ try {
     const inFlight = [];
     while (Date.now() < until) {
       const body = JSON.stringify({ n: ++sent, at: new Date().toISOString() });
+      const trickle = trickles[sent % trickles.length];
       inFlight.push(
         (async () => {
           const t0 = performance.now();
           let status;
           try {
-            const response = await fetch(`${origin}${trickleUrl}`, { method: 'POST', headers: { Authorization: `Bearer ${trickle.secret}`, 'Content-Type': 'application/json' }, body });
+            const response = await fetch(`${origin}${trickle.path}`, { method: 'POST', headers: { Authorization: `Bearer ${trickle.secret}`, 'Content-Type': 'application/json' }, body });
             status = response.status;
             await response.arrayBuffer();
           } catch {
