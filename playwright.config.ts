@@ -28,6 +28,7 @@ export const servers = {
   apiPglite: `http://localhost:${portBase + 1}`,
   apiPostgres: `http://localhost:${portBase + 2}`,
   // portBase + 3: e2e/lifecycle/restart.spec.ts
+  // portBase + 8: e2e/lifecycle/notification-address.spec.ts
   // portBase + 10..12: e2e/lifecycle/postgres-concurrent-start.spec.ts
   // portBase + 20: e2e/lifecycle/embedded-backup.spec.ts
   // portBase + 30: e2e/lifecycle/readme-quickstart.spec.ts
