@@ -442,3 +442,35 @@ test('the field catalogue of a webhook: paths of its accepted deliveries, types,
   expect((await request.get(`${base}/webhooks/wh_doesnotexist/fields`, { headers: bearer(tokens.admin) })).status()).toBe(404);
   expect((await request.get(`${base}/webhooks/${hook.uid}/fields`)).status()).toBe(401);
 });
+
+test('what one member can cause is bounded: the 101st automation is a 422 naming the limit, the 31st Backtest in a minute a 429 with Retry-After', async ({ request, tokens }) => {
+  // A factory of its own, so that spending its budgets holds no other test back.
+  const slug = `bounds-${Date.now().toString(36)}`;
+  expect((await request.post('/api/v1/factories', { headers: bearer(tokens.admin), data: { name: 'Bounds', slug } })).status()).toBe(201);
+  const factory = `/api/v1/factories/${slug}`;
+  const created = await request.post(`${factory}/webhooks`, { headers: bearer(tokens.admin), data: { name: 'bounded' } });
+  expect(created.status()).toBe(201);
+  const uid = (await created.json()).webhook.uid as string;
+
+  for (let i = 0; i < 100; i++) {
+    const response = await request.post(`${factory}/automations`, { headers: bearer(tokens.admin), data: { name: `automation ${String(i).padStart(3, '0')}`, prompt: 'p' } });
+    expect(response.status(), await response.text()).toBe(201);
+  }
+  const refused = await request.post(`${factory}/automations`, { headers: bearer(tokens.admin), data: { name: 'one too many', prompt: 'p', triggers: [trigger(uid)] } });
+  expect(refused.status()).toBe(422);
+  expect((await refused.json()).error.message).toBe(
+    'A factory can have at most 100 automations. Delete one you no longer use, or add a trigger to an existing one, to create another.',
+  );
+  const pages = await (await request.get(`${factory}/automations`, { headers: bearer(tokens.admin) })).json();
+  expect(pages).toMatchObject({ total: 100, nextCursor: expect.any(String) });
+  expect(pages.automations).toHaveLength(50);
+
+  const backtest = () => request.post(`${factory}/automations/backtest`, { headers: bearer(tokens.admin), data: { trigger: trigger(uid, { action: 'opened' }) } });
+  for (let i = 0; i < 30; i++) expect((await backtest()).status()).toBe(200);
+  const spent = await backtest();
+  expect(spent.status()).toBe(429);
+  const retryAfter = Number(spent.headers()['retry-after']);
+  expect(retryAfter).toBeGreaterThanOrEqual(1);
+  expect(retryAfter).toBeLessThanOrEqual(60);
+  expect((await spent.json()).error.message).toMatch(/^This factory ran 30 Backtests in the last minute, the most allowed\. Try again in \d+ seconds?\.$/);
+});

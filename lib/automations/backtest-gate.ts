@@ -64,7 +64,7 @@ export async function withBacktestGate<T>(factoryId: string, work: () => Promise
     } catch (refusal) {
       if (refusal instanceof Error) throw refusal;
       const seconds = Math.max(1, Math.ceil((refusal as { msBeforeNext: number }).msBeforeNext / 1000));
-      throw busy(seconds, `This factory ran ${BACKTEST_RATE_LIMIT} Backtests in the last minute, the most allowed. Try again in ${seconds} seconds.`);
+      throw busy(seconds, `This factory ran ${BACKTEST_RATE_LIMIT} Backtests in the last minute, the most allowed. Try again in ${seconds} ${seconds === 1 ? 'second' : 'seconds'}.`);
     }
     return await work();
   } finally {
