@@ -1,11 +1,12 @@
 import { z } from 'zod';
-import { payloadFilterSchema, type PayloadFilter } from '@/lib/filters';
+import { eventPatternsSchema, headerFilterSchema, payloadFilterSchema, type HeaderFilter, type PayloadFilter } from '@/lib/filters';
 import { MAX_BODY_BYTES } from '@/lib/ingress/limits';
 
 // An automation as the dashboard, the API and (later) definition files write
 // it. A trigger is written exactly as docs/automations.md (Triggers) shows it:
 //   {"provider": "webhook", "event": "received",
-//    "filter": {"webhook_ids": ["<one webhook UID>"], "payload": {...}}}
+//    "filter": {"webhook_ids": ["<one webhook UID>"], "events": ["push"],
+//               "headers": {...}, "payload": {...}}}
 // Several webhooks means several triggers, so `webhook_ids` holds exactly one
 // UID. Unknown keys are refused at every level: a typo such as "paylod"
 // would otherwise silently turn a filter into "match everything".
@@ -38,7 +39,9 @@ export const triggerSchema = z.strictObject(
         webhook_ids: z
           .array(webhookUidSchema, { error: 'List the webhook UID in "webhook_ids"' })
           .length(1, 'A trigger selects exactly one webhook; add another trigger for another webhook'),
-        // null, like absence, means "every delivery of the webhook".
+        // null, like absence, means "every type", "any headers", "any body".
+        events: eventPatternsSchema.nullish(),
+        headers: headerFilterSchema.nullish(),
         payload: payloadFilterSchema.nullish(),
       },
       { error: 'A trigger needs a filter with "webhook_ids"' },
@@ -81,12 +84,18 @@ export const testFilterSchema = z.strictObject({
   deliveryId: z.string().trim().min(1, 'Give the delivery log entry’s id').max(100),
 });
 
-/** A trigger in the canonical shape, from its stored columns. */
-export function triggerFromColumns(webhookUid: string, payloadFilter: PayloadFilter | null): TriggerInput {
+/** A trigger's stored columns (WebhookTrigger). */
+export type TriggerColumns = { webhookUid: string; events: unknown; headerFilter: unknown; payloadFilter: unknown };
+
+/** A trigger in the canonical shape, from its stored columns; a part that is not set is left out. */
+export function triggerFromColumns(columns: TriggerColumns): TriggerInput {
+  const events = (columns.events as string[] | null) ?? null;
+  const headers = (columns.headerFilter as HeaderFilter | null) ?? null;
+  const payload = (columns.payloadFilter as PayloadFilter | null) ?? null;
   return {
     provider: 'webhook',
     event: 'received',
-    filter: payloadFilter ? { webhook_ids: [webhookUid], payload: payloadFilter } : { webhook_ids: [webhookUid] },
+    filter: { webhook_ids: [columns.webhookUid], ...(events ? { events } : {}), ...(headers ? { headers } : {}), ...(payload ? { payload } : {}) },
   };
 }
 

@@ -1,7 +1,6 @@
 import 'server-only';
 import { prisma, type DbOrTx, type Tx } from '@/lib/db';
 import { lockFactory } from '@/lib/db/locks';
-import type { PayloadFilter } from '@/lib/filters';
 import { AppError, notFound, type FieldErrors } from '@/lib/http/errors';
 import {
   MAX_AUTOMATIONS_PER_FACTORY,
@@ -56,7 +55,7 @@ type AutomationRow = {
   enabled: boolean;
   createdAt: Date;
   updatedAt: Date;
-  triggers: { position: number; webhookUid: string; payloadFilter: unknown }[];
+  triggers: { position: number; webhookUid: string; events: unknown; headerFilter: unknown; payloadFilter: unknown }[];
 };
 
 const automationSelect = {
@@ -66,7 +65,7 @@ const automationSelect = {
   enabled: true,
   createdAt: true,
   updatedAt: true,
-  triggers: { select: { position: true, webhookUid: true, payloadFilter: true }, orderBy: { position: 'asc' } },
+  triggers: { select: { position: true, webhookUid: true, events: true, headerFilter: true, payloadFilter: true }, orderBy: { position: 'asc' } },
 } as const;
 
 async function webhooksByUid(factoryId: string, uids: string[], db: DbOrTx) {
@@ -112,7 +111,7 @@ async function toViews(factoryId: string, rows: AutomationRow[], db: DbOrTx): Pr
     updatedAt: row.updatedAt,
     triggers: row.triggers.map((t, index) => ({
       index,
-      trigger: triggerFromColumns(t.webhookUid, (t.payloadFilter as PayloadFilter | null) ?? null),
+      trigger: triggerFromColumns(t),
       webhook: triggerWebhook(t.webhookUid, webhooks.get(t.webhookUid)),
     })),
     runCount: statsById.get(row.id)?._count._all ?? 0,
@@ -208,7 +207,9 @@ async function writeTriggers(tx: Tx, automationId: string, triggers: TriggerInpu
       automationId,
       position,
       webhookUid: trigger.filter.webhook_ids[0]!,
-      // Left out (not JSON null) when there is no filter: the column stays SQL NULL.
+      // Left out (not JSON null) when a part is not set: the column stays SQL NULL.
+      events: trigger.filter.events ?? undefined,
+      headerFilter: trigger.filter.headers ?? undefined,
       payloadFilter: trigger.filter.payload ?? undefined,
     })),
   });

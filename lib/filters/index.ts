@@ -1,5 +1,6 @@
-// Payload filters: validated when an automation is saved,
-// evaluated against each accepted delivery. Rules and examples: docs/filters.md.
+// A trigger's filter (event types, header filter, payload filter): validated
+// when an automation is saved, evaluated against each accepted delivery.
+// Rules and examples: docs/filters.md.
 export type { FilterCheck, FilterCondition, FilterOperator, FilterResult, FilterScalar, PayloadFilter } from './types';
 export { describeCheck, evaluateFilter, matchesFilter } from './evaluate';
 export {
@@ -13,3 +14,6 @@ export {
   type FilterError,
   type ValidateFilterResult,
 } from './schema';
+export { MAX_EVENT_PATTERN_LENGTH, MAX_EVENT_PATTERNS, eventPatternsSchema, matchesEventTypes, validateEventPatterns, type EventTypeCheck } from './events';
+export { headerFilterSchema, validateHeaderFilter, type HeaderCondition, type HeaderFilter } from './headers';
+export { evaluateTrigger, matchesTrigger, type DeliveryFacts, type TriggerEvaluation, type TriggerFilter } from './trigger';

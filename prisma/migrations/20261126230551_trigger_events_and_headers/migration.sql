@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "WebhookTrigger" ADD COLUMN     "events" JSON,
+ADD COLUMN     "headerFilter" JSON;
