@@ -39,7 +39,7 @@ describe.each(testDatabaseKinds())('automation limits on %s', (kind) => {
     const prompt = `Handle the order. ${'Details. '.repeat(2000)}End.`;
     const automation = await createAutomation(factoryId, { name: 'big prompt', prompt, triggers: [trigger()] }, db);
     const live = await findLiveWebhook(uid);
-    expect(live!.triggers).toEqual([{ automationId: automation.id, automationName: 'big prompt', payloadFilter: null }]);
+    expect(live!.triggers).toEqual([{ automationId: automation.id, automationName: 'big prompt', events: null, headerFilter: null, payloadFilter: null }]);
     expect(JSON.stringify(live)).not.toContain('Handle the order');
 
     const webhookId = (await db.webhook.findUniqueOrThrow({ where: { uid }, select: { id: true } })).id;
@@ -52,7 +52,7 @@ describe.each(testDatabaseKinds())('automation limits on %s', (kind) => {
       headers: {},
       remoteAddress: null,
       runQueueLimit: 1000,
-      runs: runsToStart({ name: 'orders', uid }, live!.triggers, { deliveryId: 'limits-1', text: '{}', value: {} }),
+      runs: runsToStart({ name: 'orders', uid }, live!.triggers, { deliveryId: 'limits-1', text: '{}', value: {}, eventType: null, headers: {} }),
     });
     expect(outcome).toMatchObject({ status: 'accepted', runs: 1 });
     const run = await db.run.findFirstOrThrow({ where: { automationId: automation.id } });

@@ -1,8 +1,8 @@
 import 'server-only';
 import { prisma, type Db, type DbOrTx, type Tx } from '@/lib/db';
-import { describeCheck, evaluateFilter, matchesFilter, type FilterCheck, type PayloadFilter } from '@/lib/filters';
+import { evaluateTrigger, matchesTrigger, type DeliveryFacts, type FilterCheck, type TriggerFilter } from '@/lib/filters';
 import { COPIED_THROUGH_SQL, NO_COPY_YET } from '@/lib/deliveries/body-json';
-import { filterToSql } from '@/lib/filters/sql';
+import { readsDeliveryMetadata, triggerToSql } from '@/lib/filters/trigger';
 import { AppError } from '@/lib/http/errors';
 import { getAutomation, webhookState } from '@/lib/automations/service';
 import { pastedBodySchema, triggerSchema, type TriggerInput } from '@/lib/automations/schemas';
@@ -10,9 +10,10 @@ import { pastedBodySchema, triggerSchema, type TriggerInput } from '@/lib/automa
 // Test filter (docs/automations.md, Test filter, Backtest, Why not, Replay): would this stored delivery have started this
 // trigger's automation? The answer applies the ingress's own rules, each
 // with its reason: the delivery must come from the trigger's webhook, that
-// webhook must be live, the payload filter must match, and the automation
-// must be enabled. Only Accepted log entries keep a payload, so only they
-// can be tested.
+// webhook must be live, its event type, headers and payload must match the
+// trigger's filter (lib/filters/trigger.ts), and the automation must be
+// enabled. Only Accepted log entries keep a payload, so only they can be
+// tested.
 
 export type TestFilterResult = {
   wouldTrigger: boolean;
@@ -22,6 +23,9 @@ export type TestFilterResult = {
     actual: { uid: string; name: string };
     reason: string;
   };
+  /** The delivery's type against the trigger's `events`; passes when the trigger lists none. */
+  eventCheck: { passed: boolean; expected: string; actual: string; reason: string };
+  headerCheck: { passed: boolean; checks: FilterCheck[]; reason: string };
   payloadCheck: { passed: boolean; checks: FilterCheck[]; reason: string };
   automationCheck: { passed: boolean; reason: string };
 };
@@ -29,7 +33,7 @@ export type TestFilterResult = {
 async function loadDelivery(factoryId: string, id: string, db: DbOrTx) {
   const delivery = await db.delivery.findFirst({
     where: { id, webhook: { factoryId } },
-    select: { id: true, status: true, body: true, deliveryId: true, webhook: { select: { uid: true, name: true } } },
+    select: { id: true, status: true, body: true, eventType: true, headers: true, deliveryId: true, webhook: { select: { uid: true, name: true } } },
   });
   if (!delivery) throw new AppError('not_found', 'No delivery log entry with this id in this factory', { deliveryId: 'No delivery log entry with this id' });
   if (delivery.status !== 'accepted' || delivery.body === null) {
@@ -53,7 +57,8 @@ export async function testTrigger(
 
   const webhookCheck = checkWebhook(uid, webhook, delivery.webhook, (name) => `the delivery came to "${name}"`);
   // The body was valid JSON when it was accepted; parsing cannot fail.
-  return result(webhookCheck, trigger, JSON.parse(delivery.body) as unknown, input.automationEnabled);
+  const facts = { eventType: delivery.eventType, headers: delivery.headers, body: JSON.parse(delivery.body) as unknown };
+  return result(webhookCheck, trigger, facts, input.automationEnabled);
 }
 
 /** The webhook check: the trigger's webhook must exist, be live, and be the one the body came to. */
@@ -72,24 +77,25 @@ function checkWebhook(
   return { passed: true, expected, actual, reason: passed(webhook.name) };
 }
 
-/** The payload and automation checks, and the verdict, once the webhook check is known. */
-function result(webhookCheck: TestFilterResult['webhookCheck'], trigger: TriggerInput, body: unknown, automationEnabled: boolean): TestFilterResult {
-  const evaluated = evaluateFilter(trigger.filter.payload ?? null, body);
-  const failed = evaluated.checks.filter((check) => !check.passed).length;
-  const count = evaluated.checks.length;
-  const payloadCheck = {
-    passed: evaluated.matched,
-    checks: evaluated.checks,
-    reason: !trigger.filter.payload
-      ? 'no payload filter: every delivery of the webhook matches'
-      : evaluated.matched
-        ? `all ${count} condition${count === 1 ? '' : 's'} matched`
-        : `${failed} of ${count} condition${count === 1 ? '' : 's'} did not match`,
-  };
+const conditions = (count: number) => `${count} condition${count === 1 ? '' : 's'}`;
+
+function partReason(label: string, present: boolean, result: { matched: boolean; checks: FilterCheck[] }): string {
+  if (!present) return `no ${label}: every delivery of the webhook matches`;
+  const failed = result.checks.filter((check) => !check.passed).length;
+  return result.matched ? `all ${conditions(result.checks.length)} matched` : `${failed} of ${conditions(result.checks.length)} did not match`;
+}
+
+/** The event type, header, payload and automation checks, and the verdict, once the webhook check is known. */
+function result(webhookCheck: TestFilterResult['webhookCheck'], trigger: TriggerInput, facts: DeliveryFacts, automationEnabled: boolean): TestFilterResult {
+  const evaluated = evaluateTrigger(trigger.filter, facts);
+  const eventCheck = evaluated.events ?? { passed: true, expected: 'any type', actual: facts.eventType ?? 'none', reason: 'no event types listed: every type matches, and deliveries without one' };
+  const headers = evaluated.headers ?? { matched: true, checks: [] };
+  const headerCheck = { passed: headers.matched, checks: headers.checks, reason: partReason('header filter', Boolean(trigger.filter.headers), headers) };
+  const payloadCheck = { passed: evaluated.payload.matched, checks: evaluated.payload.checks, reason: partReason('payload filter', Boolean(trigger.filter.payload), evaluated.payload) };
   const automationCheck = automationEnabled
     ? { passed: true, reason: 'the automation is enabled' }
     : { passed: false, reason: 'the automation is disabled, so it starts no runs' };
-  return { wouldTrigger: webhookCheck.passed && payloadCheck.passed && automationCheck.passed, webhookCheck, payloadCheck, automationCheck };
+  return { wouldTrigger: webhookCheck.passed && evaluated.matched && automationCheck.passed, webhookCheck, eventCheck, headerCheck, payloadCheck, automationCheck };
 }
 
 /**
@@ -107,7 +113,12 @@ export async function testTriggerOnBody(
   const uid = trigger.filter.webhook_ids[0]!;
   const webhook = await db.webhook.findFirst({ where: { factoryId, uid }, select: { name: true, enabled: true, deletedAt: true } });
   const webhookCheck = checkWebhook(uid, webhook, { uid, name: webhook?.name ?? uid }, (name) => `the pasted body is tested as a delivery to "${name}"`);
-  return result(webhookCheck, trigger, JSON.parse(body) as unknown, input.automationEnabled);
+  // A pasted body comes without the request's headers, so without a type or headers to test.
+  const tested = result(webhookCheck, trigger, { eventType: null, headers: {}, body: JSON.parse(body) as unknown }, input.automationEnabled);
+  if (!tested.eventCheck.passed) {
+    tested.eventCheck = { ...tested.eventCheck, reason: 'a pasted body has no event type (it comes from the request); test an Accepted delivery from the log to check the event types' };
+  }
+  return tested;
 }
 
 /** The API's test-filter: a saved trigger, by index. */
@@ -153,11 +164,11 @@ const newestFirst = (a: Candidate, b: Candidate) => b.receivedAt.getTime() - a.r
 const COPIES = `FROM "DeliveryJson" c CROSS JOIN LATERAL (SELECT c."json" #> '{}' AS b OFFSET 0) j`;
 // The webhook's Accepted deliveries without a copy: not copied yet (newer
 // than the copy job's cursor), or that jsonb cannot hold.
-const UNCOPIED = `(SELECT d."id", d."receivedAt", d."body" FROM "Delivery" d
+const UNCOPIED = `(SELECT d."id", d."receivedAt", d."body", d."eventType", d."headers" FROM "Delivery" d
                     WHERE d."webhookId" = $1 AND d."status" = 'accepted' AND d."body" IS NOT NULL AND d."receivedAt" > ${COPIED_THROUGH_SQL}
                       AND ${NO_COPY_YET}
                   UNION ALL
-                  SELECT d."id", d."receivedAt", d."body" FROM "DeliveryJson" c JOIN "Delivery" d ON d."id" = c."deliveryId"
+                  SELECT d."id", d."receivedAt", d."body", d."eventType", d."headers" FROM "DeliveryJson" c JOIN "Delivery" d ON d."id" = c."deliveryId"
                     WHERE c."webhookId" = $1 AND c."json" IS NULL AND d."status" = 'accepted' AND d."body" IS NOT NULL)`;
 const TS_PAGE = 1_000;
 /**
@@ -213,7 +224,7 @@ async function halves(db: Db, webhookId: string, splitFrom: number): Promise<{ s
  * How many of the webhook's Accepted deliveries match, and the most recent
  * matches and non-matches (up to `limit` of each, not yet ordered).
  */
-async function countMatches(db: Db, webhookId: string, filter: PayloadFilter | null, limit: number, splitFrom: number, uncopiedMax: number) {
+async function countMatches(db: Db, webhookId: string, filter: TriggerFilter, limit: number, splitFrom: number, uncopiedMax: number) {
   // 1. Bodies without a copy, in TypeScript. Their ids are left out of the
   // SQL below, so a body the copy job reaches meanwhile is counted once.
   const uncopied: string[] = [];
@@ -233,8 +244,8 @@ async function countMatches(db: Db, webhookId: string, filter: PayloadFilter | n
       untested = rest?.count ?? 0;
       break;
     }
-    const page: { id: string; receivedAt: Date; body: string }[] = await db.$queryRawUnsafe(
-      `SELECT u."id", u."receivedAt", u."body" FROM ${UNCOPIED} u
+    const page: { id: string; receivedAt: Date; body: string; eventType: string | null; headers: unknown }[] = await db.$queryRawUnsafe(
+      `SELECT u."id", u."receivedAt", u."body", u."eventType", u."headers" FROM ${UNCOPIED} u
         ${cursor ? `WHERE (u."receivedAt", u."id") < ($2::timestamp(3), $3)` : ''}
         ORDER BY u."receivedAt" DESC, u."id" DESC LIMIT ${TS_PAGE}`,
       webhookId,
@@ -242,7 +253,7 @@ async function countMatches(db: Db, webhookId: string, filter: PayloadFilter | n
     );
     for (const row of page) {
       // The body was valid JSON when it was accepted; parsing cannot fail.
-      const isMatch = matchesFilter(filter, JSON.parse(row.body) as unknown);
+      const isMatch = matchesTrigger(filter, { eventType: row.eventType, headers: row.headers, body: JSON.parse(row.body) as unknown });
       uncopied.push(row.id);
       bytes += row.body.length;
       if (isMatch) matched++;
@@ -259,10 +270,12 @@ async function countMatches(db: Db, webhookId: string, filter: PayloadFilter | n
   // 2. Every copy, in SQL.
   const params: unknown[] = [webhookId];
   const excluded = uncopied.length > 0 ? (params.push(JSON.stringify(uncopied)), `AND c."deliveryId" NOT IN (SELECT jsonb_array_elements_text($2::jsonb))`) : '';
-  const predicate = filterToSql(filter, 'j.b', params);
+  const predicate = triggerToSql(filter, { eventType: 'd."eventType"', headers: 'd."headers"', body: 'j.b' }, params);
   // Without a condition nothing needs reading but the index: the copies
-  // without json are all among the bodies counted above.
-  const from = predicate === 'true' ? 'FROM "DeliveryJson" c' : COPIES;
+  // without json are all among the bodies counted above. The log's rows are
+  // read only for a filter on the type or the headers.
+  const readsBody = filter.payload !== null && filter.payload !== undefined && Object.keys(filter.payload).length > 0;
+  const from = `${readsBody ? COPIES : 'FROM "DeliveryJson" c'}${readsDeliveryMetadata(filter) ? ' JOIN "Delivery" d ON d."id" = c."deliveryId"' : ''}`;
   const where = `WHERE c."webhookId" = $1 ${predicate === 'true' ? '' : 'AND c."json" IS NOT NULL'} ${excluded}`;
   const parts = await Promise.all(
     (await halves(db, webhookId, splitFrom)).map((range) =>
@@ -294,7 +307,8 @@ async function countMatches(db: Db, webhookId: string, filter: PayloadFilter | n
 /**
  * Backtest: a trigger's filter as written (unsaved edits included) over every
  * Accepted delivery of its webhook in the retained log. The filter runs as SQL
- * over the bodies' jsonb copies (lib/filters/sql.ts); bodies without a copy
+ * over the bodies' jsonb copies (lib/filters/sql.ts), with the log's stored
+ * type and headers when it tests them (lib/filters/trigger.ts); bodies without a copy
  * (not copied yet, or that jsonb cannot hold) run through the TypeScript
  * evaluator. The listed examples are explained by the evaluator, as Test
  * filter explains. Changes nothing.
@@ -310,7 +324,7 @@ export async function backtestTrigger(
   const uid = trigger.filter.webhook_ids[0]!;
   const webhook = await db.webhook.findFirst({ where: { factoryId, uid }, select: { id: true, name: true, enabled: true, deletedAt: true } });
   if (!webhook) throw new AppError('validation_failed', 'No such webhook', { 'trigger.filter.webhook_ids': `No webhook with UID ${uid} in this factory` });
-  const filter = trigger.filter.payload ?? null;
+  const filter = trigger.filter;
   const limit = Math.min(Math.max(input.limit ?? BACKTEST_EXAMPLES, 1), BACKTEST_MAX);
 
   const { uncopied, untested, copied, matched, examples } = await countMatches(db, webhook.id, filter, limit, splitFrom, uncopiedMax);
@@ -318,20 +332,23 @@ export async function backtestTrigger(
   // Explain the most recent of each kind.
   examples.sort(newestFirst);
   const shown = [...examples.filter((e) => e.matched).slice(0, limit), ...examples.filter((e) => !e.matched).slice(0, limit)].sort(newestFirst);
-  const rows = await db.delivery.findMany({ where: { id: { in: shown.map((e) => e.id) } }, select: { id: true, deliveryId: true, receivedAt: true, body: true } });
+  const rows = await db.delivery.findMany({
+    where: { id: { in: shown.map((e) => e.id) } },
+    select: { id: true, deliveryId: true, receivedAt: true, body: true, eventType: true, headers: true },
+  });
   const byId = new Map(rows.map((row) => [row.id, row]));
   const deliveries = shown.flatMap((example) => {
     const row = byId.get(example.id);
     // Pruned by retention in the meantime.
     if (!row || row.body === null) return [];
-    const result = evaluateFilter(filter, JSON.parse(row.body) as unknown);
+    const result = evaluateTrigger(filter, { eventType: row.eventType, headers: row.headers, body: JSON.parse(row.body) as unknown });
     return [
       {
         id: row.id,
         deliveryId: row.deliveryId,
         receivedAt: row.receivedAt,
         wouldTrigger: result.matched,
-        failures: result.checks.filter((c) => !c.passed).map(describeCheck),
+        failures: result.failures,
       },
     ];
   });

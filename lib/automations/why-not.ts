@@ -1,6 +1,6 @@
 import 'server-only';
 import { prisma, type DbOrTx } from '@/lib/db';
-import { describeCheck, evaluateFilter, type FilterCheck, type PayloadFilter } from '@/lib/filters';
+import { evaluateTrigger, type EventTypeCheck, type FilterCheck } from '@/lib/filters';
 import { AppError } from '@/lib/http/errors';
 import { listAutomationsForWebhook } from '@/lib/automations/service';
 import { QUEUE_FULL_DETAIL_PREFIX } from '@/lib/runs/start';
@@ -11,14 +11,26 @@ import { QUEUE_FULL_DETAIL_PREFIX } from '@/lib/runs/start';
 // The filters are today's: when an automation changed after the delivery
 // arrived, the answer says so (and Replay can start what now matches).
 
-export type TriggerExplanation = { index: number; matched: boolean; checks: FilterCheck[]; failures: string[] };
+export type TriggerExplanation = {
+  index: number;
+  matched: boolean;
+  /** The payload filter's checks. */
+  checks: FilterCheck[];
+  /** The delivery's type against the trigger's `events`; null when it lists none. */
+  eventCheck: EventTypeCheck | null;
+  headerChecks: FilterCheck[];
+  /** Every failed check in one line, event type first. */
+  failures: string[];
+  /** Which part failed first: what the summary names. */
+  failedPart: 'event type' | 'header filter' | 'payload filter' | null;
+};
 
 export type AutomationExplanation = {
   automation: { id: string; name: string; enabled: boolean };
   run: { id: string; status: string; replay: boolean } | null;
   /** One sentence: started, or the main reason it did not. */
   summary: string;
-  /** The triggers on this webhook (by index in the automation) and how the payload fares today. */
+  /** The triggers on this webhook (by index in the automation) and how the delivery fares against them today. */
   triggers: TriggerExplanation[];
 };
 
@@ -27,7 +39,16 @@ export type DeliveryExplanation = { note: string | null; automations: Automation
 export async function explainDelivery(factoryId: string, uid: string, deliveryRowId: string, db: DbOrTx = prisma): Promise<DeliveryExplanation> {
   const delivery = await db.delivery.findFirst({
     where: { id: deliveryRowId, webhook: { uid, factoryId } },
-    select: { id: true, status: true, body: true, detail: true, receivedAt: true, runs: { select: { id: true, status: true, replay: true, automationId: true } } },
+    select: {
+      id: true,
+      status: true,
+      body: true,
+      eventType: true,
+      headers: true,
+      detail: true,
+      receivedAt: true,
+      runs: { select: { id: true, status: true, replay: true, automationId: true } },
+    },
   });
   if (!delivery) throw new AppError('not_found', 'No delivery log entry with this id for this webhook');
   const automations = await listAutomationsForWebhook(factoryId, uid, db);
@@ -41,10 +62,20 @@ export async function explainDelivery(factoryId: string, uid: string, deliveryRo
     const run = runs.get(automation.id) ?? null;
     const triggers = automation.triggers
       .filter((t) => t.trigger.filter.webhook_ids[0] === uid)
-      .map((t) => {
-        if (!accepted) return { index: t.index, matched: false, checks: [], failures: [] };
-        const result = evaluateFilter((t.trigger.filter.payload as PayloadFilter | undefined) ?? null, payload);
-        return { index: t.index, matched: result.matched, checks: result.checks, failures: result.checks.filter((c) => !c.passed).map(describeCheck) };
+      .map((t): TriggerExplanation => {
+        if (!accepted) return { index: t.index, matched: false, checks: [], eventCheck: null, headerChecks: [], failures: [], failedPart: null };
+        const result = evaluateTrigger(t.trigger.filter, { eventType: delivery.eventType, headers: delivery.headers, body: payload });
+        const failedPart =
+          result.events && !result.events.passed ? 'event type' : result.headers && !result.headers.matched ? 'header filter' : result.payload.matched ? null : 'payload filter';
+        return {
+          index: t.index,
+          matched: result.matched,
+          checks: result.payload.checks,
+          eventCheck: result.events,
+          headerChecks: result.headers?.checks ?? [],
+          failures: result.failures,
+          failedPart,
+        };
       });
     const base = { automation: { id: automation.id, name: automation.name, enabled: automation.enabled }, run: run ? { id: run.id, status: run.status, replay: run.replay } : null, triggers };
     if (run) return { ...base, summary: run.replay ? 'Started a run when the delivery was replayed' : 'Started a run' };
@@ -57,8 +88,8 @@ export async function explainDelivery(factoryId: string, uid: string, deliveryRo
       const when = automation.createdAt > delivery.receivedAt ? 'was created after the delivery arrived' : automation.updatedAt > delivery.receivedAt ? 'changed after the delivery arrived' : 'did not match when the delivery arrived';
       return { ...base, summary: `Did not start, but matches today: the automation ${when}. Replay the delivery to start it.` };
     }
-    const first = triggers.flatMap((t) => t.failures)[0];
-    return { ...base, summary: `Did not start: the payload filter did not match${first ? ` (${first})` : ''}` };
+    const first = triggers.find((t) => t.failures.length > 0);
+    return { ...base, summary: `Did not start: the ${first?.failedPart ?? 'payload filter'} did not match${first ? ` (${first.failures[0]})` : ''}` };
   });
 
   const note = accepted

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { factoryAction } from '@/lib/actions/action';
 import { triggerSchema } from '@/lib/automations/schemas';
 import { webhookUidSchema } from '@/lib/webhooks/schemas';
-import { countFilterMatches, getFieldCatalogue } from './service';
+import { countTriggerMatches, getFieldCatalogue } from './service';
 
 // Dashboard adapters for the filter editor. Both read only what any member can
 // already read (the delivery log), like Test filter and Backtest.
@@ -14,5 +14,5 @@ export const fieldCatalogueAction = factoryAction('factory:read', webhookUidSche
 
 /** The editor's live count: how many of the latest accepted deliveries the trigger as written matches. */
 export const countFilterMatchesAction = factoryAction('factory:read', z.strictObject({ trigger: triggerSchema }), async ({ factory }, { trigger }) =>
-  countFilterMatches(factory.id, trigger.filter.webhook_ids[0]!, trigger.filter.payload ?? null),
+  countTriggerMatches(factory.id, trigger.filter.webhook_ids[0]!, trigger.filter),
 );

@@ -1,6 +1,6 @@
 import 'server-only';
 import { prisma, type DbOrTx } from '@/lib/db';
-import { matchesFilter, type PayloadFilter } from '@/lib/filters';
+import { matchesTrigger, type PayloadFilter, type TriggerFilter } from '@/lib/filters';
 import { AppError } from '@/lib/http/errors';
 import { buildCatalogue, type FieldCatalogue } from './catalogue';
 
@@ -18,7 +18,10 @@ export const SAMPLE_BYTES = 4 * 1024 * 1024;
 const CACHE_MS = 30_000;
 const CACHE_ENTRIES = 8;
 
-type Sample = { newestId: string | null; rows: number; loadedAt: number; bodies: unknown[]; catalogue: FieldCatalogue | null };
+/** A sampled delivery as a trigger's filter reads it. */
+type SampledDelivery = { eventType: string | null; headers: unknown; body: unknown };
+
+type Sample = { newestId: string | null; rows: number; loadedAt: number; bodies: unknown[]; deliveries: SampledDelivery[]; catalogue: FieldCatalogue | null };
 
 // One process-wide cache; small on purpose (a parsed sample is a few MB).
 const samples = new Map<string, Sample>();
@@ -49,19 +52,20 @@ async function loadSample(db: DbOrTx, webhookId: string): Promise<Sample> {
     take++;
   }
   const ids = rows.slice(0, take).map((row) => row.id);
-  const loaded = ids.length ? await db.delivery.findMany({ where: { id: { in: ids } }, select: { id: true, body: true } }) : [];
-  const byId = new Map(loaded.map((row) => [row.id, row.body]));
-  const bodies: unknown[] = [];
+  const loaded = ids.length ? await db.delivery.findMany({ where: { id: { in: ids } }, select: { id: true, body: true, eventType: true, headers: true } }) : [];
+  const byId = new Map(loaded.map((row) => [row.id, row]));
+  const deliveries: SampledDelivery[] = [];
   for (const id of ids) {
-    const text = byId.get(id);
-    if (text == null) continue;
+    const row = byId.get(id);
+    if (row?.body == null) continue;
     try {
-      bodies.push(JSON.parse(text));
+      deliveries.push({ eventType: row.eventType, headers: row.headers, body: JSON.parse(row.body) as unknown });
     } catch {
       // Accepted bodies are JSON; one nested too deeply for this parser is left out.
     }
   }
-  const sample: Sample = { newestId, rows: rows.length, loadedAt: Date.now(), bodies, catalogue: null };
+  const bodies = deliveries.map((delivery) => delivery.body);
+  const sample: Sample = { newestId, rows: rows.length, loadedAt: Date.now(), bodies, deliveries, catalogue: null };
   samples.delete(webhookId);
   samples.set(webhookId, sample);
   while (samples.size > CACHE_ENTRIES) samples.delete(samples.keys().next().value!);
@@ -78,12 +82,18 @@ export async function getFieldCatalogue(factoryId: string, uid: string, db: DbOr
 export type MatchCount = { matched: number; sampled: number };
 
 /**
- * How many of the webhook's latest accepted deliveries a filter matches, with
- * the evaluator the ingress uses. A deleted webhook keeps its log, so its
- * triggers can still be counted, as Backtest does.
+ * How many of the webhook's latest accepted deliveries a trigger's filter
+ * (event types, headers, payload) matches, with the evaluator the ingress
+ * uses. A deleted webhook keeps its log, so its triggers can still be
+ * counted, as Backtest does.
  */
-export async function countFilterMatches(factoryId: string, uid: string, filter: PayloadFilter | null, db: DbOrTx = prisma): Promise<MatchCount> {
+export async function countTriggerMatches(factoryId: string, uid: string, filter: TriggerFilter, db: DbOrTx = prisma): Promise<MatchCount> {
   const sample = await loadSample(db, await webhookIdOf(db, factoryId, uid, true));
-  const matched = filter === null ? sample.bodies.length : sample.bodies.filter((body) => matchesFilter(filter, body)).length;
-  return { matched, sampled: sample.bodies.length };
+  const matched = sample.deliveries.filter((delivery) => matchesTrigger(filter, delivery)).length;
+  return { matched, sampled: sample.deliveries.length };
+}
+
+/** The same count for a payload filter alone. */
+export function countFilterMatches(factoryId: string, uid: string, filter: PayloadFilter | null, db: DbOrTx = prisma): Promise<MatchCount> {
+  return countTriggerMatches(factoryId, uid, { payload: filter }, db);
 }

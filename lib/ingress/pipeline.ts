@@ -161,18 +161,21 @@ async function serve(request: Request, params: IngressParams): Promise<Response>
 
   const identity = deliveryIdentity({ headers, body, configuredHeader: webhook.deliveryIdHeader, providerId: providerIdFor(webhook, headers) });
   const scheme = webhook.signatureScheme ? getScheme(webhook.signatureScheme) : undefined;
+  // As the sender sent them: not the address, request id and forwarding headers the server added.
+  const stored = redactHeaders(receivedHeaders() ?? headers, scheme?.signatureHeaders ?? []);
+  // From the headers and the body parsed above; null when the delivery names none (never a rejection).
+  const eventType = extractEventType(eventTypeSourceOf(webhook), { header: (name) => headers.get(name), body: json.value });
   const outcome = await recordAccepted({
     webhookId: webhook.id,
     factoryId: webhook.factoryId,
     identity,
-    runs: runsToStart(webhook, webhook.triggers, { deliveryId: identity.deliveryId, text: json.text, value: json.value }),
+    // Triggers read what the log stores (the type, the redacted headers), so Test filter, Backtest and Replay decide alike.
+    runs: runsToStart(webhook, webhook.triggers, { deliveryId: identity.deliveryId, text: json.text, value: json.value, eventType, headers: stored }),
     size: body.length,
     body: json.text,
-    // As the sender sent them: not the address, request id and forwarding headers the server added.
-    headers: redactHeaders(receivedHeaders() ?? headers, scheme?.signatureHeaders ?? []),
+    headers: stored,
     remoteAddress: logAddress,
-    // From the headers and the body parsed above; null when the delivery names none (never a rejection).
-    eventType: extractEventType(eventTypeSourceOf(webhook), { header: (name) => headers.get(name), body: json.value }),
+    eventType,
     runQueueLimit: env().runQueueLimit,
     rateLimit: folded ?? undefined,
   });

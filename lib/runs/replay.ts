@@ -24,9 +24,19 @@ export type ReplayResult = {
 export async function replayDelivery(factoryId: string, uid: string, deliveryRowId: string, actor: { email: string }, db = prisma): Promise<ReplayResult> {
   return db.$transaction(async (tx) => {
     const [delivery] = await tx.$queryRawUnsafe<
-      { id: string; deliveryId: string; status: string; body: string | null; webhookName: string; webhookUid: string; triggers: ActiveTrigger[] | null }[]
+      {
+        id: string;
+        deliveryId: string;
+        status: string;
+        body: string | null;
+        eventType: string | null;
+        headers: Record<string, string> | null;
+        webhookName: string;
+        webhookUid: string;
+        triggers: ActiveTrigger[] | null;
+      }[]
     >(
-      `SELECT d."id", d."deliveryId", d."status"::text AS "status", d."body", w."name" AS "webhookName", w."uid" AS "webhookUid",
+      `SELECT d."id", d."deliveryId", d."status"::text AS "status", d."body", d."eventType", d."headers", w."name" AS "webhookName", w."uid" AS "webhookUid",
               ${activeTriggersSql('w."uid"', 'w."factoryId"')} AS "triggers"
          FROM "Delivery" d JOIN "Webhook" w ON w."id" = d."webhookId"
         WHERE d."id" = $1 AND w."uid" = $2 AND w."factoryId" = $3 AND w."deletedAt" IS NULL
@@ -44,6 +54,8 @@ export async function replayDelivery(factoryId: string, uid: string, deliveryRow
       deliveryId: delivery.deliveryId,
       text: delivery.body,
       value: JSON.parse(delivery.body) as unknown,
+      eventType: delivery.eventType,
+      headers: delivery.headers,
     });
     if (runs.length) {
       const limit = env().runQueueLimit;

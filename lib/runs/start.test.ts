@@ -3,12 +3,21 @@ import { composedPrompt, payloadAttachments } from '@/lib/runs/envelope';
 import { runsToStart, type ActiveTrigger } from '@/lib/runs/start';
 
 const webhook = { name: 'github', uid: 'wh_abc' };
-const trigger = (automationId: string, payloadFilter: ActiveTrigger['payloadFilter']): ActiveTrigger => ({
+const trigger = (automationId: string, payloadFilter: ActiveTrigger['payloadFilter'], more: Partial<ActiveTrigger> = {}): ActiveTrigger => ({
   automationId,
   automationName: automationId,
+  events: null,
+  headerFilter: null,
   payloadFilter,
+  ...more,
 });
-const delivery = (value: unknown, deliveryId = 'd-1') => ({ deliveryId, text: JSON.stringify(value), value });
+const delivery = (value: unknown, deliveryId = 'd-1', more: { eventType?: string | null; headers?: Record<string, string> } = {}) => ({
+  deliveryId,
+  text: JSON.stringify(value),
+  value,
+  eventType: more.eventType ?? null,
+  headers: more.headers ?? {},
+});
 
 describe('runsToStart', () => {
   it('starts one run per automation whose trigger matches, once even when two of its triggers match', () => {
@@ -32,9 +41,23 @@ describe('runsToStart', () => {
     expect(runsToStart(webhook, [trigger('a', { n: 1 })], delivery({ n: '1' }))).toEqual([]);
   });
 
+  it('starts only on a listed event type and matching headers; a trigger without them matches every type, none included', () => {
+    const triggers = [
+      trigger('opened', null, { events: ['pull_request.opened'] }),
+      trigger('any-pr', null, { events: ['pull_request.*'] }),
+      trigger('acme', null, { headerFilter: { 'x-tenant': 'acme' } }),
+      trigger('all', null),
+    ];
+    const started = (eventType: string | null, headers: Record<string, string> = {}) =>
+      runsToStart(webhook, triggers, delivery({}, 'd', { eventType, headers })).map((r) => r.automationId);
+    expect(started('pull_request.opened', { 'x-tenant': 'acme' })).toEqual(['opened', 'any-pr', 'acme', 'all']);
+    expect(started('pull_request_review.submitted')).toEqual(['all']);
+    expect(started(null, { 'x-tenant': 'beta' })).toEqual(['all']);
+  });
+
   it('attaches the body text as received and names the webhook and delivery in the envelope', () => {
     const text = '{ "b": 2,   "a": [1, 2.50] }';
-    const [run] = runsToStart(webhook, [trigger('a', null)], { deliveryId: 'evt_9', text, value: JSON.parse(text) });
+    const [run] = runsToStart(webhook, [trigger('a', null)], { deliveryId: 'evt_9', text, value: JSON.parse(text), eventType: null, headers: {} });
     // The run stores no copy of the payload; the executor gets the delivery's body as this.
     expect(run).not.toHaveProperty('attachments');
     expect(payloadAttachments(text)).toEqual([{ name: 'event-payload.json', contentType: 'application/json', content: text }]);

@@ -1,5 +1,5 @@
 import { timeOrderedId } from '@/lib/crypto/random';
-import { matchesFilter, type PayloadFilter } from '@/lib/filters';
+import { matchesTrigger, type HeaderFilter, type PayloadFilter } from '@/lib/filters';
 import { composeEnvelope, type RunEnvelope } from '@/lib/runs/envelope';
 
 // Which runs a delivery starts (docs/automations.md, Matching and the
@@ -14,7 +14,13 @@ import { composeEnvelope, type RunEnvelope } from '@/lib/runs/envelope';
  * (up to 20,000 characters) is not among them: a run takes its automation's
  * prompt in the statement that inserts it.
  */
-export type ActiveTrigger = { automationId: string; automationName: string; payloadFilter: PayloadFilter | null };
+export type ActiveTrigger = {
+  automationId: string;
+  automationName: string;
+  events: string[] | null;
+  headerFilter: HeaderFilter | null;
+  payloadFilter: PayloadFilter | null;
+};
 
 export const newRunId = () => timeOrderedId('run_', 16);
 
@@ -34,12 +40,15 @@ export function queueFullDetail(runs: number, limit: number): string {
 export function runsToStart(
   webhook: { name: string; uid: string },
   triggers: readonly ActiveTrigger[],
-  delivery: { deliveryId: string; text: string; value: unknown },
+  /** The body (as text and parsed), and the type and (redacted) headers the log stores with it: what filters read. */
+  delivery: { deliveryId: string; text: string; value: unknown; eventType: string | null; headers: Record<string, string> | null },
 ): NewRun[] {
   const runs: NewRun[] = [];
   const started = new Set<string>();
+  const facts = { eventType: delivery.eventType, headers: delivery.headers, body: delivery.value };
   for (const trigger of triggers) {
-    if (started.has(trigger.automationId) || !matchesFilter(trigger.payloadFilter, delivery.value)) continue;
+    if (started.has(trigger.automationId)) continue;
+    if (!matchesTrigger({ events: trigger.events, headers: trigger.headerFilter, payload: trigger.payloadFilter }, facts)) continue;
     started.add(trigger.automationId);
     const envelope = composeEnvelope({ webhookName: webhook.name, webhookUid: webhook.uid, deliveryId: delivery.deliveryId, body: delivery.text });
     runs.push({ automationId: trigger.automationId, envelope });
@@ -53,7 +62,8 @@ export function runsToStart(
  * the webhook UID to match and `factoryColumn` its factory.
  */
 export function activeTriggersSql(uidColumn: string, factoryColumn: string): string {
-  return `(SELECT json_agg(json_build_object('automationId', a."id", 'automationName', a."name", 'payloadFilter', t."payloadFilter")
+  return `(SELECT json_agg(json_build_object('automationId', a."id", 'automationName', a."name", 'events', t."events", 'headerFilter', t."headerFilter",
+                                             'payloadFilter', t."payloadFilter")
                           ORDER BY a."createdAt", a."id", t."position")
             FROM "WebhookTrigger" t JOIN "Automation" a ON a."id" = t."automationId"
            WHERE t."webhookUid" = ${uidColumn} AND a."enabled" AND a."factoryId" = ${factoryColumn})`;

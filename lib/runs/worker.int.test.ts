@@ -124,7 +124,7 @@ describe.each(testDatabaseKinds())('run workers on %s', (kind) => {
         headers: {},
         remoteAddress: null,
         runQueueLimit: 3,
-        runs: runsToStart({ name: 'hook', uid: 'wh_test' }, [{ automationId, automationName: 'Auto', payloadFilter: null }], { deliveryId, text: '{}', value: {} }),
+        runs: runsToStart({ name: 'hook', uid: 'wh_test' }, [{ automationId, automationName: 'Auto', events: null, headerFilter: null, payloadFilter: null }], { deliveryId, text: '{}', value: {}, eventType: null, headers: {} }),
       });
     const full = await accept(`full-${kind}`);
     expect(full).toMatchObject({ limited: false, status: 'accepted', runs: 0, queueFull: true });
@@ -261,7 +261,7 @@ describe.each(testDatabaseKinds())('run workers on %s', (kind) => {
   it("stores a delivery's payload once, however many runs it starts, and gives each executor the body byte for byte", async () => {
     const others = await Promise.all(['Second', 'Third'].map((name) => database.prisma.automation.create({ data: { factoryId, name, prompt: 'Also.' } })));
     const body = '{ "odd":  "spacing-7c1", "n": 1.50, "e": "\\u00e9", "é": [ ] }';
-    const triggers = [automationId, ...others.map((a) => a.id)].map((id) => ({ automationId: id, automationName: id, prompt: 'Do it.', payloadFilter: null }));
+    const triggers = [automationId, ...others.map((a) => a.id)].map((id) => ({ automationId: id, automationName: id, prompt: 'Do it.', events: null, headerFilter: null, payloadFilter: null }));
     const identity = { deliveryId: `once-${kind}`, source: 'service_header' as const };
     const outcome = await recordAccepted({
       webhookId,
@@ -272,7 +272,7 @@ describe.each(testDatabaseKinds())('run workers on %s', (kind) => {
       headers: {},
       remoteAddress: null,
       runQueueLimit: 1000,
-      runs: runsToStart({ name: 'hook', uid: 'wh_test' }, triggers, { deliveryId: identity.deliveryId, text: body, value: JSON.parse(body) }),
+      runs: runsToStart({ name: 'hook', uid: 'wh_test' }, triggers, { deliveryId: identity.deliveryId, text: body, value: JSON.parse(body), eventType: null, headers: {} }),
     });
     expect(outcome).toMatchObject({ limited: false, status: 'accepted', runs: 3 });
     // The body is stored on the delivery and nowhere in the runs.
