@@ -101,6 +101,8 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
     };
     process.env.E2E_TOKENS_API_POSTGRES = JSON.stringify(await seed(env));
     process.env.E2E_API_POSTGRES_DATABASE_URL = database.url;
+    // The CLI's environment for this server's database (its keys), for specs that run a command beside it.
+    process.env.E2E_API_POSTGRES_CLI_ENV = JSON.stringify(env);
     process.env.E2E_PID_API_POSTGRES = String((await start('api-postgres', servers.apiPostgres, env)).process.pid);
     // A second instance on the same database, as behind a load balancer.
     await start('api-postgres-b', servers.apiPostgresB, { ...env, TRIPLINE_DATA_DIR: path.join(runDir, 'api-postgres-b') });
