@@ -5,6 +5,7 @@ import { createAutomation, deleteAutomation, getAutomation, updateAutomation } f
 import { backtestTrigger, testTrigger } from '@/lib/automations/test-filter';
 import { explainDelivery } from '@/lib/automations/why-not';
 import { setDatabase } from '@/lib/db';
+import { copyPendingBodies } from '@/lib/deliveries/body-json';
 import { createFactory } from '@/lib/factories/service';
 import { handleIngress } from '@/lib/ingress/pipeline';
 import { replayDelivery } from '@/lib/runs/replay';
@@ -112,7 +113,14 @@ describe.each(testDatabaseKinds())('trigger events and headers on %s', (kind) =>
     const backtest = await backtestTrigger(factoryId, { trigger: trigger({ events: ['pull_request.opened'] }) }, db);
     expect(backtest).toMatchObject({ tested: 2, wouldTrigger: 1 });
     expect(backtest.deliveries.find((d) => !d.wouldTrigger)?.failures).toEqual(['event type "pull_request_review.submitted" is not one of "pull_request.opened"']);
-    expect(await backtestTrigger(factoryId, { trigger: trigger({ headers: { 'x-tenant': 'beta' } }) }, db)).toMatchObject({ tested: 2, wouldTrigger: 1 });
+    const byHeader = await backtestTrigger(factoryId, { trigger: trigger({ headers: { 'x-tenant': 'beta' } }) }, db);
+    expect(byHeader).toMatchObject({ tested: 2, wouldTrigger: 1 });
+    // The same answers from the jsonb copies in SQL (joined with the log's type and headers), whole and in halves.
+    expect(await copyPendingBodies(db)).toBe(2);
+    expect(await backtestTrigger(factoryId, { trigger: trigger({ events: ['pull_request.opened'] }) }, db)).toEqual(backtest);
+    expect(await backtestTrigger(factoryId, { trigger: trigger({ events: ['pull_request.opened'] }) }, db, 1)).toEqual(backtest);
+    expect(await backtestTrigger(factoryId, { trigger: trigger({ headers: { 'x-tenant': 'beta' } }) }, db)).toEqual(byHeader);
+    expect(await backtestTrigger(factoryId, { trigger: trigger({ headers: { 'x-tenant': 'beta' }, payload: { action: 'submitted' } }) }, db)).toMatchObject({ tested: 2, wouldTrigger: 1 });
 
     // Replay against today's triggers: a trigger changed to the review's type starts it.
     await updateAutomation(factoryId, opened.id, { triggers: [trigger({ events: ['pull_request_review.*'] })] }, db);

@@ -1,7 +1,22 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { evaluateFilter, matchesFilter, validateFilter, type FilterScalar, type PayloadFilter } from '@/lib/filters';
+import {
+  evaluateFilter,
+  evaluateTrigger,
+  matchesFilter,
+  matchesTrigger,
+  validateEventPatterns,
+  validateFilter,
+  validateHeaderFilter,
+  type FilterScalar,
+  type HeaderCondition,
+  type HeaderFilter,
+  type PayloadFilter,
+  type TriggerFilter,
+} from '@/lib/filters';
+import { eventTypesToSql } from '@/lib/filters/events';
 import { filterToSql, jsonbCopyOf, JSONB_COPY_MAX_DEPTH } from '@/lib/filters/sql';
+import { triggerToSql } from '@/lib/filters/trigger';
 import { createTestDatabase, testDatabaseKinds, type TestDatabase } from '@/lib/testing/databases';
 
 // The SQL translation decides exactly as the TypeScript evaluator, proven on
@@ -13,6 +28,14 @@ import { createTestDatabase, testDatabaseKinds, type TestDatabase } from '@/lib/
 
 const RUNS = 8;
 const BATCH = 130; // 8 × 130 = 1,040 cases per database
+const RUN_OPTIONS: fc.Parameters<[unknown]> = {
+  numRuns: RUNS,
+  endOnFailure: true,
+  // Name the disagreeing cases and the seed, not the whole batch.
+  asyncReporter: async (details) => {
+    if (details.failed) throw new Error(`seed ${details.seed}: ${String(details.errorInstance)}`);
+  },
+};
 
 // Keys and strings jsonb cannot hold (U+0000, lone surrogates) are rare: a
 // body with one has no copy and is left out of the SQL comparison.
@@ -181,14 +204,7 @@ describe.each(testDatabaseKinds())('filterToSql agrees with the evaluator on %s'
         matched += withCopies.filter(({ filter, body }) => matchesFilter(filter, JSON.parse(body))).length;
         expect(wrong).toEqual([]);
       }),
-      {
-        numRuns: RUNS,
-        endOnFailure: true,
-        // Name the disagreeing cases and the seed, not the whole batch.
-        asyncReporter: async (details) => {
-          if (details.failed) throw new Error(`seed ${details.seed}: ${String(details.errorInstance)}`);
-        },
-      },
+      RUN_OPTIONS,
     );
     expect(cases).toBeGreaterThanOrEqual(1_000);
     // The generators must exercise both outcomes, and most bodies must have a copy.
@@ -215,5 +231,109 @@ describe.each(testDatabaseKinds())('filterToSql agrees with the evaluator on %s'
   ])('%s', async (_what, filter, body, expected) => {
     expect(matchesFilter(filter, JSON.parse(body))).toBe(expected);
     expect(await decideInSql([{ filter, copy: jsonbCopyOf(body)! }])).toEqual([expected]);
+  });
+});
+
+// A trigger's event types and header filter (lib/filters/trigger.ts) beside
+// the payload filter: random types (null included) against random patterns
+// whose literal segments hold regular-expression characters, and random
+// stored headers against random header filters, decided by triggerToSql as
+// by matchesTrigger.
+const typeSegments = ['push', 'pull_request', 'opened', 'closed', 'customer', 'subscription', 'created', 'a', 'b', '', 'x"y', "it's", 'a+b', '(a)', '[x]', '\\', 'a|b', '^a$', '.*', '?', '{1}', 'é', '😀', 'orders/create', 'a b', '%', '_'];
+const patternSegments = [...typeSegments.filter((s) => s !== '' && s !== '.*'), '*', '*', '*'];
+const eventTypeArb = fc.oneof(
+  { weight: 1, arbitrary: fc.constant(null) },
+  { weight: 6, arbitrary: fc.array(fc.constantFrom(...typeSegments), { minLength: 1, maxLength: 4 }).map((s) => s.join('.')) },
+);
+const patternsArb = fc.oneof(
+  { weight: 1, arbitrary: fc.constant(null) },
+  { weight: 4, arbitrary: fc.uniqueArray(fc.array(fc.constantFrom(...patternSegments), { minLength: 1, maxLength: 3 }).map((s) => s.join('.')), { minLength: 1, maxLength: 4 }) },
+);
+const headerNames = ['x-tenant', 'x-env', 'content-type', 'x-missing'];
+const headerValues = ['acme', 'beta', '', 'ACME', 'a,b', "it's", 'x"y', '😀', 'null', '1'];
+const headersArb = fc.dictionary(fc.constantFrom(...headerNames.slice(0, 3)), fc.constantFrom(...headerValues), { maxKeys: 3 });
+const headerValueList = fc.array(fc.constantFrom(...headerValues), { minLength: 1, maxLength: 3 });
+const headerConditionArb: fc.Arbitrary<HeaderCondition> = fc.oneof(
+  fc.constantFrom(...headerValues),
+  headerValueList,
+  headerValueList.map((list) => ({ in: list })),
+  headerValueList.map((list) => ({ not_in: list })),
+  fc.boolean().map((exists) => ({ exists })),
+);
+const headerFilterArb = fc.oneof(
+  { weight: 1, arbitrary: fc.constant(null) },
+  { weight: 3, arbitrary: fc.dictionary(fc.constantFrom(...headerNames), headerConditionArb, { minKeys: 1, maxKeys: 2 }) as fc.Arbitrary<HeaderFilter> },
+);
+type TriggerCase = { filter: TriggerFilter; eventType: string | null; headers: Record<string, string>; body: string };
+const triggerCaseArb: fc.Arbitrary<TriggerCase> = fc.record({
+  filter: fc.record({
+    events: patternsArb.filter((patterns) => patterns === null || validateEventPatterns(patterns).ok),
+    headers: headerFilterArb.filter((filter) => filter === null || validateHeaderFilter(filter).ok),
+    payload: fc.oneof(fc.constant(null), fc.constantFrom<PayloadFilter>({ action: 'opened' }, { action: { in: ['opened', 'closed'] } }, { n: { exists: true } })),
+  }),
+  eventType: eventTypeArb,
+  headers: headersArb,
+  body: fc.constantFrom('{"action": "opened"}', '{"action": "closed", "n": 1}', '{}'),
+});
+
+describe('eventTypesToSql', () => {
+  it('binds the patterns as one regular expression and is true without a list', () => {
+    const params: unknown[] = [];
+    expect(eventTypesToSql(null, 't', params)).toBe('true');
+    const sql = eventTypesToSql(["it's.*", 'a+b'], 't', params);
+    expect(sql).not.toContain("it's");
+    expect(params).toEqual(["(?:^it\\'s\\..*$|^a\\+b$)"]);
+  });
+});
+
+describe.each(testDatabaseKinds())('triggerToSql agrees with matchesTrigger on %s', (kind) => {
+  let database: TestDatabase;
+
+  beforeAll(async () => {
+    database = await createTestDatabase(kind);
+  });
+  afterAll(async () => {
+    await database?.drop();
+  });
+
+  async function decideInSql(batch: TriggerCase[]): Promise<boolean[]> {
+    const params: unknown[] = [];
+    const selects = batch.map(({ filter, eventType, headers, body }, index) => {
+      params.push(eventType, JSON.stringify(headers), jsonbCopyOf(body));
+      const at = params.length;
+      const columns = { eventType: 's.t', headers: 's.h', body: 's.b' };
+      return `SELECT ${index} AS i, ${triggerToSql(filter, columns, params)} AS m FROM (SELECT $${at - 2}::text AS t, $${at - 1}::jsonb AS h, $${at}::jsonb AS b) s`;
+    });
+    const rows = await database.prisma.$queryRawUnsafe<{ i: number; m: boolean }[]>(selects.join('\nUNION ALL\n'), ...params);
+    const decided = new Array<boolean>(batch.length);
+    for (const row of rows) decided[Number(row.i)] = row.m;
+    return decided;
+  }
+
+  it(`decides ${RUNS * BATCH} random types, patterns and headers as the evaluator does`, async () => {
+    let cases = 0;
+    let matched = 0;
+    let typed = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.array(triggerCaseArb, { minLength: BATCH, maxLength: BATCH }), async (batch) => {
+        const decided = await decideInSql(batch);
+        const wrong = batch.flatMap((item, index) => {
+          const facts = { eventType: item.eventType, headers: item.headers, body: JSON.parse(item.body) as unknown };
+          const expected = matchesTrigger(item.filter, facts);
+          expect(evaluateTrigger(item.filter, facts).matched).toBe(expected);
+          if (expected) matched++;
+          if (item.filter.events && expected) typed++;
+          return decided[index] === expected ? [] : [{ ...item, evaluator: expected, sql: decided[index] }];
+        });
+        cases += batch.length;
+        expect(wrong).toEqual([]);
+      }),
+      RUN_OPTIONS,
+    );
+    expect(cases).toBeGreaterThanOrEqual(1_000);
+    // Both outcomes, and matches that passed an event type list.
+    expect(matched).toBeGreaterThan(cases * 0.05);
+    expect(matched).toBeLessThan(cases * 0.9);
+    expect(typed).toBeGreaterThan(cases * 0.01);
   });
 });
