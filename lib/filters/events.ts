@@ -64,11 +64,23 @@ export function validateEventPatterns(value: unknown): { ok: true; patterns: str
 }
 
 // One list editor holds the field, so every message belongs to it (as with the payload filter).
-export const eventPatternsSchema = z.custom<string[]>().superRefine((value, ctx) => {
-  const result = validateEventPatterns(value);
-  if (result.ok) return;
-  for (const error of result.errors) ctx.addIssue({ code: 'custom', message: error.message, input: value });
-});
+export const eventPatternsSchema = z
+  .custom<string[]>()
+  .superRefine((value, ctx) => {
+    const result = validateEventPatterns(value);
+    if (result.ok) return;
+    for (const error of result.errors) ctx.addIssue({ code: 'custom', message: error.message, input: value });
+  })
+  // What the API document shows (the custom check above is not representable in JSON Schema).
+  .meta({
+    type: 'array',
+    items: { type: 'string', minLength: 1, maxLength: MAX_EVENT_PATTERN_LENGTH },
+    minItems: 1,
+    maxItems: MAX_EVENT_PATTERNS,
+    uniqueItems: true,
+    description:
+      'Event types the trigger starts on, e.g. ["pull_request.opened", "push"]. Dot-separated segments; "*" is a whole segment: one segment in the middle, one or more at the end ("pull_request.*"), any type alone. Absent or null: every type, and deliveries without one; with a list, a delivery without a type does not match.',
+  });
 
 /** Whether the type matches the pattern (rules above). */
 export function matchesEventPattern(pattern: string, type: string): boolean {

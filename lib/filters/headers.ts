@@ -103,6 +103,20 @@ export const headerFilterSchema = z
   .transform((value) => {
     const result = validateHeaderFilter(value);
     return result.ok ? result.filter : value;
+  })
+  .meta({
+    type: 'object',
+    additionalProperties: {
+      anyOf: [
+        { type: 'string' },
+        { type: 'array', items: { type: 'string' }, minItems: 1 },
+        { type: 'object', properties: { in: { type: 'array', items: { type: 'string' } } }, required: ['in'], additionalProperties: false },
+        { type: 'object', properties: { not_in: { type: 'array', items: { type: 'string' } } }, required: ['not_in'], additionalProperties: false },
+        { type: 'object', properties: { exists: { type: 'boolean' } }, required: ['exists'], additionalProperties: false },
+      ],
+    },
+    description:
+      'Conditions on the request headers, with the payload filter\'s operators: {"x-tenant": "acme"}, {"x-env": ["prod", "stage"]}, {"x-kind": {"not_in": ["test"]}}, {"x-trace": {"exists": true}}. Names are case-insensitive (returned in lower case), values are strings; credential-like headers (authorization, cookies, tokens, secrets, signatures, a provider\'s signing headers) are stored redacted and refused.',
   });
 
 // Stored headers as the filter reads them, exactly as the SQL below does (no
