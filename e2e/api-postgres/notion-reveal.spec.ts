@@ -1,3 +1,4 @@
+import { signIn } from '../browser/helpers';
 import { bearer, expect, test } from '../fixtures/api';
 import { seedUsers } from '../fixtures/seed';
 import { rememberSecrets } from '../fixtures/secrets';
@@ -10,7 +11,7 @@ import { cli } from '../servers';
 // Chromium, against the PostgreSQL server, through the real apply: a factory of
 // its own is switched to managed with the CLI, and its definition file edited.
 
-test('the Notion token reveal refuses once a definition file points the webhook at another team secret, and never shows that secret', async ({ page, request, tokens, baseURL }) => {
+test('the Notion token reveal refuses once a definition file points the webhook at another team secret, and never shows that secret', async ({ page, request, tokens }) => {
   const admin = seedUsers.find((user) => user.key === 'admin')!;
   const run = Date.now().toString(36);
   const slug = `reveal-${run}`;
@@ -35,12 +36,8 @@ test('the Notion token reveal refuses once a definition file points the webhook 
   const applied = await request.post(`${base}/definitions/apply`, { ...auth, data: { files: { 'webhooks/notion.yaml': file.replace(/^secretName: .*$/m, 'secretName: OTHER') } } });
   expect(applied.status(), await applied.text()).toBe(200);
 
-  await page.goto(`${baseURL}/signin`);
-  await page.getByLabel('Email').fill(admin.email);
-  await page.getByLabel('Password').fill(admin.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await expect(page).toHaveURL(/\/f\//);
-  await page.goto(`${baseURL}/f/${slug}/automations/webhooks/${webhook.uid}`);
+  await signIn(page, admin.email, admin.password);
+  await page.goto(`/f/${slug}/automations/webhooks/${webhook.uid}`);
   const alert = page.getByRole('status').filter({ hasText: 'Notion sent its verification token' });
   await alert.getByRole('button', { name: 'Show the token once' }).click();
   await expect(page.getByText('The webhook’s secret is no longer the token Notion’s handshake delivered, so it is not shown.')).toBeVisible();

@@ -1,6 +1,8 @@
 import fs from 'node:fs';
 import type { APIRequestContext } from '@playwright/test';
+import { screenshot, signIn } from '../browser/helpers';
 import { bearer, expect, test } from '../fixtures/api';
+import { seedUsers } from '../fixtures/seed';
 import { createWebhook, deleteCreatedWebhooks, rawPost, uniqueName, type Created } from '../fixtures/ingress';
 
 // Automations over real HTTP, on embedded PGlite and on PostgreSQL: the
@@ -443,7 +445,7 @@ test('the field catalogue of a webhook: paths of its accepted deliveries, types,
   expect((await request.get(`${base}/webhooks/${hook.uid}/fields`)).status()).toBe(401);
 });
 
-test('what one member can cause is bounded: the 101st automation is a 422 naming the limit, the 31st Backtest in a minute a 429 with Retry-After', async ({ request, tokens }) => {
+test('what one member can cause is bounded: the 101st automation is a 422 naming the limit, the 31st Backtest in a minute a 429 with Retry-After', async ({ page, request, tokens }) => {
   // A factory of its own, so that spending its budgets holds no other test back.
   const slug = `bounds-${Date.now().toString(36)}`;
   expect((await request.post('/api/v1/factories', { headers: bearer(tokens.admin), data: { name: 'Bounds', slug } })).status()).toBe(201);
@@ -464,6 +466,28 @@ test('what one member can cause is bounded: the 101st automation is a 422 naming
   const pages = await (await request.get(`${factory}/automations`, { headers: bearer(tokens.admin) })).json();
   expect(pages).toMatchObject({ total: 100, nextCursor: expect.any(String) });
   expect(pages.automations).toHaveLength(50);
+
+  // The dashboard's list: 50 a page, by name, with the total.
+  const admin = seedUsers.find((user) => user.key === 'admin')!;
+  await signIn(page, admin.email, admin.password);
+  await page.goto(`/f/${slug}/automations`);
+  await expect(page.getByRole('heading', { name: '100 automations' })).toBeVisible();
+  const rows = page.locator('tbody tr');
+  await expect(rows).toHaveCount(50);
+  await expect(rows.first()).toContainText('automation 000');
+  await expect(page.getByText('Showing 50 of 100, by name')).toBeVisible();
+  const pager = page.getByRole('navigation', { name: 'Automation pages' });
+  await expect(pager.getByRole('link', { name: 'First page' })).toHaveCount(0);
+  await pager.getByRole('link', { name: 'Next page' }).click();
+  await expect(rows.first()).toContainText('automation 050');
+  await expect(rows.last()).toContainText('automation 099');
+  await expect(pager.getByRole('link', { name: 'Next page' })).toHaveCount(0);
+  await screenshot(page, `automations-page-2-${test.info().project.name}`);
+  await pager.getByRole('link', { name: 'First page' }).click();
+  await expect(rows.first()).toContainText('automation 000');
+  await page.goto(`/f/${slug}/automations?cursor=garbage`);
+  await expect(page.getByRole('alert').filter({ hasText: 'That page link is no longer valid, so the first page is shown.' })).toBeVisible();
+  await expect(rows.first()).toContainText('automation 000');
 
   const backtest = () => request.post(`${factory}/automations/backtest`, { headers: bearer(tokens.admin), data: { trigger: trigger(uid, { action: 'opened' }) } });
   for (let i = 0; i < 30; i++) expect((await backtest()).status()).toBe(200);
