@@ -17,17 +17,20 @@ import { Textarea } from '@/components/ui/textarea';
 import { cn } from '@/components/ui/cn';
 import { countFilterMatchesAction, fieldCatalogueAction } from '@/lib/fields/actions';
 import type { FieldCatalogue } from '@/lib/fields/catalogue';
-import type { PayloadFilter } from '@/lib/filters';
 import { createAutomationAction, updateAutomationAction } from '@/lib/automations/actions';
-import { MAX_TRIGGERS, type CreateAutomationInput } from '@/lib/automations/schemas';
+import { MAX_TRIGGERS, type CreateAutomationInput, type TriggerInput } from '@/lib/automations/schemas';
 import {
   automationFormSchema,
   emptyTrigger,
   formField,
+  readEventTypes,
+  readHeaderFilter,
   readPayloadFilter,
+  splitEventTypes,
   toTrigger,
   triggerFormSchema,
   type AutomationFormValues,
+  type TriggerFormValues,
 } from './form-values';
 import { Backtest } from './backtest';
 import { FilterCodeEditor } from './filter-code-editor';
@@ -56,15 +59,27 @@ function useFieldCatalogue(factorySlug: string, uid: string | null): FieldCatalo
 
 const LIVE_COUNT_DELAY_MS = 400;
 
-/** "Matches 37 of the last 500 deliveries": the filter as written, counted on the server as you type. */
-function LiveCount({ factorySlug, uid, filter }: { factorySlug: string; uid: string | null; filter: PayloadFilter | null | undefined }) {
-  const key = uid && filter !== undefined ? JSON.stringify([uid, filter]) : null;
+/** The trigger as written, for the live count; undefined while a part of it is not valid. */
+function writtenTrigger(uid: string, values: TriggerFormValues | undefined): TriggerInput | undefined {
+  const events = readEventTypes(values?.events ?? '');
+  const headers = readHeaderFilter(values?.headers ?? '');
+  const payload = readPayloadFilter(values?.payload ?? '');
+  if (!events.ok || !headers.ok || !payload.ok) return undefined;
+  return toTrigger(uid, { events: events.filter, headers: headers.filter, payload: payload.filter });
+}
+
+/** "Matches 37 of the last 500 deliveries": the trigger's filter as written (event types, headers, payload), counted on the server as you type. */
+function LiveCount({ factorySlug, uid, values }: { factorySlug: string; uid: string | null; values: TriggerFormValues | undefined }) {
+  const trigger = uid ? writtenTrigger(uid, values) : undefined;
+  const filter = trigger?.filter;
+  const unfiltered = filter !== undefined && !filter.events && !filter.headers && !filter.payload;
+  const key = uid && trigger ? JSON.stringify(trigger) : null;
   const [count, setCount] = useState<{ key: string; matched: number; sampled: number } | { key: string; error: string } | null>(null);
   useEffect(() => {
-    if (!key || !uid || filter === undefined) return;
+    if (!key) return;
     let current = true;
     const timer = setTimeout(() => {
-      void countFilterMatchesAction(factorySlug, { trigger: toTrigger(uid, filter) }).then((result) => {
+      void countFilterMatchesAction(factorySlug, { trigger: JSON.parse(key) as TriggerInput }).then((result) => {
         if (!current) return;
         setCount(result.ok ? { key, ...result.data } : { key, error: result.error.message });
       });
@@ -73,7 +88,7 @@ function LiveCount({ factorySlug, uid, filter }: { factorySlug: string; uid: str
       current = false;
       clearTimeout(timer);
     };
-  }, [factorySlug, key, uid, filter]);
+  }, [factorySlug, key]);
 
   let text: ReactNode;
   if (!uid) text = 'Pick a webhook to see how many of its deliveries this filter matches.';
@@ -84,7 +99,7 @@ function LiveCount({ factorySlug, uid, filter }: { factorySlug: string; uid: str
   else {
     text = (
       <>
-        {filter === null ? 'No filter: matches' : 'Matches'}{' '}
+        {unfiltered ? 'No filter: matches' : 'Matches'}{' '}
         <span className="font-semibold text-fg tabular-nums">
           {count.matched.toLocaleString('en')} of the last {count.sampled.toLocaleString('en')}
         </span>{' '}
@@ -101,32 +116,124 @@ function LiveCount({ factorySlug, uid, filter }: { factorySlug: string; uid: str
 }
 
 /** The payload filter's code editor: completes from the webhook's fields, checked as you type, every problem in words under it. */
-function FilterEditor({
-  index,
-  factorySlug,
-  webhookUid,
-  control,
-  serverError,
-  readOnly,
-}: {
-  index: number;
-  factorySlug: string;
-  /** The trigger's webhook when its deliveries can be read, else null. */
-  webhookUid: string | null;
-  control: FormControl;
-  serverError: string | undefined;
-  readOnly: boolean;
-}) {
-  const text = useWatch({ control, name: `triggers.${index}.payload` });
-  const read = readPayloadFilter(text ?? '');
-  const catalogue = useFieldCatalogue(factorySlug, webhookUid);
-  const error = read.ok ? serverError : read.messages.length === 1 ? read.messages[0] : (
+/** A part's problems as typed, else the server's message for it. */
+function readError(read: { ok: true } | { ok: false; messages: string[] }, serverError: string | undefined): ReactNode {
+  if (read.ok) return serverError;
+  if (read.messages.length === 1) return read.messages[0];
+  return (
     <ul className="flex list-disc flex-col gap-0.5 pl-4">
       {read.messages.map((message, i) => (
         <li key={i}>{message}</li>
       ))}
     </ul>
   );
+}
+
+const SUGGESTED_TYPES = 12;
+
+/** One part of a trigger's filter in the editor: its field, the webhook's catalogue to complete from, the server's message for it. */
+type PartFieldProps = { index: number; control: FormControl; catalogue: FieldCatalogue | null; serverError: string | undefined; readOnly: boolean };
+
+/**
+ * The trigger's event types: a list typed with commas or line breaks, checked
+ * as you type, completed from the types the webhook's latest deliveries carried
+ * (the field catalogue): each is one click to add.
+ */
+function EventTypesField({
+  index,
+  control,
+  catalogue,
+  serverError,
+  readOnly,
+}: PartFieldProps) {
+  const text = useWatch({ control, name: `triggers.${index}.events` }) ?? '';
+  const read = readEventTypes(text);
+  const listed = new Set(splitEventTypes(text));
+  const known = (catalogue?.eventTypes ?? []).filter((item) => !listed.has(item.type)).slice(0, SUGGESTED_TYPES);
+  return (
+    <Controller
+      control={control}
+      name={`triggers.${index}.events`}
+      render={({ field }) => (
+        <div className="flex flex-col gap-2">
+          <Field
+            label="Event types"
+            optional
+            error={readError(read, serverError)}
+            hint={
+              read.ok && read.filter === null
+                ? 'None listed: every type starts a run, and so do deliveries without one. List types to choose, separated by commas, e.g. pull_request.opened, push. A * is a whole segment: pull_request.* matches pull_request.opened.'
+                : 'Only deliveries of these types start a run (a delivery without a type does not). Separate them with commas; a * is a whole segment, one at the end matches one or more (pull_request.*).'
+            }
+          >
+            <Input
+              mono
+              autoComplete="off"
+              spellCheck={false}
+              placeholder="pull_request.opened, push"
+              readOnly={readOnly}
+              value={field.value}
+              onChange={field.onChange}
+              onBlur={field.onBlur}
+              ref={field.ref}
+            />
+          </Field>
+          {readOnly || known.length === 0 ? null : (
+            <div role="group" aria-label="Event types seen on this webhook" className="flex flex-wrap items-center gap-1.5 text-[13px] text-fg-muted">
+              <span>Seen on this webhook:</span>
+              {known.map((item) => (
+                <Button
+                  key={item.type}
+                  type="button"
+                  variant="secondary"
+                  size="sm"
+                  className="font-mono"
+                  aria-label={`Add event type ${item.type} (${item.count} of the latest deliveries)`}
+                  onClick={() => field.onChange(text.trim() === '' ? item.type : `${text.replace(/[\s,]+$/, '')}, ${item.type}`)}
+                >
+                  {item.type}
+                </Button>
+              ))}
+            </div>
+          )}
+        </div>
+      )}
+    />
+  );
+}
+
+/** The trigger's header filter: JSON like the payload filter's, names case-insensitive. */
+function HeaderFilterField({ index, control, serverError, readOnly }: Omit<PartFieldProps, 'catalogue'>) {
+  const text = useWatch({ control, name: `triggers.${index}.headers` }) ?? '';
+  const read = readHeaderFilter(text);
+  return (
+    <Controller
+      control={control}
+      name={`triggers.${index}.headers`}
+      render={({ field }) => (
+        <Field
+          label="Header filter"
+          optional
+          error={readError(read, serverError)}
+          hint='A JSON object of request headers and the values they must hold, with the payload filter’s operators: {"x-tenant": "acme"}. Names are case-insensitive; values are text. Headers that carry credentials or signatures cannot be filtered on.'
+        >
+          <Textarea mono rows={2} spellCheck={false} placeholder='{"x-tenant": "acme"}' readOnly={readOnly} value={field.value} onChange={field.onChange} onBlur={field.onBlur} ref={field.ref} />
+        </Field>
+      )}
+    />
+  );
+}
+
+function FilterEditor({
+  index,
+  control,
+  catalogue,
+  serverError,
+  readOnly,
+}: PartFieldProps) {
+  const text = useWatch({ control, name: `triggers.${index}.payload` });
+  const read = readPayloadFilter(text ?? '');
+  const error = readError(read, serverError);
   return (
     <div className="flex flex-col gap-2">
       <Field
@@ -159,7 +266,6 @@ function FilterEditor({
           />
         )}
       </Field>
-      <LiveCount factorySlug={factorySlug} uid={webhookUid} filter={read.ok ? read.filter : undefined} />
     </div>
   );
 }
@@ -190,6 +296,8 @@ function TriggerFields({
   const fieldErrors = errors.triggers?.[index];
   const live = webhooks.filter((w) => !firesNever(w.state));
   const name = webhook ? (webhook.name ?? webhook.uid) : trigger.webhookUid;
+  const readableUid = webhook && !firesNever(webhook.state) ? webhook.uid : null;
+  const catalogue = useFieldCatalogue(factorySlug, readableUid);
 
   return (
     <li aria-label={`Trigger ${index + 1}`} className="flex flex-col gap-5 rounded-lg border border-line p-4">
@@ -216,7 +324,7 @@ function TriggerFields({
               ? `${name} is disabled: it accepts no deliveries until an admin enables it again.`
               : webhook?.state === 'awaiting_secret'
                 ? `${name} refuses every request until an admin enters the provider’s secret.`
-                : 'Deliveries to this webhook that match the payload filter start a run.'
+                : 'Deliveries to this webhook that match the event types and filters below start a run.'
         }
       >
         <Select placeholder={live.length ? 'Choose a webhook' : 'No webhooks yet: an admin creates them on the Webhooks tab'} disabled={readOnly} {...register(`triggers.${index}.webhookUid`)}>
@@ -228,14 +336,12 @@ function TriggerFields({
           ))}
         </Select>
       </Field>
-      <FilterEditor
-        index={index}
-        factorySlug={factorySlug}
-        webhookUid={webhook && !firesNever(webhook.state) ? webhook.uid : null}
-        control={control}
-        serverError={fieldErrors?.payload?.message}
-        readOnly={readOnly}
-      />
+      <EventTypesField index={index} control={control} catalogue={catalogue} serverError={fieldErrors?.events?.message} readOnly={readOnly} />
+      <HeaderFilterField index={index} control={control} serverError={fieldErrors?.headers?.message} readOnly={readOnly} />
+      <div className="flex flex-col gap-2">
+        <FilterEditor index={index} control={control} catalogue={catalogue} serverError={fieldErrors?.payload?.message} readOnly={readOnly} />
+        <LiveCount factorySlug={factorySlug} uid={readableUid} values={trigger} />
+      </div>
       <TestFilter
         factorySlug={factorySlug}
         webhook={webhook ? { uid: webhook.uid, name, listable: !firesNever(webhook.state) } : null}
@@ -301,7 +407,7 @@ export function AutomationForm({
       : await createAutomationAction(factorySlug, values);
     if (!result.ok) {
       const serverFields = Object.fromEntries(Object.entries(result.error.fields ?? {}).map(([key, message]) => [formField(key), message]));
-      const names = ['name', 'prompt', 'enabled', ...fields.flatMap((_, i) => [`triggers.${i}.webhookUid`, `triggers.${i}.payload`])];
+      const names = ['name', 'prompt', 'enabled', ...fields.flatMap((_, i) => ['webhookUid', 'events', 'headers', 'payload'].map((part) => `triggers.${i}.${part}`))];
       setFormError(applyFieldErrors({ ...result.error, fields: serverFields }, setError, names));
       return;
     }
@@ -321,7 +427,7 @@ export function AutomationForm({
     const parsed = triggerFormSchema.safeParse(getValues(`triggers.${index}`));
     const automationEnabled = getValues('enabled');
     if (parsed.success) return { trigger: { ok: true, trigger: parsed.data }, automationEnabled };
-    if (!readOnly) void validate([`triggers.${index}.webhookUid`, `triggers.${index}.payload`]);
+    if (!readOnly) void validate([`triggers.${index}.webhookUid`, `triggers.${index}.events`, `triggers.${index}.headers`, `triggers.${index}.payload`]);
     return { trigger: { ok: false, message: `Fix this trigger to test it: ${parsed.error.issues[0]?.message ?? 'it is not valid'}.` }, automationEnabled };
   };
 
@@ -362,7 +468,7 @@ export function AutomationForm({
       <Card>
         <CardHeader
           title="Triggers"
-          description="A delivery to a trigger’s webhook that matches its payload filter starts a run. For several webhooks, add one trigger each."
+          description="A delivery to a trigger’s webhook that matches its event types, header filter and payload filter starts a run. For several webhooks, add one trigger each."
           actions={
             readOnly ? null : (
               <Button type="button" variant="secondary" size="sm" disabled={fields.length >= MAX_TRIGGERS} onClick={() => append(emptyTrigger)}>

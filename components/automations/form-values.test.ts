@@ -1,6 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import type { PayloadFilter } from '@/lib/filters';
-import { explainJsonSyntax, formatFilter, formField, payloadWithCondition, readConditionParam, readPayloadFilter, toTrigger, triggerFormSchema, triggerFormValues } from './form-values';
+import {
+  explainJsonSyntax,
+  formatFilter,
+  formField,
+  payloadWithCondition,
+  readConditionParam,
+  readPayloadFilter,
+  toTrigger,
+  triggerFormSchema,
+  triggerFormValues,
+  type TriggerFormValues,
+} from './form-values';
 
 describe('explainJsonSyntax', () => {
   it.each<[string, string, string | null]>([
@@ -69,28 +80,43 @@ describe('formField', () => {
     ['triggers.2.filter.webhook_ids', 'triggers.2.webhookUid'],
     ['triggers.1.filter.webhook_ids.0', 'triggers.1.webhookUid'],
     ['triggers.1.filter.payload.action', 'triggers.1.filter.payload.action'],
+    ['triggers.2.filter.events', 'triggers.2.events'],
+    ['triggers.0.filter.headers', 'triggers.0.headers'],
   ])('%s -> %s', (serverKey, field) => {
     expect(formField(serverKey)).toBe(field);
   });
 });
 
 describe('triggers between the editor and the service', () => {
-  it.each<[string, { webhookUid: string; payload: string }]>([
-    ['without a filter', { webhookUid: 'wh_1', payload: '' }],
-    ['with a filter', { webhookUid: 'wh_1', payload: '{\n  "action": ["opened", "reopened"]\n}' }],
+  const none = { events: '', headers: '' };
+  it.each<[string, TriggerFormValues]>([
+    ['without a filter', { webhookUid: 'wh_1', ...none, payload: '' }],
+    ['with a filter', { webhookUid: 'wh_1', ...none, payload: '{\n  "action": ["opened", "reopened"]\n}' }],
+    ['with event types and a header filter', { webhookUid: 'wh_1', events: 'pull_request.opened, push', headers: '{\n  "x-tenant": ["acme", "beta"]\n}', payload: '' }],
   ])('a trigger %s reads back as the editor wrote it', (_, values) => {
     const parsed = triggerFormSchema.parse(values);
     expect(triggerFormValues(parsed)).toEqual(values);
   });
 
-  it('toTrigger names the webhook and leaves out an absent filter', () => {
-    expect(toTrigger('wh_1', null)).toEqual({ provider: 'webhook', event: 'received', filter: { webhook_ids: ['wh_1'] } });
-    expect(toTrigger('wh_1', { a: 1 })).toEqual({ provider: 'webhook', event: 'received', filter: { webhook_ids: ['wh_1'], payload: { a: 1 } } });
+  it('reads event types separated by commas or lines, and header names in lower case', () => {
+    expect(triggerFormSchema.parse({ webhookUid: 'wh_1', events: 'push,\n pull_request.*\n\n', headers: '{"X-Tenant": "acme"}', payload: '' }).filter).toEqual({
+      webhook_ids: ['wh_1'],
+      events: ['push', 'pull_request.*'],
+      headers: { 'x-tenant': 'acme' },
+    });
   });
 
-  it.each<[string, { webhookUid: string; payload: string }, string, string]>([
-    ['no webhook', { webhookUid: '', payload: '' }, 'webhookUid', 'Pick the webhook whose deliveries start this automation'],
-    ['a broken filter', { webhookUid: 'wh_1', payload: '{"a": 01}' }, 'payload', 'Not valid JSON at line 1, column 8: a number cannot start with 0 (write 1, not 01).'],
+  it('toTrigger names the webhook and leaves out absent parts', () => {
+    expect(toTrigger('wh_1', {})).toEqual({ provider: 'webhook', event: 'received', filter: { webhook_ids: ['wh_1'] } });
+    expect(toTrigger('wh_1', { payload: { a: 1 }, events: null })).toEqual({ provider: 'webhook', event: 'received', filter: { webhook_ids: ['wh_1'], payload: { a: 1 } } });
+    expect(toTrigger('wh_1', { events: ['push'] }).filter).toEqual({ webhook_ids: ['wh_1'], events: ['push'] });
+  });
+
+  it.each<[string, TriggerFormValues, string, string]>([
+    ['no webhook', { webhookUid: '', ...none, payload: '' }, 'webhookUid', 'Pick the webhook whose deliveries start this automation'],
+    ['a broken filter', { webhookUid: 'wh_1', ...none, payload: '{"a": 01}' }, 'payload', 'Not valid JSON at line 1, column 8: a number cannot start with 0 (write 1, not 01).'],
+    ['a partial wildcard', { webhookUid: 'wh_1', ...none, events: 'pull*', payload: '' }, 'events', expect.stringContaining('"*" stands for a whole segment') as unknown as string],
+    ['a credential header', { webhookUid: 'wh_1', ...none, headers: '{"Authorization": "x"}', payload: '' }, 'headers', expect.stringContaining('"authorization" cannot be filtered on') as unknown as string],
   ])('%s is reported on its field', (_, values, field, message) => {
     const result = triggerFormSchema.safeParse(values);
     expect(result.success).toBe(false);

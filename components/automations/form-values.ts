@@ -2,17 +2,27 @@ import { z } from 'zod';
 import { parseJsonTree } from '@/lib/json/json-tree';
 import { sentence } from '@/components/format';
 import { automationNameSchema, MAX_TRIGGERS, promptSchema, type CreateAutomationInput, type TriggerInput } from '@/lib/automations/schemas';
-import { MAX_FILTER_DEPTH, MAX_FILTER_STRING_LENGTH, validateFilter, type FilterScalar, type PayloadFilter } from '@/lib/filters';
+import {
+  MAX_FILTER_DEPTH,
+  MAX_FILTER_STRING_LENGTH,
+  validateEventPatterns,
+  validateFilter,
+  validateHeaderFilter,
+  type FilterScalar,
+  type HeaderFilter,
+  type PayloadFilter,
+} from '@/lib/filters';
 import { insertCondition } from '@/lib/filters/merge';
 
-// The automation editor holds a trigger as a webhook UID (picked by name)
-// and the payload filter as JSON text; these turn that into the canonical
-// trigger the service takes, with every problem explained in words.
+// The automation editor holds a trigger as a webhook UID (picked by name),
+// its event types as a list in text (commas or lines), and its header and
+// payload filters as JSON text; these turn that into the canonical trigger
+// the service takes, with every problem explained in words.
 
-export type TriggerFormValues = { webhookUid: string; payload: string };
+export type TriggerFormValues = { webhookUid: string; events: string; headers: string; payload: string };
 export type AutomationFormValues = { name: string; prompt: string; enabled: boolean; triggers: TriggerFormValues[] };
 
-export const emptyTrigger: TriggerFormValues = { webhookUid: '', payload: '' };
+export const emptyTrigger: TriggerFormValues = { webhookUid: '', events: '', headers: '', payload: '' };
 
 function lineAndColumn(text: string, position: number): string {
   const before = text.slice(0, position);
@@ -73,35 +83,74 @@ export function explainJsonSyntax(text: string): string | null {
   return `${at}: unexpected ${JSON.stringify(char)}.`;
 }
 
-export type PayloadFilterText = { ok: true; filter: PayloadFilter | null } | { ok: false; messages: string[] };
+type Read<T> = { ok: true; filter: T | null } | { ok: false; messages: string[] };
+export type PayloadFilterText = Read<PayloadFilter>;
 
-/** The payload filter written in the editor: blank means none (every delivery matches). */
-export function readPayloadFilter(text: string): PayloadFilterText {
+/** JSON text of a filter: blank (or null) means none; otherwise `validate` decides, its messages as sentences. */
+function readJsonFilter<T>(text: string, validate: (value: unknown) => { ok: true; filter: T } | { ok: false; errors: { message: string }[] }): Read<T> {
   if (text.trim() === '') return { ok: true, filter: null };
   const syntax = explainJsonSyntax(text);
   if (syntax) return { ok: false, messages: [syntax] };
   const value = JSON.parse(text) as unknown;
   if (value === null) return { ok: true, filter: null };
-  const result = validateFilter(value);
+  const result = validate(value);
   return result.ok ? { ok: true, filter: result.filter } : { ok: false, messages: result.errors.map((error) => sentence(error.message)) };
 }
 
-export function toTrigger(webhookUid: string, filter: PayloadFilter | null): TriggerInput {
-  return { provider: 'webhook', event: 'received', filter: filter ? { webhook_ids: [webhookUid], payload: filter } : { webhook_ids: [webhookUid] } };
+/** The payload filter written in the editor: blank means none (every delivery matches). */
+export function readPayloadFilter(text: string): PayloadFilterText {
+  return readJsonFilter(text, validateFilter);
+}
+
+/** The header filter written in the editor: blank means none; names come back in lower case. */
+export function readHeaderFilter(text: string): Read<HeaderFilter> {
+  return readJsonFilter(text, validateHeaderFilter);
+}
+
+/** The event types as typed: separated by commas or line breaks, blanks ignored. */
+export function splitEventTypes(text: string): string[] {
+  return text
+    .split(/[,\n]/)
+    .map((item) => item.trim())
+    .filter((item) => item !== '');
+}
+
+/** The event types written in the editor: none listed means every type (and deliveries without one). */
+export function readEventTypes(text: string): Read<string[]> {
+  const patterns = splitEventTypes(text);
+  if (patterns.length === 0) return { ok: true, filter: null };
+  const result = validateEventPatterns(patterns);
+  return result.ok ? { ok: true, filter: result.patterns } : { ok: false, messages: result.errors.map((error) => sentence(error.message)) };
+}
+
+/** The parts of a trigger's filter besides its webhook; a part that is null or absent is left out. */
+export type TriggerParts = { events?: string[] | null; headers?: HeaderFilter | null; payload?: PayloadFilter | null };
+
+export function toTrigger(webhookUid: string, parts: TriggerParts): TriggerInput {
+  const { events, headers, payload } = parts;
+  return {
+    provider: 'webhook',
+    event: 'received',
+    filter: { webhook_ids: [webhookUid], ...(events ? { events } : {}), ...(headers ? { headers } : {}), ...(payload ? { payload } : {}) },
+  };
 }
 
 export const triggerFormSchema = z
   .object({
     webhookUid: z.string().min(1, 'Pick the webhook whose deliveries start this automation'),
+    events: z.string(),
+    headers: z.string(),
     payload: z.string(),
   })
   .transform((values, ctx) => {
-    const read = readPayloadFilter(values.payload);
-    if (!read.ok) {
-      ctx.addIssue({ code: 'custom', path: ['payload'], message: read.messages.join(' ') });
-      return z.NEVER;
+    const events = readEventTypes(values.events);
+    const headers = readHeaderFilter(values.headers);
+    const payload = readPayloadFilter(values.payload);
+    for (const [path, read] of [['events', events], ['headers', headers], ['payload', payload]] as const) {
+      if (!read.ok) ctx.addIssue({ code: 'custom', path: [path], message: read.messages.join(' ') });
     }
-    return toTrigger(values.webhookUid, read.filter);
+    if (!events.ok || !headers.ok || !payload.ok) return z.NEVER;
+    return toTrigger(values.webhookUid, { events: events.filter, headers: headers.filter, payload: payload.filter });
   });
 
 export const automationFormSchema = z.object({
@@ -113,21 +162,26 @@ export const automationFormSchema = z.object({
 
 /** The form field a server error belongs to (the service keys them like the API body). */
 export function formField(serverKey: string): string {
-  const trigger = /^triggers\.(\d+)\.filter\.(webhook_ids|payload)(\.\d+)?$/.exec(serverKey);
-  if (trigger) return `triggers.${trigger[1]}.${trigger[2] === 'payload' ? 'payload' : 'webhookUid'}`;
+  const trigger = /^triggers\.(\d+)\.filter\.(webhook_ids|events|headers|payload)(\.\d+)?$/.exec(serverKey);
+  if (trigger) return `triggers.${trigger[1]}.${trigger[2] === 'webhook_ids' ? 'webhookUid' : trigger[2]}`;
   return serverKey;
 }
 
 /** A filter as the editor shows it: indented, with each list of values on one line. */
-export function formatFilter(filter: PayloadFilter): string {
+export function formatFilter(filter: PayloadFilter | HeaderFilter): string {
   // JSON.stringify escapes line breaks inside strings, so every newline here is layout.
   return JSON.stringify(filter, null, 2).replace(/\[\n\s+([^[\]{}]*?)\n\s*\]/g, (_, items: string) => `[${items.split(/,\n\s*/).join(', ')}]`);
 }
 
 /** The editor's values for a saved trigger. */
 export function triggerFormValues(trigger: TriggerInput): TriggerFormValues {
-  const payload = trigger.filter.payload;
-  return { webhookUid: trigger.filter.webhook_ids[0] ?? '', payload: payload ? formatFilter(payload) : '' };
+  const { events, headers, payload } = trigger.filter;
+  return {
+    webhookUid: trigger.filter.webhook_ids[0] ?? '',
+    events: events ? events.join(', ') : '',
+    headers: headers ? formatFilter(headers) : '',
+    payload: payload ? formatFilter(payload) : '',
+  };
 }
 
 // "Filter on this" opens the editor with ?condition={"path": [...], "value": ...}

@@ -51,7 +51,7 @@ function CheckRow({ label, passed, reason, children }: { label: string; passed: 
 }
 
 export function TestFilterResultView({ result, deliveryId }: { result: TestFilterResult; deliveryId: string | null }) {
-  const { wouldTrigger, webhookCheck, payloadCheck, automationCheck } = result;
+  const { wouldTrigger, webhookCheck, eventCheck, headerCheck, payloadCheck, automationCheck } = result;
   return (
     <div
       role="status"
@@ -73,6 +73,10 @@ export function TestFilterResultView({ result, deliveryId }: { result: TestFilte
       </div>
       <ul className="divide-y divide-line">
         <CheckRow label="Webhook" passed={webhookCheck.passed} reason={webhookCheck.reason} />
+        <CheckRow label="Event type" passed={eventCheck.passed} reason={eventCheck.reason} />
+        <CheckRow label="Header filter" passed={headerCheck.passed} reason={headerCheck.reason}>
+          {headerCheck.checks.length > 0 ? <Conditions checks={headerCheck.checks} className="mt-1.5" /> : null}
+        </CheckRow>
         <CheckRow label="Payload filter" passed={payloadCheck.passed} reason={payloadCheck.reason}>
           {payloadCheck.checks.length > 0 ? (
             <Conditions checks={payloadCheck.checks} className="mt-1.5" />

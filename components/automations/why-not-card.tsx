@@ -19,21 +19,34 @@ import { Conditions } from './filter-checks';
 // shown the way Test filter shows them, with the value the payload held.
 
 function TriggerOutcome({ trigger }: { trigger: TriggerExplanation }) {
-  const failed = trigger.checks.filter((check) => !check.passed);
   const label = `Trigger ${trigger.index + 1}`;
+  const payloadOnly = trigger.headerChecks.length === 0 && trigger.eventCheck === null;
   if (trigger.matched) {
     return (
       <p className="text-[13px] text-fg-muted">
         <span className="font-medium text-fg">{label}:</span>{' '}
-        {trigger.checks.length === 0 ? 'no payload filter, so every delivery matches.' : 'its payload filter matches this delivery today.'}
+        {!payloadOnly
+          ? 'its event types and filters match this delivery today.'
+          : trigger.checks.length === 0
+            ? 'no payload filter, so every delivery matches.'
+            : 'its payload filter matches this delivery today.'}
       </p>
     );
   }
+  if (trigger.failedPart === 'event type' && trigger.eventCheck) {
+    return (
+      <p className="text-[13px] text-fg-muted">
+        <span className="font-medium text-fg">{label}:</span> {sentence(trigger.eventCheck.reason)}
+      </p>
+    );
+  }
+  const checks = trigger.failedPart === 'header filter' ? trigger.headerChecks : trigger.checks;
+  const failed = checks.filter((check) => !check.passed);
   return (
     <div>
       <p className="text-[13px] text-fg-muted">
-        <span className="font-medium text-fg">{label}:</span> {failed.length} of {trigger.checks.length} condition
-        {trigger.checks.length === 1 ? '' : 's'} did not match.
+        <span className="font-medium text-fg">{label}:</span> {failed.length} of {checks.length} {trigger.failedPart === 'header filter' ? 'header ' : ''}condition
+        {checks.length === 1 ? '' : 's'} did not match.
       </p>
       <Conditions checks={failed} className="mt-0.5" />
     </div>
@@ -45,7 +58,8 @@ function AutomationRow({ factorySlug, explanation, accepted }: { factorySlug: st
   // The triggers matter only when nothing started and a payload was kept to explain them with.
   const detailed = !run && accepted && automation.enabled && triggers.length > 0;
   // The summary names the first failing condition; the triggers below show them all, so it is not said twice.
-  const headline = detailed && !triggers.some((t) => t.matched) ? 'Did not start: the payload filter did not match' : summary;
+  const failedPart = triggers.find((t) => t.failedPart !== null)?.failedPart ?? 'payload filter';
+  const headline = detailed && !triggers.some((t) => t.matched) ? `Did not start: the ${failedPart} did not match` : summary;
   return (
     <li aria-label={automation.name} data-automation-id={automation.id} className="flex flex-col gap-2 px-5 py-4">
       <div className="flex flex-wrap items-center justify-between gap-x-4 gap-y-2">

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildCatalogue, MAX_CATALOGUE_PATHS, presenceText } from './catalogue';
+import { buildCatalogue, countEventTypes, MAX_CATALOGUE_PATHS, presenceText, TOP_EVENT_TYPES } from './catalogue';
 
 const field = (catalogue: ReturnType<typeof buildCatalogue>, path: string) => catalogue.fields.find((f) => f.path === path);
 
@@ -68,5 +68,18 @@ describe('buildCatalogue', () => {
     expect(presenceText(1, 500)).toBe('<1%');
     expect(presenceText(499, 500)).toBe('99%');
     expect(presenceText(0, 0)).toBe('0%');
+  });
+});
+
+describe('the catalogue’s event types', () => {
+  it('counts the sample’s types, most frequent first, leaving out deliveries without one', () => {
+    const catalogue = buildCatalogue([{}, {}, {}, {}, {}], ['push', 'pull_request.opened', null, 'push', 'issues.opened']);
+    expect(catalogue.eventTypes).toEqual([
+      { type: 'push', count: 2 },
+      { type: 'issues.opened', count: 1 },
+      { type: 'pull_request.opened', count: 1 },
+    ]);
+    expect(buildCatalogue([{}]).eventTypes).toEqual([]);
+    expect(countEventTypes(Array.from({ length: TOP_EVENT_TYPES + 5 }, (_, i) => `t${i}`))).toHaveLength(TOP_EVENT_TYPES);
   });
 });

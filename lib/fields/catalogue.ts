@@ -25,13 +25,30 @@ export type CatalogueField = {
   values: FieldValue[] | null;
 };
 
+export type EventTypeCount = { type: string; count: number };
+
 export type FieldCatalogue = {
   /** Deliveries looked at. */
   sampled: number;
   fields: CatalogueField[];
   /** True when more paths were seen than MAX_CATALOGUE_PATHS. */
   truncated: boolean;
+  /** The event types of the sampled deliveries, most frequent first (up to TOP_EVENT_TYPES); deliveries without one are not counted. */
+  eventTypes: EventTypeCount[];
 };
+
+/** Event types the catalogue lists: what the trigger editor offers to complete `events`. */
+export const TOP_EVENT_TYPES = 50;
+
+/** The sample's types, most frequent first (then by name, so the order is stable). */
+export function countEventTypes(types: readonly (string | null)[]): EventTypeCount[] {
+  const counts = new Map<string, number>();
+  for (const type of types) if (type !== null) counts.set(type, (counts.get(type) ?? 0) + 1);
+  return [...counts.entries()]
+    .map(([type, count]) => ({ type, count }))
+    .sort((a, b) => b.count - a.count || (a.type < b.type ? -1 : a.type > b.type ? 1 : 0))
+    .slice(0, TOP_EVENT_TYPES);
+}
 
 export const MAX_CATALOGUE_PATHS = 500;
 /** Strings longer than this are not offered as values. */
@@ -71,8 +88,8 @@ function pathSegment(key: string): string {
   return /^[A-Za-z0-9_$@-]+$/.test(key) ? key : `[${JSON.stringify(key)}]`;
 }
 
-/** Builds the catalogue of `bodies` (parsed JSON, newest first). */
-export function buildCatalogue(bodies: readonly unknown[]): FieldCatalogue {
+/** Builds the catalogue of `bodies` (parsed JSON, newest first), with the deliveries' event types when given. */
+export function buildCatalogue(bodies: readonly unknown[], eventTypes: readonly (string | null)[] = []): FieldCatalogue {
   const entries = new Map<string, Entry>();
   let truncated = false;
   let delivery = 0;
@@ -143,7 +160,7 @@ export function buildCatalogue(bodies: readonly unknown[]): FieldCatalogue {
           .slice(0, TOP_VALUES)
           .map(({ value, count }) => ({ value, count })),
   }));
-  return { sampled: bodies.length, fields, truncated };
+  return { sampled: bodies.length, fields, truncated, eventTypes: countEventTypes(eventTypes) };
 }
 
 /** Whole percent of the sample that holds a field ("100%", "37%", "<1%"). */

@@ -75,7 +75,10 @@ async function loadSample(db: DbOrTx, webhookId: string): Promise<Sample> {
 /** The field catalogue of a (not deleted) webhook, over its latest accepted deliveries. */
 export async function getFieldCatalogue(factoryId: string, uid: string, db: DbOrTx = prisma): Promise<FieldCatalogue> {
   const sample = await loadSample(db, await webhookIdOf(db, factoryId, uid, false));
-  sample.catalogue ??= buildCatalogue(sample.bodies);
+  sample.catalogue ??= buildCatalogue(
+    sample.bodies,
+    sample.deliveries.map((delivery) => delivery.eventType),
+  );
   return sample.catalogue;
 }
 
