@@ -3,7 +3,7 @@ import type { APIRequestContext } from '@playwright/test';
 import { screenshot, signIn } from '../browser/helpers';
 import { bearer, expect, test } from '../fixtures/api';
 import { seedUsers } from '../fixtures/seed';
-import { createWebhook, deleteCreatedWebhooks, rawPost, uniqueName, type Created } from '../fixtures/ingress';
+import { createWebhook, deleteCreatedWebhooks, rawPost, signedHeaders, uniqueName, type Created } from '../fixtures/ingress';
 
 // Automations over real HTTP, on embedded PGlite and on PostgreSQL: the
 // management API, which deliveries start runs, what a run carries, the
@@ -237,6 +237,7 @@ test('a run carries the prompt, the envelope and event-payload.json exactly, and
     trigger: { provider: 'webhook', event: 'received' },
     webhook: { name: webhookName, uid: hook.uid },
     deliveryId: 'evt-envelope-1',
+    eventType: null,
     attachments: [{ name: 'event-payload.json', contentType: 'application/json', size: Buffer.byteLength(body) }],
     text: [
       'This run was started by a webhook delivery.',
@@ -253,12 +254,29 @@ test('a run carries the prompt, the envelope and event-payload.json exactly, and
   expect(finished.output).toContain(`agent: event-payload.json = ${body}`);
   expect(finished.output).toContain('first line: Summarise the issue.');
   expect(finished.output).toContain('database URL visible: no; secrets key visible: no');
+  expect(finished.output).toContain('agent: event type = (unset)');
 
   const failing = await logEntry(request, tokens.admin, hook.uid, await post(baseURL!, hook, '{"fail": true}'));
   const [failed] = await runsOf(request, tokens.admin, `delivery=${failing.id}`);
   const outcome = await finishedRun(request, tokens.admin, failed!.id);
   expect(outcome).toMatchObject({ status: 'failed', error: 'The command exited with code 3' });
   expect(outcome.output).toContain('agent: the payload asked me to fail');
+});
+
+test('a run of a typed delivery carries its event type: in the envelope, its text and RUN_EVENT_TYPE', async ({ request, tokens, baseURL }) => {
+  const secret = 'github-envelope-secret';
+  const hook = await createWebhook(request, tokens.admin, { name: 'typed', authMode: 'signature', signatureScheme: 'github', providerSecret: secret });
+  await createAutomation(request, tokens.editor, { triggers: [trigger(hook.uid)] });
+  const body = JSON.stringify({ action: 'opened', number: 7, pull_request: { title: 'Typed' } });
+  const response = await rawPost(baseURL!, hook.url, { ...signedHeaders('github', secret, body), 'X-GitHub-Event': 'pull_request' }, Buffer.from(body));
+  expect(response.status, response.body).toBe(202);
+  const entry = await logEntry(request, tokens.admin, hook.uid, JSON.parse(response.body).delivery_id);
+  const [summary] = await runsOf(request, tokens.admin, `delivery=${entry.id}`);
+  const { run } = await (await request.get(`${base}/runs/${summary!.id}`, { headers: bearer(tokens.viewer) })).json();
+  expect(run.envelope.eventType).toBe('pull_request.opened');
+  expect(run.envelope.text).toContain('\nEvent type: "pull_request.opened"\n');
+  const finished = await finishedRun(request, tokens.admin, summary!.id);
+  expect(finished.output).toContain('agent: event type = pull_request.opened');
 });
 
 test("a run's program sees an allowlisted environment, never the server's", async ({ request, tokens, baseURL }) => {
@@ -497,4 +515,46 @@ test('what one member can cause is bounded: the 101st automation is a 422 naming
   expect(retryAfter).toBeGreaterThanOrEqual(1);
   expect(retryAfter).toBeLessThanOrEqual(60);
   expect((await spent.json()).error.message).toMatch(/^This factory ran 30 Backtests in the last minute, the most allowed\. Try again in \d+ seconds?\.$/);
+});
+
+test('a trigger selects by event type: of a GitHub pull_request (opened) and a pull_request_review, events ["pull_request.opened"] starts one run, and Backtest counts the same', async ({ request, tokens, baseURL }) => {
+  const secret = 'github-events-secret';
+  const hook = await createWebhook(request, tokens.admin, { name: 'github events', authMode: 'signature', signatureScheme: 'github', providerSecret: secret });
+  const byType = { provider: 'webhook', event: 'received', filter: { webhook_ids: [hook.uid], events: ['pull_request.opened'] } };
+  const automation = await createAutomation(request, tokens.editor, { triggers: [byType] });
+  expect(automation.triggers).toEqual([byType]);
+  const refused = await request.post(`${base}/automations`, {
+    headers: bearer(tokens.editor),
+    data: { name: uniqueName('auto'), prompt: 'p', triggers: [{ ...byType, filter: { webhook_ids: [hook.uid], events: ['**'], headers: { Authorization: 'x' } } }] },
+  });
+  expect(refused.status()).toBe(422);
+  const { error } = await refused.json();
+  expect(error.fields['triggers.0.filter.events']).toMatch(/"\*\*" is not a wildcard here/);
+  expect(error.fields['triggers.0.filter.headers']).toMatch(/"authorization" cannot be filtered on/);
+
+  const send = async (event: string, payload: unknown) => {
+    const body = JSON.stringify(payload);
+    const response = await rawPost(baseURL!, hook.url, { ...signedHeaders('github', secret, body), 'X-GitHub-Event': event }, Buffer.from(body));
+    expect(response.status, response.body).toBe(202);
+    return logEntry(request, tokens.admin, hook.uid, JSON.parse(response.body).delivery_id);
+  };
+  const opened = await send('pull_request', { action: 'opened', number: 12, pull_request: { number: 12, title: 'Add events' } });
+  const review = await send('pull_request_review', { action: 'submitted', review: { state: 'approved' }, pull_request: { number: 12 } });
+
+  const runs = await runsOf(request, tokens.admin, `automation=${automation.id}`);
+  expect(runs.map((run) => run.id)).toHaveLength(1);
+  expect(await runsOf(request, tokens.admin, `delivery=${opened.id}`)).toEqual([expect.objectContaining({ automation: { id: automation.id, name: automation.name } })]);
+  expect(await runsOf(request, tokens.admin, `delivery=${review.id}`)).toEqual([]);
+
+  const whyNot = await (await request.get(`${base}/webhooks/${hook.uid}/deliveries/${review.id}/automations`, { headers: bearer(tokens.viewer) })).json();
+  expect(whyNot.automations[0].summary).toBe('Did not start: the event type did not match (event type "pull_request_review.submitted" is not one of "pull_request.opened")');
+
+  const backtest = await request.post(`${base}/automations/backtest`, { headers: bearer(tokens.viewer), data: { trigger: byType } });
+  expect(backtest.status()).toBe(200);
+  const tested = await backtest.json();
+  expect(tested).toMatchObject({ tested: 2, wouldTrigger: 1 });
+  expect(tested.deliveries.map((d: { id: string; wouldTrigger: boolean }) => [d.id, d.wouldTrigger])).toEqual([
+    [review.id, false],
+    [opened.id, true],
+  ]);
 });

@@ -50,7 +50,7 @@ export function runsToStart(
     if (started.has(trigger.automationId)) continue;
     if (!matchesTrigger({ events: trigger.events, headers: trigger.headerFilter, payload: trigger.payloadFilter }, facts)) continue;
     started.add(trigger.automationId);
-    const envelope = composeEnvelope({ webhookName: webhook.name, webhookUid: webhook.uid, deliveryId: delivery.deliveryId, body: delivery.text });
+    const envelope = composeEnvelope({ webhookName: webhook.name, webhookUid: webhook.uid, deliveryId: delivery.deliveryId, eventType: delivery.eventType, body: delivery.text });
     runs.push({ automationId: trigger.automationId, envelope });
   }
   return runs;

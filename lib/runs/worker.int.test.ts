@@ -38,7 +38,7 @@ describe.each(testDatabaseKinds())('run workers on %s', (kind) => {
     await database.prisma.delivery.createMany({
       data: ids.map((id) => ({ id: `dl_${id}`, webhookId: owner.webhookId, deliveryId: `d_${id}`, identitySource: 'service_header' as const, status: 'accepted' as const, size: Buffer.byteLength(body), body })),
     });
-    const envelope = composeEnvelope({ webhookName: 'hook', webhookUid: 'wh_test', deliveryId: 'd1', body });
+    const envelope = composeEnvelope({ webhookName: 'hook', webhookUid: 'wh_test', deliveryId: 'd1', eventType: 'pull_request.opened', body });
     const start = Date.now() - 10_000;
     await database.prisma.run.createMany({
       data: ids.map((id, i) => ({ id, factoryId: owner.factoryId, automationId: owner.automationId, deliveryId: `dl_${id}`, prompt: 'Do it.', envelope, createdAt: new Date(start + i) })),
@@ -226,9 +226,9 @@ describe.each(testDatabaseKinds())('run workers on %s', (kind) => {
 
       // The shell may add its own bookkeeping (PWD, SHLVL, _); nothing else is there.
       const shell = new Set(['PWD', 'OLDPWD', 'SHLVL', '_']);
-      const allowed = new Set(['PATH', 'LANG', 'TZ', 'HOME', 'AGENT_API_KEY', 'RUN_ID', 'RUN_AUTOMATION_ID', 'RUN_PAYLOAD_FILE', 'RUN_WORKER_ID']);
+      const allowed = new Set(['PATH', 'LANG', 'TZ', 'HOME', 'AGENT_API_KEY', 'RUN_ID', 'RUN_AUTOMATION_ID', 'RUN_PAYLOAD_FILE', 'RUN_WORKER_ID', 'RUN_EVENT_TYPE']);
       expect(Object.keys(env).filter((name) => !allowed.has(name) && !shell.has(name))).toEqual([]);
-      expect(env).toMatchObject({ AGENT_API_KEY: 'listed-by-the-operator', HOME: cwd, RUN_ID: id, RUN_PAYLOAD_FILE: `${cwd}/event-payload.json` });
+      expect(env).toMatchObject({ AGENT_API_KEY: 'listed-by-the-operator', HOME: cwd, RUN_ID: id, RUN_PAYLOAD_FILE: `${cwd}/event-payload.json`, RUN_EVENT_TYPE: 'pull_request.opened' });
       expect(env.PATH).toBe(process.env.PATH);
       // The server's configuration and secrets, by name and by value.
       for (const name of ['DATABASE_URL', 'TEST_DATABASE_URL', 'TRIPLINE_SECRETS_KEY', 'TRIPLINE_AUTH_SECRET', 'TRIPLINE_DATA_DIR', 'SERVER_CANARY', 'TRIPLINE_CANARY', 'SSH_AUTH_SOCK']) {

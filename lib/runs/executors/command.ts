@@ -16,9 +16,9 @@ import { clip, type ClaimedRun, type ExecutionOutcome } from '@/lib/runs/executo
 // The child gets an allowlisted environment, never the server's: PATH, LANG
 // and TZ as the server has them, HOME set to the run's own folder, the names
 // the operator lists in TRIPLINE_RUN_ENV (an agent's API key, say), and the
-// run's own RUN_ID, RUN_AUTOMATION_ID, RUN_PAYLOAD_FILE
-// and RUN_WORKER_ID. A run's program acts on untrusted payloads: it has
-// no business holding the database password, the secrets key, the auth
+// run's own RUN_ID, RUN_AUTOMATION_ID, RUN_PAYLOAD_FILE, RUN_WORKER_ID and
+// RUN_EVENT_TYPE (when the delivery has a type). A run's program acts on
+// untrusted payloads: it has no business holding the database password, the secrets key, the auth
 // secret, an SSH agent socket or whatever else the server was started with.
 // The folder lives outside the data folder (lib/env.ts refuses a work folder
 // inside it) and is removed afterwards. This is not isolation: the program
@@ -28,7 +28,7 @@ const PASSED_THROUGH = ['PATH', 'LANG', 'TZ'];
 
 export type CommandConfig = { command: string; timeoutMs: number; passEnv?: readonly string[]; workDir?: string };
 
-export function childEnv(run: Pick<ClaimedRun, 'id' | 'automationId' | 'worker'>, dir: string, passEnv: readonly string[] = [], source: NodeJS.ProcessEnv = process.env): Record<string, string> {
+export function childEnv(run: Pick<ClaimedRun, 'id' | 'automationId' | 'worker' | 'envelope'>, dir: string, passEnv: readonly string[] = [], source: NodeJS.ProcessEnv = process.env): Record<string, string> {
   const env: Record<string, string> = {};
   for (const name of [...PASSED_THROUGH, ...passEnv]) {
     const value = source[name];
@@ -39,6 +39,9 @@ export function childEnv(run: Pick<ClaimedRun, 'id' | 'automationId' | 'worker'>
   env.RUN_AUTOMATION_ID = run.automationId;
   env.RUN_PAYLOAD_FILE = path.join(dir, PAYLOAD_FILE_NAME);
   env.RUN_WORKER_ID = run.worker;
+  // The delivery's event type; unset when its sender names none.
+  const eventType = run.envelope.eventType;
+  if (eventType) env.RUN_EVENT_TYPE = eventType;
   return env;
 }
 
