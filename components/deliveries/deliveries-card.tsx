@@ -22,6 +22,10 @@ export type DeliveryLogView = {
   path: string;
   status: DeliveryStatusFilter | null;
   q: string;
+  /** The event type filter (a type, or a pattern with `*` segments). */
+  event: string | null;
+  /** The types among the newest entries, most frequent first: the event filter's choices. */
+  eventTypes: { type: string; count: number }[];
   cursor: string | null;
   /** When the page was read (for "2 min ago"). */
   now: number;
@@ -96,13 +100,16 @@ export function DeliveriesCard({
   entryPath: (id: string) => string;
   retention: { days: number; entries: number };
 }) {
-  const { page, status, q, cursor, now } = view;
-  const filtered = Boolean(status || q);
+  const { page, status, q, event, eventTypes, cursor, now } = view;
+  const filtered = Boolean(status || q || event);
   const rows = page?.deliveries ?? [];
+  // The event type column and filter appear once the webhook has seen a type.
+  const typed = eventTypes.length > 0 || event !== null || rows.some((delivery) => delivery.eventType !== null);
   const neverReceived = page !== null && rows.length === 0 && !filtered && !cursor;
   // Only the first page follows new deliveries: an older page would shift under the reader.
   const live = !cursor;
-  const first = href(view.path, { status, q });
+  const first = href(view.path, { status, q, event });
+  const columns = typed ? 6 : 5;
 
   return (
     <Card id="deliveries" role="region" aria-label="Deliveries" className="scroll-mt-6">
@@ -116,7 +123,7 @@ export function DeliveriesCard({
       ) : (
         <>
           <div className="border-b border-line px-5 py-3">
-            <DeliveryFilters status={status} q={q} handshakes={webhook.handshakes === true || status === 'handshake'} />
+            <DeliveryFilters status={status} q={q} event={event} eventTypes={typed ? eventTypes : null} handshakes={webhook.handshakes === true || status === 'handshake'} />
             {q && !searchesPayloads(q) ? (
               <p className="mt-2 text-sm text-fg-muted">
                 Matched against delivery IDs only: payloads are searched for text with at least 3 letters or digits in a row.
@@ -143,6 +150,7 @@ export function DeliveriesCard({
                 <TR>
                   <TH className="w-52">Status</TH>
                   <TH>Delivery ID</TH>
+                  {typed ? <TH className="w-56">Event type</TH> : null}
                   <TH numeric className="w-24">
                     Size
                   </TH>
@@ -155,19 +163,21 @@ export function DeliveriesCard({
               <TBody>
                 {rows.length === 0 ? (
                   cursor && !filtered ? (
-                    <TableEmpty colSpan={5} title="No older deliveries" description="This is the end of the log.">
+                    <TableEmpty colSpan={columns} title="No older deliveries" description="This is the end of the log.">
                       <ButtonLink href={first} variant="secondary" size="sm">
                         Newest deliveries
                       </ButtonLink>
                     </TableEmpty>
                   ) : (
                     <TableEmpty
-                      colSpan={5}
+                      colSpan={columns}
                       title={cursor ? 'No older deliveries match' : 'No deliveries match'}
                       description={
                         q
-                          ? `No delivery ID${searchesPayloads(q) ? ' or payload' : ''} matches “${q}”${status ? ` among ${deliveryStatusLabels[status]} deliveries` : ''}.`
-                          : `No delivery in the log is ${status ? deliveryStatusLabels[status] : 'listed'}.`
+                          ? `No delivery ID${searchesPayloads(q) ? ' or payload' : ''} matches “${q}”${status ? ` among ${deliveryStatusLabels[status]} deliveries` : ''}${event ? ` of event type ${event}` : ''}.`
+                          : event
+                            ? `No delivery in the log${status ? ` that is ${deliveryStatusLabels[status]}` : ''} has event type ${event}.`
+                            : `No delivery in the log is ${status ? deliveryStatusLabels[status] : 'listed'}.`
                       }
                     >
                       <ButtonLink href={href(view.path, {})} variant="secondary" size="sm">
@@ -192,6 +202,17 @@ export function DeliveriesCard({
                           </span>
                         ) : null}
                       </TD>
+                      {typed ? (
+                        <TD label="Event type" className="max-w-0 py-3">
+                          {delivery.eventType ? (
+                            <span title={delivery.eventType} className="block truncate font-mono text-[13px] text-fg">
+                              {delivery.eventType}
+                            </span>
+                          ) : (
+                            <span className="text-fg-subtle">—</span>
+                          )}
+                        </TD>
+                      ) : null}
                       <TD numeric label="Size" className="py-3 whitespace-nowrap text-fg-muted">
                         {delivery.status === 'refused' ? (
                           <span className="text-fg-subtle">—</span>
@@ -228,7 +249,7 @@ export function DeliveriesCard({
               <Pager
                 label="Delivery pages"
                 first={cursor ? { href: first, text: 'Newest' } : null}
-                next={page.nextCursor ? { href: href(view.path, { status, q, cursor: page.nextCursor }), text: 'Older' } : null}
+                next={page.nextCursor ? { href: href(view.path, { status, q, event, cursor: page.nextCursor }), text: 'Older' } : null}
               />
             </CardFooter>
           ) : null}

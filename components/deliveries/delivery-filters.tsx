@@ -12,16 +12,31 @@ import { deliveryStatusFilters, deliveryStatuses, deliveryStatusLabels, type Del
 const SEARCH_DELAY_MS = 300;
 
 /**
- * Status filter and search of the delivery log, kept in the URL (?status=&q=)
+ * Status and event type filters and search of the delivery log, kept in the URL (?status=&event=&q=)
  * so a filtered view can be shared and reloaded. A new filter starts again
  * from the newest page (the cursor is dropped). Without JavaScript, Enter in
  * the search box submits the same parameters with a GET.
  */
-export function DeliveryFilters({ status, q, handshakes = false }: { status: DeliveryStatusFilter | null; q: string; handshakes?: boolean }) {
+export function DeliveryFilters({
+  status,
+  q,
+  event = null,
+  eventTypes = null,
+  handshakes = false,
+}: {
+  status: DeliveryStatusFilter | null;
+  q: string;
+  /** The event type filter in the URL (?event=). */
+  event?: string | null;
+  /** The event types the filter offers (the newest entries'), or null to offer none. */
+  eventTypes?: { type: string; count: number }[] | null;
+  handshakes?: boolean;
+}) {
   const router = useRouter();
   const pathname = usePathname();
   const [pending, startTransition] = useTransition();
   const [shownStatus, setShownStatus] = useOptimistic(status ?? '');
+  const [shownEvent, setShownEvent] = useOptimistic(event ?? '');
   const [text, setText] = useState(q);
   // The last search this component sent, and the last one the server answered:
   // a q that changes without us (back button, a shared link) resets the box,
@@ -38,16 +53,19 @@ export function DeliveryFilters({ status, q, handshakes = false }: { status: Del
   const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
   useEffect(() => () => clearTimeout(timer.current), []);
 
-  function go(next: { status: string; q: string }, mode: 'push' | 'replace') {
+  function go(next: { status: string; q: string; event?: string }, mode: 'push' | 'replace') {
+    const nextEvent = next.event ?? shownEvent;
     clearTimeout(timer.current);
     const search = next.q.trim();
     setSent(search);
     const params = new URLSearchParams();
     if (next.status) params.set('status', next.status);
+    if (nextEvent) params.set('event', nextEvent);
     if (search) params.set('q', search);
     const query = params.toString();
     startTransition(() => {
       setShownStatus(next.status);
+      setShownEvent(nextEvent);
       router[mode](query ? `${pathname}?${query}` : pathname, { scroll: false });
     });
   }
@@ -81,6 +99,24 @@ export function DeliveryFilters({ status, q, handshakes = false }: { status: Del
           </option>
         ))}
       </Select>
+      {eventTypes ? (
+        <Select
+          name="event"
+          aria-label="Event type"
+          value={shownEvent}
+          // Like the status, a deliberate choice with its own history entry.
+          onChange={(change) => go({ status: shownStatus, q: text, event: change.target.value }, 'push')}
+          className="sm:w-60"
+        >
+          <option value="">All event types</option>
+          {shownEvent && !eventTypes.some((known) => known.type === shownEvent) ? <option value={shownEvent}>{shownEvent}</option> : null}
+          {eventTypes.map((known) => (
+            <option key={known.type} value={known.type}>
+              {known.type} ({known.count.toLocaleString('en')})
+            </option>
+          ))}
+        </Select>
+      ) : null}
       <div className="relative min-w-0 flex-1">
         <SearchIcon className="pointer-events-none absolute top-1/2 left-3 size-4 -translate-y-1/2 text-fg-subtle" />
         <input

@@ -422,6 +422,12 @@ export function openApiDocument(baseUrl: string) {
             { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 100, default: 50 } },
             { name: 'cursor', in: 'query', schema: { type: 'string' }, description: 'nextCursor of the previous page' },
             { name: 'q', in: 'query', schema: { type: 'string' }, description: 'A delivery ID (exact) or text in the body (case-insensitive substring). Text without 3 letters or digits in a row matches delivery IDs only.' },
+            {
+              name: 'event',
+              in: 'query',
+              schema: { type: 'string', maxLength: 200 },
+              description: 'An event type (`pull_request.opened`), or a pattern whose `*` stands for whole segments (`pull_request.*`), as in a trigger’s events. Entries without a type never match.',
+            },
           ],
           responses: { 200: json({ type: 'object' }), ...standardErrors, 422: errorResponse('Invalid query') },
         },

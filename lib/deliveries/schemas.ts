@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { eventPatternProblem } from '@/lib/filters/events';
 
 export const deliveryStatuses = ['accepted', 'duplicate', 'rejected_auth', 'rejected_invalid_json', 'rejected_too_large'] as const;
 export type DeliveryStatus = (typeof deliveryStatuses)[number];
@@ -27,6 +28,17 @@ export const listDeliveriesSchema = z.object({
   limit: z.preprocess((v) => (v === '' || v === undefined ? undefined : v), z.coerce.number().int().min(1, 'limit must be 1 to 100').max(100, 'limit must be 1 to 100').default(50)),
   cursor: z.preprocess((v) => (v === '' ? undefined : v), z.string().max(200).optional()),
   q: z.preprocess((v) => (v === '' ? undefined : v), z.string().trim().max(200, 'Search for at most 200 characters').optional()),
+  /** An event type (`pull_request.opened`) or a pattern with `*` segments (`pull_request.*`), as a trigger's events. */
+  event: z.preprocess(
+    (v) => (v === '' ? undefined : v),
+    z
+      .string()
+      .superRefine((value, context) => {
+        const problem = eventPatternProblem(value);
+        if (problem) context.addIssue({ code: 'custom', message: `The event type filter is not valid: ${problem}` });
+      })
+      .optional(),
+  ),
 });
 export type ListDeliveriesInput = z.input<typeof listDeliveriesSchema>;
 

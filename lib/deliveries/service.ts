@@ -1,6 +1,7 @@
 import 'server-only';
 import { prisma, type DbOrTx } from '@/lib/db';
 import { listDeliveriesSchema, searchesPayloads, type DeliveryStatusFilter, type ListDeliveriesInput } from '@/lib/deliveries/schemas';
+import { eventTypesToSql } from '@/lib/filters/events';
 import { AppError } from '@/lib/http/errors';
 
 // The delivery log of one webhook: newest first, filtered by status,
@@ -15,6 +16,8 @@ export type DeliverySummary = {
   size: number;
   receivedAt: Date;
   detail: string | null;
+  /** What kind of event the sender says this is (`pull_request.opened`); null when it names none. */
+  eventType: string | null;
   /** Refused summaries only: how many requests their minute refused. */
   refusedCount: number | null;
 };
@@ -53,7 +56,7 @@ async function webhookIdOrThrow(db: DbOrTx, factoryId: string, uid: string): Pro
   return webhook.id;
 }
 
-const summary = { id: true, deliveryId: true, status: true, size: true, receivedAt: true, detail: true, refusedCount: true } as const;
+const summary = { id: true, deliveryId: true, status: true, size: true, receivedAt: true, detail: true, eventType: true, refusedCount: true } as const;
 
 export async function listDeliveries(
   factoryId: string,
@@ -61,7 +64,7 @@ export async function listDeliveries(
   input: ListDeliveriesInput,
   db: DbOrTx = prisma,
 ): Promise<{ deliveries: DeliverySummary[]; nextCursor: string | null }> {
-  const { status, limit, cursor, q } = listDeliveriesSchema.parse(input);
+  const { status, limit, cursor, q, event } = listDeliveriesSchema.parse(input);
   const webhookId = await webhookIdOrThrow(db, factoryId, uid);
   // Plain SQL for the row-value comparison ("receivedAt", "id") < (...),
   // which PostgreSQL answers straight from the (webhookId, receivedAt, id)
@@ -72,6 +75,15 @@ export async function listDeliveries(
     params.push(status);
     where.push(`"status" = $${params.length}::"DeliveryStatus"`);
   }
+  if (event) {
+    // An exact type is an equality the (webhookId, eventType, receivedAt) index answers; a pattern
+    // with `*` segments is the triggers' own rule as SQL, over the newest entries in order.
+    if (event.includes('*')) where.push(eventTypesToSql([event], '"eventType"', params));
+    else {
+      params.push(event);
+      where.push(`"eventType" = $${params.length}`);
+    }
+  }
   if (cursor) {
     const c = decodeCursor(cursor);
     params.push(c.at, c.id);
@@ -80,7 +92,7 @@ export async function listDeliveries(
   params.push(limit + 1);
   const limitParam = `$${params.length}`;
   const select = (conditions: string[]) =>
-    `SELECT "id", "deliveryId", "status"::text AS "status", "size", "receivedAt", "detail", "refusedCount"
+    `SELECT "id", "deliveryId", "status"::text AS "status", "size", "receivedAt", "detail", "eventType", "refusedCount"
        FROM "Delivery" WHERE ${[...where, ...conditions].join(' AND ')}
       ORDER BY "receivedAt" DESC, "id" DESC LIMIT ${limitParam}`;
   let sql = select([]);
@@ -109,6 +121,27 @@ export async function listDeliveries(
   return { deliveries: page, nextCursor: rows.length > limit && last ? encodeCursor(last) : null };
 }
 
+/** How many of the newest entries `recentEventTypes` looks at: a bounded read, whatever the log's size. */
+export const RECENT_TYPES_WINDOW = 1_000;
+
+/**
+ * The event types among a webhook's newest 1,000 log entries, most frequent
+ * first (at most 50): what the log's event filter offers. Reads the newest
+ * entries through the (webhookId, receivedAt, id) index, so it costs the
+ * same on any log.
+ */
+export async function recentEventTypes(factoryId: string, uid: string, db: DbOrTx = prisma): Promise<{ type: string; count: number }[]> {
+  const webhookId = await webhookIdOrThrow(db, factoryId, uid);
+  const rows = await db.$queryRawUnsafe<{ type: string; count: bigint | number }[]>(
+    `SELECT "eventType" AS "type", count(*) AS "count"
+       FROM (SELECT "eventType" FROM "Delivery" WHERE "webhookId" = $1 ORDER BY "receivedAt" DESC, "id" DESC LIMIT ${RECENT_TYPES_WINDOW}) AS newest
+      WHERE "eventType" IS NOT NULL
+      GROUP BY "eventType" ORDER BY count(*) DESC, "eventType" LIMIT 50`,
+    webhookId,
+  );
+  return rows.map((row) => ({ type: row.type, count: Number(row.count) }));
+}
+
 export async function getDelivery(factoryId: string, uid: string, id: string, db: DbOrTx = prisma): Promise<DeliveryDetail> {
   const webhookId = await webhookIdOrThrow(db, factoryId, uid);
   const row = await db.delivery.findFirst({
@@ -134,6 +167,7 @@ export function deliveryJson(delivery: DeliverySummary) {
     size: delivery.size,
     receivedAt: delivery.receivedAt.toISOString(),
     detail: delivery.detail,
+    eventType: delivery.eventType,
     ...(delivery.status === 'refused' ? { refusedCount: delivery.refusedCount ?? 0 } : {}),
   };
 }

@@ -22,7 +22,8 @@ import { PageHeader } from '@/components/ui/page-header';
 import { orNotFound, requireFactoryPage } from '@/lib/auth/current-user';
 import { RETENTION_DAYS, RETENTION_MIN_ENTRIES } from '@/lib/deliveries/retention';
 import { deliveryStatusFilters, type DeliveryStatusFilter } from '@/lib/deliveries/schemas';
-import { listDeliveries } from '@/lib/deliveries/service';
+import { listDeliveries, recentEventTypes } from '@/lib/deliveries/service';
+import { eventPatternProblem } from '@/lib/filters/events';
 import { getFieldCatalogue } from '@/lib/fields/service';
 import { definitionPath } from '@/lib/definitions/schemas';
 import { readDefinitionFiles } from '@/lib/definitions/service';
@@ -52,16 +53,29 @@ const DELIVERIES_PER_PAGE = 25;
 
 const firstValue = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value) ?? '';
 
-/** The delivery log page the URL asks for (?status=&q=&cursor=); unknown values are ignored, a bad cursor is reported. */
+/** The delivery log page the URL asks for (?status=&q=&event=&cursor=); unknown values are ignored, a bad cursor is reported. */
 async function loadDeliveryLog(factoryId: string, uid: string, path: string, search: SearchParams): Promise<DeliveryLogView> {
   const statusParam = firstValue(search.status);
   const status = (deliveryStatusFilters as readonly string[]).includes(statusParam) ? (statusParam as DeliveryStatusFilter) : null;
   const q = firstValue(search.q).trim().slice(0, 200);
   const cursor = firstValue(search.cursor) || null;
-  const view = { path, status, q, cursor, now: Date.now() };
+  // An event filter that is not a valid pattern is ignored, like an unknown status.
+  const eventParam = firstValue(search.event).trim();
+  const event = eventParam && eventPatternProblem(eventParam) === null ? eventParam : null;
+  const eventTypes = await recentEventTypes(factoryId, uid).catch((error: unknown) => {
+    if (error instanceof AppError && error.code === 'not_found') notFound();
+    throw error;
+  });
+  const view = { path, status, q, event, eventTypes, cursor, now: Date.now() };
   if (cursor && cursor.length > 200) return { ...view, page: null };
   try {
-    const page = await listDeliveries(factoryId, uid, { status: status ?? undefined, q: q || undefined, cursor: cursor ?? undefined, limit: DELIVERIES_PER_PAGE });
+    const page = await listDeliveries(factoryId, uid, {
+      status: status ?? undefined,
+      q: q || undefined,
+      event: event ?? undefined,
+      cursor: cursor ?? undefined,
+      limit: DELIVERIES_PER_PAGE,
+    });
     return { ...view, page };
   } catch (error) {
     if (error instanceof AppError && error.code === 'validation_failed' && cursor) return { ...view, page: null };

@@ -1,3 +1,4 @@
+import Link from 'next/link';
 import type { Metadata } from 'next';
 import { DetailRow } from '@/components/ui/detail-row';
 import { cache } from 'react';
@@ -131,6 +132,19 @@ export default async function DeliveryPage({ params }: { params: Params }) {
             </DetailRow>
             <DetailRow label="Delivery ID">
               <CopyableId value={delivery.deliveryId} label="Copy delivery ID" />
+            </DetailRow>
+            <DetailRow label="Event type">
+              {delivery.eventType ? (
+                <Link
+                  href={`${webhookPath}?${new URLSearchParams({ event: delivery.eventType })}#deliveries`}
+                  title="Show this webhook’s deliveries of this type"
+                  className="font-mono text-[13px] text-accent-700 hover:text-accent-800 hover:underline hover:underline-offset-2 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-accent-600"
+                >
+                  {delivery.eventType}
+                </Link>
+              ) : (
+                <span className="text-fg-muted">{delivery.status === 'accepted' ? 'Not named by the sender' : 'None'}</span>
+              )}
             </DetailRow>
             <DetailRow label="Identity source">
               {identitySource(delivery)}
