@@ -146,7 +146,12 @@ test('a run that fails after its last attempt: run.failed; a rotated secret: web
     await expect.poll(() => runFailed().length, { timeout: 20_000 }).toBe(1);
     const event = runFailed()[0]!;
     expect(new Webhook(secret).verify(event.body, event.headers as Record<string, string>)).toMatchObject({ type: 'run.failed' });
-    expect(event.json.data).toMatchObject({ factory: { slug: 'acme' }, run: { error: expect.any(String) } });
+    expect(event.json.data).toMatchObject({
+      factory: { slug: 'acme' },
+      run: { error: expect.any(String) },
+      // A bearer-token webhook names no event type.
+      delivery: { deliveryId: expect.any(String), eventType: null, webhook: { uid: hook.uid } },
+    });
 
     const rotated = await request.post(`${base}/webhooks/${hook.uid}/rotate-secret`, { headers: bearer(tokens.admin) });
     rememberSecrets((await rotated.json()).secret);

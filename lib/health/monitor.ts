@@ -104,6 +104,7 @@ export async function checkFailedRuns(db: Db = prisma): Promise<void> {
         finishedAt: true,
         automation: { select: { id: true, name: true } },
         factory: { select: { slug: true, name: true } },
+        delivery: { select: { deliveryId: true, eventType: true, webhook: { select: { uid: true, name: true } } } },
       },
       take: 500,
     });
@@ -113,6 +114,10 @@ export async function checkFailedRuns(db: Db = prisma): Promise<void> {
         factory,
         automation: { id: run.automation.id, name: run.automation.name, url: `${factory.url}/automations/${run.automation.id}` },
         run: { id: run.id, attempts: run.attempts, error: run.error, finishedAt: run.finishedAt?.toISOString() ?? null, url: `${factory.url}/automations/${run.automation.id}/runs/${run.id}` },
+        // The delivery that started it: which webhook, which delivery, what kind of event (null when the sender names none).
+        delivery: run.delivery
+          ? { deliveryId: run.delivery.deliveryId, eventType: run.delivery.eventType, webhook: { uid: run.delivery.webhook.uid, name: run.delivery.webhook.name } }
+          : null,
       });
     }
   });

@@ -48,6 +48,25 @@ describe('notifications', () => {
     expect(slackMessage({ ...event, type: 'webhook.recovered' }).text).toContain('has recovered');
   });
 
+  it('names a failed run’s event type in Slack, in a code span the sender’s text cannot break out of', () => {
+    const failed = (eventType: string | null) =>
+      slackMessage({
+        type: 'run.failed',
+        timestamp: event.timestamp,
+        data: {
+          factory: { slug: 'acme', name: 'Acme Ops' },
+          automation: { name: 'triage', url: 'http://localhost:3000/f/acme/automations/a1' },
+          run: { error: 'The command exited with code 3' },
+          delivery: { deliveryId: 'd1', eventType, webhook: { uid: 'wh_1', name: 'github' } },
+        },
+      }).text;
+    expect(failed('pull_request.opened')).toBe(
+      ':x: A run of <http://localhost:3000/f/acme/automations/a1|triage> on a `pull_request.opened` delivery in Acme Ops failed after its last attempt: The command exited with code 3.',
+    );
+    expect(failed('x`<http://evil|click>`')).toContain('on a `xhttp://evil|click` delivery');
+    expect(failed(null)).toContain('<http://localhost:3000/f/acme/automations/a1|triage> in Acme Ops failed');
+  });
+
   it('refuses plain http, private addresses and credentials in URLs unless the operator allows them', () => {
     expect(checkNotificationUrl('https://hooks.example.com/x').hostname).toBe('hooks.example.com');
     for (const url of ['http://hooks.example.com/x', 'https://127.0.0.1/x', 'https://[::1]/x', 'https://10.0.0.8/x', 'https://169.254.169.254/latest', 'https://localhost/x', 'https://2130706433/x', 'https://user:pw@hooks.example.com/x']) {

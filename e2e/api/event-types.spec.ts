@@ -1,0 +1,55 @@
+import { bearer, expect, test } from '../fixtures/api';
+import { createWebhook, deleteCreatedWebhooks, rawPost, signedHeaders } from '../fixtures/ingress';
+
+// Event types over real HTTP, on embedded PGlite and on PostgreSQL: GitHub
+// names its event in X-GitHub-Event and the action in the body; the log stores
+// `pull_request.opened`, shows it on every entry, and filters by a type or a
+// pattern (?event=).
+
+const base = '/api/v1/factories/acme';
+
+test.afterEach(async ({ request, tokens }) => {
+  await deleteCreatedWebhooks(request, tokens.admin);
+});
+
+test('the log stores each GitHub delivery’s event type and filters by a type or a pattern', async ({ request, tokens, baseURL }) => {
+  const secret = 'github-event-types-secret';
+  const hook = await createWebhook(request, tokens.admin, { name: 'types', authMode: 'signature', signatureScheme: 'github', providerSecret: secret });
+  const send = async (event: string, payload: unknown) => {
+    const body = JSON.stringify(payload);
+    const response = await rawPost(baseURL!, hook.url, { ...signedHeaders('github', secret, body), 'X-GitHub-Event': event }, Buffer.from(body));
+    expect(response.status, response.body).toBe(202);
+    return JSON.parse(response.body).delivery_id as string;
+  };
+  const opened = await send('pull_request', { action: 'opened', number: 1, pull_request: { title: 'A' } });
+  const review = await send('pull_request_review', { action: 'submitted', review: { state: 'approved' }, pull_request: { title: 'A' } });
+  const push = await send('push', { ref: 'refs/heads/main', commits: [] });
+  // A type over 200 characters is not a type: stored as none, never a rejection.
+  const odd = await send('e'.repeat(300), { action: 'x' });
+
+  const log = async (query = '') => {
+    const response = await request.get(`${base}/webhooks/${hook.uid}/deliveries${query}`, { headers: bearer(tokens.viewer) });
+    expect(response.status()).toBe(200);
+    return (await response.json()).deliveries as { id: string; deliveryId: string; eventType: string | null }[];
+  };
+  expect((await log()).map((d) => [d.deliveryId, d.eventType])).toEqual([
+    [odd, null],
+    [push, 'push'],
+    [review, 'pull_request_review.submitted'],
+    [opened, 'pull_request.opened'],
+  ]);
+  expect((await log('?event=pull_request.opened')).map((d) => d.deliveryId)).toEqual([opened]);
+  expect((await log('?event=pull_request.*')).map((d) => d.deliveryId)).toEqual([opened]);
+  expect((await log(`?event=${encodeURIComponent('*')}`)).map((d) => d.deliveryId)).toEqual([push, review, opened]);
+  expect((await log('?event=issues.opened')).map((d) => d.deliveryId)).toEqual([]);
+
+  const entry = (await log('?event=push'))[0]!;
+  const detail = await (await request.get(`${base}/webhooks/${hook.uid}/deliveries/${entry.id}`, { headers: bearer(tokens.viewer) })).json();
+  expect(detail.delivery).toMatchObject({ deliveryId: push, eventType: 'push' });
+
+  for (const event of ['pull*', '**', 'a..b']) {
+    const refused = await request.get(`${base}/webhooks/${hook.uid}/deliveries?event=${encodeURIComponent(event)}`, { headers: bearer(tokens.viewer) });
+    expect(refused.status()).toBe(422);
+    expect((await refused.json()).error.fields.event).toMatch(/^The event type filter is not valid: /);
+  }
+});
