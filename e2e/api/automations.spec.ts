@@ -441,7 +441,7 @@ test('the field catalogue of a webhook: paths of its accepted deliveries, types,
   const hook = await createWebhook(request, tokens.admin, { name: uniqueName('catalogue') });
   const empty = await request.get(`${base}/webhooks/${hook.uid}/fields`, { headers: bearer(tokens.viewer) });
   expect(empty.status()).toBe(200);
-  expect(await empty.json()).toEqual({ sampled: 0, fields: [], truncated: false });
+  expect(await empty.json()).toEqual({ sampled: 0, fields: [], truncated: false, eventTypes: [] });
 
   await post(baseURL!, hook, '{"action":"opened","pr":{"labels":[{"name":"bug"}],"draft":false},"client_secret":"s3cr3t-value"}');
   await post(baseURL!, hook, '{"action":"closed","pr":{"labels":[{"name":"bug"},{"name":"ui"}],"draft":true},"client_secret":"s3cr3t-value"}');
@@ -545,6 +545,13 @@ test('a trigger selects by event type: of a GitHub pull_request (opened) and a p
   expect(runs).toHaveLength(1);
   expect(await runsOf(request, tokens.admin, `delivery=${opened.id}`)).toEqual([expect.objectContaining({ automation: { id: automation.id, name: automation.name } })]);
   expect(await runsOf(request, tokens.admin, `delivery=${review.id}`)).toEqual([]);
+
+  // The field catalogue counts the types, for the editor to complete `events` from.
+  const catalogue = await (await request.get(`${base}/webhooks/${hook.uid}/fields`, { headers: bearer(tokens.viewer) })).json();
+  expect(catalogue.eventTypes).toEqual([
+    { type: 'pull_request.opened', count: 1 },
+    { type: 'pull_request_review.submitted', count: 1 },
+  ]);
 
   const whyNot = await (await request.get(`${base}/webhooks/${hook.uid}/deliveries/${review.id}/automations`, { headers: bearer(tokens.viewer) })).json();
   expect(whyNot.automations[0].summary).toBe('Did not start: the event type did not match (event type "pull_request_review.submitted" is not one of "pull_request.opened")');
