@@ -87,6 +87,29 @@ test.describe.serial('provider setup guides', () => {
       'Rejected (too large)',
       'Refused (429)',
     ]);
+
+    // GitHub names its events: the log shows each entry's type and filters by it.
+    const sendEvent = async (event: string, payload: unknown, id: string) => {
+      const text = JSON.stringify(payload);
+      const sent = await request.post(url, {
+        data: Buffer.from(text),
+        headers: { 'Content-Type': 'application/json', 'X-GitHub-Event': event, 'X-GitHub-Delivery': id, 'X-Hub-Signature-256': `sha256=${createHmac('sha256', secret).update(text).digest('hex')}` },
+      });
+      expect(sent.status()).toBe(202);
+    };
+    await sendEvent('pull_request', { action: 'opened', number: 12, pull_request: { title: 'Add retries' } }, 'd1e2f3a4-pr-0002');
+    await sendEvent('push', { ref: 'refs/heads/main', commits: [] }, 'd1e2f3a4-push-0003');
+    await page.reload();
+    const log = page.getByRole('region', { name: 'Deliveries', exact: true });
+    await expect(log.getByRole('columnheader', { name: 'Event type' })).toBeVisible();
+    await expect(log.locator('tbody tr').first()).toContainText('push');
+    await expect(log.locator('tbody tr').nth(1)).toContainText('pull_request.opened');
+    await expect(log.getByLabel('Event type').locator('option')).toHaveText(['All event types', 'ping (1)', 'pull_request.opened (1)', 'push (1)']);
+    await log.getByLabel('Event type').selectOption('pull_request.opened');
+    await expect(page).toHaveURL(/event=pull_request.opened/);
+    await expect(log.locator('tbody tr')).toHaveCount(1);
+    await expect(log.locator('tbody tr').first()).toContainText('d1e2f3a4-pr-0002');
+    await screenshot(page, 'deliveries-by-event-type');
   });
 
   test('a provider that issues its secret shows where it goes and waits for it', async () => {
