@@ -2,9 +2,9 @@ import { scaleLinear } from 'd3-scale';
 import { statusLabels, type DeliveryStats } from '@/lib/health/service';
 import { deliveryStatuses, type DeliveryStatusName } from '@/lib/health/classify';
 
-// Deliveries over time, stacked by status: an SVG drawn on the server (no
-// chart code reaches the browser). d3-scale gives the y axis its "nice"
-// maximum and ticks; the bars are plain rectangles.
+// Deliveries over time, stacked by status or by event type: an SVG drawn on
+// the server (no chart code reaches the browser). d3-scale gives the y axis
+// its "nice" maximum and ticks; the bars are plain rectangles.
 
 export const statusColors: Record<DeliveryStatusName, string> = {
   accepted: '#10b981',
@@ -16,6 +16,11 @@ export const statusColors: Record<DeliveryStatusName, string> = {
   refused: '#71717a',
 };
 
+// Eight distinguishable colours for the most frequent event types, then grey for the rest.
+const typeColors = ['#6366f1', '#10b981', '#f59e0b', '#0ea5e9', '#ec4899', '#84cc16', '#f97316', '#14b8a6'];
+const OTHER_COLOR = '#a1a1aa';
+const NO_TYPE_COLOR = '#d4d4d8';
+
 const WIDTH = 720;
 const HEIGHT = 200;
 const MARGIN = { top: 8, right: 8, bottom: 22, left: 36 };
@@ -24,9 +29,26 @@ const hourFormat = new Intl.DateTimeFormat('en', { hour: '2-digit', minute: '2-d
 const dayFormat = new Intl.DateTimeFormat('en', { month: 'short', day: 'numeric', timeZone: 'UTC' });
 const rangeFormat = new Intl.DateTimeFormat('en', { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC' });
 
-export function DeliveryChart({ stats }: { stats: DeliveryStats }) {
-  const total = deliveryStatuses.reduce((sum, status) => sum + stats.totals[status], 0);
-  const bucketTotals = stats.buckets.map((bucket) => deliveryStatuses.reduce((sum, status) => sum + bucket.counts[status], 0));
+type Bucket = DeliveryStats['buckets'][number];
+/** One stacked series: its React key, the value of its data attribute, label, colour, window total and count per bucket. */
+type Series = { key: string; data: string; label: string; color: string; total: number; count: (bucket: Bucket) => number; mono?: boolean };
+
+function StackedChart({
+  stats,
+  series,
+  what,
+  caption,
+  dataAttribute,
+}: {
+  stats: DeliveryStats;
+  series: Series[];
+  what: string;
+  caption: string;
+  /** The attribute naming each figure's series (`data-status="accepted"`), for tests and tools. */
+  dataAttribute: 'data-status' | 'data-event-type';
+}) {
+  const total = series.reduce((sum, s) => sum + s.total, 0);
+  const bucketTotals = stats.buckets.map((bucket) => series.reduce((sum, s) => sum + s.count(bucket), 0));
   const y = scaleLinear()
     .domain([0, Math.max(1, ...bucketTotals)])
     .nice(4)
@@ -37,28 +59,28 @@ export function DeliveryChart({ stats }: { stats: DeliveryStats }) {
   const hourly = stats.bucketSeconds === 3600;
   // Labels every 6 hours (24 h) or every day (7 d).
   const labelEvery = hourly ? 6 : 4;
-  const shown = deliveryStatuses.filter((status) => stats.totals[status] > 0);
-  const summary = `${total} request${total === 1 ? '' : 's'} from ${rangeFormat.format(stats.from)} UTC: ${
-    shown.map((status) => `${statusLabels[status]} ${stats.totals[status]}`).join(', ') || 'none'
-  }`;
+  const shown = series.filter((s) => s.total > 0);
+  const summary = `${total} ${what} from ${rangeFormat.format(stats.from)} UTC: ${shown.map((s) => `${s.label} ${s.total}`).join(', ') || 'none'}`;
 
   return (
     <figure className="flex flex-col gap-4">
-      <dl className="grid grid-cols-2 gap-x-4 gap-y-2 sm:grid-cols-4" aria-label="Requests per status">
+      <dl className="grid grid-cols-2 gap-x-4 gap-y-2 sm:grid-cols-4" aria-label={`${what[0]!.toUpperCase()}${what.slice(1)} per series`}>
         <div className="flex flex-col">
           <dt className="text-xs text-fg-muted">Total</dt>
-          <dd className="text-lg font-semibold tabular-nums" data-status="total">
+          <dd className="text-lg font-semibold tabular-nums" {...{ [dataAttribute]: 'total' }}>
             {total.toLocaleString('en')}
           </dd>
         </div>
-        {deliveryStatuses.map((status) => (
-          <div key={status} className="flex flex-col">
-            <dt className="flex items-center gap-1.5 text-xs text-fg-muted">
-              <span aria-hidden="true" className="size-2 rounded-sm" style={{ backgroundColor: statusColors[status] }} />
-              {statusLabels[status]}
+        {series.map((s) => (
+          <div key={s.key} className="flex min-w-0 flex-col">
+            <dt className="flex min-w-0 items-center gap-1.5 text-xs text-fg-muted">
+              <span aria-hidden="true" className="size-2 shrink-0 rounded-sm" style={{ backgroundColor: s.color }} />
+              <span className={s.mono ? 'truncate font-mono text-[11px]' : 'truncate'} title={s.label}>
+                {s.label}
+              </span>
             </dt>
-            <dd className="text-lg font-semibold tabular-nums" data-status={status}>
-              {stats.totals[status].toLocaleString('en')}
+            <dd className="text-lg font-semibold tabular-nums" {...{ [dataAttribute]: s.data }}>
+              {s.total.toLocaleString('en')}
             </dd>
           </div>
         ))}
@@ -78,15 +100,15 @@ export function DeliveryChart({ stats }: { stats: DeliveryStats }) {
             let base = 0;
             return (
               <g key={bucket.start.getTime()}>
-                {deliveryStatuses.map((status) => {
-                  const count = bucket.counts[status];
+                {series.map((s) => {
+                  const count = s.count(bucket);
                   if (count === 0) return null;
                   const top = y(base + count);
                   const height = y(base) - top;
                   base += count;
                   return (
-                    <rect key={status} x={x} y={top} width={barWidth} height={Math.max(height, 1)} fill={statusColors[status]} rx={1}>
-                      <title>{`${rangeFormat.format(bucket.start)} UTC: ${statusLabels[status]} ${count}`}</title>
+                    <rect key={s.key} x={x} y={top} width={barWidth} height={Math.max(height, 1)} fill={s.color} rx={1}>
+                      <title>{`${rangeFormat.format(bucket.start)} UTC: ${s.label} ${count}`}</title>
                     </rect>
                   );
                 })}
@@ -100,9 +122,56 @@ export function DeliveryChart({ stats }: { stats: DeliveryStats }) {
           })}
         </svg>
       </div>
-      <figcaption className="text-[13px] text-fg-muted">
-        {hourly ? 'Requests per hour' : 'Requests per 6 hours'}, UTC. Refused counts every request a 429 summary stands for.
-      </figcaption>
+      <figcaption className="text-[13px] text-fg-muted">{caption}</figcaption>
     </figure>
+  );
+}
+
+const period = (stats: DeliveryStats) => (stats.bucketSeconds === 3600 ? 'per hour' : 'per 6 hours');
+
+/** Requests stacked by status. */
+export function DeliveryChart({ stats }: { stats: DeliveryStats }) {
+  const series = deliveryStatuses.map((status) => ({
+    key: status,
+    data: status,
+    label: statusLabels[status],
+    color: statusColors[status],
+    total: stats.totals[status],
+    count: (bucket: Bucket) => bucket.counts[status],
+  }));
+  return (
+    <StackedChart
+      stats={stats}
+      series={series}
+      what="requests"
+      dataAttribute="data-status"
+      caption={`Requests ${period(stats)}, UTC. Refused counts every request a 429 summary stands for.`}
+    />
+  );
+}
+
+/** Accepted deliveries stacked by event type: the 8 most frequent types of the window, then every other type. */
+export function EventTypeChart({ stats }: { stats: DeliveryStats }) {
+  const totals = new Map(stats.eventTypes.map((entry) => [entry.type, entry.count]));
+  const series: Series[] = stats.typeSeries.map((type, index) => ({
+    key: `type:${type}`,
+    // '' for deliveries without a type.
+    data: type,
+    label: type === '' ? 'No type' : type,
+    color: type === '' ? NO_TYPE_COLOR : typeColors[index % typeColors.length]!,
+    total: totals.get(type) ?? stats.buckets.reduce((sum, bucket) => sum + bucket.types[index]!, 0),
+    count: (bucket) => bucket.types[index]!,
+    mono: type !== '',
+  }));
+  const other = stats.buckets.reduce((sum, bucket) => sum + bucket.otherTypes, 0);
+  if (other > 0) series.push({ key: 'other', data: '*', label: 'Other types', color: OTHER_COLOR, total: other, count: (bucket) => bucket.otherTypes });
+  return (
+    <StackedChart
+      stats={stats}
+      series={series}
+      what="accepted deliveries"
+      dataAttribute="data-event-type"
+      caption={`Accepted deliveries ${period(stats)} by event type, UTC: the ${stats.typeSeries.length === 1 ? 'type' : `${stats.typeSeries.length} most frequent types`} of the period${other > 0 ? ', then every other type' : ''}.`}
+    />
   );
 }

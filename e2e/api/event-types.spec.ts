@@ -47,6 +47,21 @@ test('the log stores each GitHub delivery’s event type and filters by a type o
   const detail = await (await request.get(`${base}/webhooks/${hook.uid}/deliveries/${entry.id}`, { headers: bearer(tokens.viewer) })).json();
   expect(detail.delivery).toMatchObject({ deliveryId: push, eventType: 'push' });
 
+  // The webhook's stats count accepted deliveries per type ("" for none), in total and per hour.
+  const stats = await (await request.get(`${base}/webhooks/${hook.uid}/stats`, { headers: bearer(tokens.viewer) })).json();
+  expect(stats.eventTypes).toEqual([
+    { type: '', count: 1 },
+    { type: 'pull_request.opened', count: 1 },
+    { type: 'pull_request_review.submitted', count: 1 },
+    { type: 'push', count: 1 },
+  ]);
+  const perType: Record<string, number> = {};
+  for (const bucket of stats.buckets as { eventTypes: Record<string, number>; otherEventTypes: number }[]) {
+    for (const [type, count] of Object.entries(bucket.eventTypes)) perType[type] = (perType[type] ?? 0) + count;
+    expect(bucket.otherEventTypes).toBe(0);
+  }
+  expect(perType).toEqual({ '': 1, 'pull_request.opened': 1, 'pull_request_review.submitted': 1, push: 1 });
+
   for (const event of ['pull*', '**', 'a..b']) {
     const refused = await request.get(`${base}/webhooks/${hook.uid}/deliveries?event=${encodeURIComponent(event)}`, { headers: bearer(tokens.viewer) });
     expect(refused.status()).toBe(422);

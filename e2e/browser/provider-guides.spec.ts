@@ -1,7 +1,8 @@
 import { execFileSync } from 'node:child_process';
 import { createHmac } from 'node:crypto';
+import path from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
-import { completeFirstRunIfNeeded, screenshot, setUpFactory } from './helpers';
+import { completeFirstRunIfNeeded, screenshot, setUpFactory, shotsDir } from './helpers';
 
 // Provider setup guides in the dashboard: creating a signature webhook shows
 // where the provider wants the URL and the secret and what it sends first,
@@ -110,6 +111,14 @@ test.describe.serial('provider setup guides', () => {
     await expect(log.locator('tbody tr')).toHaveCount(1);
     await expect(log.locator('tbody tr').first()).toContainText('d1e2f3a4-pr-0002');
     await screenshot(page, 'deliveries-by-event-type');
+    // The health chart splits the accepted deliveries by type.
+    const health = page.getByRole('region', { name: 'Health and deliveries' });
+    await health.getByRole('group', { name: 'Chart by' }).getByRole('link', { name: 'By event type' }).click();
+    await expect(page).toHaveURL(/chart=types/);
+    await expect(health.locator('[data-event-type="total"]')).toHaveText('3');
+    for (const type of ['ping', 'pull_request.opened', 'push']) await expect(health.locator(`[data-event-type="${type}"]`)).toHaveText('1');
+    await expect(health.getByRole('img')).toHaveAttribute('aria-label', /^3 accepted deliveries from .*: ping 1, pull_request\.opened 1, push 1$/);
+    await health.screenshot({ path: path.join(shotsDir, 'health-by-event-type.png') });
   });
 
   test('a provider that issues its secret shows where it goes and waits for it', async () => {

@@ -238,7 +238,7 @@ export function openApiDocument(baseUrl: string) {
       '/factories/{factory}/webhooks/{uid}/stats': {
         parameters: [factoryParam, uidParam],
         get: {
-          summary: 'Health and requests per status over the last 24 hours (hourly buckets) or 7 days (6-hour buckets)',
+          summary: 'Health, requests per status and accepted deliveries per event type over the last 24 hours (hourly buckets) or 7 days (6-hour buckets)',
           parameters: [{ name: 'window', in: 'query', schema: { type: 'string', enum: ['24h', '7d'], default: '24h' } }],
           responses: {
             200: json({
@@ -252,7 +252,28 @@ export function openApiDocument(baseUrl: string) {
                 to: { type: 'string', format: 'date-time' },
                 bucketSeconds: { type: 'integer' },
                 totals: { $ref: '#/components/schemas/StatusCounts' },
-                buckets: { type: 'array', items: { type: 'object', properties: { start: { type: 'string', format: 'date-time' }, counts: { $ref: '#/components/schemas/StatusCounts' } } } },
+                eventTypes: {
+                  type: 'array',
+                  description: 'Accepted deliveries per event type over the window, most first, at most 50; the type "" stands for deliveries whose sender names none',
+                  items: { type: 'object', required: ['type', 'count'], properties: { type: { type: 'string' }, count: { type: 'integer' } } },
+                },
+                eventTypesTruncated: { type: 'boolean', description: 'More types were seen than eventTypes lists' },
+                buckets: {
+                  type: 'array',
+                  items: {
+                    type: 'object',
+                    properties: {
+                      start: { type: 'string', format: 'date-time' },
+                      counts: { $ref: '#/components/schemas/StatusCounts' },
+                      eventTypes: {
+                        type: 'object',
+                        additionalProperties: { type: 'integer' },
+                        description: 'Accepted deliveries of the window’s 8 most frequent types ("" for none) in this bucket',
+                      },
+                      otherEventTypes: { type: 'integer', description: 'Accepted deliveries of every other type in this bucket' },
+                    },
+                  },
+                },
               },
             }),
             ...standardErrors,

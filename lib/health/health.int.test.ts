@@ -74,6 +74,46 @@ describe.each(testDatabaseKinds())('webhook health on %s', (kind) => {
     expect((await deliveryStats(id, '7d', db, now)).totals).toEqual(week.totals);
   });
 
+  it('counts accepted deliveries per event type and hour, the same from rollups as from the log: 8 series, the rest as other', async () => {
+    const db = database.prisma;
+    const { webhook } = await createWebhook(factoryId, { name: 'typed' }, db);
+    const id = await rowOf(webhook.uid);
+    const now = new Date();
+    const at = (minutesAgo: number) => new Date(now.getTime() - minutesAgo * 60 * 1000);
+    const typed = (type: string | null, minutesAgo: number, status = 'accepted') => ({ ...entry(id, status, at(minutesAgo)), eventType: type });
+    // Backdated entries: the rollups of earlier tests must not stand for their minutes.
+    await forgetRollups(db);
+    await db.delivery.createMany({
+      data: [
+        ...Array.from({ length: 4 }, () => typed('pull_request.opened', 90)),
+        typed('pull_request.opened', 30),
+        typed('push', 30),
+        typed('push', 30),
+        typed(null, 30),
+        // Not accepted: not counted by type.
+        typed('push', 30, 'duplicate'),
+        // Ten more types, one delivery each: two make the 8 series, the rest are "other".
+        ...Array.from({ length: 10 }, (_, i) => typed(`t${i}`, 30)),
+      ],
+    });
+    const fromLog = await deliveryStats(id, '24h', db, now);
+    expect(fromLog.eventTypes.slice(0, 4)).toEqual([
+      { type: 'pull_request.opened', count: 5 },
+      { type: 'push', count: 2 },
+      { type: '', count: 1 },
+      { type: 't0', count: 1 },
+    ]);
+    expect(fromLog.eventTypes).toHaveLength(13);
+    expect(fromLog.typeSeries).toEqual(['pull_request.opened', 'push', '', 't0', 't1', 't2', 't3', 't4']);
+    const total = (stats: typeof fromLog) => stats.buckets.reduce((sum, b) => sum + b.types.reduce((a, n) => a + n, 0) + b.otherTypes, 0);
+    expect(total(fromLog)).toBe(fromLog.totals.accepted);
+    expect(fromLog.buckets.reduce((sum, b) => sum + b.otherTypes, 0)).toBe(5);
+    await refreshRollups(db, now);
+    const fromRollups = await deliveryStats(id, '24h', db, now);
+    expect(fromRollups.eventTypes).toEqual(fromLog.eventTypes);
+    expect(fromRollups.buckets).toEqual(fromLog.buckets);
+  });
+
   it('catches up on a log without rollups in 6-hour chunks, and every chunk leaves the counts the log gives', async () => {
     const db = database.prisma;
     const { webhook } = await createWebhook(factoryId, { name: 'backlog' }, db);

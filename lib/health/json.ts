@@ -2,7 +2,7 @@ import type { DeliveryStats } from '@/lib/health/service';
 import { healthJson } from '@/lib/webhooks/json';
 import type { WebhookView } from '@/lib/webhooks/service';
 
-/** GET .../webhooks/{uid}/stats: the webhook's health and its requests per status, in total and per bucket. */
+/** GET .../webhooks/{uid}/stats: the webhook's health, its requests per status and its accepted deliveries per event type, in total and per bucket. */
 export function statsJson(webhook: WebhookView, stats: DeliveryStats) {
   return {
     uid: webhook.uid,
@@ -13,6 +13,14 @@ export function statsJson(webhook: WebhookView, stats: DeliveryStats) {
     to: stats.to.toISOString(),
     bucketSeconds: stats.bucketSeconds,
     totals: stats.totals,
-    buckets: stats.buckets.map((bucket) => ({ start: bucket.start.toISOString(), counts: bucket.counts })),
+    // Accepted deliveries per event type; "" stands for deliveries whose sender names no type.
+    eventTypes: stats.eventTypes,
+    eventTypesTruncated: stats.eventTypesTruncated,
+    buckets: stats.buckets.map((bucket) => ({
+      start: bucket.start.toISOString(),
+      counts: bucket.counts,
+      eventTypes: Object.fromEntries(stats.typeSeries.map((type, index) => [type, bucket.types[index]!])),
+      otherEventTypes: bucket.otherTypes,
+    })),
   };
 }

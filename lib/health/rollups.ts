@@ -2,7 +2,8 @@ import 'server-only';
 import { prisma, type Db, type DbOrTx } from '@/lib/db';
 import { lockKeys, tryAdvisoryXactLock } from '@/lib/db/locks';
 
-// Per-webhook, per-minute request counts (DeliveryRollup), kept by a
+// Per-webhook, per-minute request counts (DeliveryRollup) and accepted
+// deliveries per event type (DeliveryTypeRollup), kept by a
 // housekeeping job from the stored log, never by the ingress request. Each
 // run recomputes every minute from a little before its last run up to now,
 // from scratch: entries commit after their receivedAt (their transaction's
@@ -30,7 +31,7 @@ export const floorMinute = (ms: number) => Math.floor(ms / 60_000) * 60_000;
 
 /** Deletes every rollup and the watermark, as on a log from before rollups: the next run catches up on the kept period (tests and benchmarks). */
 export async function forgetRollups(db: Db = prisma): Promise<void> {
-  await db.$transaction([db.instanceSetting.deleteMany({ where: { key: WATERMARK_KEY } }), db.deliveryRollup.deleteMany({})]);
+  await db.$transaction([db.instanceSetting.deleteMany({ where: { key: WATERMARK_KEY } }), db.deliveryRollup.deleteMany({}), db.deliveryTypeRollup.deleteMany({})]);
 }
 
 /**
@@ -89,6 +90,17 @@ export async function refreshRollupChunk(db: Db = prisma, now: Date = new Date()
                 sum(CASE WHEN "status" = 'refused' THEN coalesce("refusedCount", 1) ELSE 1 END)::int
          FROM "Delivery"
          WHERE "receivedAt" >= $1 AND "receivedAt" < $2
+         GROUP BY 1, 2, 3`,
+        from,
+        until,
+      );
+      // Accepted deliveries by event type ('' for none), for the chart by type: the same minutes, one watermark.
+      await tx.$executeRawUnsafe('DELETE FROM "DeliveryTypeRollup" WHERE "minute" >= $1 OR "minute" < $2', from, new Date(earliest));
+      await tx.$executeRawUnsafe(
+        `INSERT INTO "DeliveryTypeRollup" ("webhookId", "minute", "eventType", "count")
+         SELECT "webhookId", date_trunc('minute', "receivedAt"), coalesce("eventType", ''), count(*)::int
+         FROM "Delivery"
+         WHERE "receivedAt" >= $1 AND "receivedAt" < $2 AND "status" = 'accepted'
          GROUP BY 1, 2, 3`,
         from,
         until,

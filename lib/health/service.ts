@@ -112,14 +112,56 @@ export const statsWindows = {
 } as const;
 export type StatsWindow = keyof typeof statsWindows;
 
+/** The chart by event type draws this many types; the rest are summed as "other". */
+export const CHART_TYPE_SERIES = 8;
+/** Types listed with their totals; past it the list says it is truncated. */
+export const LISTED_EVENT_TYPES = 50;
+
 export type DeliveryStats = {
   window: StatsWindow;
   from: Date;
   to: Date;
   bucketSeconds: number;
   totals: StatusCounts;
-  buckets: { start: Date; counts: StatusCounts }[];
+  /** Accepted deliveries per event type over the window, most first ('' for deliveries without a type), at most 50. */
+  eventTypes: { type: string; count: number }[];
+  /** More types were seen than are listed. */
+  eventTypesTruncated: boolean;
+  /** The chart's series: the 8 most frequent types of the window ('' for none). */
+  typeSeries: string[];
+  /** `types[i]` counts typeSeries[i]; `otherTypes` the accepted deliveries of every other type. */
+  buckets: { start: Date; counts: StatusCounts; types: number[]; otherTypes: number }[];
 };
+
+type TypeRow = { type: string; bucket: Date; count: number };
+
+/** Accepted deliveries of one webhook per event type ('' for none) and bucket from `from` to now: rollups before the watermark, the log after it. */
+async function typeCountsSince(db: Db, webhookId: string, from: Date, unit: 'hour'): Promise<TypeRow[]> {
+  const until = await rollupsUntil(db);
+  const split = until && until > from ? until : from;
+  const [rolled, live] = await Promise.all([
+    split > from
+      ? db.$queryRawUnsafe<TypeRow[]>(
+          `SELECT "eventType" AS "type", date_trunc('${unit}', "minute") AS "bucket", sum("count")::int AS "count"
+           FROM "DeliveryTypeRollup"
+           WHERE "webhookId" = $1 AND "minute" >= $2 AND "minute" < $3
+           GROUP BY 1, 2`,
+          webhookId,
+          from,
+          split,
+        )
+      : Promise.resolve([]),
+    db.$queryRawUnsafe<TypeRow[]>(
+      `SELECT coalesce("eventType", '') AS "type", date_trunc('${unit}', "receivedAt") AS "bucket", count(*)::int AS "count"
+       FROM "Delivery"
+       WHERE "webhookId" = $1 AND "receivedAt" >= $2 AND "status" = 'accepted'
+       GROUP BY 1, 2`,
+      webhookId,
+      split,
+    ),
+  ]);
+  return [...rolled, ...live];
+}
 
 /** Requests per status over the window, in buckets of an hour (24h) or six hours (7d), the last bucket ending with the current hour. */
 export async function deliveryStats(webhookId: string, window: StatsWindow, db: Db = prisma, now?: Date): Promise<DeliveryStats> {
@@ -129,16 +171,46 @@ export async function deliveryStats(webhookId: string, window: StatsWindow, db: 
   const end = Math.floor(at.getTime() / 3_600_000) * 3_600_000 + 3_600_000;
   const alignedEnd = Math.ceil(end / bucketMs) * bucketMs;
   const from = alignedEnd - spanMs;
-  const buckets = Array.from({ length: spanMs / bucketMs }, (_, i) => ({ start: new Date(from + i * bucketMs), counts: emptyCounts() }));
+  const [statusRows, typeRows] = await Promise.all([countsSince(db, [webhookId], new Date(from), 'hour'), typeCountsSince(db, webhookId, new Date(from), 'hour')]);
+  const bucketOf = (at: Date) => Math.floor((at.getTime() - from) / bucketMs);
   const totals = emptyCounts();
-  for (const row of await countsSince(db, [webhookId], new Date(from), 'hour')) {
-    const index = Math.floor((row.bucket.getTime() - from) / bucketMs);
-    const bucket = buckets[index];
+  const typeTotals = new Map<string, number>();
+  for (const row of typeRows) {
+    if (bucketOf(row.bucket) >= 0 && bucketOf(row.bucket) < spanMs / bucketMs) typeTotals.set(row.type, (typeTotals.get(row.type) ?? 0) + row.count);
+  }
+  const ranked = [...typeTotals].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  const typeSeries = ranked.slice(0, CHART_TYPE_SERIES).map(([type]) => type);
+  const seriesIndex = new Map(typeSeries.map((type, index) => [type, index]));
+  const buckets = Array.from({ length: spanMs / bucketMs }, (_, i) => ({
+    start: new Date(from + i * bucketMs),
+    counts: emptyCounts(),
+    types: typeSeries.map(() => 0),
+    otherTypes: 0,
+  }));
+  for (const row of statusRows) {
+    const bucket = buckets[bucketOf(row.bucket)];
     if (!bucket) continue;
     bucket.counts[row.status] += row.count;
     totals[row.status] += row.count;
   }
-  return { window, from: new Date(from), to: at, bucketSeconds: bucketMs / 1000, totals, buckets };
+  for (const row of typeRows) {
+    const bucket = buckets[bucketOf(row.bucket)];
+    if (!bucket) continue;
+    const index = seriesIndex.get(row.type);
+    if (index === undefined) bucket.otherTypes += row.count;
+    else bucket.types[index]! += row.count;
+  }
+  return {
+    window,
+    from: new Date(from),
+    to: at,
+    bucketSeconds: bucketMs / 1000,
+    totals,
+    eventTypes: ranked.slice(0, LISTED_EVENT_TYPES).map(([type, count]) => ({ type, count })),
+    eventTypesTruncated: ranked.length > LISTED_EVENT_TYPES,
+    typeSeries,
+    buckets,
+  };
 }
 
 /** The log's own labels for each status. */

@@ -5,7 +5,7 @@ import { notFound } from 'next/navigation';
 import { cache } from 'react';
 import { DeliveriesCard, type DeliveryLogView } from '@/components/deliveries/deliveries-card';
 import { DeleteWebhook } from '@/components/webhooks/delete-webhook';
-import { HealthCard } from '@/components/health/health-card';
+import { HealthCard, type HealthChart } from '@/components/health/health-card';
 import { deliveryStats, type StatsWindow } from '@/lib/health/service';
 import { FieldsCard } from '@/components/webhooks/fields-card';
 import { HandshakeTokenReveal } from '@/components/webhooks/handshake-token';
@@ -103,6 +103,7 @@ export default async function WebhookPage({
   const webhookPath = `${base}/webhooks/${webhook.uid}`;
   const search = await searchParams;
   const window: StatsWindow = firstValue(search.window) === '7d' ? '7d' : '24h';
+  const chart: HealthChart = firstValue(search.chart) === 'types' ? 'types' : 'status';
   // Independent reads: on PostgreSQL they run at once, on separate pooled connections.
   const [deliveryLog, stats, catalogue] = await Promise.all([
     loadDeliveryLog(factory.id, webhook.uid, webhookPath, search),
@@ -220,7 +221,11 @@ export default async function WebhookPage({
         <HealthCard
           webhook={webhook}
           stats={stats}
-          windowHref={(w) => (w === '24h' ? webhookPath : `${webhookPath}?window=${w}`)}
+          chart={chart}
+          chartHref={(w, c) => {
+            const query = new URLSearchParams({ ...(w === '24h' ? {} : { window: w }), ...(c === 'types' ? { chart: 'types' } : {}) }).toString();
+            return query ? `${webhookPath}?${query}` : webhookPath;
+          }}
           factorySlug={factory.slug}
           manage={manage}
         />
