@@ -9,11 +9,13 @@ describe('definition files', () => {
     const { definitions, problems } = parseDefinitionFiles({
       'webhooks/github-deploys.yaml': 'authMode: signature\nsignatureScheme: github\nsecretName: GITHUB_SECRET\ndeliveryIdHeader: X-Request-Id\n',
       'webhooks/cron.yaml': '# defaults to a bearer token\nsecretName: CRON_TOKEN\n',
+      'webhooks/orders.yaml': 'authMode: url_token\nsecretName: ORDERS\neventTypePath: data.events.0.type\n',
+      'webhooks/jobs.yaml': 'secretName: JOBS\neventTypeHeader: X-Job-Kind\n',
       'webhooks/.gitkeep': '',
     });
     expect(problems).toEqual([]);
     expect(definitions).toEqual([
-      { file: 'webhooks/cron.yaml', name: 'cron', authMode: 'token', signatureScheme: null, secretName: 'CRON_TOKEN', deliveryIdHeader: null },
+      { file: 'webhooks/cron.yaml', name: 'cron', authMode: 'token', signatureScheme: null, secretName: 'CRON_TOKEN', deliveryIdHeader: null, eventTypeHeader: null, eventTypePath: null },
       {
         file: 'webhooks/github-deploys.yaml',
         name: 'github-deploys',
@@ -21,7 +23,11 @@ describe('definition files', () => {
         signatureScheme: 'github',
         secretName: 'GITHUB_SECRET',
         deliveryIdHeader: 'x-request-id',
+        eventTypeHeader: null,
+        eventTypePath: null,
       },
+      { file: 'webhooks/jobs.yaml', name: 'jobs', authMode: 'token', signatureScheme: null, secretName: 'JOBS', deliveryIdHeader: null, eventTypeHeader: 'x-job-kind', eventTypePath: null },
+      { file: 'webhooks/orders.yaml', name: 'orders', authMode: 'url_token', signatureScheme: null, secretName: 'ORDERS', deliveryIdHeader: null, eventTypeHeader: null, eventTypePath: 'data.events.0.type' },
     ]);
   });
 
@@ -36,9 +42,12 @@ describe('definition files', () => {
         'webhooks/f.yaml': '',
         'webhooks/g.yaml': 'secretName: A\nsecretName: B\n',
         'webhooks/h.yaml': '- a list\n',
+        'webhooks/i.yaml': 'authMode: signature\nsignatureScheme: github\nsecretName: I\neventTypeHeader: X-GitHub-Event\n',
+        'webhooks/j.yaml': 'secretName: J\neventTypeHeader: X-Kind\neventTypePath: type\n',
+        'webhooks/k.yaml': 'secretName: K\neventTypePath: data..type\n',
       }),
     ).toEqual([
-      'webhooks/a.yaml: unknown key "secretname" (allowed: authMode, signatureScheme, secretName, deliveryIdHeader)',
+      'webhooks/a.yaml: unknown key "secretname" (allowed: authMode, signatureScheme, secretName, deliveryIdHeader, eventTypeHeader, eventTypePath)',
       'webhooks/b.yaml: authMode: Choose token, url_token or signature',
       'webhooks/c.yaml: signatureScheme: is required when authMode is signature',
       'webhooks/d.yaml: secretName: Use letters, digits and underscores, starting with a letter (for example GITHUB_WEBHOOK_SECRET)',
@@ -47,6 +56,9 @@ describe('definition files', () => {
       'webhooks/f.yaml: the file is empty: a definition needs at least secretName',
       expect.stringMatching(/^webhooks\/g\.yaml: not valid YAML \(line 2, column 1\): Map keys must be unique/),
       'webhooks/h.yaml: must be a mapping of keys to values',
+      'webhooks/i.yaml: eventTypeHeader: only applies when authMode is token or url_token: a signature webhook takes its event type from its provider scheme (docs/providers.md)',
+      'webhooks/j.yaml: eventTypePath: set eventTypeHeader or eventTypePath, not both',
+      'webhooks/k.yaml: eventTypePath: Write keys separated by single dots, such as data.type, with no empty key',
     ]);
   });
 
@@ -72,13 +84,17 @@ describe('definition files', () => {
   });
 
   it('writes files that read back as the same definition', () => {
-    const definition = { name: 'stripe', authMode: 'signature', signatureScheme: 'stripe', secretName: 'STRIPE', deliveryIdHeader: "x-odd#'id" } as const;
+    const definition = { name: 'stripe', authMode: 'signature', signatureScheme: 'stripe', secretName: 'STRIPE', deliveryIdHeader: "x-odd#'id", eventTypeHeader: null, eventTypePath: null } as const;
     const file = definitionFile(definition);
     expect(file.path).toBe('webhooks/stripe.yaml');
     expect(file.content).toBe('authMode: signature\nsignatureScheme: stripe\nsecretName: STRIPE\ndeliveryIdHeader: x-odd#\'id\n');
     expect(parseDefinitionFiles({ [file.path]: file.content }).definitions).toEqual([{ ...definition, file: file.path }]);
-    expect(definitionFile({ name: 'cron', authMode: 'token', signatureScheme: null, secretName: 'CRON', deliveryIdHeader: null }).content).toBe(
+    expect(definitionFile({ name: 'cron', authMode: 'token', signatureScheme: null, secretName: 'CRON', deliveryIdHeader: null, eventTypeHeader: null, eventTypePath: null }).content).toBe(
       'authMode: token\nsecretName: CRON\n',
     );
+    const typed = { name: 'jobs', authMode: 'token', signatureScheme: null, secretName: 'JOBS', deliveryIdHeader: null, eventTypeHeader: null, eventTypePath: 'data.type' } as const;
+    const typedFile = definitionFile(typed);
+    expect(typedFile.content).toBe('authMode: token\nsecretName: JOBS\neventTypePath: data.type\n');
+    expect(parseDefinitionFiles({ [typedFile.path]: typedFile.content }).definitions).toEqual([{ ...typed, file: typedFile.path }]);
   });
 });

@@ -88,6 +88,8 @@ function parseContent(file: string, name: string, text: string): { definition?: 
       signatureScheme: data.authMode === 'signature' ? (data.signatureScheme ?? null) : null,
       secretName: data.secretName,
       deliveryIdHeader: data.deliveryIdHeader ?? null,
+      eventTypeHeader: data.eventTypeHeader ?? null,
+      eventTypePath: data.eventTypePath ?? null,
     },
   };
 }
@@ -120,6 +122,8 @@ export function serializeDefinition(definition: WebhookDefinition): string {
     ...(definition.signatureScheme ? { signatureScheme: definition.signatureScheme } : {}),
     secretName: definition.secretName,
     ...(definition.deliveryIdHeader ? { deliveryIdHeader: definition.deliveryIdHeader } : {}),
+    ...(definition.eventTypeHeader ? { eventTypeHeader: definition.eventTypeHeader } : {}),
+    ...(definition.eventTypePath ? { eventTypePath: definition.eventTypePath } : {}),
   });
 }
 

@@ -29,7 +29,7 @@ const describe = (value: string | null) => value ?? '(none)';
 
 /** What differs between a webhook and its definition, in words. */
 function differences(current: WebhookDefinition, next: WebhookDefinition): string[] {
-  const keys = ['authMode', 'signatureScheme', 'secretName', 'deliveryIdHeader'] as const;
+  const keys = ['authMode', 'signatureScheme', 'secretName', 'deliveryIdHeader', 'eventTypeHeader', 'eventTypePath'] as const;
   return keys.filter((key) => current[key] !== next[key]).map((key) => `${key}: ${describe(current[key])} → ${describe(next[key])}`);
 }
 

@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import { parseRepositoryUrl, RepositoryUrlError } from '@/lib/definitions/repository-url';
 import { secretNameSchema } from '@/lib/secrets/schemas';
-import { authModeSchema, deliveryIdHeaderSchema, signatureSchemeSchema } from '@/lib/webhooks/schemas';
+import { authModeSchema, checkEventTypeSetting, deliveryIdHeaderSchema, eventTypeHeaderSchema, eventTypePathSchema, signatureSchemeSchema } from '@/lib/webhooks/schemas';
 
 // Factory as code: one YAML file per webhook at webhooks/<name>.yaml. The
 // file name is the webhook's name; the keys (authMode, signatureScheme,
-// secretName, deliveryIdHeader) are documented in docs/definitions.md. Unknown keys are errors: a
+// secretName, deliveryIdHeader, eventTypeHeader, eventTypePath) are documented in docs/definitions.md. Unknown keys are errors: a
 // misspelt key silently ignored would apply a different webhook than the one
 // its author wrote.
 
@@ -14,7 +14,7 @@ export const DEFINITION_EXTENSION = '.yaml';
 /** A definition is a few lines; anything larger is not one. */
 export const MAX_DEFINITION_BYTES = 16 * 1024;
 
-export const definitionKeys = ['authMode', 'signatureScheme', 'secretName', 'deliveryIdHeader'] as const;
+export const definitionKeys = ['authMode', 'signatureScheme', 'secretName', 'deliveryIdHeader', 'eventTypeHeader', 'eventTypePath'] as const;
 
 export const webhookDefinitionSchema = z
   .strictObject(
@@ -23,6 +23,8 @@ export const webhookDefinitionSchema = z
       signatureScheme: signatureSchemeSchema.optional(),
       secretName: secretNameSchema,
       deliveryIdHeader: deliveryIdHeaderSchema.optional(),
+      eventTypeHeader: eventTypeHeaderSchema.optional(),
+      eventTypePath: eventTypePathSchema.optional(),
     },
     {
       error: (issue) =>
@@ -38,6 +40,10 @@ export const webhookDefinitionSchema = z
     if (input.authMode !== 'signature' && input.signatureScheme) {
       ctx.addIssue({ code: 'custom', path: ['signatureScheme'], message: 'only applies when authMode is signature' });
     }
+    checkEventTypeSetting(input, ctx, {
+      signature: 'only applies when authMode is token or url_token: a signature webhook takes its event type from its provider scheme (docs/providers.md)',
+      both: 'set eventTypeHeader or eventTypePath, not both',
+    });
   });
 
 /** A webhook as its definition file describes it (normalised: header lowercased, no scheme unless signature). */
@@ -47,6 +53,9 @@ export type WebhookDefinition = {
   signatureScheme: z.output<typeof signatureSchemeSchema> | null;
   secretName: string;
   deliveryIdHeader: string | null;
+  /** The Event type setting: a header (lowercased) or a body path; null for signature webhooks, at most one set. */
+  eventTypeHeader: string | null;
+  eventTypePath: string | null;
 };
 
 /** One problem in one file: the file, the key when there is one, and what is wrong in words. */

@@ -19,7 +19,7 @@ import { accepted, ingressError, notFound, rateLimited } from '@/lib/ingress/res
 import { clientAddress } from '@/lib/http/client-address';
 import { receivedHeaders } from '@/lib/server/request-context';
 import { extractEventType } from '@/lib/signatures/event-types';
-import { eventTypeSourceOf, getScheme } from '@/lib/signatures/registry';
+import { getScheme } from '@/lib/signatures/registry';
 import { providerDeliveryId } from '@/lib/signatures/verify';
 import { findLiveWebhook, type LiveWebhook } from '@/lib/webhooks/live';
 import { ingressUrl } from '@/lib/webhooks/urls';
@@ -164,7 +164,7 @@ async function serve(request: Request, params: IngressParams): Promise<Response>
   // As the sender sent them: not the address, request id and forwarding headers the server added.
   const stored = redactHeaders(receivedHeaders() ?? headers, scheme?.signatureHeaders ?? []);
   // From the headers and the body parsed above; null when the delivery names none (never a rejection).
-  const eventType = extractEventType(eventTypeSourceOf(webhook), { header: (name) => headers.get(name), body: json.value });
+  const eventType = extractEventType(webhook.eventTypeSource, { header: (name) => headers.get(name), body: json.value });
   const outcome = await recordAccepted({
     webhookId: webhook.id,
     factoryId: webhook.factoryId,

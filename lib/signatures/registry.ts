@@ -682,8 +682,16 @@ export function getScheme(id: string): SchemeInfo | undefined {
   return isSchemeId(id) ? schemes[id] : undefined;
 }
 
-/** Where a webhook's deliveries name their event type: its provider scheme's source, when it verifies one; otherwise none yet. */
-export function eventTypeSourceOf(webhook: { authMode: string; signatureScheme: string | null }): EventTypeSource | null {
-  if (webhook.authMode !== 'signature' || !webhook.signatureScheme) return null;
-  return getScheme(webhook.signatureScheme)?.eventType ?? null;
+/** A webhook's own Event type setting (bearer and URL token webhooks): a header name or a dot path into the body, at most one set. */
+export type EventTypeSetting = { eventTypeHeader?: string | null; eventTypePath?: string | null };
+
+/**
+ * Where a webhook's deliveries name their event type: its provider scheme's
+ * source when it verifies one; otherwise its Event type setting, or none.
+ */
+export function eventTypeSourceOf(webhook: { authMode: string; signatureScheme: string | null } & EventTypeSetting): EventTypeSource | null {
+  if (webhook.authMode === 'signature') return webhook.signatureScheme ? (getScheme(webhook.signatureScheme)?.eventType ?? null) : null;
+  if (webhook.eventTypeHeader) return { kind: 'rules', rules: [{ parts: [{ header: webhook.eventTypeHeader }] }], source: 'the webhook’s Event type setting' };
+  if (webhook.eventTypePath) return { kind: 'rules', rules: [{ parts: [{ body: webhook.eventTypePath }] }], source: 'the webhook’s Event type setting' };
+  return null;
 }

@@ -7,7 +7,8 @@ import { decryptSecret } from '@/lib/crypto/encryption';
 import { getSecretsKey } from '@/lib/crypto/keys';
 import { putSecretTx } from '@/lib/secrets/service';
 import { activeTriggersSql, type ActiveTrigger } from '@/lib/runs/start';
-import type { SchemeId } from '@/lib/signatures/registry';
+import type { EventTypeSource } from '@/lib/signatures/event-types';
+import { eventTypeSourceOf, type SchemeId } from '@/lib/signatures/registry';
 import { applyCredential, credentialContext } from '@/lib/webhooks/credential';
 import { forgetWebhook, liveWebhookCache } from '@/lib/webhooks/live-cache';
 import type { AuthMode } from '@/lib/webhooks/schemas';
@@ -45,6 +46,8 @@ export type LiveWebhook = {
   authMode: AuthMode;
   signatureScheme: SchemeId | null;
   deliveryIdHeader: string | null;
+  /** Where its deliveries name their event type: the provider scheme's source or the webhook's Event type setting, resolved once per load. */
+  eventTypeSource: EventTypeSource | null;
   /** The applied credential in clear, or null while a provider secret is awaited. */
   credential: string | null;
   /** The triggers of enabled automations that select this webhook, in automation and trigger order. */
@@ -68,12 +71,15 @@ async function loadLiveWebhook(uid: string): Promise<LiveWebhook | null> {
     authMode: AuthMode;
     signatureScheme: string | null;
     deliveryIdHeader: string | null;
+    eventTypeHeader: string | null;
+    eventTypePath: string | null;
     credentialEncrypted: string | null;
     triggers: LiveTrigger[] | null;
   }>(
     // The triggers come along in the same query: most deliveries then cost no
     // lookup at all (the cache), and the rest one round trip.
-    `SELECT w."id", w."uid", w."factoryId", w."name", w."authMode"::text AS "authMode", w."signatureScheme", w."deliveryIdHeader", w."credentialEncrypted",
+    `SELECT w."id", w."uid", w."factoryId", w."name", w."authMode"::text AS "authMode", w."signatureScheme", w."deliveryIdHeader", w."eventTypeHeader", w."eventTypePath",
+            w."credentialEncrypted",
             ${activeTriggersSql('w."uid"', 'w."factoryId"')} AS "triggers"
        FROM "Webhook" w WHERE w."uid" = $1 AND w."enabled" AND w."deletedAt" IS NULL`,
     [uid],
@@ -87,6 +93,7 @@ async function loadLiveWebhook(uid: string): Promise<LiveWebhook | null> {
     authMode: row.authMode,
     signatureScheme: (row.signatureScheme as SchemeId | null) ?? null,
     deliveryIdHeader: row.deliveryIdHeader,
+    eventTypeSource: eventTypeSourceOf(row),
     credential: row.credentialEncrypted ? decryptSecret(row.credentialEncrypted, credentialContext(row.uid)) : null,
     triggers: row.triggers ?? [],
   };

@@ -34,12 +34,60 @@ export const signatureSchemeSchema = z.enum(schemeIds as [SchemeId, ...SchemeId[
 });
 
 // An HTTP header name (RFC 9110 token), stored lowercased.
-export const deliveryIdHeaderSchema = z
+const headerNameSchema = (example: string) =>
+  z
+    .string()
+    .trim()
+    .max(100, 'Use at most 100 characters')
+    .regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, `Enter a header name such as ${example}, without a colon or spaces`)
+    .transform((header) => header.toLowerCase());
+
+export const deliveryIdHeaderSchema = headerNameSchema('X-Request-Id');
+
+// The Event type setting of bearer and URL token webhooks (signature webhooks
+// take the type from their provider scheme): a request header, or a path into
+// the JSON body as lib/signatures/event-types.ts reads it.
+export const eventTypeHeaderSchema = headerNameSchema('X-Event-Type');
+
+export const MAX_EVENT_TYPE_PATH_LENGTH = 200;
+export const MAX_EVENT_TYPE_PATH_SEGMENTS = 32;
+
+/** Dot-separated keys into the JSON body (`data.type`); a segment of digits indexes an array (`events.0.type`). */
+export const eventTypePathSchema = z
   .string()
   .trim()
-  .max(100, 'Use at most 100 characters')
-  .regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, 'Enter a header name such as X-Request-Id, without a colon or spaces')
-  .transform((header) => header.toLowerCase());
+  .max(MAX_EVENT_TYPE_PATH_LENGTH, `Use at most ${MAX_EVENT_TYPE_PATH_LENGTH} characters`)
+  .superRefine((path, ctx) => {
+    const problem = eventTypePathProblem(path);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  });
+
+function eventTypePathProblem(path: string): string | null {
+  if (path.startsWith('$')) return 'Leave out the leading $: write the keys separated by dots, such as data.type';
+  if (/[[\]]/.test(path)) return 'Write an array position as a segment of digits, such as events.0.type, not in brackets';
+  // Printable only: the path is shown in the dashboard and in definition files.
+  if (/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/.test(path)) return 'Use printable characters only';
+  const segments = path.split('.');
+  if (segments.some((segment) => segment === '')) return 'Write keys separated by single dots, such as data.type, with no empty key';
+  if (segments.length > MAX_EVENT_TYPE_PATH_SEGMENTS) return `Use at most ${MAX_EVENT_TYPE_PATH_SEGMENTS} keys`;
+  return null;
+}
+
+export const EVENT_TYPE_FOR_SIGNATURE_MESSAGE =
+  'A provider signature webhook takes its event type from its provider scheme (docs/providers.md); the Event type setting is for bearer and URL token webhooks';
+const EVENT_TYPE_BOTH_MESSAGE = 'Set a header or a body path for the event type, not both';
+
+/** The Event type setting's rules that span fields, for every schema that carries it (create, change, definition files). */
+export function checkEventTypeSetting(
+  input: { authMode?: AuthMode; eventTypeHeader?: string | null; eventTypePath?: string | null },
+  ctx: z.RefinementCtx,
+  messages: { signature: string; both: string } = { signature: EVENT_TYPE_FOR_SIGNATURE_MESSAGE, both: EVENT_TYPE_BOTH_MESSAGE },
+): void {
+  const field = input.eventTypeHeader ? 'eventTypeHeader' : input.eventTypePath ? 'eventTypePath' : null;
+  if (!field) return;
+  if (input.authMode === 'signature') ctx.addIssue({ code: 'custom', path: [field], message: messages.signature });
+  else if (input.eventTypeHeader && input.eventTypePath) ctx.addIssue({ code: 'custom', path: ['eventTypePath'], message: messages.both });
+}
 
 const blankToUndefined = (value: unknown) =>
   value === null || (typeof value === 'string' && value.trim() === '') ? undefined : value;
@@ -52,8 +100,11 @@ export const createWebhookSchema = z
     providerSecret: z.preprocess(blankToUndefined, z.string().max(4096, 'Use at most 4,096 characters').optional()),
     secretName: z.preprocess(blankToUndefined, secretNameSchema.optional()),
     deliveryIdHeader: z.preprocess(blankToUndefined, deliveryIdHeaderSchema.optional()),
+    eventTypeHeader: z.preprocess(blankToUndefined, eventTypeHeaderSchema.optional()),
+    eventTypePath: z.preprocess(blankToUndefined, eventTypePathSchema.optional()),
   })
   .superRefine((input, ctx) => {
+    checkEventTypeSetting(input, ctx);
     if (input.authMode === 'signature' && !input.signatureScheme) {
       ctx.addIssue({ code: 'custom', path: ['signatureScheme'], message: 'Choose the provider that signs the requests' });
     }

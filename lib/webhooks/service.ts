@@ -52,6 +52,9 @@ export type WebhookView = {
   signatureScheme: SchemeId | null;
   secretName: string;
   deliveryIdHeader: string | null;
+  /** The Event type setting (bearer and URL token webhooks): a header, lowercase, or a body path; at most one is set. */
+  eventTypeHeader: string | null;
+  eventTypePath: string | null;
   enabled: boolean;
   /** For url_token webhooks, with the {token} placeholder. */
   ingressUrl: string;
@@ -110,6 +113,8 @@ type WebhookRow = {
   signatureScheme: string | null;
   secretName: string;
   deliveryIdHeader: string | null;
+  eventTypeHeader: string | null;
+  eventTypePath: string | null;
   enabled: boolean;
   credentialEncrypted: string | null;
   credentialVersion: number | null;
@@ -125,6 +130,8 @@ const webhookRow = {
   signatureScheme: true,
   secretName: true,
   deliveryIdHeader: true,
+  eventTypeHeader: true,
+  eventTypePath: true,
   enabled: true,
   credentialEncrypted: true,
   credentialVersion: true,
@@ -141,6 +148,8 @@ function toView(row: WebhookRow, secretVersion: number | undefined, health: Webh
     signatureScheme: (row.signatureScheme as SchemeId | null) ?? null,
     secretName: row.secretName,
     deliveryIdHeader: row.deliveryIdHeader,
+    eventTypeHeader: row.eventTypeHeader,
+    eventTypePath: row.eventTypePath,
     enabled: row.enabled,
     ingressUrl: ingressUrl(row.uid, row.authMode),
     createdAt: row.createdAt,
@@ -221,6 +230,8 @@ const definitionData = (definition: WebhookDefinition) => ({
   signatureScheme: definition.authMode === 'signature' ? definition.signatureScheme : null,
   secretName: definition.secretName,
   deliveryIdHeader: definition.deliveryIdHeader,
+  eventTypeHeader: definition.authMode === 'signature' ? null : definition.eventTypeHeader,
+  eventTypePath: definition.authMode === 'signature' ? null : definition.eventTypePath,
 });
 
 /** Creates a webhook (with a new UID) from its definition and applies it. The caller holds the factory lock. */
@@ -257,6 +268,8 @@ export async function listWebhookDefinitions(factoryId: string, db: DbOrTx = pri
       signatureScheme: (row.signatureScheme as SchemeId | null) ?? null,
       secretName: row.secretName,
       deliveryIdHeader: row.deliveryIdHeader,
+      eventTypeHeader: row.eventTypeHeader,
+      eventTypePath: row.eventTypePath,
     } satisfies WebhookDefinition,
     credentialVersion: row.credentialEncrypted === null ? null : row.credentialVersion,
   }));
@@ -320,6 +333,8 @@ export async function createWebhook(factoryId: string, input: CreateWebhookInput
       signatureScheme: scheme,
       secretName,
       deliveryIdHeader: data.deliveryIdHeader ?? null,
+      eventTypeHeader: data.eventTypeHeader ?? null,
+      eventTypePath: data.eventTypePath ?? null,
     };
     // On a managed factory the dashboard writes the file, then applies it.
     if (source === 'managed') await writeDefinitionFileTx(tx, factoryId, definitionFile(definition));
