@@ -1,4 +1,4 @@
-import { createWebhook, deleteWebhook, listWebhooks, rotateWebhookSecret, setProviderSecret, setWebhookEnabled } from '@/lib/webhooks/service';
+import { createWebhook, deleteWebhook, listWebhooks, rotateWebhookSecret, setEventTypeSetting, setProviderSecret, setWebhookEnabled } from '@/lib/webhooks/service';
 import { authModeLabels } from '@/lib/webhooks/schemas';
 import { parseOptions, readStdin, required, UsageError } from '../args';
 import { withDatabase } from '../database';
@@ -10,6 +10,9 @@ const usage = `Usage: npm run tripline -- webhook <subcommand> --factory <slug> 
   list
   create --name <name> [--auth-mode token|url_token|signature] [--scheme <scheme>]
          [--provider-secret-stdin] [--secret-name <TEAM_SECRET>] [--delivery-id-header <header>]
+         [--event-type-header <header> | --event-type-path <dot.path>]   (token and url_token)
+  event-type --uid <uid> [--event-type-header <header> | --event-type-path <dot.path>]
+                                     replaces the Event type setting; with neither, removes it
   rotate --uid <uid>                 prints the new secret and ingress URL (shown once)
   provider-secret --uid <uid>        reads the provider-issued secret from stdin
   enable --uid <uid> | disable --uid <uid>
@@ -28,6 +31,8 @@ export function run(args: string[]): Promise<number> {
       'provider-secret-stdin': { type: 'boolean' },
       'secret-name': { type: 'string' },
       'delivery-id-header': { type: 'string' },
+      'event-type-header': { type: 'string' },
+      'event-type-path': { type: 'string' },
     });
     const subcommand = positionals[0];
     const slug = required(values.factory, 'factory');
@@ -52,6 +57,8 @@ export function run(args: string[]): Promise<number> {
               providerSecret,
               secretName: values['secret-name'],
               deliveryIdHeader: values['delivery-id-header'],
+              eventTypeHeader: values['event-type-header'],
+              eventTypePath: values['event-type-path'],
             },
             db,
           );
@@ -71,6 +78,17 @@ export function run(args: string[]): Promise<number> {
         case 'provider-secret': {
           const webhook = await setProviderSecret(factoryId, required(values.uid, 'uid'), { secret: providerSecret ?? '' }, db);
           console.log(`${webhook.name}: ${webhook.state}`);
+          return 0;
+        }
+        case 'event-type': {
+          const webhook = await setEventTypeSetting(
+            factoryId,
+            required(values.uid, 'uid'),
+            { eventTypeHeader: values['event-type-header'] ?? null, eventTypePath: values['event-type-path'] ?? null },
+            db,
+          );
+          const setting = webhook.eventTypeHeader ? `header ${webhook.eventTypeHeader}` : webhook.eventTypePath ? `body path ${webhook.eventTypePath}` : 'none';
+          console.log(`${webhook.name}: event type from ${setting}`);
           return 0;
         }
         case 'enable':

@@ -46,6 +46,17 @@ const createWebhookBody = {
     providerSecret: { type: 'string', description: 'signature only; blank: generated (Standard Webhooks, GitHub, GitLab) or entered later (provider-issued)' },
     secretName: { type: 'string', description: 'Team secret that stores the credential; an existing one may be named. Default: suggested from the name' },
     deliveryIdHeader: { type: 'string', description: 'Request header carrying the sender’s own event ID' },
+    eventTypeHeader: {
+      type: 'string',
+      maxLength: 100,
+      description: 'token and url_token only: the request header naming each delivery’s event type (stored lowercase). At most one of eventTypeHeader and eventTypePath',
+    },
+    eventTypePath: {
+      type: 'string',
+      maxLength: 200,
+      description:
+        'token and url_token only: dot-separated keys into the JSON body naming the event type (data.type; a segment of digits indexes an array: events.0.type), at most 32 keys',
+    },
   },
 };
 
@@ -119,6 +130,8 @@ export function openApiDocument(baseUrl: string) {
             signatureScheme: { type: ['string', 'null'], enum: [...schemeIds, null] },
             secretName: { type: 'string' },
             deliveryIdHeader: { type: ['string', 'null'] },
+            eventTypeHeader: { type: ['string', 'null'], description: 'The Event type setting (token and url_token): a request header, lowercase' },
+            eventTypePath: { type: ['string', 'null'], description: 'The Event type setting (token and url_token): a dot path into the JSON body' },
             enabled: { type: 'boolean' },
             ingressUrl: { type: 'string', description: 'For url_token webhooks, with a {token} placeholder' },
             createdAt: { type: 'string', format: 'date-time' },
@@ -229,7 +242,8 @@ export function openApiDocument(baseUrl: string) {
         parameters: [factoryParam, uidParam],
         get: { summary: 'Get a webhook', responses: { 200: json({ type: 'object', properties: { webhook: { $ref: '#/components/schemas/Webhook' } } }), ...standardErrors } },
         patch: {
-          summary: 'Enable or disable, and set the expected interval (admin). Enabling re-applies the definition, taking up a changed team secret.',
+          summary:
+            'Enable or disable, set the expected interval, or change the Event type setting (admin; eventTypeHeader or eventTypePath, null removes it; not on a repository-backed factory). Enabling re-applies the definition, taking up a changed team secret.',
           requestBody: body(jsonSchema(updateWebhookSchema)),
           responses: { 200: json({ type: 'object', properties: { webhook: { $ref: '#/components/schemas/Webhook' } } }), ...standardErrors, 422: errorResponse('Invalid fields') },
         },

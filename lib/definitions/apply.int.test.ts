@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ZodError } from 'zod';
 import { setDatabase } from '@/lib/db';
 import { applyDefinitions, type ApplyOutcome } from '@/lib/definitions/apply';
 import { planDefinitions } from '@/lib/definitions/plan';
@@ -10,7 +11,7 @@ import { createSecret, replaceSecretValue } from '@/lib/secrets/service';
 import { createTestDatabase, testDatabaseKinds, type TestDatabase } from '@/lib/testing/databases';
 import { createUser } from '@/lib/users/service';
 import { findLiveWebhook } from '@/lib/webhooks/live';
-import { createWebhook, deleteWebhook, listWebhooks, setWebhookEnabled } from '@/lib/webhooks/service';
+import { createWebhook, deleteWebhook, listWebhooks, setEventTypeSetting, setWebhookEnabled } from '@/lib/webhooks/service';
 
 const files = {
   'webhooks/github.yaml': 'authMode: signature\nsignatureScheme: github\nsecretName: GITHUB_SECRET\n',
@@ -172,5 +173,26 @@ describe.each(testDatabaseKinds())('applying definition files on %s', (kind) => 
     await setConfigSource(other, 'dashboard', database.prisma);
     expect(await readDefinitionFiles(other, database.prisma)).toEqual({});
     expect((await listWebhooks(other, database.prisma)).map((w) => w.uid)).toEqual([created.webhook.uid]);
+  });
+
+  it('carries the Event type setting through the export, a change in the dashboard and a plan', async () => {
+    const typed = (await createFactory(userId, { name: 'Typed', slug: 'typed' }, database.prisma)).id;
+    const created = await createWebhook(typed, { name: 'jobs', eventTypeHeader: 'X-Job-Kind' }, database.prisma);
+    await setConfigSource(typed, 'managed', database.prisma);
+    const read = async () => (await readDefinitionFiles(typed, database.prisma))['webhooks/jobs.yaml'];
+    expect(await read()).toBe('authMode: token\nsecretName: JOBS_WEBHOOK_SECRET\neventTypeHeader: x-job-kind\n');
+
+    // A change in the dashboard or the API rewrites the file in the same transaction.
+    await setEventTypeSetting(typed, created.webhook.uid, { eventTypeHeader: null, eventTypePath: 'data.kind' }, database.prisma);
+    expect(await read()).toBe('authMode: token\nsecretName: JOBS_WEBHOOK_SECRET\neventTypePath: data.kind\n');
+    expect((await findLiveWebhook(created.webhook.uid))?.eventTypeSource).toMatchObject({ rules: [{ parts: [{ body: 'data.kind' }] }] });
+
+    const plan = await planDefinitions(typed, { 'webhooks/jobs.yaml': 'secretName: JOBS_WEBHOOK_SECRET\neventTypeHeader: X-Kind\n' }, database.prisma);
+    expect(plan.actions).toMatchObject([{ action: 'update', name: 'jobs', changes: ['eventTypeHeader: (none) → x-kind', 'eventTypePath: data.kind → (none)'] }]);
+
+    const refused = await setEventTypeSetting(typed, created.webhook.uid, { eventTypeHeader: 'X-Kind' }, database.prisma).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(ZodError);
+    expect((refused as ZodError).issues.map((issue) => [issue.path.join('.'), issue.message])).toEqual([['eventTypePath', 'Set a header or a body path for the event type, not both']]);
+    await setConfigSource(typed, 'dashboard', database.prisma);
   });
 });

@@ -15,6 +15,8 @@ export function webhookJson(webhook: WebhookView) {
     signatureScheme: webhook.signatureScheme,
     secretName: webhook.secretName,
     deliveryIdHeader: webhook.deliveryIdHeader,
+    eventTypeHeader: webhook.eventTypeHeader,
+    eventTypePath: webhook.eventTypePath,
     enabled: webhook.enabled,
     ingressUrl: webhook.ingressUrl,
     createdAt: webhook.createdAt.toISOString(),

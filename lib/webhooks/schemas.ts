@@ -129,13 +129,26 @@ export const expectedIntervalSchema = z
   .max(MAX_EXPECTED_INTERVAL_SECONDS, `Use at most ${MAX_EXPECTED_INTERVAL_SECONDS} seconds (30 days)`)
   .nullable();
 
+// In a change, null (or blank) removes the setting; an absent key leaves it as it is.
+const nullable = <T extends z.ZodType>(schema: T) => z.preprocess((value) => (typeof value === 'string' && value.trim() === '' ? null : value), schema.nullable());
+
 export const updateWebhookSchema = z
   .object({
     enabled: z.boolean({ error: 'enabled must be true or false' }).optional(),
     expectedIntervalSeconds: expectedIntervalSchema.optional(),
+    eventTypeHeader: nullable(eventTypeHeaderSchema).optional(),
+    eventTypePath: nullable(eventTypePathSchema).optional(),
   })
   .strict()
-  .refine((input) => input.enabled !== undefined || input.expectedIntervalSeconds !== undefined, { error: 'Send enabled, expectedIntervalSeconds or both' });
+  .refine((input) => Object.values(input).some((value) => value !== undefined), {
+    error: 'Send enabled, expectedIntervalSeconds, eventTypeHeader or eventTypePath',
+  });
+export type UpdateWebhookInput = z.input<typeof updateWebhookSchema>;
+
+/** A webhook's Event type setting after a change: the webhook's mode and both keys, checked together. */
+export const eventTypeSettingSchema = z
+  .object({ authMode: authModeSchema, eventTypeHeader: z.string().nullable(), eventTypePath: z.string().nullable() })
+  .superRefine((input, ctx) => checkEventTypeSetting(input, ctx));
 
 /** The dashboard's expected-interval field: a number and a unit; empty removes the expectation. */
 export const expectedIntervalFormSchema = z

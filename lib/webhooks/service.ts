@@ -14,6 +14,7 @@ import { getScheme, type SchemeId } from '@/lib/signatures/registry';
 import {
   MAX_WEBHOOKS_PER_FACTORY,
   createWebhookSchema,
+  eventTypeSettingSchema,
   providerSecretSchema,
   suggestFreeSecretName,
   suggestSecretName,
@@ -399,6 +400,43 @@ export async function rotateWebhookSecret(factoryId: string, uid: string, db = p
 export async function setExpectedInterval(factoryId: string, uid: string, seconds: number | null, db = prisma): Promise<WebhookView> {
   const row = await findRow(db, factoryId, uid);
   await db.webhook.update({ where: { id: row.id }, data: { expectedIntervalSeconds: seconds } });
+  return getWebhook(factoryId, uid, db);
+}
+
+/**
+ * Changes the Event type setting (PATCH eventTypeHeader / eventTypePath; null
+ * removes one). Part of the webhook's definition: on a managed factory its
+ * file is rewritten in the same transaction; on a repository-backed one it is
+ * changed in the file there. The changed row drops the live cache entry.
+ */
+export async function setEventTypeSetting(
+  factoryId: string,
+  uid: string,
+  input: { eventTypeHeader?: string | null; eventTypePath?: string | null },
+  db = prisma,
+): Promise<WebhookView> {
+  await db.$transaction(async (tx) => {
+    const source = await lockFactoryConfig(tx, factoryId);
+    refuseOnRepository(source, 'change eventTypeHeader or eventTypePath in its definition file');
+    const row = await findRow(tx, factoryId, uid);
+    const setting = eventTypeSettingSchema.parse({
+      authMode: row.authMode,
+      eventTypeHeader: input.eventTypeHeader === undefined ? row.eventTypeHeader : input.eventTypeHeader,
+      eventTypePath: input.eventTypePath === undefined ? row.eventTypePath : input.eventTypePath,
+    });
+    const definition = {
+      name: row.name,
+      authMode: row.authMode,
+      signatureScheme: (row.signatureScheme as SchemeId | null) ?? null,
+      secretName: row.secretName,
+      deliveryIdHeader: row.deliveryIdHeader,
+      eventTypeHeader: setting.eventTypeHeader,
+      eventTypePath: setting.eventTypePath,
+    };
+    if (source === 'managed') await writeDefinitionFileTx(tx, factoryId, definitionFile(definition));
+    await tx.webhook.update({ where: { id: row.id }, data: { eventTypeHeader: setting.eventTypeHeader, eventTypePath: setting.eventTypePath } });
+  });
+  forgetWebhook(uid);
   return getWebhook(factoryId, uid, db);
 }
 

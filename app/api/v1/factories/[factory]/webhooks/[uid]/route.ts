@@ -1,7 +1,7 @@
 import { withFactory } from '@/lib/api/handler';
 import { webhookJson } from '@/lib/webhooks/json';
 import { updateWebhookSchema } from '@/lib/webhooks/schemas';
-import { deleteWebhook, getWebhook, setExpectedInterval, setWebhookEnabled } from '@/lib/webhooks/service';
+import { deleteWebhook, getWebhook, setEventTypeSetting, setExpectedInterval, setWebhookEnabled } from '@/lib/webhooks/service';
 
 type Params = { factory: string; uid: string };
 
@@ -10,9 +10,12 @@ export const GET = withFactory<Params>('factory:read', async ({ context, params 
   return Response.json({ webhook: webhookJson(await getWebhook(context.factory.id, params.uid)) });
 });
 
-// PATCH /api/v1/factories/{factory}/webhooks/{uid} with {"enabled": boolean, "expectedIntervalSeconds": number | null} (either or both)
+// PATCH /api/v1/factories/{factory}/webhooks/{uid} with any of {"enabled", "expectedIntervalSeconds", "eventTypeHeader", "eventTypePath"}
 export const PATCH = withFactory<typeof updateWebhookSchema, Params>('factory:manage', updateWebhookSchema, async ({ context, params, input }) => {
   let webhook = input.enabled === undefined ? null : await setWebhookEnabled(context.factory.id, params.uid, input.enabled);
+  if (input.eventTypeHeader !== undefined || input.eventTypePath !== undefined) {
+    webhook = await setEventTypeSetting(context.factory.id, params.uid, { eventTypeHeader: input.eventTypeHeader, eventTypePath: input.eventTypePath });
+  }
   if (input.expectedIntervalSeconds !== undefined) webhook = await setExpectedInterval(context.factory.id, params.uid, input.expectedIntervalSeconds);
   return Response.json({ webhook: webhookJson(webhook!) });
 });
