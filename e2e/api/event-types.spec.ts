@@ -1,10 +1,14 @@
+import { randomUUID } from 'node:crypto';
+import { sign } from '@octokit/webhooks-methods';
+import Stripe from 'stripe';
 import { bearer, expect, test } from '../fixtures/api';
-import { createWebhook, deleteCreatedWebhooks, rawPost, signedHeaders } from '../fixtures/ingress';
+import { createWebhook, deleteCreatedWebhooks, rawPost } from '../fixtures/ingress';
 
-// Event types over real HTTP, on embedded PGlite and on PostgreSQL: GitHub
-// names its event in X-GitHub-Event and the action in the body; the log stores
-// `pull_request.opened`, shows it on every entry, and filters by a type or a
-// pattern (?event=).
+// Event types over real HTTP, on embedded PGlite and on PostgreSQL, signed with
+// the senders' own libraries (@octokit/webhooks-methods for GitHub, Stripe's
+// SDK for Stripe). GitHub names its event in X-GitHub-Event and the action in
+// the body; the log stores `pull_request.opened`, shows it on every entry, and
+// filters by a type or a pattern (?event=). Stripe names it in the body's type.
 
 const base = '/api/v1/factories/acme';
 
@@ -17,7 +21,8 @@ test('the log stores each GitHub delivery’s event type and filters by a type o
   const hook = await createWebhook(request, tokens.admin, { name: 'types', authMode: 'signature', signatureScheme: 'github', providerSecret: secret });
   const send = async (event: string, payload: unknown) => {
     const body = JSON.stringify(payload);
-    const response = await rawPost(baseURL!, hook.url, { ...signedHeaders('github', secret, body), 'X-GitHub-Event': event }, Buffer.from(body));
+    const headers = { 'X-Hub-Signature-256': await sign(secret, body), 'X-GitHub-Event': event, 'X-GitHub-Delivery': randomUUID(), 'Content-Type': 'application/json' };
+    const response = await rawPost(baseURL!, hook.url, headers, Buffer.from(body));
     expect(response.status, response.body).toBe(202);
     return JSON.parse(response.body).delivery_id as string;
   };
@@ -67,4 +72,20 @@ test('the log stores each GitHub delivery’s event type and filters by a type o
     expect(refused.status()).toBe(422);
     expect((await refused.json()).error.fields.event).toMatch(/^The event type filter is not valid: /);
   }
+});
+
+test('a Stripe event, signed by Stripe’s SDK, is logged with the type its body names', async ({ request, tokens, baseURL }) => {
+  const secret = 'whsec_eventTypesStripeE2E';
+  const hook = await createWebhook(request, tokens.admin, { name: 'stripe-types', authMode: 'signature', signatureScheme: 'stripe', providerSecret: secret });
+  const stripe = new Stripe('sk_test_not_used_for_requests');
+  const send = async (type: string) => {
+    const payload = JSON.stringify({ id: `evt_${randomUUID().replaceAll('-', '')}`, object: 'event', type, data: { object: { object: 'charge', amount: 1200 } } });
+    const header = stripe.webhooks.generateTestHeaderString({ payload, secret });
+    const response = await rawPost(baseURL!, hook.url, { 'Stripe-Signature': header, 'Content-Type': 'application/json' }, Buffer.from(payload));
+    expect(response.status, response.body).toBe(202);
+  };
+  await send('charge.succeeded');
+  await send('invoice.paid');
+  const { deliveries } = await (await request.get(`${base}/webhooks/${hook.uid}/deliveries?event=charge.*`, { headers: bearer(tokens.viewer) })).json();
+  expect(deliveries.map((d: { eventType: string }) => d.eventType)).toEqual(['charge.succeeded']);
 });
