@@ -31,11 +31,15 @@ type FormValues = {
   providerSecret: string;
   secretName: string;
   deliveryIdHeader: string;
+  /** Which of the two Event type fields the one input edits. */
+  eventTypeFrom: 'header' | 'path';
+  eventTypeHeader: string;
+  eventTypePath: string;
 };
 
 type CreateWebhookValues = z.output<typeof createWebhookSchema>;
 
-const fieldNames = ['name', 'authMode', 'signatureScheme', 'providerSecret', 'secretName', 'deliveryIdHeader'] as const;
+const fieldNames = ['name', 'authMode', 'signatureScheme', 'providerSecret', 'secretName', 'deliveryIdHeader', 'eventTypeHeader', 'eventTypePath'] as const;
 
 const defaultValues: FormValues = {
   name: '',
@@ -44,6 +48,9 @@ const defaultValues: FormValues = {
   providerSecret: '',
   secretName: '',
   deliveryIdHeader: '',
+  eventTypeFrom: 'header',
+  eventTypeHeader: '',
+  eventTypePath: '',
 };
 
 const authModeDescriptions: Record<AuthMode, string> = {
@@ -56,13 +63,22 @@ const authModeDescriptions: Record<AuthMode, string> = {
 const schemaResolver = zodResolver(createWebhookSchema) as unknown as Resolver<FormValues, unknown, CreateWebhookValues>;
 
 // The provider fields keep what was typed while another mode is chosen (so
-// switching back restores it), but only a signature webhook submits them.
-const resolver: Resolver<FormValues, unknown, CreateWebhookValues> = (values, context, options) =>
-  schemaResolver(
-    values.authMode === 'signature' ? values : { ...values, signatureScheme: '', providerSecret: '' },
+// switching back restores it), but only a signature webhook submits them; the
+// Event type submits only the field its selector shows, and never for a
+// signature webhook (its scheme names the type).
+const resolver: Resolver<FormValues, unknown, CreateWebhookValues> = (values, context, options) => {
+  const signature = values.authMode === 'signature';
+  return schemaResolver(
+    {
+      ...values,
+      ...(signature ? {} : { signatureScheme: '', providerSecret: '' }),
+      eventTypeHeader: !signature && values.eventTypeFrom === 'header' ? values.eventTypeHeader : '',
+      eventTypePath: !signature && values.eventTypeFrom === 'path' ? values.eventTypePath : '',
+    },
     context,
     options,
   );
+};
 
 /** The team secret name the server would choose for this webhook name (blank while the name is). */
 function suggestedSecretName(webhookName: string, taken: ReadonlySet<string>): string {
@@ -101,7 +117,7 @@ export function CreateWebhookForm({
     defaultValues,
   });
   const taken = new Set(secretNames);
-  const [authMode, schemeId, secretName] = useWatch({ control, name: ['authMode', 'signatureScheme', 'secretName'] });
+  const [authMode, schemeId, secretName, eventTypeFrom] = useWatch({ control, name: ['authMode', 'signatureScheme', 'secretName', 'eventTypeFrom'] });
   const scheme = authMode === 'signature' ? getScheme(schemeId) : undefined;
   const namesExisting = secretName.trim() !== '' && taken.has(secretName.trim());
 
@@ -292,6 +308,38 @@ export function CreateWebhookForm({
           >
             <Input mono autoComplete="off" spellCheck={false} placeholder="X-Request-Id" {...register('deliveryIdHeader')} />
           </Field>
+
+          {authMode !== 'signature' ? (
+            <Field
+              label="Event type"
+              optional
+              error={formState.errors[eventTypeFrom === 'path' ? 'eventTypePath' : 'eventTypeHeader']?.message}
+              hint={
+                eventTypeFrom === 'path'
+                  ? 'Keys into the JSON body separated by dots, such as data.type; a number picks an array item (events.0.type). The log, filters and triggers use the value as the delivery’s type.'
+                  : 'A request header in which the sender names the kind of event, such as X-Event-Type. The log, filters and triggers use it as the delivery’s type.'
+              }
+            >
+              {(fieldControl) => (
+                <div className="flex flex-col gap-2 sm:flex-row">
+                  <Select aria-label="Read the event type from" className="sm:w-40" {...register('eventTypeFrom')}>
+                    <option value="header">Header</option>
+                    <option value="path">Body path</option>
+                  </Select>
+                  <Input
+                    key={eventTypeFrom}
+                    mono
+                    autoComplete="off"
+                    spellCheck={false}
+                    className="min-w-0 flex-1"
+                    placeholder={eventTypeFrom === 'path' ? 'data.type' : 'X-Event-Type'}
+                    {...fieldControl}
+                    {...register(eventTypeFrom === 'path' ? 'eventTypePath' : 'eventTypeHeader')}
+                  />
+                </div>
+              )}
+            </Field>
+          ) : null}
         </CardBody>
         <CardFooter>
           <ButtonLink href={webhooksPath} variant="secondary">

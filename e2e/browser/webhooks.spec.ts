@@ -102,8 +102,25 @@ test.describe.serial('webhooks and team secrets', () => {
     expect(await page.content()).not.toContain(deploysSecret);
   });
 
-  test('a URL-token webhook shows its URL with the token once, then with {token}', async ({ request }) => {
-    const { url, secret } = await createWebhook(page, { name: 'cron-job', mode: 'URL token' });
+  test('a URL-token webhook shows its URL with the token once, then with {token}; its Event type is checked at the field', async ({ request }) => {
+    await page.goto(`${webhooksPath}/new`);
+    const form = page.getByRole('form', { name: 'New webhook' });
+    await form.getByRole('textbox', { name: 'Name', exact: true }).fill('cron-job');
+    await form.getByRole('radio', { name: 'URL token' }).check();
+    const eventType = form.getByRole('textbox', { name: /^Event type/ });
+    await eventType.fill('X-Job: kind');
+    await form.getByRole('button', { name: 'Create webhook' }).click();
+    await expect(eventType).toHaveAttribute('aria-invalid', 'true');
+    await expect(eventType).toHaveAccessibleDescription(/Enter a header name such as X-Event-Type, without a colon or spaces/);
+    await form.getByLabel('Read the event type from').selectOption('Body path');
+    await eventType.fill('job..kind');
+    await form.getByRole('button', { name: 'Create webhook' }).click();
+    await expect(eventType).toHaveAccessibleDescription(/Write keys separated by single dots, such as data.type, with no empty key/);
+    await eventType.fill('job.kind');
+    await form.getByRole('button', { name: 'Create webhook' }).click();
+    await expect(page.getByRole('heading', { name: 'Webhook created' })).toBeVisible();
+    const url = await page.getByLabel('Ingress URL').inputValue();
+    const secret = await page.getByLabel('Secret', { exact: true }).inputValue();
     expect(secret).toBeTruthy();
     cronJobUrl = url;
     expect((await request.post(url, hello)).status()).toBe(202);
@@ -115,6 +132,7 @@ test.describe.serial('webhooks and team secrets', () => {
     await expect(page.getByRole('heading', { name: 'cron-job', level: 1 })).toBeVisible();
     await expect(page.getByLabel('Ingress URL')).toHaveValue(url.replace(secret!, '{token}'));
     await expect(page.getByText('The URL contains the secret in place of {token}; it was shown once at creation.')).toBeVisible();
+    await expect(page.getByText('Body path job.kind')).toBeVisible();
     expect(await page.content()).not.toContain(secret!);
   });
 
@@ -124,6 +142,8 @@ test.describe.serial('webhooks and team secrets', () => {
     await form.getByRole('textbox', { name: 'Name', exact: true }).fill('github-pushes');
     await form.getByRole('radio', { name: 'Provider signature' }).check();
     await form.getByLabel('Provider scheme').selectOption('github');
+    // The scheme names GitHub's event type: no Event type setting to fill.
+    await expect(form.getByRole('textbox', { name: /^Event type/ })).toHaveCount(0);
     await expect(form.getByText('In the repository or organization, open Settings → Webhooks → Add webhook.')).toBeVisible();
     await expect(form.getByText('Leave blank and Tripline generates one to give the sender.')).toBeVisible();
     await form.getByLabel('Provider secret').fill('a-github-secret-of-our-choosing');

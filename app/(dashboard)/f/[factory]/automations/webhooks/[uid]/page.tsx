@@ -213,6 +213,21 @@ export default async function WebhookPage({
                 </>
               )}
             </DetailRow>
+            <DetailRow label="Event type">
+              {webhook.authMode === 'signature' ? (
+                <span className="text-fg-muted">{scheme ? `Named by ${scheme.displayName}’s scheme` : 'Not set'}</span>
+              ) : webhook.eventTypeHeader ? (
+                <>
+                  Header <span className="font-mono text-[13px]">{webhook.eventTypeHeader}</span>
+                </>
+              ) : webhook.eventTypePath ? (
+                <>
+                  Body path <span className="font-mono text-[13px]">{webhook.eventTypePath}</span>
+                </>
+              ) : (
+                <span className="text-fg-muted">Not set</span>
+              )}
+            </DetailRow>
             <DetailRow label="Created">{dateTimeFormat.format(webhook.createdAt)}</DetailRow>
             <DetailRow label="Last delivery">{webhook.lastDeliveryAt ? dateTimeFormat.format(webhook.lastDeliveryAt) : 'Never'}</DetailRow>
           </dl>
