@@ -37,8 +37,23 @@ async function seed(env: ServerEnv): Promise<Record<string, string>> {
   return tokens;
 }
 
+/**
+ * Which servers this run starts: E2E_SERVERS=browser (the browser project's),
+ * api (the API projects'), none (for the logs project alone), or unset for
+ * all, as `npm test` does. Running one project, say the browser journeys,
+ * then starts only the servers it needs; two runs with different
+ * E2E_SERVERS can run side by side (their ports differ).
+ */
+function wantedServers(): { browser: boolean; api: boolean } {
+  const wanted = process.env.E2E_SERVERS ?? 'all';
+  if (!['all', 'browser', 'api', 'none'].includes(wanted)) throw new Error(`E2E_SERVERS must be browser, api or none, not ${wanted}`);
+  return { browser: wanted === 'all' || wanted === 'browser', api: wanted === 'all' || wanted === 'api' };
+}
+
 export default async function globalSetup(): Promise<() => Promise<void>> {
-  const runDir = path.join(root, 'test-results', 'e2e-data', Date.now().toString(36));
+  const wanted = wantedServers();
+  if (!wanted.browser && !wanted.api) return async () => {};
+  const runDir = path.join(root, 'test-results', 'e2e-data', `${Date.now().toString(36)}-${process.pid}`);
   fs.mkdirSync(runDir, { recursive: true });
   const started: RunningServer[] = [];
   const cleanups: Array<() => Promise<void>> = [];
@@ -60,7 +75,8 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
     SERVER_CANARY: 'server-canary-e2e',
   };
   process.env.E2E_AGENT_LOG = common.AGENT_LOG;
-  fs.rmSync(secretsFile, { force: true });
+  // A run of all servers begins a new list of secrets; runs of a part add to it, so the logs project checks them all.
+  if (process.env.E2E_SERVERS === undefined) fs.rmSync(secretsFile, { force: true });
   rememberSecrets(common.TRIPLINE_SECRETS_KEY, common.TRIPLINE_AUTH_SECRET, METRICS_TOKEN, DEFINITIONS_SECRET);
 
   // The three databases are seeded and their servers started side by side: one after the
@@ -107,7 +123,7 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
     // A second instance on the same database, as behind a load balancer.
     await start('api-postgres-b', servers.apiPostgresB, { ...env, TRIPLINE_DATA_DIR: path.join(runDir, 'api-postgres-b') });
   };
-  const outcomes = await Promise.allSettled([browser(), pglite(), postgres()]);
+  const outcomes = await Promise.allSettled(wanted.api ? [...(wanted.browser ? [browser()] : []), pglite(), postgres()] : [browser()]);
   const failed = outcomes.find((outcome) => outcome.status === 'rejected');
   if (failed) {
     await Promise.all(started.map((server) => server.stop()));
