@@ -87,8 +87,12 @@ export function run(args: string[]): Promise<number> {
             { eventTypeHeader: values['event-type-header'] ?? null, eventTypePath: values['event-type-path'] ?? null },
             db,
           );
-          const setting = webhook.eventTypeHeader ? `header ${webhook.eventTypeHeader}` : webhook.eventTypePath ? `body path ${webhook.eventTypePath}` : 'none';
-          console.log(`${webhook.name}: event type from ${setting}`);
+          const setting = webhook.eventTypeHeader
+            ? `event type from header ${webhook.eventTypeHeader}`
+            : webhook.eventTypePath
+              ? `event type from body path ${webhook.eventTypePath}`
+              : 'no event type setting';
+          console.log(`${webhook.name}: ${setting}`);
           return 0;
         }
         case 'enable':
