@@ -90,7 +90,7 @@ function Scalar({ node }: { node: Exclude<JsonNode, { kind: 'object' | 'array' }
       );
     case 'null':
       return (
-        <span data-json="null" className="text-rose-600">
+        <span data-json="null" className="text-rose-700">
           null
         </span>
       );
