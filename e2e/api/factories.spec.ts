@@ -4,7 +4,11 @@ test.describe('GET /api/v1/factories', () => {
   test('lists the caller’s factories with their role', async ({ request, tokens }) => {
     const admin = await request.get('/api/v1/factories', { headers: bearer(tokens.admin) });
     expect(admin.status()).toBe(200);
-    expect(await admin.json()).toEqual({ factories: [{ slug: 'acme', name: 'Acme Ops', role: 'admin' }] });
+    // The instance admin also holds the factories other specs created for themselves (e2e/api/automations.spec.ts), never Globex.
+    const { factories } = (await admin.json()) as { factories: { slug: string; name: string; role: string }[] };
+    expect(factories).toContainEqual({ slug: 'acme', name: 'Acme Ops', role: 'admin' });
+    expect(factories.map((factory) => factory.slug)).not.toContain('globex');
+    expect(factories.every((factory) => factory.role === 'admin')).toBe(true);
 
     const viewer = await request.get('/api/v1/factories', { headers: bearer(tokens.viewer) });
     expect(await viewer.json()).toEqual({ factories: [{ slug: 'acme', name: 'Acme Ops', role: 'viewer' }] });
