@@ -132,12 +132,17 @@ export const expectedIntervalSchema = z
 // In a change, null (or blank) removes the setting; an absent key leaves it as it is.
 const nullable = <T extends z.ZodType>(schema: T) => z.preprocess((value) => (typeof value === 'string' && value.trim() === '' ? null : value), schema.nullable());
 
+/** A change to the Event type setting: each key checked alone (absent keeps it, null removes it); the service checks them together. */
+export const eventTypeChangeSchema = z.object({
+  eventTypeHeader: nullable(eventTypeHeaderSchema).optional(),
+  eventTypePath: nullable(eventTypePathSchema).optional(),
+});
+
 export const updateWebhookSchema = z
   .object({
     enabled: z.boolean({ error: 'enabled must be true or false' }).optional(),
     expectedIntervalSeconds: expectedIntervalSchema.optional(),
-    eventTypeHeader: nullable(eventTypeHeaderSchema).optional(),
-    eventTypePath: nullable(eventTypePathSchema).optional(),
+    ...eventTypeChangeSchema.shape,
   })
   .strict()
   .refine((input) => Object.values(input).some((value) => value !== undefined), {
@@ -149,6 +154,12 @@ export type UpdateWebhookInput = z.input<typeof updateWebhookSchema>;
 export const eventTypeSettingSchema = z
   .object({ authMode: authModeSchema, eventTypeHeader: z.string().nullable(), eventTypePath: z.string().nullable() })
   .superRefine((input, ctx) => checkEventTypeSetting(input, ctx));
+
+/** The webhook page's Event type form and its action: both keys, blank or null removing one. */
+export const eventTypeSettingFormSchema = z
+  .object({ eventTypeHeader: nullable(eventTypeHeaderSchema), eventTypePath: nullable(eventTypePathSchema) })
+  .superRefine((input, ctx) => checkEventTypeSetting(input, ctx));
+export type EventTypeSettingFormInput = z.input<typeof eventTypeSettingFormSchema>;
 
 /** The dashboard's expected-interval field: a number and a unit; empty removes the expectation. */
 export const expectedIntervalFormSchema = z

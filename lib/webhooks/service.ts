@@ -14,6 +14,7 @@ import { getScheme, type SchemeId } from '@/lib/signatures/registry';
 import {
   MAX_WEBHOOKS_PER_FACTORY,
   createWebhookSchema,
+  eventTypeChangeSchema,
   eventTypeSettingSchema,
   providerSecretSchema,
   suggestFreeSecretName,
@@ -415,14 +416,16 @@ export async function setEventTypeSetting(
   input: { eventTypeHeader?: string | null; eventTypePath?: string | null },
   db = prisma,
 ): Promise<WebhookView> {
+  // Every caller (API, dashboard, CLI) goes through the same field checks.
+  const change = eventTypeChangeSchema.parse(input);
   await db.$transaction(async (tx) => {
     const source = await lockFactoryConfig(tx, factoryId);
     refuseOnRepository(source, 'change eventTypeHeader or eventTypePath in its definition file');
     const row = await findRow(tx, factoryId, uid);
     const setting = eventTypeSettingSchema.parse({
       authMode: row.authMode,
-      eventTypeHeader: input.eventTypeHeader === undefined ? row.eventTypeHeader : input.eventTypeHeader,
-      eventTypePath: input.eventTypePath === undefined ? row.eventTypePath : input.eventTypePath,
+      eventTypeHeader: change.eventTypeHeader === undefined ? row.eventTypeHeader : change.eventTypeHeader,
+      eventTypePath: change.eventTypePath === undefined ? row.eventTypePath : change.eventTypePath,
     });
     const definition = {
       name: row.name,
