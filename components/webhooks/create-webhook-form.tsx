@@ -7,6 +7,7 @@ import { useForm, useWatch, type Resolver } from 'react-hook-form';
 import type { z } from 'zod';
 import { applyFieldErrors } from '@/components/forms/apply-field-errors';
 import { FormError } from '@/components/forms/form-error';
+import { EventTypeField, type EventTypeFieldValues } from '@/components/webhooks/event-type-field';
 import { SchemeSetup } from '@/components/webhooks/scheme-setup';
 import { WebhookIcon } from '@/components/webhooks/webhook-icon';
 import { CreatedPanel, type Created } from '@/components/webhooks/created-webhook-panel';
@@ -24,17 +25,13 @@ import { authModeLabels, authModes, createWebhookSchema, suggestFreeSecretName, 
 // 29 providers: alphabetical by name, so a person finds theirs at a glance.
 const schemeOptions = [...schemeIds].sort((a, b) => schemes[a].displayName.localeCompare(schemes[b].displayName, 'en'));
 
-type FormValues = {
+type FormValues = EventTypeFieldValues & {
   name: string;
   authMode: AuthMode;
   signatureScheme: string;
   providerSecret: string;
   secretName: string;
   deliveryIdHeader: string;
-  /** Which of the two Event type fields the one input edits. */
-  eventTypeFrom: 'header' | 'path';
-  eventTypeHeader: string;
-  eventTypePath: string;
 };
 
 type CreateWebhookValues = z.output<typeof createWebhookSchema>;
@@ -310,35 +307,11 @@ export function CreateWebhookForm({
           </Field>
 
           {authMode !== 'signature' ? (
-            <Field
-              label="Event type"
-              optional
+            <EventTypeField
+              register={register}
+              from={eventTypeFrom}
               error={formState.errors[eventTypeFrom === 'path' ? 'eventTypePath' : 'eventTypeHeader']?.message}
-              hint={
-                eventTypeFrom === 'path'
-                  ? 'Keys into the JSON body separated by dots, such as data.type; a number picks an array item (events.0.type). The log, filters and triggers use the value as the delivery’s type.'
-                  : 'A request header in which the sender names the kind of event, such as X-Event-Type. The log, filters and triggers use it as the delivery’s type.'
-              }
-            >
-              {(fieldControl) => (
-                <div className="flex flex-col gap-2 sm:flex-row">
-                  <Select aria-label="Read the event type from" className="sm:w-40" {...register('eventTypeFrom')}>
-                    <option value="header">Header</option>
-                    <option value="path">Body path</option>
-                  </Select>
-                  <Input
-                    key={eventTypeFrom}
-                    mono
-                    autoComplete="off"
-                    spellCheck={false}
-                    className="min-w-0 flex-1"
-                    placeholder={eventTypeFrom === 'path' ? 'data.type' : 'X-Event-Type'}
-                    {...fieldControl}
-                    {...register(eventTypeFrom === 'path' ? 'eventTypePath' : 'eventTypeHeader')}
-                  />
-                </div>
-              )}
-            </Field>
+            />
           ) : null}
         </CardBody>
         <CardFooter>

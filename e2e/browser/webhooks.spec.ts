@@ -134,6 +134,29 @@ test.describe.serial('webhooks and team secrets', () => {
     await expect(page.getByText('The URL contains the secret in place of {token}; it was shown once at creation.')).toBeVisible();
     await expect(page.getByText('Body path job.kind')).toBeVisible();
     expect(await page.content()).not.toContain(secret!);
+
+    // The admin changes the Event type setting on the webhook's page: checked at the field, then saved.
+    const setting = page.getByRole('form', { name: 'Event type setting' });
+    const settingInput = setting.getByRole('textbox', { name: /^Event type/ });
+    await expect(settingInput).toHaveValue('job.kind');
+    await setting.getByLabel('Read the event type from').selectOption('Header');
+    await settingInput.fill('X Job');
+    await setting.getByRole('button', { name: 'Save event type' }).click();
+    await expect(settingInput).toHaveAccessibleDescription(/Enter a header name such as X-Event-Type, without a colon or spaces/);
+    await settingInput.fill('X-Job-Kind');
+    await setting.getByRole('button', { name: 'Save event type' }).click();
+    await expect(setting.getByText('Saved. New deliveries take their type from it.')).toBeVisible();
+    await expect(page.getByText('Header x-job-kind')).toBeVisible();
+    const typed = await request.post(url, { ...hello, headers: { 'X-Job-Kind': 'nightly.backup' } });
+    expect(typed.status()).toBe(202);
+    await page.reload();
+    const log = page.getByRole('region', { name: 'Deliveries' });
+    await expect(log.getByRole('row').nth(1).getByRole('cell', { name: 'nightly.backup' })).toBeVisible();
+    // Emptied, the setting is removed.
+    await settingInput.fill('');
+    await setting.getByRole('button', { name: 'Save event type' }).click();
+    await expect(setting.getByText('Removed. New deliveries have no event type.')).toBeVisible();
+    await expect(page.locator('dt', { hasText: /^Event type$/ }).locator('xpath=following-sibling::dd[1]')).toHaveText('Not set');
   });
 
   test('a GitHub signature webhook takes the secret the admin chose', async () => {

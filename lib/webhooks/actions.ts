@@ -5,8 +5,16 @@ import { z } from 'zod';
 import { factoryAction } from '@/lib/actions/action';
 import { listDeliveries } from '@/lib/deliveries/service';
 import { revealHandshakeToken } from '@/lib/webhooks/handshake-token';
-import { createWebhookSchema, expectedIntervalSchema, providerSecretSchema, webhookUidSchema } from '@/lib/webhooks/schemas';
-import { createWebhook, deleteWebhook, rotateWebhookSecret, setExpectedInterval, setProviderSecret, setWebhookEnabled } from '@/lib/webhooks/service';
+import { createWebhookSchema, eventTypeSettingFormSchema, expectedIntervalSchema, providerSecretSchema, webhookUidSchema } from '@/lib/webhooks/schemas';
+import {
+  createWebhook,
+  deleteWebhook,
+  rotateWebhookSecret,
+  setEventTypeSetting,
+  setExpectedInterval,
+  setProviderSecret,
+  setWebhookEnabled,
+} from '@/lib/webhooks/service';
 
 // Dashboard adapters over lib/webhooks/service.ts. Every webhook operation
 // needs the admin role (managing the factory's configuration).
@@ -40,6 +48,16 @@ export const setExpectedIntervalAction = factoryAction(
   webhookUidSchema.extend({ expectedIntervalSeconds: expectedIntervalSchema }),
   async ({ factory }, input) => {
     await setExpectedInterval(factory.id, input.uid, input.expectedIntervalSeconds);
+    revalidatePath(webhooksPath(factory.slug), 'layout');
+    return null;
+  },
+);
+
+export const setEventTypeSettingAction = factoryAction(
+  'factory:manage',
+  webhookUidSchema.and(eventTypeSettingFormSchema),
+  async ({ factory }, input) => {
+    await setEventTypeSetting(factory.id, input.uid, { eventTypeHeader: input.eventTypeHeader, eventTypePath: input.eventTypePath });
     revalidatePath(webhooksPath(factory.slug), 'layout');
     return null;
   },

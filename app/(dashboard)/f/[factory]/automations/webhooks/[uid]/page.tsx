@@ -7,6 +7,7 @@ import { DeliveriesCard, type DeliveryLogView } from '@/components/deliveries/de
 import { DeleteWebhook } from '@/components/webhooks/delete-webhook';
 import { HealthCard, type HealthChart } from '@/components/health/health-card';
 import { deliveryStats, type StatsWindow } from '@/lib/health/service';
+import { EventTypeSettingForm } from '@/components/webhooks/event-type-setting-form';
 import { FieldsCard } from '@/components/webhooks/fields-card';
 import { HandshakeTokenReveal } from '@/components/webhooks/handshake-token';
 import { ProviderSecretForm } from '@/components/webhooks/provider-secret-form';
@@ -308,6 +309,16 @@ export default async function WebhookPage({
                     submitLabel="Replace secret"
                     successMessage="The new secret is in use."
                     hint={scheme ? sentence(scheme.secretHint) : undefined}
+                  />
+                </section>
+              )}
+              {readOnly || webhook.authMode === 'signature' ? null : (
+                <section aria-label="Event type" className="px-5 py-4">
+                  <EventTypeSettingForm
+                    factorySlug={factory.slug}
+                    uid={webhook.uid}
+                    header={webhook.eventTypeHeader}
+                    path={webhook.eventTypePath}
                   />
                 </section>
               )}
