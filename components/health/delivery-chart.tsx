@@ -87,14 +87,18 @@ function StackedChart({
       </dl>
       <div className="overflow-hidden">
         <svg viewBox={`0 0 ${WIDTH} ${HEIGHT}`} className="h-auto w-full" role="img" aria-label={summary}>
-          {y.ticks(4).map((tick) => (
-            <g key={tick}>
-              <line x1={MARGIN.left} x2={WIDTH - MARGIN.right} y1={y(tick)} y2={y(tick)} stroke="#e4e4e7" strokeDasharray={tick === 0 ? undefined : '3 3'} />
-              <text x={MARGIN.left - 6} y={y(tick)} dy="0.32em" textAnchor="end" fontSize="11" fill="#71717a">
-                {tick}
-              </text>
-            </g>
-          ))}
+          {y
+            .ticks(4)
+            // Counts are whole: a scale up to 1 would otherwise tick at 0.2, 0.4….
+            .filter((tick) => Number.isInteger(tick))
+            .map((tick) => (
+              <g key={tick}>
+                <line x1={MARGIN.left} x2={WIDTH - MARGIN.right} y1={y(tick)} y2={y(tick)} stroke="#e4e4e7" strokeDasharray={tick === 0 ? undefined : '3 3'} />
+                <text x={MARGIN.left - 6} y={y(tick)} dy="0.32em" textAnchor="end" fontSize="11" fill="#71717a">
+                  {tick}
+                </text>
+              </g>
+            ))}
           {stats.buckets.map((bucket, index) => {
             const x = MARGIN.left + index * step + (step - barWidth) / 2;
             let base = 0;

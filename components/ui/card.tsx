@@ -41,7 +41,7 @@ export function CardHeader({
         {description ? <p className="mt-0.5 text-fg-muted">{description}</p> : null}
         {children}
       </div>
-      {actions ? <div className="flex shrink-0 items-center gap-2">{actions}</div> : null}
+      {actions ? <div className="flex max-w-full shrink-0 flex-wrap items-center gap-2">{actions}</div> : null}
     </div>
   );
 }

@@ -98,6 +98,12 @@ test.describe.serial('every dashboard page on a phone and a desktop', () => {
     });
     expect(created.status()).toBe(201);
     const { automation } = (await created.json()) as { automation: { id: string } };
+    // The body names the event type, so the log has its Event type column and the chart its split by type.
+    const typed = await page.request.patch(`/api/v1/factories/${factory.slug}/webhooks/${webhook.uid}`, {
+      headers: { Authorization: `Bearer ${token}` },
+      data: { eventTypePath: 'event' },
+    });
+    expect(typed.status()).toBe(200);
     expect((await post(webhook.secret, 'evt-order-2001')).status()).toBe(202);
 
     await invite(page, factory.slug, 'sam@pocket-ops.test', 'editor');
@@ -106,6 +112,7 @@ test.describe.serial('every dashboard page on a phone and a desktop', () => {
     await page.goto(webhookPath);
     const view = page.getByRole('region', { name: 'Deliveries', exact: true }).locator('tbody tr[data-delivery-id="evt-order-2001"]').getByRole('link', { name: /^View/ });
     const deliveryPath = new URL((await view.getAttribute('href'))!, page.url()).pathname;
+    await expect(page.getByRole('region', { name: 'Deliveries', exact: true }).locator('tbody tr[data-delivery-id="evt-order-2001"]')).toContainText('order.created');
     const automationPath = `${base}/automations/${automation.id}`;
     await page.goto(automationPath);
     const run = page.getByRole('region', { name: 'Runs', exact: true }).locator('tbody tr').first().getByRole('link', { name: /^View/ });
@@ -119,6 +126,7 @@ test.describe.serial('every dashboard page on a phone and a desktop', () => {
       { name: 'webhooks', path: `${base}/automations/webhooks`, heading: 'Automations', shot: true },
       { name: 'webhook-new', path: `${base}/automations/webhooks/new`, heading: 'New webhook' },
       { name: 'webhook', path: webhookPath, heading: 'shop-orders', shot: true },
+      { name: 'webhook-by-type', path: `${webhookPath}?chart=types`, heading: 'shop-orders', shot: true },
       { name: 'delivery', path: deliveryPath, heading: 'Delivery', shot: true },
       { name: 'secrets', path: `${base}/secrets`, heading: 'Secrets' },
       { name: 'members', path: `${base}/members`, heading: 'Members', shot: true },
