@@ -380,7 +380,7 @@ export function AutomationForm({
   webhooks: WebhookOption[];
   readOnly?: boolean;
   /** Filter on this: a trigger's filter with the picked condition merged in, set as an unsaved edit. */
-  prefill?: { index: number; payload: string };
+  prefill?: { index: number; field: 'payload' | 'headers' | 'events'; text: string };
 }) {
   const router = useRouter();
   const automationsPath = `/f/${factorySlug}/automations`;
@@ -395,7 +395,7 @@ export function AutomationForm({
 
   useEffect(() => {
     if (!prefill || readOnly) return;
-    setValue(`triggers.${prefill.index}.payload`, prefill.payload, { shouldDirty: true, shouldValidate: true });
+    setValue(`triggers.${prefill.index}.${prefill.field}`, prefill.text, { shouldDirty: true, shouldValidate: true });
     document.querySelector(`[aria-label="Trigger ${prefill.index + 1}"]`)?.scrollIntoView({ block: 'center' });
   }, [prefill, readOnly, setValue]);
 

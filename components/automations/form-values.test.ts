@@ -4,12 +4,12 @@ import {
   explainJsonSyntax,
   formatFilter,
   formField,
-  payloadWithCondition,
   readConditionParam,
   readPayloadFilter,
   toTrigger,
   triggerFormSchema,
   triggerFormValues,
+  triggerWithCondition,
   type TriggerFormValues,
 } from './form-values';
 
@@ -125,17 +125,46 @@ describe('triggers between the editor and the service', () => {
 });
 
 describe('Filter on this parameters', () => {
-  it('reads the picked condition and merges it into the filter text', () => {
+  const trigger = (parts: Partial<TriggerFormValues>): TriggerFormValues => ({ webhookUid: 'wh_1', events: '', headers: '', payload: '', ...parts });
+
+  it('reads a payload condition and merges it into the payload filter text', () => {
     const condition = readConditionParam(JSON.stringify({ path: ['pull_request', 'draft'], value: false }));
-    expect(condition).toEqual({ keys: ['pull_request', 'draft'], value: false });
-    expect(payloadWithCondition('', condition!)).toBe('{\n  "pull_request": {\n    "draft": false\n  }\n}');
-    expect(JSON.parse(payloadWithCondition('{"action": "opened"}', condition!))).toEqual({ action: 'opened', pull_request: { draft: false } });
+    expect(condition).toEqual({ on: 'payload', keys: ['pull_request', 'draft'], value: false });
+    expect(triggerWithCondition(trigger({}), condition!)).toEqual({ field: 'payload', text: '{\n  "pull_request": {\n    "draft": false\n  }\n}' });
+    expect(JSON.parse(triggerWithCondition(trigger({ payload: '{"action": "opened"}' }), condition!).text)).toEqual({ action: 'opened', pull_request: { draft: false } });
     // A filter being fixed is not rewritten.
-    expect(payloadWithCondition('{"action": ', condition!)).toBe('{"action": ');
+    expect(triggerWithCondition(trigger({ payload: '{"action": ' }), condition!).text).toBe('{"action": ');
+  });
+
+  it('adds a picked event type to the list once, and a picked header to the header filter in lower case', () => {
+    const opened = readConditionParam(JSON.stringify({ on: 'events', value: 'pull_request.opened' }));
+    expect(opened).toEqual({ on: 'events', value: 'pull_request.opened' });
+    expect(triggerWithCondition(trigger({}), opened!)).toEqual({ field: 'events', text: 'pull_request.opened' });
+    expect(triggerWithCondition(trigger({ events: 'push,\n issues.*' }), opened!).text).toBe('push, issues.*, pull_request.opened');
+    expect(triggerWithCondition(trigger({ events: 'pull_request.opened' }), opened!).text).toBe('pull_request.opened');
+
+    const tenant = readConditionParam(JSON.stringify({ on: 'headers', path: ['X-Tenant'], value: 'acme' }));
+    expect(tenant).toEqual({ on: 'headers', keys: ['x-tenant'], value: 'acme' });
+    expect(JSON.parse(triggerWithCondition(trigger({}), tenant!).text)).toEqual({ 'x-tenant': 'acme' });
+    // Another value of the same header widens it to a list.
+    expect(JSON.parse(triggerWithCondition(trigger({ headers: '{"x-tenant": "globex", "x-env": "prod"}' }), tenant!).text)).toEqual({ 'x-tenant': ['globex', 'acme'], 'x-env': 'prod' });
   });
 
   it('ignores anything else in the URL', () => {
-    for (const raw of [undefined, '', 'nope', '{"path": [], "value": 1}', '{"path": ["a"], "value": {"x": 1}}', '{"path": ["a","b","c","d","e","f"], "value": 1}', '{"path": ["a"], "value": 1, "x": 2}']) {
+    for (const raw of [
+      undefined,
+      '',
+      'nope',
+      '{"path": [], "value": 1}',
+      '{"path": ["a"], "value": {"x": 1}}',
+      '{"path": ["a","b","c","d","e","f"], "value": 1}',
+      '{"path": ["a"], "value": 1, "x": 2}',
+      '{"on": "headers", "path": ["a", "b"], "value": "x"}',
+      '{"on": "headers", "path": ["a"], "value": 1}',
+      '{"on": "events", "value": ""}',
+      '{"on": "events", "path": ["a"], "value": "push"}',
+      '{"on": "cookies", "path": ["a"], "value": "x"}',
+    ]) {
       expect(readConditionParam(raw)).toBeNull();
     }
   });

@@ -3,6 +3,7 @@ import { parseJsonTree } from '@/lib/json/json-tree';
 import { sentence } from '@/components/format';
 import { automationNameSchema, MAX_TRIGGERS, promptSchema, type CreateAutomationInput, type TriggerInput } from '@/lib/automations/schemas';
 import {
+  MAX_EVENT_PATTERN_LENGTH,
   MAX_FILTER_DEPTH,
   MAX_FILTER_STRING_LENGTH,
   validateEventPatterns,
@@ -184,30 +185,65 @@ export function triggerFormValues(trigger: TriggerInput): TriggerFormValues {
   };
 }
 
-// "Filter on this" opens the editor with ?condition={"path": [...], "value": ...}
-// (components/deliveries/filter-on-this.tsx). The URL is untrusted input like
-// any other: anything else in it is ignored.
-const conditionParamSchema = z.strictObject({
-  path: z.array(z.string().min(1).max(MAX_FILTER_STRING_LENGTH)).min(1).max(MAX_FILTER_DEPTH),
-  value: z.union([z.string().max(MAX_FILTER_STRING_LENGTH), z.number(), z.boolean(), z.null()]),
-});
+// "Filter on this" opens the editor with ?condition={"on": ..., "path": [...], "value": ...}
+// (components/deliveries/filter-on-this.tsx): a field of the payload (the
+// default), a request header (`on: "headers"`, the path its one name) or the
+// event type (`on: "events"`, no path). The URL is untrusted input like any
+// other: anything else in it is ignored.
+const conditionParamSchema = z.union([
+  z.strictObject({
+    on: z.literal('payload').optional(),
+    path: z.array(z.string().min(1).max(MAX_FILTER_STRING_LENGTH)).min(1).max(MAX_FILTER_DEPTH),
+    value: z.union([z.string().max(MAX_FILTER_STRING_LENGTH), z.number(), z.boolean(), z.null()]),
+  }),
+  z.strictObject({
+    on: z.literal('headers'),
+    path: z.tuple([z.string().min(1).max(MAX_FILTER_STRING_LENGTH)]),
+    value: z.string().max(MAX_FILTER_STRING_LENGTH),
+  }),
+  z.strictObject({ on: z.literal('events'), value: z.string().min(1).max(MAX_EVENT_PATTERN_LENGTH) }),
+]);
 
-export type PickedCondition = { keys: string[]; value: FilterScalar };
+export type PickedCondition =
+  | { on: 'payload'; keys: string[]; value: FilterScalar }
+  | { on: 'headers'; keys: [string]; value: string }
+  | { on: 'events'; value: string };
 
 export function readConditionParam(raw: string | string[] | undefined): PickedCondition | null {
   const text = Array.isArray(raw) ? raw[0] : raw;
   if (!text || text.length > 4 * MAX_FILTER_STRING_LENGTH) return null;
   try {
     const parsed = conditionParamSchema.safeParse(JSON.parse(text));
-    return parsed.success ? { keys: parsed.data.path, value: parsed.data.value } : null;
+    if (!parsed.success) return null;
+    const condition = parsed.data;
+    if (condition.on === 'events') return { on: 'events', value: condition.value };
+    if (condition.on === 'headers') return { on: 'headers', keys: [condition.path[0].toLowerCase()], value: condition.value };
+    return { on: 'payload', keys: condition.path, value: condition.value };
   } catch {
     return null;
   }
 }
 
 /** The filter text with the picked condition merged in; text that is not a valid filter is left as it is. */
-export function payloadWithCondition(text: string, condition: PickedCondition): string {
+export function payloadWithCondition(text: string, condition: { keys: string[]; value: FilterScalar }): string {
   const read = readPayloadFilter(text);
   if (!read.ok) return text;
   return formatFilter(insertCondition(read.filter, condition.keys, condition.value));
+}
+
+/** The part of a trigger a picked condition changes, with its new text (a part that does not read as valid is left as it is). */
+export function triggerWithCondition(trigger: TriggerFormValues, condition: PickedCondition): { field: 'payload' | 'headers' | 'events'; text: string } {
+  switch (condition.on) {
+    case 'events': {
+      const listed = splitEventTypes(trigger.events);
+      return { field: 'events', text: listed.includes(condition.value) ? trigger.events : [...listed, condition.value].join(', ') };
+    }
+    case 'headers': {
+      const read = readHeaderFilter(trigger.headers);
+      if (!read.ok) return { field: 'headers', text: trigger.headers };
+      return { field: 'headers', text: formatFilter(insertCondition(read.filter as PayloadFilter | null, condition.keys, condition.value)) };
+    }
+    case 'payload':
+      return { field: 'payload', text: payloadWithCondition(trigger.payload, condition) };
+  }
 }

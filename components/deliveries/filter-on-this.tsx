@@ -4,7 +4,8 @@ import Link from 'next/link';
 import { createContext, useContext, useEffect, useId, useRef, useState } from 'react';
 import { cn } from '@/components/ui/cn';
 import { FilterIcon } from '@/components/ui/icons';
-import { MAX_FILTER_DEPTH, MAX_FILTER_STRING_LENGTH, type FilterScalar } from '@/lib/filters';
+import { MAX_EVENT_PATTERN_LENGTH, MAX_FILTER_DEPTH, MAX_FILTER_STRING_LENGTH, type FilterScalar } from '@/lib/filters';
+import { redactedHeaderReason } from '@/lib/filters/headers';
 import { isOperatorName } from '@/lib/filters/types';
 
 // "Filter on this" (docs/filters.md, Filter on this): on a scalar of a
@@ -21,14 +22,24 @@ export type FilterOnTargets = {
 
 export const FilterOnContext = createContext<FilterOnTargets | null>(null);
 
+/** Where a picked condition goes in a trigger: its payload filter, its header filter or its event types. */
+export type FilterTarget = 'payload' | 'headers' | 'events';
+
 /** The condition's query parameter, read by the editor pages (components/automations/form-values.ts). */
-export function conditionHref(href: string, keys: readonly string[], value: FilterScalar): string {
-  return `${href}${href.includes('?') ? '&' : '?'}condition=${encodeURIComponent(JSON.stringify({ path: keys, value }))}`;
+export function conditionHref(href: string, on: FilterTarget, keys: readonly string[], value: FilterScalar): string {
+  const condition = on === 'events' ? { on, value } : on === 'headers' ? { on, path: keys, value } : { path: keys, value };
+  return `${href}${href.includes('?') ? '&' : '?'}condition=${encodeURIComponent(JSON.stringify(condition))}`;
 }
 
 /** The field names on the way to a value, or null where a filter cannot reach it. */
-export function filterKeys(path: readonly (string | number)[], value: FilterScalar): string[] | null {
+export function filterKeys(path: readonly (string | number)[], value: FilterScalar, on: FilterTarget = 'payload'): string[] | null {
+  if (on === 'events') return typeof value === 'string' && value !== '' && value.length <= MAX_EVENT_PATTERN_LENGTH ? [] : null;
   const keys = path.filter((segment): segment is string => typeof segment === 'string');
+  if (on === 'headers') {
+    // A header the log keeps redacted cannot be filtered on (lib/filters/headers.ts).
+    const [name] = keys;
+    if (keys.length !== 1 || !name || typeof value !== 'string' || value === REDACTED || redactedHeaderReason(name)) return null;
+  }
   if (keys.length === 0 || keys.length > MAX_FILTER_DEPTH) return null;
   if (keys.some((key) => isOperatorName(key) || key.startsWith('$') || key.length > MAX_FILTER_STRING_LENGTH)) return null;
   if (typeof value === 'string' && value.length > MAX_FILTER_STRING_LENGTH) return null;
@@ -36,8 +47,29 @@ export function filterKeys(path: readonly (string | number)[], value: FilterScal
   return keys;
 }
 
-export function FilterOnThis({ path, value }: { path: readonly (string | number)[]; value: FilterScalar }) {
-  const targets = useContext(FilterOnContext);
+const REDACTED = '[redacted]';
+
+function describeCondition(on: FilterTarget, keys: readonly string[], value: FilterScalar): string {
+  if (on === 'events') return `event type ${String(value)}`;
+  if (on === 'headers') return `header ${keys[0]} = ${JSON.stringify(value)}`;
+  return `${keys.map((key) => JSON.stringify(key)).join(' › ')} = ${JSON.stringify(value)}`;
+}
+
+export function FilterOnThis({
+  path,
+  value,
+  on = 'payload',
+  targets: given,
+}: {
+  path: readonly (string | number)[];
+  value: FilterScalar;
+  /** Which part of a trigger the condition goes to (a payload field by default). */
+  on?: FilterTarget;
+  /** The editor links; by default those of the JsonViewer around this button. */
+  targets?: FilterOnTargets | null;
+}) {
+  const fromContext = useContext(FilterOnContext);
+  const targets = given === undefined ? fromContext : given;
   const [open, setOpen] = useState(false);
   const box = useRef<HTMLSpanElement>(null);
   const button = useRef<HTMLButtonElement>(null);
@@ -60,9 +92,10 @@ export function FilterOnThis({ path, value }: { path: readonly (string | number)
     };
   }, [open]);
 
-  const keys = targets ? filterKeys(path, value) : null;
+  const keys = targets ? filterKeys(path, value, on) : null;
   if (!targets || !keys) return null;
-  const condition = `${keys.map((key) => JSON.stringify(key)).join(' › ')} = ${JSON.stringify(value)}`;
+  const condition = describeCondition(on, keys, value);
+  const what = on === 'events' ? 'this event type' : on === 'headers' ? `header ${keys[0]}` : keys.join('.');
   const itemStyle =
     'block rounded-md px-2.5 py-1.5 font-sans text-[13px] text-fg hover:bg-subtle focus-visible:bg-subtle focus-visible:outline-2 focus-visible:-outline-offset-2 focus-visible:outline-accent-600';
 
@@ -83,7 +116,7 @@ export function FilterOnThis({ path, value }: { path: readonly (string | number)
         )}
       >
         <FilterIcon className="size-3.5" />
-        <span className="sr-only">Filter on {keys.join('.')}</span>
+        <span className="sr-only">Filter on {what}</span>
       </button>
       {open ? (
         <div
@@ -95,11 +128,11 @@ export function FilterOnThis({ path, value }: { path: readonly (string | number)
           <p className="px-2.5 pt-1 pb-1.5 text-xs text-fg-muted">
             Filter on <code className="font-mono break-all text-fg">{condition}</code>
           </p>
-          <Link href={conditionHref(targets.newHref, keys, value)} className={itemStyle}>
+          <Link href={conditionHref(targets.newHref, on, keys, value)} className={itemStyle}>
             New automation with this condition
           </Link>
           {targets.triggers.map((trigger) => (
-            <Link key={trigger.href} href={conditionHref(trigger.href, keys, value)} className={itemStyle}>
+            <Link key={trigger.href} href={conditionHref(trigger.href, on, keys, value)} className={itemStyle}>
               {trigger.label}
             </Link>
           ))}

@@ -95,4 +95,35 @@ test.describe.serial('event types in the automation editor', () => {
     await expect(rows).toHaveCount(1);
     await expect(rows.first()).toContainText('pr-opened-4');
   });
+
+  test('Filter on this on a delivery’s event type and on a request header adds them to the trigger, merged and unsaved', async () => {
+    await page.goto(`/f/${factory.slug}/automations/webhooks/${hook.uid}`);
+    await page.getByRole('region', { name: 'Deliveries', exact: true }).getByRole('link', { name: 'View delivery pr-review-4' }).click();
+    const type = page.locator('dd', { hasText: 'pull_request_review.submitted' });
+    await type.hover();
+    await type.getByRole('button', { name: 'Filter on this event type' }).click();
+    const menu = page.getByRole('group', { name: 'Filter on this' });
+    await expect(menu).toContainText('Filter on event type pull_request_review.submitted');
+    await screenshot(page, 'delivery-filter-on-event-type');
+    await menu.getByRole('link', { name: 'Add to a trigger of Review opened PRs' }).click();
+    const trigger = page.locator('li[aria-label="Trigger 1"]');
+    await expect(trigger.getByRole('textbox', { name: 'Event types' })).toHaveValue('pull_request.opened, pull_request_review.submitted');
+    await expect(page.getByText('Unsaved changes')).toBeVisible();
+    await expect(trigger.getByRole('status', { name: 'Live count' })).toContainText('Matches 4 of the last 4 deliveries');
+
+    // A header: the signature header is kept redacted, so it offers nothing; the event header does.
+    await page.goBack();
+    const headers = page.getByRole('table', { name: 'Request headers' });
+    await expect(headers.getByRole('row', { name: /x-hub-signature-256/ }).getByRole('button')).toHaveCount(0);
+    const event = headers.getByRole('row', { name: /x-github-event/ });
+    await event.hover();
+    await event.getByRole('button', { name: 'Filter on header x-github-event' }).click();
+    await expect(menu).toContainText('Filter on header x-github-event = "pull_request_review"');
+    await menu.getByRole('link', { name: 'Add to a trigger of Review opened PRs' }).click();
+    const headerFilter = trigger.getByRole('textbox', { name: 'Header filter' });
+    await expect(headerFilter).toHaveValue(/"x-github-event": "pull_request_review"/);
+    // The saved trigger is unchanged until the editor saves.
+    await page.goto(new URL(page.url()).pathname);
+    await expect(trigger.getByRole('textbox', { name: 'Event types' })).toHaveValue('pull_request.opened');
+  });
 });

@@ -2,7 +2,7 @@ import type { Metadata } from 'next';
 import { cache } from 'react';
 import { AutomationForm } from '@/components/automations/automation-form';
 import { DeleteAutomation } from '@/components/automations/delete-automation';
-import { payloadWithCondition, readConditionParam, triggerFormValues } from '@/components/automations/form-values';
+import { readConditionParam, triggerFormValues, triggerWithCondition } from '@/components/automations/form-values';
 import { triggerWebhookOption, type WebhookOption } from '@/components/automations/webhook-option';
 import { RunsCard } from '@/components/runs/runs-card';
 import { Badge } from '@/components/ui/badge';
@@ -48,7 +48,7 @@ export default async function AutomationPage({ params, searchParams }: { params:
   const condition = edit ? readConditionParam(search.condition) : null;
   const index = Number(search.trigger);
   const prefill =
-    condition && Number.isInteger(index) && triggers[index] ? { index, payload: payloadWithCondition(triggers[index].payload, condition) } : undefined;
+    condition && Number.isInteger(index) && triggers[index] ? { index, ...triggerWithCondition(triggers[index], condition) } : undefined;
 
   return (
     <>

@@ -1,6 +1,6 @@
 import type { Metadata } from 'next';
 import { AutomationForm } from '@/components/automations/automation-form';
-import { emptyTrigger, payloadWithCondition, readConditionParam } from '@/components/automations/form-values';
+import { emptyTrigger, readConditionParam, triggerWithCondition } from '@/components/automations/form-values';
 import { AdminRequired } from '@/components/factories/admin-required';
 import { PageHeader } from '@/components/ui/page-header';
 import { requireFactoryPage } from '@/lib/auth/current-user';
@@ -11,7 +11,9 @@ function firstTrigger(webhooks: { uid: string; state: string }[], search: Search
   const asked = typeof search.webhook === 'string' ? webhooks.find((webhook) => webhook.uid === search.webhook && webhook.state !== 'deleted') : undefined;
   const webhookUid = asked?.uid ?? (webhooks.length === 1 ? webhooks[0]!.uid : '');
   const condition = readConditionParam(search.condition);
-  return { ...emptyTrigger, webhookUid, payload: condition ? payloadWithCondition('', condition) : '' };
+  if (!condition) return { ...emptyTrigger, webhookUid };
+  const { field, text } = triggerWithCondition(emptyTrigger, condition);
+  return { ...emptyTrigger, webhookUid, [field]: text };
 }
 
 export const metadata: Metadata = { title: 'New automation' };

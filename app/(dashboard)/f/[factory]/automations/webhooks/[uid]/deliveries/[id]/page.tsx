@@ -5,7 +5,7 @@ import { cache } from 'react';
 import { formatBytes, formatExactBytes, identitySourceLabels, relativeTime } from '@/components/deliveries/format';
 import { preciseDateTimeFormat, sentence } from '@/components/format';
 import { JsonViewer } from '@/components/deliveries/json-viewer';
-import type { FilterOnTargets } from '@/components/deliveries/filter-on-this';
+import { FilterOnThis, type FilterOnTargets } from '@/components/deliveries/filter-on-this';
 import { ReplayDelivery } from '@/components/deliveries/replay-delivery';
 import { RequestHeaders } from '@/components/deliveries/request-headers';
 import { DeliveryStatusBadge } from '@/components/deliveries/status-badge';
@@ -135,13 +135,16 @@ export default async function DeliveryPage({ params }: { params: Params }) {
             </DetailRow>
             <DetailRow label="Event type">
               {delivery.eventType ? (
-                <Link
-                  href={`${webhookPath}?${new URLSearchParams({ event: delivery.eventType })}#deliveries`}
-                  title="Show this webhook’s deliveries of this type"
-                  className="font-mono text-[13px] text-accent-700 hover:text-accent-800 hover:underline hover:underline-offset-2 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-accent-600"
-                >
-                  {delivery.eventType}
-                </Link>
+                <span className="group/row inline-flex items-center gap-1.5">
+                  <Link
+                    href={`${webhookPath}?${new URLSearchParams({ event: delivery.eventType })}#deliveries`}
+                    title="Show this webhook’s deliveries of this type"
+                    className="font-mono text-[13px] text-accent-700 hover:text-accent-800 hover:underline hover:underline-offset-2 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-accent-600"
+                  >
+                    {delivery.eventType}
+                  </Link>
+                  <FilterOnThis on="events" path={[]} value={delivery.eventType} targets={filterOn} />
+                </span>
               ) : (
                 <span className="text-fg-muted">{delivery.status === 'accepted' ? 'Not named by the sender' : 'None'}</span>
               )}
@@ -196,10 +199,10 @@ export default async function DeliveryPage({ params }: { params: Params }) {
                 runs={runs}
                 show="automation"
                 title="Runs started by this delivery"
-                description="One run for each enabled automation with a trigger on this webhook whose payload filter matched."
+                description="One run for each enabled automation with a trigger on this webhook whose filter matched."
                 empty={{
                   title: 'No runs',
-                  description: 'No enabled automation had a trigger on this webhook whose payload filter matched this delivery.',
+                  description: 'No enabled automation had a trigger on this webhook whose filter matched this delivery.',
                 }}
               />
             ) : null}
@@ -207,7 +210,7 @@ export default async function DeliveryPage({ params }: { params: Params }) {
             {delivery.headers ? (
               <Card>
                 <CardHeader title="Request headers" description="Credentials, signatures and anything named like a secret are kept as [redacted]." />
-                <RequestHeaders headers={delivery.headers} />
+                <RequestHeaders headers={delivery.headers} filterOn={filterOn} />
               </Card>
             ) : null}
           </>
