@@ -35,6 +35,13 @@ test('a bearer webhook’s deliveries carry the type its Event type setting name
   expect((await patched.json()).webhook).toMatchObject({ eventTypeHeader: null, eventTypePath: 'data.kind' });
   await send({ data: { kind: 'nightly' } }, { 'X-Job-Kind': 'ignored.now' });
   expect((await types())[0]).toBe('nightly');
+  // A type the body names with a control character, or one that is not text, is stored as none: never a rejection.
+  await send({ data: { kind: 'night\u0000ly' } });
+  expect((await types())[0]).toBeNull();
+  await send({ data: { kind: { nested: true } } });
+  expect((await types())[0]).toBeNull();
+  await send({ data: { kind: 'k'.repeat(10_240) } });
+  expect((await types())[0]).toBeNull();
 
   expect((await request.delete(`${base}/webhooks/${webhook.uid}`, { headers: admin })).status()).toBe(204);
 });

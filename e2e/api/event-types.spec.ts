@@ -31,6 +31,9 @@ test('the log stores each GitHub delivery’s event type and filters by a type o
   const push = await send('push', { ref: 'refs/heads/main', commits: [] });
   // A type over 200 characters is not a type: stored as none, never a rejection.
   const odd = await send('e'.repeat(300), { action: 'x' });
+  // Nor is a 10 KB header, or one with a control character (a tab is legal in a header value).
+  const huge = await send('h'.repeat(10_240), { action: 'x' });
+  const tabbed = await send('pull\trequest', { action: 'x' });
 
   const log = async (query = '') => {
     const response = await request.get(`${base}/webhooks/${hook.uid}/deliveries${query}`, { headers: bearer(tokens.viewer) });
@@ -38,6 +41,8 @@ test('the log stores each GitHub delivery’s event type and filters by a type o
     return (await response.json()).deliveries as { id: string; deliveryId: string; eventType: string | null }[];
   };
   expect((await log()).map((d) => [d.deliveryId, d.eventType])).toEqual([
+    [tabbed, null],
+    [huge, null],
     [odd, null],
     [push, 'push'],
     [review, 'pull_request_review.submitted'],
@@ -55,7 +60,7 @@ test('the log stores each GitHub delivery’s event type and filters by a type o
   // The webhook's stats count accepted deliveries per type ("" for none), in total and per hour.
   const stats = await (await request.get(`${base}/webhooks/${hook.uid}/stats`, { headers: bearer(tokens.viewer) })).json();
   expect(stats.eventTypes).toEqual([
-    { type: '', count: 1 },
+    { type: '', count: 3 },
     { type: 'pull_request.opened', count: 1 },
     { type: 'pull_request_review.submitted', count: 1 },
     { type: 'push', count: 1 },
@@ -65,7 +70,7 @@ test('the log stores each GitHub delivery’s event type and filters by a type o
     for (const [type, count] of Object.entries(bucket.eventTypes)) perType[type] = (perType[type] ?? 0) + count;
     expect(bucket.otherEventTypes).toBe(0);
   }
-  expect(perType).toEqual({ '': 1, 'pull_request.opened': 1, 'pull_request_review.submitted': 1, push: 1 });
+  expect(perType).toEqual({ '': 3, 'pull_request.opened': 1, 'pull_request_review.submitted': 1, push: 1 });
 
   for (const event of ['pull*', '**', 'a..b']) {
     const refused = await request.get(`${base}/webhooks/${hook.uid}/deliveries?event=${encodeURIComponent(event)}`, { headers: bearer(tokens.viewer) });
