@@ -25,37 +25,41 @@ export type HealthWebhook = { id: string; createdAt: Date; expectedIntervalSecon
 type CountRow = { webhookId: string; status: DeliveryStatusName; bucket: Date; count: number };
 
 /**
- * Requests per webhook, status and bucket (date_trunc unit) from `from` to
- * now: rollups before the rollup watermark, the log after it.
+ * Where counts switch from the rollup tables to the log: the rollup watermark,
+ * when it is past `from`. A stale or missing watermark means the log answers alone.
  */
-async function countsSince(db: Db, webhookIds: string[], from: Date, unit: 'minute' | 'hour'): Promise<CountRow[]> {
-  if (webhookIds.length === 0) return [];
+async function rollupSplit(db: Db, from: Date): Promise<Date> {
   const until = await rollupsUntil(db);
-  // Rollups are only used up to their watermark; a stale or missing watermark means the log answers alone.
-  const split = until && until > from ? until : from;
+  return until && until > from ? until : from;
+}
+
+/**
+ * One count query over time, answered by a rollup table before `split` and by
+ * the log from it. `rolled` takes ($1 key, $2 from, $3 split), `live` ($1 key, $2 split).
+ */
+async function rollupsThenLog<T>(db: Db, sql: { rolled: string; live: string }, key: unknown, from: Date, split: Date): Promise<T[]> {
   const [rolled, live] = await Promise.all([
-    split > from
-      ? db.$queryRawUnsafe<CountRow[]>(
-          `SELECT "webhookId", "status"::text AS "status", date_trunc('${unit}', "minute") AS "bucket", sum("count")::int AS "count"
-           FROM "DeliveryRollup"
-           WHERE "webhookId" = ANY($1::text[]) AND "minute" >= $2 AND "minute" < $3
-           GROUP BY 1, 2, 3`,
-          webhookIds,
-          from,
-          split,
-        )
-      : Promise.resolve([]),
-    db.$queryRawUnsafe<CountRow[]>(
-      `SELECT "webhookId", "status"::text AS "status", date_trunc('${unit}', "receivedAt") AS "bucket",
-              sum(CASE WHEN "status" = 'refused' THEN coalesce("refusedCount", 1) ELSE 1 END)::int AS "count"
-       FROM "Delivery"
-       WHERE "webhookId" = ANY($1::text[]) AND "receivedAt" >= $2
-       GROUP BY 1, 2, 3`,
-      webhookIds,
-      split,
-    ),
+    split > from ? db.$queryRawUnsafe<T[]>(sql.rolled, key, from, split) : Promise.resolve([]),
+    db.$queryRawUnsafe<T[]>(sql.live, key, split),
   ]);
   return [...rolled, ...live];
+}
+
+/** Requests per webhook, status and bucket (date_trunc unit) from `from` to now. */
+async function countsSince(db: Db, webhookIds: string[], from: Date, unit: 'minute' | 'hour', split?: Date): Promise<CountRow[]> {
+  if (webhookIds.length === 0) return [];
+  const sql = {
+    rolled: `SELECT "webhookId", "status"::text AS "status", date_trunc('${unit}', "minute") AS "bucket", sum("count")::int AS "count"
+             FROM "DeliveryRollup"
+             WHERE "webhookId" = ANY($1::text[]) AND "minute" >= $2 AND "minute" < $3
+             GROUP BY 1, 2, 3`,
+    live: `SELECT "webhookId", "status"::text AS "status", date_trunc('${unit}', "receivedAt") AS "bucket",
+                  sum(CASE WHEN "status" = 'refused' THEN coalesce("refusedCount", 1) ELSE 1 END)::int AS "count"
+           FROM "Delivery"
+           WHERE "webhookId" = ANY($1::text[]) AND "receivedAt" >= $2
+           GROUP BY 1, 2, 3`,
+  };
+  return rollupsThenLog<CountRow>(db, sql, webhookIds, from, split ?? (await rollupSplit(db, from)));
 }
 
 type LastRow = { id: string; lastAcceptedAt: Date | null; lastDeliveryAt: Date | null; rateLimitedAt: Date | null };
@@ -135,32 +139,19 @@ export type DeliveryStats = {
 
 type TypeRow = { type: string; bucket: Date; count: number };
 
-/** Accepted deliveries of one webhook per event type ('' for none) and bucket from `from` to now: rollups before the watermark, the log after it. */
-async function typeCountsSince(db: Db, webhookId: string, from: Date, unit: 'hour'): Promise<TypeRow[]> {
-  const until = await rollupsUntil(db);
-  const split = until && until > from ? until : from;
-  const [rolled, live] = await Promise.all([
-    split > from
-      ? db.$queryRawUnsafe<TypeRow[]>(
-          `SELECT "eventType" AS "type", date_trunc('${unit}', "minute") AS "bucket", sum("count")::int AS "count"
-           FROM "DeliveryTypeRollup"
-           WHERE "webhookId" = $1 AND "minute" >= $2 AND "minute" < $3
+/** Accepted deliveries of one webhook per event type ('' for none) and hour from `from` to now. */
+function typeCountsSince(db: Db, webhookId: string, from: Date, split: Date): Promise<TypeRow[]> {
+  const sql = {
+    rolled: `SELECT "eventType" AS "type", date_trunc('hour', "minute") AS "bucket", sum("count")::int AS "count"
+             FROM "DeliveryTypeRollup"
+             WHERE "webhookId" = $1 AND "minute" >= $2 AND "minute" < $3
+             GROUP BY 1, 2`,
+    live: `SELECT coalesce("eventType", '') AS "type", date_trunc('hour', "receivedAt") AS "bucket", count(*)::int AS "count"
+           FROM "Delivery"
+           WHERE "webhookId" = $1 AND "receivedAt" >= $2 AND "status" = 'accepted'
            GROUP BY 1, 2`,
-          webhookId,
-          from,
-          split,
-        )
-      : Promise.resolve([]),
-    db.$queryRawUnsafe<TypeRow[]>(
-      `SELECT coalesce("eventType", '') AS "type", date_trunc('${unit}', "receivedAt") AS "bucket", count(*)::int AS "count"
-       FROM "Delivery"
-       WHERE "webhookId" = $1 AND "receivedAt" >= $2 AND "status" = 'accepted'
-       GROUP BY 1, 2`,
-      webhookId,
-      split,
-    ),
-  ]);
-  return [...rolled, ...live];
+  };
+  return rollupsThenLog<TypeRow>(db, sql, webhookId, from, split);
 }
 
 /** Requests per status over the window, in buckets of an hour (24h) or six hours (7d), the last bucket ending with the current hour. */
@@ -171,7 +162,12 @@ export async function deliveryStats(webhookId: string, window: StatsWindow, db: 
   const end = Math.floor(at.getTime() / 3_600_000) * 3_600_000 + 3_600_000;
   const alignedEnd = Math.ceil(end / bucketMs) * bucketMs;
   const from = alignedEnd - spanMs;
-  const [statusRows, typeRows] = await Promise.all([countsSince(db, [webhookId], new Date(from), 'hour'), typeCountsSince(db, webhookId, new Date(from), 'hour')]);
+  // One watermark for both queries, so the two charts split at the same minute.
+  const split = await rollupSplit(db, new Date(from));
+  const [statusRows, typeRows] = await Promise.all([
+    countsSince(db, [webhookId], new Date(from), 'hour', split),
+    typeCountsSince(db, webhookId, new Date(from), split),
+  ]);
   const bucketOf = (at: Date) => Math.floor((at.getTime() - from) / bucketMs);
   const totals = emptyCounts();
   const typeTotals = new Map<string, number>();
