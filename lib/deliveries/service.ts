@@ -126,7 +126,10 @@ export const RECENT_TYPES_WINDOW = 1_000;
 
 /**
  * The event types among a webhook's newest 1,000 log entries, most frequent
- * first (at most 50): what the log's event filter offers. Reads the newest
+ * first (at most 50): what the log's event filter offers. Entries of every
+ * status count, so the filter can find rejected deliveries of a type too; the
+ * automation editor's completion uses the field catalogue's types instead,
+ * from the accepted deliveries a trigger could match (lib/fields). Reads the newest
  * entries through the (webhookId, receivedAt, id) index, so it costs the
  * same on any log.
  */
