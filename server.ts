@@ -32,6 +32,7 @@ import { parseEntryConfig } from '@/lib/server/entry-config';
 import { runShutdownStage, setPhase, shutdownStage } from '@/lib/server/lifecycle';
 import { requestStore } from '@/lib/server/request-context';
 import { securityHeaders } from '@/lib/http/security-headers';
+import { requireSupportedNode } from './scripts/node-version.mjs';
 
 const dev = process.argv.includes('--dev');
 // Before Next is loaded: it reads NODE_ENV at import.
@@ -92,6 +93,8 @@ async function send(res: http.ServerResponse, response: Response): Promise<void>
 }
 
 async function main(): Promise<void> {
+  // The one server entry: every way of serving (npm start, scripts/serve.mjs, the dev server) refuses an unsupported Node.js here.
+  requireSupportedNode();
   const app = next({ dev, dir: path.resolve(import.meta.dirname), port: config.port, hostname: config.listenAddress ?? 'localhost' });
   const handle = app.getRequestHandler();
   await app.prepare();

@@ -1,0 +1,116 @@
+// The two-commands start on each maintained Node.js LTS line: for 22, 24 and
+// 26, a fresh clone of this repository runs README.md's `npm install && npm
+// start` (taken from its "Two commands" block, not copied here) with that
+// line's official Node.js build on PATH, on the embedded database, until the
+// first page is served. `npm test` runs it beside Vitest; alone:
+// `node scripts/node-lines.mjs [22 24 26]`.
+//
+// Node.js builds come from the npm registry (node-<platform>-<arch>@<major>,
+// the packages the `node` package installs), cached in
+// $TRIPLINE_NODE_LINES_DIR (default ~/.cache/tripline/node-lines). The clone
+// is of the committed HEAD: uncommitted changes are not in it.
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { LTS_LINES } from './node-version.mjs';
+
+const root = path.resolve(import.meta.dirname, '..');
+const cache = process.env.TRIPLINE_NODE_LINES_DIR ?? path.join(os.homedir(), '.cache', 'tripline', 'node-lines');
+const lines = process.argv.slice(2).length ? process.argv.slice(2).map(Number) : LTS_LINES;
+const basePort = Number(process.env.E2E_PORT_BASE ?? 3210) + 60;
+const FIRST_PAGE_TIMEOUT_MS = 420_000;
+const report = process.env.NODE_LINES_REPORT;
+
+/** README's start command: the first line of its "Two commands" block, without the comment. */
+function startCommand() {
+  const readme = fs.readFileSync(path.join(root, 'README.md'), 'utf8');
+  const section = readme.slice(readme.indexOf('## Two commands'));
+  const block = /```sh\n([\s\S]*?)\n```/.exec(section)?.[1] ?? '';
+  const command = block.split('\n').find((line) => /npm start/.test(line))?.replace(/#.*$/, '').trim();
+  if (!command) throw new Error('README.md has no "Two commands" block with npm start');
+  return command;
+}
+
+/** The bin folder of the official Node.js build of a major line, installed from the registry once. */
+function nodeBin(major) {
+  const dir = path.join(cache, String(major));
+  const name = `node-${process.platform}-${process.arch}`;
+  const bin = path.join(dir, 'node_modules', name, 'bin');
+  if (!fs.existsSync(path.join(bin, 'node'))) {
+    fs.mkdirSync(dir, { recursive: true });
+    const npm = spawnSync('npm', ['install', '--prefix', dir, '--no-save', '--no-package-lock', '--no-audit', '--no-fund', `${name}@${major}`], { encoding: 'utf8' });
+    if (npm.status !== 0) throw new Error(`npm could not install ${name}@${major}:\n${npm.stderr}`);
+  }
+  return bin;
+}
+
+/** A shell as a newcomer has it: none of this test run's Tripline settings. */
+function newcomerEnv(bin, port) {
+  const env = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (key.startsWith('TRIPLINE_') || key.startsWith('NEXT_') || key.startsWith('npm_') || ['DATABASE_URL', 'PORT', 'CI', 'NODE_OPTIONS'].includes(key)) continue;
+    env[key] = value;
+  }
+  return { ...env, PATH: `${bin}${path.delimiter}${process.env.PATH}`, PORT: String(port), NEXT_TELEMETRY_DISABLED: '1' };
+}
+
+async function firstPage(port, child, deadline) {
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`the server exited with ${child.exitCode} before serving a page`);
+    try {
+      const response = await fetch(`http://localhost:${port}/`, { signal: AbortSignal.timeout(10_000) });
+      const html = await response.text();
+      // A fresh instance sends its first visitor to the first-run page.
+      if (response.ok && response.url.endsWith('/setup') && html.includes('Tripline')) return;
+    } catch {
+      // Not listening yet.
+    }
+    if (Date.now() > deadline) throw new Error('no first page within the time allowed');
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+  }
+}
+
+async function tryLine(major, index, command) {
+  const started = Date.now();
+  const bin = nodeBin(major);
+  const version = execFileSync(path.join(bin, 'node'), ['-v'], { encoding: 'utf8' }).trim();
+  const clone = fs.mkdtempSync(path.join(os.tmpdir(), `tripline-node${major}-`));
+  const port = basePort + index;
+  const logFile = path.join(root, 'test-results', 'servers', `node-lines-${major}.log`);
+  fs.mkdirSync(path.dirname(logFile), { recursive: true });
+  execFileSync('git', ['clone', '-q', root, clone]);
+  const log = fs.openSync(logFile, 'w');
+  const child = spawn('bash', ['-euo', 'pipefail', '-c', command], { cwd: clone, env: newcomerEnv(bin, port), stdio: ['ignore', log, log], detached: true });
+  try {
+    await firstPage(port, child, started + FIRST_PAGE_TIMEOUT_MS);
+    return { major, version, ok: true, seconds: (Date.now() - started) / 1000 };
+  } catch (error) {
+    const tail = fs.readFileSync(logFile, 'utf8').split('\n').slice(-30).join('\n');
+    return { major, version, ok: false, seconds: (Date.now() - started) / 1000, error: `${error.message}\n${tail}` };
+  } finally {
+    try {
+      process.kill(-child.pid, 'SIGTERM');
+    } catch {
+      // Already gone.
+    }
+    await new Promise((resolve) => (child.exitCode !== null ? resolve() : child.once('exit', resolve)));
+    fs.rmSync(clone, { recursive: true, force: true });
+  }
+}
+
+const status = spawnSync('git', ['status', '--porcelain'], { cwd: root, encoding: 'utf8' }).stdout.trim();
+if (status) console.log('node-lines: the working tree has uncommitted changes; the clones hold the committed HEAD only');
+const command = startCommand();
+const results = [];
+for (const [index, major] of lines.entries()) {
+  const result = await tryLine(major, index, command);
+  results.push(result);
+  console.log(
+    result.ok
+      ? `node-lines: ✓ Node.js ${result.version}: \`${command}\` on a fresh clone served the first page in ${result.seconds.toFixed(1)} s`
+      : `node-lines: ✗ Node.js ${result.version}: ${result.error}`,
+  );
+}
+if (report) fs.writeFileSync(report, JSON.stringify(results, null, 2));
+process.exit(results.every((result) => result.ok) ? 0 : 1);
