@@ -3,7 +3,7 @@
 // TEST_DATABASE_URL is set; under CI=true it must be), then a production
 // build and the end-to-end tests over real HTTP in Chromium (Playwright).
 // Prints one closing line: "N passed, N failed".
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { sourceStamp, writeStamp } from './build-stamp.mjs';
@@ -31,6 +31,30 @@ function step(name, command, args, env = {}) {
   return result.status === 0;
 }
 
+/**
+ * Starts a step that runs beside the next ones; its output goes to a file and
+ * is printed when it is awaited. Resolves to its JSON report (undefined when
+ * skipped or missing).
+ */
+function startBeside(name, command, args, env, logFile, report) {
+  if (only.length && !only.includes(name)) return Promise.resolve(undefined);
+  console.log(`\n=== ${name}: ${[command, ...args].join(' ')} (beside the next steps)`);
+  fs.rmSync(report, { force: true });
+  const started = Date.now();
+  const out = fs.openSync(logFile, 'w');
+  const child = spawn(command, args, { stdio: ['ignore', out, out], env: { ...process.env, ...env } });
+  return new Promise((resolve) => {
+    child.once('close', (status) => {
+      console.log(`\n=== ${name} (ran beside):\n${fs.readFileSync(logFile, 'utf8').trimEnd()}`);
+      console.log(`=== ${name}: ${status === 0 ? 'ok' : 'FAILED'} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+      if (status !== 0) failedSteps.push(name);
+      const result = readJson(report);
+      if (status !== 0 && !result) totals.failed += 1;
+      resolve(result);
+    });
+  });
+}
+
 function readJson(file) {
   try {
     return JSON.parse(fs.readFileSync(file, 'utf8'));
@@ -51,6 +75,13 @@ step('generate', node, ['scripts/prisma-generate.mjs']);
 step('typecheck', node, [bin('typescript', 'bin/tsc'), '--noEmit', '-p', '.']);
 step('lint', node, [bin('eslint', 'bin/eslint.js'), '--max-warnings=0', '.']);
 
+// The two-commands start on each Node.js LTS line (scripts/node-lines.mjs) runs
+// beside Vitest: it mostly waits on npm and on each clone's build, while
+// Vitest runs its files one at a time.
+const nodeLinesReport = path.join(reports, 'node-lines.json');
+const nodeLinesLog = path.join(reports, 'node-lines.log');
+const nodeLines = startBeside('node-lines', node, ['scripts/node-lines.mjs'], { NODE_LINES_REPORT: nodeLinesReport }, nodeLinesLog, nodeLinesReport);
+
 const vitestReport = path.join(reports, 'vitest.json');
 fs.rmSync(vitestReport, { force: true });
 step('vitest', node, [bin('vitest', 'vitest.mjs'), 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${vitestReport}`]);
@@ -60,6 +91,11 @@ if (vitest) {
   totals.passed += vitest.numPassedTests;
   totals.failed += vitest.numFailedTests;
   totals.skipped += vitest.numPendingTests + vitest.numTodoTests;
+}
+
+const lines = await nodeLines;
+if (lines) {
+  for (const result of lines) result.ok ? totals.passed++ : totals.failed++;
 }
 
 const stamp = sourceStamp();
