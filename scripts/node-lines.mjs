@@ -77,7 +77,7 @@ async function tryLine(major, index, command) {
   const version = execFileSync(path.join(bin, 'node'), ['-v'], { encoding: 'utf8' }).trim();
   const clone = fs.mkdtempSync(path.join(os.tmpdir(), `tripline-node${major}-`));
   const port = basePort + index;
-  const logFile = path.join(root, 'test-results', 'servers', `node-lines-${major}.log`);
+  const logFile = path.join(root, 'test-results', 'node-lines', `node-${major}.log`);
   fs.mkdirSync(path.dirname(logFile), { recursive: true });
   execFileSync('git', ['clone', '-q', root, clone]);
   const log = fs.openSync(logFile, 'w');

@@ -21,8 +21,11 @@ const only = process.argv.slice(2);
 const totals = { passed: 0, failed: 0, skipped: 0 };
 let failedSteps = [];
 
+/** Whether `npm test -- <steps>` asked for a step; `e2e` selects every e2e-* step. */
+const wanted = (name) => !only.length || only.includes(name) || only.includes(name.split('-')[0]);
+
 function step(name, command, args, env = {}) {
-  if (only.length && !only.includes(name)) return true;
+  if (!wanted(name)) return true;
   console.log(`\n=== ${name}: ${[command, ...args].join(' ')}`);
   const started = Date.now();
   const result = spawnSync(command, args, { stdio: 'inherit', env: { ...process.env, ...env } });
@@ -37,7 +40,7 @@ function step(name, command, args, env = {}) {
  * skipped or missing).
  */
 function startBeside(name, command, args, env, logFile, report) {
-  if (only.length && !only.includes(name)) return Promise.resolve(undefined);
+  if (!wanted(name)) return Promise.resolve(undefined);
   console.log(`\n=== ${name}: ${[command, ...args].join(' ')} (beside the next steps)`);
   fs.rmSync(report, { force: true });
   const started = Date.now();
@@ -51,6 +54,30 @@ function startBeside(name, command, args, env, logFile, report) {
       const result = readJson(report);
       if (status !== 0 && !result) totals.failed += 1;
       resolve(result);
+    });
+  });
+}
+
+/** Runs a step beside others, its output lines prefixed with its name; resolves when it ends. */
+function stepBeside(name, command, args, env) {
+  if (!wanted(name)) return Promise.resolve(true);
+  console.log(`\n=== ${name}: ${[command, ...args].join(' ')} (side by side)`);
+  const started = Date.now();
+  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+  for (const stream of [child.stdout, child.stderr]) {
+    let rest = '';
+    stream.on('data', (chunk) => {
+      const lines = (rest + chunk).split('\n');
+      rest = lines.pop();
+      for (const line of lines) console.log(`[${name}] ${line}`);
+    });
+    stream.on('end', () => rest && console.log(`[${name}] ${rest}`));
+  }
+  return new Promise((resolve) => {
+    child.once('close', (status) => {
+      console.log(`=== ${name}: ${status === 0 ? 'ok' : 'FAILED'} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+      if (status !== 0) failedSteps.push(name);
+      resolve(status === 0);
     });
   });
 }
@@ -102,15 +129,48 @@ const stamp = sourceStamp();
 if (step('build', node, [bin('next', 'dist/bin/next'), 'build'])) {
   // e2e/lifecycle starts `npm start`, which then serves this build as it is.
   writeStamp(stamp);
-  const playwrightReport = path.join(reports, 'playwright.json');
-  fs.rmSync(playwrightReport, { force: true });
-  step('e2e', node, [bin('@playwright/test', 'cli.js'), 'test'], { PLAYWRIGHT_JSON_OUTPUT_NAME: playwrightReport });
-  const playwright = readJson(playwrightReport);
-  if (failedSteps.includes('e2e') && !playwright?.stats?.unexpected) totals.failed += 1;
-  if (playwright?.stats) {
-    totals.passed += playwright.stats.expected + playwright.stats.flaky;
-    totals.failed += playwright.stats.unexpected;
-    totals.skipped += playwright.stats.skipped;
+  // Two Playwright runs side by side, each with its own servers (e2e/global-setup.ts,
+  // E2E_SERVERS): the browser journeys, and the API and lifecycle specs. Each
+  // runs its files one at a time as before; much of their time is waiting (for
+  // servers to start, for runs, for time windows), which the other run fills.
+  // Then the logs project reads every server's log. E2E_SPLIT=0: one run.
+  const playwright = [bin('@playwright/test', 'cli.js'), 'test'];
+  const e2eReports = [];
+  const countReport = (name, file) => {
+    const report = readJson(file);
+    if (failedSteps.includes(name) && !report?.stats?.unexpected) totals.failed += 1;
+    if (report?.stats) {
+      totals.passed += report.stats.expected + report.stats.flaky;
+      totals.failed += report.stats.unexpected;
+      totals.skipped += report.stats.skipped;
+    }
+  };
+  if (process.env.E2E_SPLIT === '0') {
+    const report = path.join(reports, 'playwright.json');
+    fs.rmSync(report, { force: true });
+    step('e2e', node, playwright, { PLAYWRIGHT_JSON_OUTPUT_NAME: report });
+    countReport('e2e', report);
+  } else {
+    fs.rmSync(path.join(reports, 'e2e-secrets.txt'), { force: true });
+    const api = ['api-pglite', ...(process.env.TEST_DATABASE_URL ? ['api-postgres'] : []), 'lifecycle'];
+    const parts = [
+      { name: 'e2e-browser', servers: 'browser', projects: ['browser'] },
+      { name: 'e2e-api', servers: 'api', projects: api },
+    ];
+    await Promise.all(
+      parts.map((part) => {
+        const report = path.join(reports, `playwright-${part.servers}.json`);
+        e2eReports.push([part.name, report]);
+        fs.rmSync(report, { force: true });
+        const args = [...playwright, ...part.projects.map((project) => `--project=${project}`), '--output', `test-results/playwright-${part.servers}`];
+        return stepBeside(part.name, node, args, { E2E_SERVERS: part.servers, PLAYWRIGHT_JSON_OUTPUT_NAME: report });
+      }),
+    );
+    const logsReport = path.join(reports, 'playwright-logs.json');
+    e2eReports.push(['e2e-logs', logsReport]);
+    fs.rmSync(logsReport, { force: true });
+    step('e2e-logs', node, [...playwright, '--project=logs', '--no-deps'], { E2E_SERVERS: 'none', PLAYWRIGHT_JSON_OUTPUT_NAME: logsReport });
+    for (const [name, report] of e2eReports) countReport(name, report);
   }
 }
 
