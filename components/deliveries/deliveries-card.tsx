@@ -6,7 +6,7 @@ import { CodeBlock } from '@/components/ui/code-block';
 import { EmptyState } from '@/components/ui/empty-state';
 import { InboxIcon } from '@/components/ui/icons';
 import { Pager } from '@/components/ui/pager';
-import { Table, TableEmpty, TBody, TD, TH, THead, TR } from '@/components/ui/table';
+import { DataTable, TableEmpty, TD, TR } from '@/components/ui/table';
 import { deliveryStatusLabels, searchesPayloads, type DeliveryStatusFilter } from '@/lib/deliveries/schemas';
 import type { DeliverySummary } from '@/lib/deliveries/service';
 import type { AuthMode } from '@/lib/webhooks/schemas';
@@ -145,97 +145,90 @@ export function DeliveriesCard({
               </Alert>
             </div>
           ) : (
-            <Table>
-              <THead>
-                <TR>
-                  <TH className="w-52">Status</TH>
-                  <TH>Delivery ID</TH>
-                  {typed ? <TH className="w-56">Event type</TH> : null}
-                  <TH numeric className="w-24">
-                    Size
-                  </TH>
-                  <TH className="w-56">Received</TH>
-                  <TH className="w-20">
-                    <span className="sr-only">Actions</span>
-                  </TH>
-                </TR>
-              </THead>
-              <TBody>
-                {rows.length === 0 ? (
-                  cursor && !filtered ? (
-                    <TableEmpty colSpan={columns} title="No older deliveries" description="This is the end of the log.">
-                      <ButtonLink href={first} variant="secondary" size="sm">
-                        Newest deliveries
-                      </ButtonLink>
-                    </TableEmpty>
-                  ) : (
-                    <TableEmpty
-                      colSpan={columns}
-                      title={cursor ? 'No older deliveries match' : 'No deliveries match'}
-                      description={
-                        q
-                          ? `No delivery ID${searchesPayloads(q) ? ' or payload' : ''} matches “${q}”${status ? ` among ${deliveryStatusLabels[status]} deliveries` : ''}${event ? ` of event type ${event}` : ''}.`
-                          : event
-                            ? `No delivery in the log${status ? ` that is ${deliveryStatusLabels[status]}` : ''} has event type ${event}.`
-                            : `No delivery in the log is ${status ? deliveryStatusLabels[status] : 'listed'}.`
-                      }
-                    >
-                      <ButtonLink href={href(view.path, {})} variant="secondary" size="sm">
-                        Clear filters
-                      </ButtonLink>
-                    </TableEmpty>
-                  )
+            <DataTable
+              columns={[
+                { header: 'Status', className: 'w-52' },
+                { header: 'Delivery ID' },
+                ...(typed ? [{ header: 'Event type', className: 'w-56' }] : []),
+                { header: 'Size', className: 'w-24', numeric: true },
+                { header: 'Received', className: 'w-56' },
+                { header: 'Actions', className: 'w-20', hidden: true },
+              ]}
+            >
+              {rows.length === 0 ? (
+                cursor && !filtered ? (
+                  <TableEmpty colSpan={columns} title="No older deliveries" description="This is the end of the log.">
+                    <ButtonLink href={first} variant="secondary" size="sm">
+                      Newest deliveries
+                    </ButtonLink>
+                  </TableEmpty>
                 ) : (
-                  rows.map((delivery) => (
-                    <TR key={delivery.id} data-delivery-id={delivery.deliveryId}>
-                      <TD className="py-3">
-                        <DeliveryStatusBadge status={delivery.status} />
-                      </TD>
-                      <TD className="max-w-0 py-3">
-                        <span title={delivery.deliveryId} className="block truncate font-mono text-[13px] text-fg">
-                          {delivery.deliveryId}
+                  <TableEmpty
+                    colSpan={columns}
+                    title={cursor ? 'No older deliveries match' : 'No deliveries match'}
+                    description={
+                      q
+                        ? `No delivery ID${searchesPayloads(q) ? ' or payload' : ''} matches “${q}”${status ? ` among ${deliveryStatusLabels[status]} deliveries` : ''}${event ? ` of event type ${event}` : ''}.`
+                        : event
+                          ? `No delivery in the log${status ? ` that is ${deliveryStatusLabels[status]}` : ''} has event type ${event}.`
+                          : `No delivery in the log is ${status ? deliveryStatusLabels[status] : 'listed'}.`
+                    }
+                  >
+                    <ButtonLink href={href(view.path, {})} variant="secondary" size="sm">
+                      Clear filters
+                    </ButtonLink>
+                  </TableEmpty>
+                )
+              ) : (
+                rows.map((delivery) => (
+                  <TR key={delivery.id} data-delivery-id={delivery.deliveryId}>
+                    <TD className="py-3">
+                      <DeliveryStatusBadge status={delivery.status} />
+                    </TD>
+                    <TD className="max-w-0 py-3">
+                      <span title={delivery.deliveryId} className="block truncate font-mono text-[13px] text-fg">
+                        {delivery.deliveryId}
+                      </span>
+                      {/* Rejections say why; an Accepted entry has a detail only when the run queue was full. */}
+                      {delivery.detail ? (
+                        <span className="block truncate text-xs text-fg-subtle" title={sentence(delivery.detail)}>
+                          {sentence(delivery.detail)}
                         </span>
-                        {/* Rejections say why; an Accepted entry has a detail only when the run queue was full. */}
-                        {delivery.detail ? (
-                          <span className="block truncate text-xs text-fg-subtle" title={sentence(delivery.detail)}>
-                            {sentence(delivery.detail)}
-                          </span>
-                        ) : null}
-                      </TD>
-                      {typed ? (
-                        <TD label="Event type" className="max-w-0 py-3">
-                          {delivery.eventType ? (
-                            <span title={delivery.eventType} className="block truncate font-mono text-[13px] text-fg">
-                              {delivery.eventType}
-                            </span>
-                          ) : (
-                            <span className="text-fg-subtle">—</span>
-                          )}
-                        </TD>
                       ) : null}
-                      <TD numeric label="Size" className="py-3 whitespace-nowrap text-fg-muted">
-                        {delivery.status === 'refused' ? (
-                          <span className="text-fg-subtle">—</span>
+                    </TD>
+                    {typed ? (
+                      <TD label="Event type" className="max-w-0 py-3">
+                        {delivery.eventType ? (
+                          <span title={delivery.eventType} className="block truncate font-mono text-[13px] text-fg">
+                            {delivery.eventType}
+                          </span>
                         ) : (
-                          <span title={formatExactBytes(delivery.size)}>{formatBytes(delivery.size)}</span>
+                          <span className="text-fg-subtle">—</span>
                         )}
                       </TD>
-                      <TD label="Received" className="py-3">
-                        <Timestamp at={delivery.receivedAt} now={now} />
-                      </TD>
-                      <TD className="py-3 text-right">
-                        <Link
-                          href={entryPath(delivery.id)}
-                          className="rounded-sm font-medium whitespace-nowrap text-accent-700 hover:text-accent-800 hover:underline hover:underline-offset-2 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-accent-600"
-                        >
-                          View<span className="sr-only"> delivery {delivery.deliveryId}</span>
-                        </Link>
-                      </TD>
-                    </TR>
-                  ))
-                )}
-              </TBody>
-            </Table>
+                    ) : null}
+                    <TD numeric label="Size" className="py-3 whitespace-nowrap text-fg-muted">
+                      {delivery.status === 'refused' ? (
+                        <span className="text-fg-subtle">—</span>
+                      ) : (
+                        <span title={formatExactBytes(delivery.size)}>{formatBytes(delivery.size)}</span>
+                      )}
+                    </TD>
+                    <TD label="Received" className="py-3">
+                      <Timestamp at={delivery.receivedAt} now={now} />
+                    </TD>
+                    <TD className="py-3 text-right">
+                      <Link
+                        href={entryPath(delivery.id)}
+                        className="rounded-sm font-medium whitespace-nowrap text-accent-700 hover:text-accent-800 hover:underline hover:underline-offset-2 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-accent-600"
+                      >
+                        View<span className="sr-only"> delivery {delivery.deliveryId}</span>
+                      </Link>
+                    </TD>
+                  </TR>
+                ))
+              )}
+            </DataTable>
           )}
           {page && (cursor || page.nextCursor) ? (
             <CardFooter align="between">

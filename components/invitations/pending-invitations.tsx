@@ -5,7 +5,7 @@ import { useState } from 'react';
 import { RoleBadge } from '@/components/shell/app-shell';
 import { Alert } from '@/components/ui/alert';
 import { ConfirmDialog } from '@/components/ui/dialog';
-import { Table, TBody, TD, TH, THead, TR } from '@/components/ui/table';
+import { DataTable, TD, TR } from '@/components/ui/table';
 import type { Role } from '@/lib/auth/roles';
 import { revokeInvitationAction } from '@/lib/invitations/actions';
 import { dateFormat } from '@/components/format';
@@ -23,47 +23,42 @@ export function PendingInvitations({ factorySlug, invitations }: { factorySlug: 
           {error}
         </Alert>
       ) : null}
-      <Table>
-        <THead>
-          <TR>
-            <TH>Email</TH>
-            <TH>Role</TH>
-            <TH>Invited by</TH>
-            <TH>Expires</TH>
-            <TH className="text-right">
-              <span className="sr-only">Actions</span>
-            </TH>
+      <DataTable
+        columns={[
+          { header: 'Email' },
+          { header: 'Role' },
+          { header: 'Invited by' },
+          { header: 'Expires' },
+          { header: 'Actions', className: 'text-right', hidden: true },
+        ]}
+      >
+        {invitations.map((invitation) => (
+          <TR key={invitation.id}>
+            <TD className="font-medium text-fg">{invitation.email}</TD>
+            <TD label="Role">
+              <RoleBadge role={invitation.role} />
+            </TD>
+            <TD label="Invited by" className="text-fg-muted">{invitation.invitedBy ?? '—'}</TD>
+            <TD label="Expires" className="text-fg-muted">{dateFormat.format(new Date(invitation.expiresAt))}</TD>
+            <TD className="text-right">
+              <ConfirmDialog
+                trigger="Revoke"
+                triggerVariant="secondary"
+                triggerSize="sm"
+                title={`Revoke the invitation for ${invitation.email}?`}
+                description="The link stops working at once. You can invite them again later."
+                confirmLabel="Revoke invitation"
+                onConfirm={async () => {
+                  setError(null);
+                  const result = await revokeInvitationAction(factorySlug, { id: invitation.id });
+                  if (!result.ok) setError(result.error.message);
+                  router.refresh();
+                }}
+              />
+            </TD>
           </TR>
-        </THead>
-        <TBody>
-          {invitations.map((invitation) => (
-            <TR key={invitation.id}>
-              <TD className="font-medium text-fg">{invitation.email}</TD>
-              <TD label="Role">
-                <RoleBadge role={invitation.role} />
-              </TD>
-              <TD label="Invited by" className="text-fg-muted">{invitation.invitedBy ?? '—'}</TD>
-              <TD label="Expires" className="text-fg-muted">{dateFormat.format(new Date(invitation.expiresAt))}</TD>
-              <TD className="text-right">
-                <ConfirmDialog
-                  trigger="Revoke"
-                  triggerVariant="secondary"
-                  triggerSize="sm"
-                  title={`Revoke the invitation for ${invitation.email}?`}
-                  description="The link stops working at once. You can invite them again later."
-                  confirmLabel="Revoke invitation"
-                  onConfirm={async () => {
-                    setError(null);
-                    const result = await revokeInvitationAction(factorySlug, { id: invitation.id });
-                    if (!result.ok) setError(result.error.message);
-                    router.refresh();
-                  }}
-                />
-              </TD>
-            </TR>
-          ))}
-        </TBody>
-      </Table>
+        ))}
+      </DataTable>
     </>
   );
 }

@@ -3,7 +3,7 @@ import { DestinationActions } from '@/components/notifications/destination-actio
 import { preciseDateTimeFormat } from '@/components/format';
 import { Badge } from '@/components/ui/badge';
 import { Card, CardBody, CardHeader } from '@/components/ui/card';
-import { Table, TBody, TD, TH, THead, TR } from '@/components/ui/table';
+import { DataTable, TD, TR } from '@/components/ui/table';
 import { notificationKindLabels } from '@/lib/notifications/schemas';
 import type { DestinationView, NotificationLogEntry } from '@/lib/notifications/service';
 
@@ -47,35 +47,32 @@ export function NotificationsCard({ factorySlug, destinations, log }: { factoryS
             <p className="text-fg-muted">No notification yet.</p>
           </CardBody>
         ) : (
-          <Table aria-label="Sent notifications">
-            <THead>
-              <TR>
-                <TH>Event</TH>
-                <TH>Destination</TH>
-                <TH>Outcome</TH>
-                <TH>Queued</TH>
+          <DataTable aria-label="Sent notifications"
+            columns={[
+              { header: 'Event' },
+              { header: 'Destination' },
+              { header: 'Outcome' },
+              { header: 'Queued' },
+            ]}
+          >
+            {log.map((entry) => (
+              <TR key={entry.id} data-event={entry.type}>
+                <TD className="font-mono text-[13px]">{entry.type}</TD>
+                <TD>{entry.destination}</TD>
+                <TD>
+                  <Badge tone={statusTone[entry.status]} dot>
+                    {statusLabel[entry.status]}
+                  </Badge>
+                  <div className="mt-1 text-xs text-fg-muted">
+                    {entry.status === 'sent'
+                      ? `HTTP ${entry.responseStatus} after ${entry.attempts} attempt${entry.attempts === 1 ? '' : 's'}`
+                      : (entry.lastError ?? 'Waiting to be sent')}
+                  </div>
+                </TD>
+                <TD className="whitespace-nowrap text-fg-muted">{preciseDateTimeFormat.format(entry.createdAt)}</TD>
               </TR>
-            </THead>
-            <TBody>
-              {log.map((entry) => (
-                <TR key={entry.id} data-event={entry.type}>
-                  <TD className="font-mono text-[13px]">{entry.type}</TD>
-                  <TD>{entry.destination}</TD>
-                  <TD>
-                    <Badge tone={statusTone[entry.status]} dot>
-                      {statusLabel[entry.status]}
-                    </Badge>
-                    <div className="mt-1 text-xs text-fg-muted">
-                      {entry.status === 'sent'
-                        ? `HTTP ${entry.responseStatus} after ${entry.attempts} attempt${entry.attempts === 1 ? '' : 's'}`
-                        : (entry.lastError ?? 'Waiting to be sent')}
-                    </div>
-                  </TD>
-                  <TD className="whitespace-nowrap text-fg-muted">{preciseDateTimeFormat.format(entry.createdAt)}</TD>
-                </TR>
-              ))}
-            </TBody>
-          </Table>
+            ))}
+          </DataTable>
         )}
       </Card>
     </>

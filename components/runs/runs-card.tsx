@@ -4,7 +4,7 @@ import { AutoRefresh } from '@/components/deliveries/auto-refresh';
 import { Timestamp } from '@/components/deliveries/timestamp';
 import { Card, CardHeader } from '@/components/ui/card';
 import { EmptyState } from '@/components/ui/empty-state';
-import { Table, TBody, TD, TH, THead, TR } from '@/components/ui/table';
+import { DataTable, TD, TR } from '@/components/ui/table';
 import { textLinkStyle } from '@/components/ui/text-link';
 import type { RunSummary } from '@/lib/runs/service';
 import { deliveryPath, runDuration, runPath } from './format';
@@ -54,59 +54,54 @@ export function RunsCard({
       {runs.length === 0 ? (
         <EmptyState title={empty.title} description={empty.description} className="py-10" />
       ) : (
-        <Table>
-          <THead>
-            <TR>
-              <TH className="w-48">Status</TH>
-              <TH>{show === 'delivery' ? 'Delivery ID' : 'Automation'}</TH>
-              <TH className="w-52">Queued</TH>
-              <TH className="w-28">Duration</TH>
-              <TH className="w-20">
-                <span className="sr-only">Actions</span>
-              </TH>
-            </TR>
-          </THead>
-          <TBody>
-            {runs.map((run) => (
-              <TR key={run.id} data-run-id={run.id}>
-                <TD className="py-3">
-                  <span className="flex items-center gap-1.5">
-                    <RunStatusBadge status={run.status} />
-                    {run.replay ? <ReplayBadge /> : null}
-                  </span>
-                </TD>
-                <TD className="max-w-0 py-3">
-                  {show === 'automation' ? (
-                    <Link href={`/f/${factorySlug}/automations/${run.automation.id}`} className={`font-medium ${textLinkStyle}`}>
-                      {run.automation.name}
-                    </Link>
-                  ) : run.delivery ? (
-                    <>
-                      <RunDeliveryId factorySlug={factorySlug} delivery={run.delivery} className="block truncate" />
-                      <span className="block truncate text-xs text-fg-subtle">
-                        to {run.delivery.webhookName}
-                        {run.delivery.webhookDeleted ? ' (deleted)' : ''}
-                      </span>
-                    </>
-                  ) : (
-                    <span className="text-fg-muted">Delivery no longer in the log</span>
-                  )}
-                </TD>
-                <TD label="Queued" className="py-3">
-                  <Timestamp at={run.createdAt} />
-                </TD>
-                <TD label="Duration" className="py-3 whitespace-nowrap text-fg-muted tabular-nums">
-                  {runDuration(run) ?? (run.status === 'running' ? 'Running…' : <span aria-label="Not finished">—</span>)}
-                </TD>
-                <TD className="py-3 text-right">
-                  <Link href={runPath(factorySlug, run)} className={`font-medium whitespace-nowrap ${textLinkStyle}`}>
-                    View<span className="sr-only"> run {run.id}</span>
+        <DataTable
+          columns={[
+            { header: 'Status', className: 'w-48' },
+            { header: show === 'delivery' ? 'Delivery ID' : 'Automation' },
+            { header: 'Queued', className: 'w-52' },
+            { header: 'Duration', className: 'w-28' },
+            { header: 'Actions', className: 'w-20', hidden: true },
+          ]}
+        >
+          {runs.map((run) => (
+            <TR key={run.id} data-run-id={run.id}>
+              <TD className="py-3">
+                <span className="flex items-center gap-1.5">
+                  <RunStatusBadge status={run.status} />
+                  {run.replay ? <ReplayBadge /> : null}
+                </span>
+              </TD>
+              <TD className="max-w-0 py-3">
+                {show === 'automation' ? (
+                  <Link href={`/f/${factorySlug}/automations/${run.automation.id}`} className={`font-medium ${textLinkStyle}`}>
+                    {run.automation.name}
                   </Link>
-                </TD>
-              </TR>
-            ))}
-          </TBody>
-        </Table>
+                ) : run.delivery ? (
+                  <>
+                    <RunDeliveryId factorySlug={factorySlug} delivery={run.delivery} className="block truncate" />
+                    <span className="block truncate text-xs text-fg-subtle">
+                      to {run.delivery.webhookName}
+                      {run.delivery.webhookDeleted ? ' (deleted)' : ''}
+                    </span>
+                  </>
+                ) : (
+                  <span className="text-fg-muted">Delivery no longer in the log</span>
+                )}
+              </TD>
+              <TD label="Queued" className="py-3">
+                <Timestamp at={run.createdAt} />
+              </TD>
+              <TD label="Duration" className="py-3 whitespace-nowrap text-fg-muted tabular-nums">
+                {runDuration(run) ?? (run.status === 'running' ? 'Running…' : <span aria-label="Not finished">—</span>)}
+              </TD>
+              <TD className="py-3 text-right">
+                <Link href={runPath(factorySlug, run)} className={`font-medium whitespace-nowrap ${textLinkStyle}`}>
+                  View<span className="sr-only"> run {run.id}</span>
+                </Link>
+              </TD>
+            </TR>
+          ))}
+        </DataTable>
       )}
     </Card>
   );

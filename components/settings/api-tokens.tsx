@@ -12,7 +12,7 @@ import { CopyField } from '@/components/ui/copy-button';
 import { ConfirmDialog } from '@/components/ui/dialog';
 import { Field } from '@/components/ui/field';
 import { Input } from '@/components/ui/input';
-import { Table, TableEmpty, TBody, TD, TH, THead, TR } from '@/components/ui/table';
+import { DataTable, TD, TR } from '@/components/ui/table';
 import { createApiTokenAction, revokeApiTokenAction } from '@/lib/api-tokens/actions';
 import { createApiTokenSchema, type CreateApiTokenInput } from '@/lib/api-tokens/schemas';
 import { dateTimeFormat } from '@/components/format';
@@ -67,49 +67,41 @@ export function ApiTokenTable({ tokens }: { tokens: TokenRow[] }) {
   return (
     <>
       {error ? <Alert tone="danger" className="m-4">{error}</Alert> : null}
-      <Table>
-        <THead>
-          <TR>
-            <TH>Name</TH>
-            <TH>Token</TH>
-            <TH>Created</TH>
-            <TH>Last used</TH>
-            <TH className="text-right">
-              <span className="sr-only">Actions</span>
-            </TH>
+      <DataTable
+        columns={[
+          { header: 'Name' },
+          { header: 'Token' },
+          { header: 'Created' },
+          { header: 'Last used' },
+          { header: 'Actions', className: 'text-right', hidden: true },
+        ]}
+        empty={{ title: 'No API tokens', description: 'Create one to use the management API or the CLI from scripts.' }}
+      >
+        {tokens.map((token) => (
+          <TR key={token.id}>
+            <TD className="font-medium text-fg">{token.name}</TD>
+            <TD label="Token" className="font-mono text-[13px] text-fg-muted">{token.prefix}…</TD>
+            <TD label="Created" className="text-fg-muted">{dateTimeFormat.format(new Date(token.createdAt))}</TD>
+            <TD label="Last used" className="text-fg-muted">{token.lastUsedAt ? dateTimeFormat.format(new Date(token.lastUsedAt)) : 'Never'}</TD>
+            <TD className="text-right">
+              <ConfirmDialog
+                trigger="Revoke"
+                triggerVariant="secondary"
+                triggerSize="sm"
+                title={`Revoke “${token.name}”?`}
+                description="Requests that use this token will get 401 immediately. This cannot be undone."
+                confirmLabel="Revoke token"
+                onConfirm={async () => {
+                  setError(null);
+                  const result = await revokeApiTokenAction({ id: token.id });
+                  if (!result.ok) setError(result.error.message);
+                  router.refresh();
+                }}
+              />
+            </TD>
           </TR>
-        </THead>
-        <TBody>
-          {tokens.length === 0 ? (
-            <TableEmpty colSpan={5} title="No API tokens" description="Create one to use the management API or the CLI from scripts." />
-          ) : (
-            tokens.map((token) => (
-              <TR key={token.id}>
-                <TD className="font-medium text-fg">{token.name}</TD>
-                <TD label="Token" className="font-mono text-[13px] text-fg-muted">{token.prefix}…</TD>
-                <TD label="Created" className="text-fg-muted">{dateTimeFormat.format(new Date(token.createdAt))}</TD>
-                <TD label="Last used" className="text-fg-muted">{token.lastUsedAt ? dateTimeFormat.format(new Date(token.lastUsedAt)) : 'Never'}</TD>
-                <TD className="text-right">
-                  <ConfirmDialog
-                    trigger="Revoke"
-                    triggerVariant="secondary"
-                    triggerSize="sm"
-                    title={`Revoke “${token.name}”?`}
-                    description="Requests that use this token will get 401 immediately. This cannot be undone."
-                    confirmLabel="Revoke token"
-                    onConfirm={async () => {
-                      setError(null);
-                      const result = await revokeApiTokenAction({ id: token.id });
-                      if (!result.ok) setError(result.error.message);
-                      router.refresh();
-                    }}
-                  />
-                </TD>
-              </TR>
-            ))
-          )}
-        </TBody>
-      </Table>
+        ))}
+      </DataTable>
     </>
   );
 }

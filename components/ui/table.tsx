@@ -1,4 +1,4 @@
-import type { ComponentProps, ReactNode } from 'react';
+import { Children, type ComponentProps, type ReactNode } from 'react';
 import { cn } from './cn';
 
 export type TableProps = ComponentProps<'table'> & {
@@ -118,5 +118,45 @@ export function TableEmpty({ colSpan, title = 'No results', description, classNa
         {children ? <div className="mt-4 flex justify-center gap-2">{children}</div> : null}
       </td>
     </tr>
+  );
+}
+
+export type DataTableColumn = {
+  /** The header text; for an actions column, the name screen readers hear (hidden on screen). */
+  header: string;
+  className?: string;
+  numeric?: boolean;
+  /** Only for screen readers, e.g. the column of row actions. */
+  hidden?: boolean;
+};
+
+export type DataTableProps = Omit<TableProps, 'children'> & {
+  columns: DataTableColumn[];
+  /** What an empty table says (title, description, an action under them); without it, the caller shows its own. */
+  empty?: Omit<TableEmptyProps, 'colSpan'>;
+  /** The rows (TR elements); none draws the empty state across every column. */
+  children?: ReactNode;
+};
+
+/**
+ * The dashboard's table of records: a header row from `columns`, the rows,
+ * and an empty state spanning the columns when there are none. The column
+ * of row actions keeps its name for screen readers only.
+ */
+export function DataTable({ columns, empty, children, ...props }: DataTableProps) {
+  const rows = Children.toArray(children);
+  return (
+    <Table {...props}>
+      <THead>
+        <TR>
+          {columns.map((column) => (
+            <TH key={column.header} numeric={column.numeric} className={column.className}>
+              {column.hidden ? <span className="sr-only">{column.header}</span> : column.header}
+            </TH>
+          ))}
+        </TR>
+      </THead>
+      <TBody>{rows.length || !empty ? rows : <TableEmpty colSpan={columns.length} {...empty} />}</TBody>
+    </Table>
   );
 }

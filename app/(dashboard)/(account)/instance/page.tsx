@@ -3,7 +3,7 @@ import { UserActions } from '@/components/instance/user-actions';
 import { Badge } from '@/components/ui/badge';
 import { Card, CardHeader } from '@/components/ui/card';
 import { PageHeader } from '@/components/ui/page-header';
-import { Table, TBody, TD, TH, THead, TR } from '@/components/ui/table';
+import { DataTable, TD, TR } from '@/components/ui/table';
 import { requireInstanceAdminPage } from '@/lib/auth/current-user';
 import { env } from '@/lib/env';
 import { listAllFactories, listUsers } from '@/lib/instance/service';
@@ -36,90 +36,84 @@ export default async function InstancePage() {
             title={plural(users.length, 'account', 'accounts')}
             description="A disabled account is signed out everywhere, cannot sign in, and its API tokens stop working. The instance always keeps an enabled instance admin."
           />
-          <Table>
-            <THead>
-              <TR>
-                <TH>Person</TH>
-                <TH>Status</TH>
-                <TH numeric>Factories</TH>
-                <TH>Created</TH>
-                <TH className="text-right">Manage</TH>
-              </TR>
-            </THead>
-            <TBody>
-              {users.map((user) => {
-                const isSelf = user.id === me.id;
-                return (
-                  <TR key={user.id}>
-                    <TD>
-                      <div className="flex items-center gap-2">
-                        <span className="font-medium text-fg">{user.name || user.email}</span>
-                        {isSelf ? <Badge>You</Badge> : null}
-                      </div>
-                      {user.name ? <div className="text-[13px] text-fg-subtle">{user.email}</div> : null}
-                    </TD>
-                    <TD label="Status">
-                      <div className="flex flex-wrap gap-1.5">
-                        {user.disabledAt ? (
-                          <Badge tone="danger" dot>
-                            Disabled
-                          </Badge>
-                        ) : (
-                          <Badge tone="success" dot>
-                            Active
-                          </Badge>
-                        )}
-                        {user.instanceAdmin ? <Badge tone="accent">Instance admin</Badge> : null}
-                      </div>
-                    </TD>
-                    <TD numeric label="Factories" className="text-fg-muted">
-                      {user.factories}
-                    </TD>
-                    <TD label="Created" className="text-fg-muted">{dateFormat.format(user.createdAt)}</TD>
-                    <TD className="text-right">
-                      <UserActions
-                        user={{ id: user.id, email: user.email, instanceAdmin: user.instanceAdmin, disabled: Boolean(user.disabledAt) }}
-                        isSelf={isSelf}
-                      />
-                    </TD>
-                  </TR>
-                );
-              })}
-            </TBody>
-          </Table>
+          <DataTable
+            columns={[
+              { header: 'Person' },
+              { header: 'Status' },
+              { header: 'Factories', numeric: true },
+              { header: 'Created' },
+              { header: 'Manage', className: 'text-right' },
+            ]}
+          >
+            {users.map((user) => {
+              const isSelf = user.id === me.id;
+              return (
+                <TR key={user.id}>
+                  <TD>
+                    <div className="flex items-center gap-2">
+                      <span className="font-medium text-fg">{user.name || user.email}</span>
+                      {isSelf ? <Badge>You</Badge> : null}
+                    </div>
+                    {user.name ? <div className="text-[13px] text-fg-subtle">{user.email}</div> : null}
+                  </TD>
+                  <TD label="Status">
+                    <div className="flex flex-wrap gap-1.5">
+                      {user.disabledAt ? (
+                        <Badge tone="danger" dot>
+                          Disabled
+                        </Badge>
+                      ) : (
+                        <Badge tone="success" dot>
+                          Active
+                        </Badge>
+                      )}
+                      {user.instanceAdmin ? <Badge tone="accent">Instance admin</Badge> : null}
+                    </div>
+                  </TD>
+                  <TD numeric label="Factories" className="text-fg-muted">
+                    {user.factories}
+                  </TD>
+                  <TD label="Created" className="text-fg-muted">{dateFormat.format(user.createdAt)}</TD>
+                  <TD className="text-right">
+                    <UserActions
+                      user={{ id: user.id, email: user.email, instanceAdmin: user.instanceAdmin, disabled: Boolean(user.disabledAt) }}
+                      isSelf={isSelf}
+                    />
+                  </TD>
+                </TR>
+              );
+            })}
+          </DataTable>
         </Card>
         <Card>
           <CardHeader
             title={plural(factories.length, 'factory', 'factories')}
             description="Every factory of this Tripline, with its members and live webhooks. Factory admins manage both inside each factory."
           />
-          <Table>
-            <THead>
-              <TR>
-                <TH>Factory</TH>
-                <TH numeric>Members</TH>
-                <TH numeric>Webhooks</TH>
-                <TH>Created</TH>
+          <DataTable
+            columns={[
+              { header: 'Factory' },
+              { header: 'Members', numeric: true },
+              { header: 'Webhooks', numeric: true },
+              { header: 'Created' },
+            ]}
+          >
+            {factories.map((factory) => (
+              <TR key={factory.id}>
+                <TD>
+                  <div className="font-medium text-fg">{factory.name}</div>
+                  <div className="font-mono text-[13px] text-fg-subtle">{factory.slug}</div>
+                </TD>
+                <TD numeric label="Members" className="text-fg-muted">
+                  {factory.members}
+                </TD>
+                <TD numeric label="Webhooks" className="text-fg-muted">
+                  {factory.webhooks}
+                </TD>
+                <TD label="Created" className="text-fg-muted">{dateFormat.format(factory.createdAt)}</TD>
               </TR>
-            </THead>
-            <TBody>
-              {factories.map((factory) => (
-                <TR key={factory.id}>
-                  <TD>
-                    <div className="font-medium text-fg">{factory.name}</div>
-                    <div className="font-mono text-[13px] text-fg-subtle">{factory.slug}</div>
-                  </TD>
-                  <TD numeric label="Members" className="text-fg-muted">
-                    {factory.members}
-                  </TD>
-                  <TD numeric label="Webhooks" className="text-fg-muted">
-                    {factory.webhooks}
-                  </TD>
-                  <TD label="Created" className="text-fg-muted">{dateFormat.format(factory.createdAt)}</TD>
-                </TR>
-              ))}
-            </TBody>
-          </Table>
+            ))}
+          </DataTable>
         </Card>
       </div>
     </>

@@ -10,7 +10,7 @@ import { Card, CardFooter, CardHeader } from '@/components/ui/card';
 import { EmptyState } from '@/components/ui/empty-state';
 import { Pager } from '@/components/ui/pager';
 import { PageHeader } from '@/components/ui/page-header';
-import { Table, TBody, TD, TH, THead, TR } from '@/components/ui/table';
+import { DataTable, TD, TR } from '@/components/ui/table';
 import { requireFactoryPage } from '@/lib/auth/current-user';
 import { AUTOMATIONS_PER_PAGE } from '@/lib/automations/schemas';
 import { listAutomations, type AutomationPage } from '@/lib/automations/service';
@@ -69,60 +69,57 @@ export default async function AutomationsPage({ params, searchParams }: { params
             description="Each trigger names a webhook; its deliveries that match the trigger’s payload filter start a run."
             actions={newAutomation}
           />
-          <Table>
-            <THead>
-              <TR>
-                <TH>Name</TH>
-                <TH>State</TH>
-                <TH>Triggers</TH>
-                <TH numeric>Runs</TH>
-                <TH>Last run</TH>
+          <DataTable
+            columns={[
+              { header: 'Name' },
+              { header: 'State' },
+              { header: 'Triggers' },
+              { header: 'Runs', numeric: true },
+              { header: 'Last run' },
+            ]}
+          >
+            {automations.map((automation) => (
+              <TR key={automation.id} data-automation-id={automation.id}>
+                <TD className="py-3">
+                  <Link
+                    href={`${base}/${automation.id}`}
+                    className="font-medium text-fg hover:text-accent-700 hover:underline hover:underline-offset-2 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-accent-600"
+                  >
+                    {automation.name}
+                  </Link>
+                </TD>
+                <TD label="State" className="py-3">
+                  <Badge tone={automation.enabled ? 'success' : 'neutral'} dot>
+                    {automation.enabled ? 'Enabled' : 'Disabled'}
+                  </Badge>
+                </TD>
+                <TD label="Triggers" className="py-3">
+                  {automation.triggers.length === 0 ? (
+                    <span className="text-fg-muted">None: never runs</span>
+                  ) : (
+                    <ul className="flex flex-col gap-1">
+                      {automation.triggers.map(({ index, trigger, webhook }) => {
+                        const { state } = triggerWebhookOption(webhook);
+                        return (
+                          <li key={index} className="flex flex-wrap items-center gap-x-2 gap-y-1">
+                            <span className={firesNever(state) ? 'text-fg-muted line-through' : 'text-fg'}>{webhook.name ?? webhook.uid}</span>
+                            {trigger.filter.payload ? <span className="text-xs text-fg-subtle">with payload filter</span> : null}
+                            <TriggerWebhookBadge state={state} />
+                          </li>
+                        );
+                      })}
+                    </ul>
+                  )}
+                </TD>
+                <TD numeric label="Runs" className="py-3 text-fg-muted">
+                  {automation.runCount.toLocaleString('en')}
+                </TD>
+                <TD label="Last run" className="py-3">
+                  {automation.lastRunAt ? <Timestamp at={automation.lastRunAt} /> : <span className="text-fg-muted">Never</span>}
+                </TD>
               </TR>
-            </THead>
-            <TBody>
-              {automations.map((automation) => (
-                <TR key={automation.id} data-automation-id={automation.id}>
-                  <TD className="py-3">
-                    <Link
-                      href={`${base}/${automation.id}`}
-                      className="font-medium text-fg hover:text-accent-700 hover:underline hover:underline-offset-2 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-accent-600"
-                    >
-                      {automation.name}
-                    </Link>
-                  </TD>
-                  <TD label="State" className="py-3">
-                    <Badge tone={automation.enabled ? 'success' : 'neutral'} dot>
-                      {automation.enabled ? 'Enabled' : 'Disabled'}
-                    </Badge>
-                  </TD>
-                  <TD label="Triggers" className="py-3">
-                    {automation.triggers.length === 0 ? (
-                      <span className="text-fg-muted">None: never runs</span>
-                    ) : (
-                      <ul className="flex flex-col gap-1">
-                        {automation.triggers.map(({ index, trigger, webhook }) => {
-                          const { state } = triggerWebhookOption(webhook);
-                          return (
-                            <li key={index} className="flex flex-wrap items-center gap-x-2 gap-y-1">
-                              <span className={firesNever(state) ? 'text-fg-muted line-through' : 'text-fg'}>{webhook.name ?? webhook.uid}</span>
-                              {trigger.filter.payload ? <span className="text-xs text-fg-subtle">with payload filter</span> : null}
-                              <TriggerWebhookBadge state={state} />
-                            </li>
-                          );
-                        })}
-                      </ul>
-                    )}
-                  </TD>
-                  <TD numeric label="Runs" className="py-3 text-fg-muted">
-                    {automation.runCount.toLocaleString('en')}
-                  </TD>
-                  <TD label="Last run" className="py-3">
-                    {automation.lastRunAt ? <Timestamp at={automation.lastRunAt} /> : <span className="text-fg-muted">Never</span>}
-                  </TD>
-                </TR>
-              ))}
-            </TBody>
-          </Table>
+            ))}
+          </DataTable>
           {cursor || page.nextCursor ? (
             <CardFooter align="between">
               <p className="text-[13px] text-fg-muted">

@@ -6,7 +6,7 @@ import { RoleBadge } from '@/components/shell/app-shell';
 import { Badge } from '@/components/ui/badge';
 import { Card, CardBody, CardHeader } from '@/components/ui/card';
 import { PageHeader } from '@/components/ui/page-header';
-import { Table, TBody, TD, TH, THead, TR } from '@/components/ui/table';
+import { DataTable, TD, TR } from '@/components/ui/table';
 import { requireFactoryPage } from '@/lib/auth/current-user';
 import { listPendingInvitations } from '@/lib/invitations/service';
 import { listMembers } from '@/lib/members/service';
@@ -53,43 +53,40 @@ export default async function MembersPage({ params }: { params: Promise<{ factor
         ) : null}
         <Card>
           <CardHeader title={`${members.length} ${members.length === 1 ? 'member' : 'members'}`} />
-          <Table>
-            <THead>
-              <TR>
-                <TH>Person</TH>
-                {manage ? null : <TH>Role</TH>}
-                <TH>Member since</TH>
-                {manage ? <TH className="text-right">Manage</TH> : null}
-              </TR>
-            </THead>
-            <TBody>
-              {members.map((member) => {
-                const isSelf = member.userId === context.user.id;
-                return (
-                  <TR key={member.userId}>
-                    <TD>
-                      <div className="flex items-center gap-2">
-                        <span className="font-medium text-fg">{member.name || member.email}</span>
-                        {isSelf ? <Badge>You</Badge> : null}
-                      </div>
-                      {member.name ? <div className="text-[13px] text-fg-subtle">{member.email}</div> : null}
+          <DataTable
+            columns={[
+              { header: 'Person' },
+              ...(manage ? [] : [{ header: 'Role' }]),
+              { header: 'Member since' },
+              ...(manage ? [{ header: 'Manage', className: 'text-right' }] : []),
+            ]}
+          >
+            {members.map((member) => {
+              const isSelf = member.userId === context.user.id;
+              return (
+                <TR key={member.userId}>
+                  <TD>
+                    <div className="flex items-center gap-2">
+                      <span className="font-medium text-fg">{member.name || member.email}</span>
+                      {isSelf ? <Badge>You</Badge> : null}
+                    </div>
+                    {member.name ? <div className="text-[13px] text-fg-subtle">{member.email}</div> : null}
+                  </TD>
+                  {manage ? null : (
+                    <TD label="Role">
+                      <RoleBadge role={member.role} />
                     </TD>
-                    {manage ? null : (
-                      <TD label="Role">
-                        <RoleBadge role={member.role} />
-                      </TD>
-                    )}
-                    <TD label="Member since" className="text-fg-muted">{dateFormat.format(member.since)}</TD>
-                    {manage ? (
-                      <TD className="text-right">
-                        <MemberActions factorySlug={context.factory.slug} member={member} isSelf={isSelf} />
-                      </TD>
-                    ) : null}
-                  </TR>
-                );
-              })}
-            </TBody>
-          </Table>
+                  )}
+                  <TD label="Member since" className="text-fg-muted">{dateFormat.format(member.since)}</TD>
+                  {manage ? (
+                    <TD className="text-right">
+                      <MemberActions factorySlug={context.factory.slug} member={member} isSelf={isSelf} />
+                    </TD>
+                  ) : null}
+                </TR>
+              );
+            })}
+          </DataTable>
         </Card>
       </div>
     </>

@@ -5,7 +5,7 @@ import { CreateSecretForm } from '@/components/secrets/create-secret-form';
 import { SecretActions } from '@/components/secrets/secret-actions';
 import { Card, CardBody, CardHeader } from '@/components/ui/card';
 import { PageHeader } from '@/components/ui/page-header';
-import { Table, TableEmpty, TBody, TD, TH, THead, TR } from '@/components/ui/table';
+import { DataTable, TD, TR } from '@/components/ui/table';
 import { requireFactoryPage } from '@/lib/auth/current-user';
 import { listSecrets } from '@/lib/secrets/service';
 import { dateTimeFormat } from '@/components/format';
@@ -49,49 +49,41 @@ export default async function SecretsPage({ params }: { params: Promise<{ factor
         </Card>
         <Card>
           <CardHeader title={`${secrets.length} ${secrets.length === 1 ? 'secret' : 'secrets'}`} />
-          <Table>
-            <THead>
-              <TR>
-                <TH>Name</TH>
-                <TH>Used by</TH>
-                <TH>Updated</TH>
-                <TH className="text-right">
-                  <span className="sr-only">Actions</span>
-                </TH>
+          <DataTable
+            columns={[
+              { header: 'Name' },
+              { header: 'Used by' },
+              { header: 'Updated' },
+              { header: 'Actions', className: 'text-right', hidden: true },
+            ]}
+            empty={{ title: 'No team secrets yet', description: 'Creating a webhook stores its credential here.' }}
+          >
+            {secrets.map((secret) => (
+              <TR key={secret.name}>
+                <TD className="font-mono text-[13px] font-medium text-fg">{secret.name}</TD>
+                <TD label="Used by">
+                  {secret.usedBy.length === 0 ? (
+                    <span className="text-fg-subtle">Not used</span>
+                  ) : (
+                    <ul className="flex flex-wrap gap-x-2 gap-y-0.5">
+                      {secret.usedBy.map((webhook, index) => (
+                        <li key={webhook.uid}>
+                          <Link href={`${webhooks}/${webhook.uid}`} className="whitespace-nowrap text-accent-700 hover:underline hover:underline-offset-2">
+                            {webhook.name}
+                          </Link>
+                          {index < secret.usedBy.length - 1 ? <span className="text-fg-subtle">,</span> : null}
+                        </li>
+                      ))}
+                    </ul>
+                  )}
+                </TD>
+                <TD label="Updated" className="whitespace-nowrap text-fg-muted">{dateTimeFormat.format(secret.updatedAt)}</TD>
+                <TD className="text-right">
+                  <SecretActions factorySlug={factory.slug} name={secret.name} used={secret.usedBy.length > 0} />
+                </TD>
               </TR>
-            </THead>
-            <TBody>
-              {secrets.length === 0 ? (
-                <TableEmpty colSpan={4} title="No team secrets yet" description="Creating a webhook stores its credential here." />
-              ) : (
-                secrets.map((secret) => (
-                  <TR key={secret.name}>
-                    <TD className="font-mono text-[13px] font-medium text-fg">{secret.name}</TD>
-                    <TD label="Used by">
-                      {secret.usedBy.length === 0 ? (
-                        <span className="text-fg-subtle">Not used</span>
-                      ) : (
-                        <ul className="flex flex-wrap gap-x-2 gap-y-0.5">
-                          {secret.usedBy.map((webhook, index) => (
-                            <li key={webhook.uid}>
-                              <Link href={`${webhooks}/${webhook.uid}`} className="whitespace-nowrap text-accent-700 hover:underline hover:underline-offset-2">
-                                {webhook.name}
-                              </Link>
-                              {index < secret.usedBy.length - 1 ? <span className="text-fg-subtle">,</span> : null}
-                            </li>
-                          ))}
-                        </ul>
-                      )}
-                    </TD>
-                    <TD label="Updated" className="whitespace-nowrap text-fg-muted">{dateTimeFormat.format(secret.updatedAt)}</TD>
-                    <TD className="text-right">
-                      <SecretActions factorySlug={factory.slug} name={secret.name} used={secret.usedBy.length > 0} />
-                    </TD>
-                  </TR>
-                ))
-              )}
-            </TBody>
-          </Table>
+            ))}
+          </DataTable>
         </Card>
       </div>
     </>

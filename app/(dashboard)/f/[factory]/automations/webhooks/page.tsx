@@ -9,7 +9,7 @@ import { Button, ButtonLink } from '@/components/ui/button';
 import { Card, CardHeader } from '@/components/ui/card';
 import { EmptyState } from '@/components/ui/empty-state';
 import { PageHeader } from '@/components/ui/page-header';
-import { Table, TBody, TD, TH, THead, TR } from '@/components/ui/table';
+import { DataTable, TD, TR } from '@/components/ui/table';
 import { requireFactoryPage } from '@/lib/auth/current-user';
 import { getDefinitionsStatus } from '@/lib/definitions/service';
 import { getScheme } from '@/lib/signatures/registry';
@@ -83,47 +83,44 @@ export default async function WebhooksPage({ params }: { params: Promise<{ facto
             description="Each webhook has its own ingress URL and credential. Automations subscribe to one with a Webhook trigger."
             actions={newWebhook}
           />
-          <Table>
-            <THead>
-              <TR>
-                <TH>Name</TH>
-                <TH>Authentication</TH>
-                <TH>Provider</TH>
-                <TH>State</TH>
-                <TH>Created</TH>
-                <TH>Health</TH>
+          <DataTable
+            columns={[
+              { header: 'Name' },
+              { header: 'Authentication' },
+              { header: 'Provider' },
+              { header: 'State' },
+              { header: 'Created' },
+              { header: 'Health' },
+            ]}
+          >
+            {webhooks.map((webhook) => (
+              <TR key={webhook.uid}>
+                <TD>
+                  <Link
+                    href={`${base}/${webhook.uid}`}
+                    className="font-medium text-fg hover:text-accent-700 hover:underline hover:underline-offset-2 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-accent-600"
+                  >
+                    {webhook.name}
+                  </Link>
+                  <div className="font-mono text-xs text-fg-subtle">{webhook.uid}</div>
+                </TD>
+                <TD label="Authentication" className="whitespace-nowrap text-fg-muted">{authModeLabels[webhook.authMode]}</TD>
+                <TD label="Provider" className="text-fg-muted">
+                  {webhook.signatureScheme ? (getScheme(webhook.signatureScheme)?.displayName ?? webhook.signatureScheme) : <NoValue />}
+                </TD>
+                <TD label="State">
+                  <WebhookBadges state={webhook.state} secretChangePending={webhook.secretChangePending} />
+                </TD>
+                <TD label="Created" className="whitespace-nowrap text-fg-muted">{dateFormat.format(webhook.createdAt)}</TD>
+                <TD label="Health">
+                  <HealthBadge state={webhook.health.state} reason={webhook.health.reason} />
+                  <div className="mt-1 text-xs whitespace-nowrap text-fg-muted">
+                    {webhook.health.lastAcceptedAt ? `Last accepted ${dateTimeFormat.format(webhook.health.lastAcceptedAt)}` : 'Nothing accepted yet'}
+                  </div>
+                </TD>
               </TR>
-            </THead>
-            <TBody>
-              {webhooks.map((webhook) => (
-                <TR key={webhook.uid}>
-                  <TD>
-                    <Link
-                      href={`${base}/${webhook.uid}`}
-                      className="font-medium text-fg hover:text-accent-700 hover:underline hover:underline-offset-2 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-accent-600"
-                    >
-                      {webhook.name}
-                    </Link>
-                    <div className="font-mono text-xs text-fg-subtle">{webhook.uid}</div>
-                  </TD>
-                  <TD label="Authentication" className="whitespace-nowrap text-fg-muted">{authModeLabels[webhook.authMode]}</TD>
-                  <TD label="Provider" className="text-fg-muted">
-                    {webhook.signatureScheme ? (getScheme(webhook.signatureScheme)?.displayName ?? webhook.signatureScheme) : <NoValue />}
-                  </TD>
-                  <TD label="State">
-                    <WebhookBadges state={webhook.state} secretChangePending={webhook.secretChangePending} />
-                  </TD>
-                  <TD label="Created" className="whitespace-nowrap text-fg-muted">{dateFormat.format(webhook.createdAt)}</TD>
-                  <TD label="Health">
-                    <HealthBadge state={webhook.health.state} reason={webhook.health.reason} />
-                    <div className="mt-1 text-xs whitespace-nowrap text-fg-muted">
-                      {webhook.health.lastAcceptedAt ? `Last accepted ${dateTimeFormat.format(webhook.health.lastAcceptedAt)}` : 'Nothing accepted yet'}
-                    </div>
-                  </TD>
-                </TR>
-              ))}
-            </TBody>
-          </Table>
+            ))}
+          </DataTable>
         </Card>
       )}
     </>
