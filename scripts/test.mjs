@@ -122,7 +122,7 @@ if (vitest) {
 
 const lines = await nodeLines;
 if (lines) {
-  for (const result of lines) result.ok ? totals.passed++ : totals.failed++;
+  for (const result of lines) totals[result.ok ? 'passed' : 'failed'] += 1;
 }
 
 const stamp = sourceStamp();
