@@ -1,5 +1,5 @@
 // The two-commands start on each maintained Node.js LTS line: for 22, 24 and
-// 26, a fresh clone of this repository runs README.md's `npm install && npm
+// 26 (but the one running this, see below), a fresh clone of this repository runs README.md's `npm install && npm
 // start` (taken from its "Two commands" block, not copied here) with that
 // line's official Node.js build on PATH, on the embedded database, until the
 // first page is served. `npm test` runs it beside Vitest; alone:
@@ -17,7 +17,11 @@ import { LTS_LINES } from './node-version.mjs';
 
 const root = path.resolve(import.meta.dirname, '..');
 const cache = process.env.TRIPLINE_NODE_LINES_DIR ?? path.join(os.homedir(), '.cache', 'tripline', 'node-lines');
-const lines = process.argv.slice(2).length ? process.argv.slice(2).map(Number) : LTS_LINES;
+// The line this process runs on is left out by default: `npm test` on a fresh
+// clone (as .ci/run does) already ran `npm install` on it, and the README
+// quick start spec runs its `npm start`.
+const own = Number(process.versions.node.split('.')[0]);
+const lines = process.argv.slice(2).length ? process.argv.slice(2).map(Number) : LTS_LINES.filter((major) => major !== own);
 const basePort = Number(process.env.E2E_PORT_BASE ?? 3210) + 60;
 const FIRST_PAGE_TIMEOUT_MS = 420_000;
 const report = process.env.NODE_LINES_REPORT;
