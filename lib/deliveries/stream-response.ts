@@ -1,0 +1,109 @@
+import 'server-only';
+import type { z } from 'zod';
+import type { FactoryContext } from '@/lib/auth/guard';
+import type { streamDeliveriesSchema } from '@/lib/deliveries/schemas';
+import { deliveryStream, openStreamLease, streamEntryJson, streamOwnerKey, streamStart, type StreamItem } from '@/lib/deliveries/stream';
+import { bearerToken } from '@/lib/http/bearer';
+import { errorFields, log } from '@/lib/log';
+
+// The stream of a webhook's log as server-sent events (text/event-stream):
+//
+//   retry: 2000                      once, first: how long a client waits before reconnecting
+//   id: dl_...                       the entry's id: Last-Event-ID or ?after= resumes after it
+//   event: delivery
+//   data: {...}                      the entry (docs/api.md, "Stream the log")
+//
+//   : heartbeat                      a comment after 15 s without an entry
+//
+//   event: end
+//   data: {"reason":"lifetime"}      the server ends the stream (lifetime, shutdown): reconnect
+//
+// The body is a pull stream: the next entry is read only when the previous
+// one has been taken by the connection, so a client that stops reading
+// holds at most one page in memory, and its stream stops reading the log.
+
+const encoder = new TextEncoder();
+const logger = log('deliveries');
+
+export async function deliveryEventStream(args: {
+  request: Request;
+  context: FactoryContext;
+  uid: string;
+  input: z.output<typeof streamDeliveriesSchema>;
+}): Promise<Response> {
+  const { request, context, uid, input } = args;
+  // The wrapper authenticated the caller with this token; streams are counted per token.
+  const lease = openStreamLease(streamOwnerKey(bearerToken(request.headers) ?? ''));
+  let start;
+  try {
+    const lastEventId = request.headers.get('last-event-id')?.trim().slice(0, 200) || undefined;
+    start = await streamStart(context.factory.id, uid, { after: input.after ?? lastEventId, since: input.since });
+  } catch (error) {
+    lease.release();
+    throw error;
+  }
+  const abort = new AbortController();
+  const stop = () => abort.abort();
+  lease.signal.addEventListener('abort', stop);
+  request.signal.addEventListener('abort', stop);
+  const items = deliveryStream({ webhookId: start.webhookId, position: start.position, filters: { status: input.status, event: input.event, since: input.since }, signal: abort.signal });
+  // Only callers who may replay a delivery get its original signature headers (docs/decisions/0071).
+  const signatures = context.can('factory:manage');
+  let finished = false;
+  const finish = () => {
+    if (finished) return;
+    finished = true;
+    lease.signal.removeEventListener('abort', stop);
+    request.signal.removeEventListener('abort', stop);
+    abort.abort();
+    lease.release();
+  };
+
+  const body = new ReadableStream<Uint8Array>(
+    {
+      start(controller) {
+        controller.enqueue(encoder.encode('retry: 2000\n\n'));
+      },
+      async pull(controller) {
+        let item: IteratorResult<StreamItem>;
+        try {
+          item = await items.next();
+        } catch (error) {
+          // The database failed mid-stream: end it; the client resumes after the last entry it got.
+          logger.warn({ ...errorFields(error) }, 'log stream ended by an error');
+          controller.enqueue(encoder.encode(`event: end\ndata: {"reason":"error"}\n\n`));
+          controller.close();
+          finish();
+          return;
+        }
+        const value = item.done ? ({ kind: 'end', reason: 'aborted' } as const) : item.value;
+        if (value.kind === 'end') {
+          const reason = value.reason;
+          if (reason !== 'aborted') controller.enqueue(encoder.encode(`event: end\ndata: ${JSON.stringify({ reason })}\n\n`));
+          controller.close();
+          finish();
+          return;
+        }
+        if (value.kind === 'heartbeat') controller.enqueue(encoder.encode(': heartbeat\n\n'));
+        else {
+          const entry = value.entry;
+          controller.enqueue(encoder.encode(`id: ${entry.id}\nevent: delivery\ndata: ${JSON.stringify(streamEntryJson(entry, { signatures }))}\n\n`));
+        }
+      },
+      async cancel() {
+        finish();
+        await items.return(undefined);
+      },
+    },
+    { highWaterMark: 1 },
+  );
+  return new Response(body, {
+    headers: {
+      'Content-Type': 'text/event-stream; charset=utf-8',
+      // no-transform: compression would hold events back until a buffer fills.
+      'Cache-Control': 'no-store, no-transform',
+      // nginx: pass events through as they come.
+      'X-Accel-Buffering': 'no',
+    },
+  });
+}
