@@ -1,4 +1,3 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -10,13 +9,13 @@ import { Webhook } from 'standardwebhooks';
 import { servers } from '../../playwright.config';
 import { bearer, expect, test } from '../fixtures/api';
 import { createWebhook, deleteCreatedWebhooks, rawPost } from '../fixtures/ingress';
+import { listener, receiver } from '../fixtures/listen';
 
 // The stream of a webhook's log over real HTTP (server-sent events), and
 // `tripline listen` run as a real process against the server, forwarding to a
 // receiver this test runs: on PGlite and on PostgreSQL (where a delivery
 // accepted by the second instance reaches a stream on the first).
 
-const root = path.resolve(import.meta.dirname, '..', '..');
 const base = '/api/v1/factories/acme';
 
 test.afterEach(async ({ request, tokens }) => {
@@ -182,39 +181,6 @@ test('a delivery accepted by the second instance reaches a stream on the first',
 
 // ---------------------------------------------------------------------------
 // tripline listen, as a process
-
-type Received = { body: Buffer; headers: http.IncomingHttpHeaders };
-
-/** A local receiver: records each POST and answers 204 (or what `answer` says). */
-async function receiver(port = 0) {
-  const received: Received[] = [];
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      received.push({ body: Buffer.concat(chunks), headers: req.headers });
-      res.statusCode = 204;
-      res.end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
-  return { received, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, close: () => new Promise((resolve) => server.close(resolve)) };
-}
-
-/** `tripline listen` as a real process, without DATABASE_URL; its output is collected. */
-function listener(args: string[]) {
-  // Only PATH and HOME: a laptop's environment, with no database.
-  const child: ChildProcess = spawn(process.execPath, ['--conditions=react-server', '--import', 'tsx', 'cli/tripline.ts', 'listen', ...args], {
-    cwd: root,
-    env: { PATH: process.env.PATH, HOME: os.tmpdir(), NO_COLOR: '1' } as unknown as NodeJS.ProcessEnv,
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout!.on('data', (chunk) => (stdout += chunk));
-  child.stderr!.on('data', (chunk) => (stderr += chunk));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  return { child, exited, output: () => ({ stdout, stderr }) };
-}
 
 test('tripline listen forwards each delivery once, in order, with its exact bytes and signature, across a SIGKILL', async ({ request, tokens, baseURL }) => {
   test.setTimeout(120_000);

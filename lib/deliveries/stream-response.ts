@@ -1,9 +1,9 @@
 import 'server-only';
 import type { z } from 'zod';
+import type { Caller } from '@/lib/api/handler';
 import type { FactoryContext } from '@/lib/auth/guard';
 import type { streamDeliveriesSchema } from '@/lib/deliveries/schemas';
-import { deliveryStream, openStreamLease, streamEntryJson, streamOwnerKey, streamStart, type StreamItem } from '@/lib/deliveries/stream';
-import { bearerToken } from '@/lib/http/bearer';
+import { deliveryStream, openStreamLease, streamEntryJson, streamStart, type StreamItem } from '@/lib/deliveries/stream';
 import { errorFields, log } from '@/lib/log';
 
 // The stream of a webhook's log as server-sent events (text/event-stream):
@@ -28,12 +28,13 @@ const logger = log('deliveries');
 export async function deliveryEventStream(args: {
   request: Request;
   context: FactoryContext;
+  /** The token or session the wrapper authenticated: streams are counted per caller. */
+  caller: Caller;
   uid: string;
   input: z.output<typeof streamDeliveriesSchema>;
 }): Promise<Response> {
-  const { request, context, uid, input } = args;
-  // The wrapper authenticated the caller with this token; streams are counted per token.
-  const lease = openStreamLease(streamOwnerKey(bearerToken(request.headers) ?? ''));
+  const { request, context, caller, uid, input } = args;
+  const lease = openStreamLease(caller.key, caller.kind);
   let start;
   try {
     const lastEventId = request.headers.get('last-event-id')?.trim().slice(0, 200) || undefined;

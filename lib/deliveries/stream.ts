@@ -1,5 +1,4 @@
 import 'server-only';
-import { createHash } from 'node:crypto';
 import { getDatabase, prisma, type DbOrTx } from '@/lib/db';
 import { deliveryJson, webhookIdOrThrow, type DeliverySummary } from '@/lib/deliveries/service';
 import type { DeliveryStatusFilter } from '@/lib/deliveries/schemas';
@@ -27,7 +26,7 @@ import { AppError } from '@/lib/http/errors';
 // after a day reads the day page by page, and only as fast as the client
 // reads: the route pulls the next page when the last is sent); a heartbeat
 // comment every 15 s; a stream ends after 30 minutes (the client reconnects
-// with Last-Event-ID); at most 5 open streams per API token per instance and
+// with Last-Event-ID); at most 5 open streams per API token (or session) per instance and
 // 500 per instance; all end when the server drains.
 
 export const STREAM_PAGE_ENTRIES = 100;
@@ -36,8 +35,8 @@ export const STREAM_HEARTBEAT_MS = 15_000;
 export const STREAM_LIFETIME_MS = 30 * 60_000;
 /** How often an idle stream reads the log for entries other instances wrote (docs/benchmarks.md, "The log stream"). */
 export const STREAM_POLL_MS = 1_000;
-/** After an in-process wake-up that found nothing (a concurrent transaction still running), read again this soon. */
-const RECHECK_MS = 50;
+/** After an in-process wake-up that found nothing (a concurrent transaction still running), read again after these delays. */
+const RECHECK_MS = [25, 50, 100, 200, 400];
 export const STREAMS_PER_TOKEN = 5;
 export const STREAMS_PER_INSTANCE = 500;
 
@@ -114,10 +113,35 @@ const POSTGRES_HORIZON = `
               FROM running r WHERE r."xid32" IS NOT NULL)) END)::text AS "horizon"
     FROM snap`;
 
-async function horizon(db: DbOrTx): Promise<string> {
+async function readHorizon(db: DbOrTx): Promise<string> {
   const embedded = Boolean(getDatabase().adapter.pglite);
   const [row] = await db.$queryRawUnsafe<{ horizon: string }[]>(embedded ? `SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS "horizon"` : POSTGRES_HORIZON);
   return row!.horizon;
+}
+
+// The horizon only moves forward, so a value read earlier is always safe (it
+// can only hold entries back a little longer). The streams of a process share
+// one read: a stream takes the value of a read that started at or after
+// `notBefore` (when it was woken, or began its turn), joining one in flight.
+type HorizonRead = { startedAt: number; value: Promise<string> };
+const horizonKey = Symbol.for('tripline.deliveries.horizon');
+
+async function horizon(db: DbOrTx, notBefore: number): Promise<string> {
+  // One shared read per database (tests switch databases within a process).
+  const holder = globalThis as Record<symbol, WeakMap<object, HorizonRead> | undefined>;
+  const reads = (holder[horizonKey] ??= new WeakMap());
+  const database = getDatabase();
+  const last = reads.get(database);
+  if (last && last.startedAt >= notBefore) {
+    try {
+      return await last.value;
+    } catch {
+      // That read failed: read again below.
+    }
+  }
+  const read: HorizonRead = { startedAt: performance.now(), value: readHorizon(db) };
+  reads.set(database, read);
+  return read.value;
 }
 
 type PageRow = StreamEntry & { match: boolean; scanned: bigint | number };
@@ -133,8 +157,9 @@ export async function streamPage(
   position: StreamPosition,
   filters: StreamFilters,
   db: DbOrTx = prisma,
+  notBefore = performance.now(),
 ): Promise<{ entries: StreamEntry[]; position: StreamPosition; more: boolean }> {
-  const params: unknown[] = [webhookId, position.txid, position.id, await horizon(db)];
+  const params: unknown[] = [webhookId, position.txid, position.id, await horizon(db, notBefore)];
   const conditions: string[] = [];
   if (filters.status) {
     params.push(filters.status);
@@ -216,22 +241,18 @@ function registry(): Registry {
   return holder[registryKey];
 }
 
-/** The key a caller's streams are counted under: a hash of its API token (never the token). */
-export function streamOwnerKey(token: string): string {
-  return createHash('sha256').update(token).digest('base64url');
-}
-
 /**
  * Takes one of the caller's open-stream slots, or throws 429 (503 while the
  * server drains). The returned lease gives it back, once, and its signal
  * aborts when the server shuts down.
  */
-export function openStreamLease(owner: string): { signal: AbortSignal; release: () => void } {
+export function openStreamLease(owner: string, kind: 'token' | 'session' = 'token'): { signal: AbortSignal; release: () => void } {
   const state = registry();
   if (state.closing) throw new AppError('unavailable', 'The server is shutting down: reconnect in a moment');
   const mine = state.open.get(owner) ?? 0;
   if (mine >= STREAMS_PER_TOKEN) {
-    throw new AppError('rate_limited', `This API token already has ${STREAMS_PER_TOKEN} open streams of delivery logs on this server, the most it may have: close one first`, undefined, 5);
+    const who = kind === 'token' ? 'This API token' : 'This browser session';
+    throw new AppError('rate_limited', `${who} already has ${STREAMS_PER_TOKEN} open streams of delivery logs on this server, the most it may have: close one first`, undefined, 5);
   }
   if (state.total >= STREAMS_PER_INSTANCE) throw new AppError('rate_limited', `This server already serves ${STREAMS_PER_INSTANCE} streams of delivery logs, the most it serves: try again later`, undefined, 30);
   state.open.set(owner, mine + 1);
@@ -311,26 +332,29 @@ export async function* deliveryStream(options: StreamOptions): AsyncGenerator<St
       if (woken || signal.aborted) done();
     });
   try {
-    let recheck = false;
+    // Rechecks left after a wake-up; when the turn began (a page uses a horizon read after it).
+    let rechecks: number[] = [];
+    let turn = performance.now();
     while (true) {
       if (signal.aborted) return yield { kind: 'end', reason: registry().closing ? 'shutdown' : 'aborted' };
       if (Date.now() >= endsAt) return yield { kind: 'end', reason: 'lifetime' };
       woken = false;
-      const page = await streamPage(webhookId, position, filters, options.db);
+      const page = await streamPage(webhookId, position, filters, options.db, turn);
       options.onPage?.();
       position = page.position;
       for (const entry of page.entries) {
         yield { kind: 'entry', entry };
         lastSent = Date.now();
       }
+      turn = performance.now();
       if (page.more || woken) continue;
-      if (recheck) {
-        // Woken, and the read found nothing: a concurrent transaction still running holds the entry back for a moment.
-        recheck = false;
-        if (page.entries.length === 0) {
-          await pause(RECHECK_MS);
-          continue;
-        }
+      // Woken, and the read found nothing: a transaction still running holds the entry back for a moment.
+      if (page.entries.length > 0) rechecks = [];
+      const recheck = rechecks.shift();
+      if (recheck !== undefined) {
+        await pause(recheck);
+        turn = performance.now();
+        continue;
       }
       const untilHeartbeat = lastSent + heartbeatMs - Date.now();
       if (untilHeartbeat <= 0) {
@@ -339,7 +363,8 @@ export async function* deliveryStream(options: StreamOptions): AsyncGenerator<St
         continue;
       }
       await pause(Math.min(pollMs, untilHeartbeat, endsAt - Date.now()));
-      if (woken) recheck = true;
+      turn = performance.now();
+      if (woken) rechecks = [...RECHECK_MS];
     }
   } finally {
     stopListening();
