@@ -146,9 +146,11 @@ async function* serverSentEvents(body: ReadableStream<Uint8Array>, signal: Abort
     for (;;) {
       const { value, done } = await reader.read();
       if (done) return;
-      buffer += decoder.decode(value, { stream: true });
+      const text = decoder.decode(value, { stream: true });
+      buffer += text;
       // One line at most 8 MiB (a 256 KiB body as JSON is far smaller): a server that never ends a line cannot fill the memory.
-      if (buffer.length > 8 * 1024 * 1024 && !/[\r\n]/.test(buffer)) throw new Error('the server sent a line longer than 8 MiB');
+      if (buffer.length > 8 * 1024 * 1024 && !/[\r\n]/.test(text)) throw new Error('the server sent a line longer than 8 MiB');
+      if (!/[\r\n]/.test(text)) continue;
       let match: RegExpExecArray | null;
       while ((match = /\r\n|\r|\n/.exec(buffer))) {
         const line = buffer.slice(0, match.index);
