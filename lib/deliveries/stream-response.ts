@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import type { Caller } from '@/lib/api/handler';
 import type { FactoryContext } from '@/lib/auth/guard';
 import type { streamDeliveriesSchema } from '@/lib/deliveries/schemas';
-import { deliveryStream, openStreamLease, streamEntryJson, streamStart, type StreamItem } from '@/lib/deliveries/stream';
+import { deliveryStream, openStreamLease, STREAM_LIFETIME_MS, streamEntryJson, streamStart, type StreamItem } from '@/lib/deliveries/stream';
 import { errorFields, log } from '@/lib/log';
 
 // The stream of a webhook's log as server-sent events (text/event-stream):
@@ -21,8 +21,12 @@ import { errorFields, log } from '@/lib/log';
 // The body is a pull stream: the next entry is read only when the previous
 // one has been taken by the connection, so a client that stops reading
 // holds at most one page in memory, and its stream stops reading the log.
+// Such a client's response is cut 10 s after its stream should have ended
+// (lifetime, shutdown), so it holds neither a slot nor the drain.
 
 const encoder = new TextEncoder();
+/** How long a client that has stopped reading keeps its stream after the stream should have ended. */
+export const UNREAD_GRACE_MS = 10_000;
 const logger = log('deliveries');
 
 export async function deliveryEventStream(args: {
@@ -32,8 +36,13 @@ export async function deliveryEventStream(args: {
   caller: Caller;
   uid: string;
   input: z.output<typeof streamDeliveriesSchema>;
+  /** Tests: how long a client that does not read is given after the stream should end. */
+  unreadGraceMs?: number;
+  lifetimeMs?: number;
 }): Promise<Response> {
   const { request, context, caller, uid, input } = args;
+  const unreadGraceMs = args.unreadGraceMs ?? UNREAD_GRACE_MS;
+  const lifetimeMs = args.lifetimeMs ?? STREAM_LIFETIME_MS;
   const lease = openStreamLease(caller.key, caller.kind);
   let start;
   try {
@@ -44,16 +53,37 @@ export async function deliveryEventStream(args: {
     throw error;
   }
   const abort = new AbortController();
-  const stop = () => abort.abort();
+  // The stream ends by itself when the client reads (lifetime, shutdown); one that stops reading
+  // never asks for the end, so the response is cut after a grace: it never holds a slot or the drain.
+  let cut: NodeJS.Timeout | undefined;
+  let streamController: ReadableStreamDefaultController<Uint8Array> | undefined;
+  const cutUnread = () => {
+    clearTimeout(cut);
+    cut = setTimeout(() => {
+      if (finished) return;
+      finish();
+      streamController?.error(new Error('the client stopped reading'));
+      void items.return(undefined);
+    }, unreadGraceMs);
+    cut.unref();
+  };
+  const lifetime = setTimeout(cutUnread, lifetimeMs);
+  lifetime.unref();
+  const stop = () => {
+    abort.abort();
+    cutUnread();
+  };
   lease.signal.addEventListener('abort', stop);
   request.signal.addEventListener('abort', stop);
-  const items = deliveryStream({ webhookId: start.webhookId, position: start.position, filters: { status: input.status, event: input.event, since: input.since }, signal: abort.signal });
+  const items = deliveryStream({ webhookId: start.webhookId, position: start.position, filters: { status: input.status, event: input.event, since: input.since }, signal: abort.signal, lifetimeMs });
   // Only callers who may replay a delivery get its original signature headers (docs/decisions/0071).
   const signatures = context.can('factory:manage');
   let finished = false;
   const finish = () => {
     if (finished) return;
     finished = true;
+    clearTimeout(lifetime);
+    clearTimeout(cut);
     lease.signal.removeEventListener('abort', stop);
     request.signal.removeEventListener('abort', stop);
     abort.abort();
@@ -63,6 +93,7 @@ export async function deliveryEventStream(args: {
   const body = new ReadableStream<Uint8Array>(
     {
       start(controller) {
+        streamController = controller;
         controller.enqueue(encoder.encode('retry: 2000\n\n'));
       },
       async pull(controller) {

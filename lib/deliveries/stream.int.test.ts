@@ -3,7 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setDatabase } from '@/lib/db';
 import { parseSince, streamDeliveriesSchema } from '@/lib/deliveries/schemas';
 import { deliveryStream, openStreamLease, STREAM_PAGE_ENTRIES, STREAMS_PER_TOKEN, streamEntryJson, streamPage, streamStart, type StreamItem, type StreamPosition } from '@/lib/deliveries/stream';
+import { deliveryEventStream } from '@/lib/deliveries/stream-response';
 import { announceEntry } from '@/lib/deliveries/wake';
+import type { FactoryContext } from '@/lib/auth/guard';
 import { createFactory } from '@/lib/factories/service';
 import { recordAccepted, recordRejected } from '@/lib/ingress/record';
 import { createTestDatabase, testDatabaseKinds, type TestDatabase } from '@/lib/testing/databases';
@@ -193,6 +195,20 @@ describe.each(testDatabaseKinds())('the stream of the log on %s', (kind) => {
     const { position } = await streamStart(factoryId, uid, {});
     const stream = deliveryStream({ webhookId, position, filters: {}, signal: new AbortController().signal, pollMs: 50, lifetimeMs: 200 });
     expect((await stream.next()).value).toEqual({ kind: 'end', reason: 'lifetime' });
+  });
+
+  it('cuts the response of a client that stops reading once its stream should end, and gives its slot back', async () => {
+    const context = { factory: { id: factoryId }, can: () => true } as unknown as FactoryContext;
+    const caller = { kind: 'token' as const, key: `unread-${kind}` };
+    const response = await deliveryEventStream({ request: new Request('http://tripline.test/'), context, caller, uid, input: {}, lifetimeMs: 300, unreadGraceMs: 200 });
+    for (let i = 0; i < 5; i++) await accept({ unread: i });
+    // Never read: all five slots but this one are free, then all five once the response is cut.
+    const four = Array.from({ length: STREAMS_PER_TOKEN - 1 }, () => openStreamLease(caller.key));
+    expect(() => openStreamLease(caller.key)).toThrow(/already has 5/);
+    await new Promise((resolve) => setTimeout(resolve, 800));
+    const fifth = openStreamLease(caller.key);
+    for (const lease of [...four, fifth]) lease.release();
+    await expect(response.text()).rejects.toThrow(/stopped reading/);
   });
 
   it('limits the open streams of one token, and gives a slot back once', () => {
