@@ -20,6 +20,7 @@ const commands: Record<string, { summary: string; load: () => Promise<Command> }
   validate: { summary: 'Check webhook definition files offline', load: () => import('./commands/definitions').then((m) => m.validate) },
   plan: { summary: 'Show what applying definition files would change', load: () => import('./commands/definitions').then((m) => m.plan) },
   apply: { summary: 'Apply definition files to a managed factory', load: () => import('./commands/definitions').then((m) => m.apply) },
+  listen: { summary: "Forward a webhook's deliveries from a server to a local URL", load: () => import('./commands/listen') },
 };
 
 function usage(): string {

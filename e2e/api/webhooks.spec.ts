@@ -24,6 +24,7 @@ test('serves its OpenAPI description', async ({ request }) => {
       '/factories/{factory}/webhooks/{uid}/rotate-secret',
       '/factories/{factory}/webhooks/{uid}/provider-secret',
       '/factories/{factory}/webhooks/{uid}/fields',
+      '/factories/{factory}/webhooks/{uid}/deliveries/stream',
       '/factories/{factory}/secrets',
       '/factories/{factory}/secrets/{name}',
     ]),

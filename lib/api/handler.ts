@@ -1,6 +1,10 @@
 import 'server-only';
+import { createHash } from 'node:crypto';
+import { getServerSession } from 'next-auth';
 import type { z } from 'zod';
 import { authenticateApiToken } from '@/lib/api-tokens/service';
+import { authOptions } from '@/lib/auth/options';
+import { getSessionUser } from '@/lib/auth/sessions';
 import { authorizeFactory, type FactoryContext } from '@/lib/auth/guard';
 import type { Permission } from '@/lib/auth/roles';
 import { declaredTooLarge, readBodyWithLimit } from '@/lib/http/body';
@@ -15,12 +19,26 @@ type RouteContext<P> = { params: Promise<P> };
 
 const authenticateHeader = { 'WWW-Authenticate': 'Bearer realm="tripline"' };
 
-async function authenticate(request: Request): Promise<PublicUser> {
+/**
+ * Who is calling, for limits counted per caller: an API token or a
+ * dashboard session, as a hash (never the token or the session's id).
+ */
+export type Caller = { kind: 'token' | 'session'; key: string };
+
+const hashed = (kind: Caller['kind'], value: string): Caller => ({ kind, key: `${kind}:${createHash('sha256').update(value).digest('base64url')}` });
+
+async function authenticate(request: Request, options: { session?: boolean } = {}): Promise<{ user: PublicUser; caller: Caller }> {
   const token = bearerToken(request.headers);
+  if (!token && options.session) {
+    // Read-only GET routes that the dashboard reads too accept its session cookie (never for writes: no CSRF to guard).
+    const session = await getServerSession(authOptions());
+    const user = session?.sid ? await getSessionUser(session.sid) : null;
+    if (user && session?.sid) return { user, caller: hashed('session', session.sid) };
+  }
   if (!token) throw new AppError('unauthorized', 'Send an API token as "Authorization: Bearer <token>"');
   const user = await authenticateApiToken(token);
   if (!user) throw new AppError('unauthorized', 'The API token is invalid or was revoked');
-  return user;
+  return { user, caller: hashed('token', token) };
 }
 
 function respond(error: unknown): Response {
@@ -55,7 +73,7 @@ export function withUser<P = Record<string, never>>(
 ) {
   return async (request: Request, context: RouteContext<P>): Promise<Response> => {
     try {
-      const user = await authenticate(request);
+      const { user } = await authenticate(request);
       return await handler({ request, user, params: await context.params });
     } catch (error) {
       return respond(error);
@@ -64,7 +82,10 @@ export function withUser<P = Record<string, never>>(
 }
 
 type FactoryParams = { factory: string };
-type FactoryHandler<P, I> = (args: { request: Request; context: FactoryContext; params: P; input: I }) => Promise<Response>;
+type FactoryHandler<P, I> = (args: { request: Request; context: FactoryContext; params: P; input: I; caller: Caller }) => Promise<Response>;
+
+/** `session`: a GET route that also accepts the dashboard's session cookie when no token is sent. */
+type FactoryOptions = { session?: boolean };
 
 /**
  * The input of a route that declares a schema: the query string of a GET
@@ -97,21 +118,23 @@ export function withFactory<S extends z.ZodType, P extends FactoryParams = Facto
   permission: Permission,
   schema: S,
   handler: FactoryHandler<P, z.output<S>>,
+  options?: FactoryOptions,
 ): (request: Request, routeContext: RouteContext<P>) => Promise<Response>;
 export function withFactory<P extends FactoryParams>(
   permission: Permission,
   schemaOrHandler: z.ZodType | FactoryHandler<P, never>,
   maybeHandler?: FactoryHandler<P, never>,
+  options: FactoryOptions = {},
 ) {
   const schema = typeof schemaOrHandler === 'function' ? undefined : schemaOrHandler;
   const handler = (typeof schemaOrHandler === 'function' ? schemaOrHandler : maybeHandler) as FactoryHandler<P, unknown>;
   return async (request: Request, routeContext: RouteContext<P>): Promise<Response> => {
     try {
-      const user = await authenticate(request);
+      const { user, caller } = await authenticate(request, { session: options.session && (request.method === 'GET' || request.method === 'HEAD') });
       const params = await routeContext.params;
       const context = await authorizeFactory(user, params.factory, permission);
       const input = schema ? await readInput(request, schema) : undefined;
-      return await handler({ request, context, params, input });
+      return await handler({ request, context, params, input, caller });
     } catch (error) {
       return respond(error);
     }

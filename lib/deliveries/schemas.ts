@@ -50,3 +50,39 @@ export type ListDeliveriesInput = z.input<typeof listDeliveriesSchema>;
 export function searchesPayloads(q: string): boolean {
   return /[\p{L}\p{N}]{3}/u.test(q);
 }
+
+/** The longest `since` a stream accepts: what retention can keep at most. */
+const MAX_SINCE_DAYS = 366;
+const DURATION = /^(\d{1,6})(s|m|h|d)$/;
+const UNIT_MS = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+
+/** `since` as a duration before now (`90s`, `30m`, `1h`, `2d`) or an ISO 8601 time; the Date it names. */
+export function parseSince(value: string, now = Date.now()): Date | string {
+  const duration = DURATION.exec(value);
+  const at = duration ? new Date(now - Number(duration[1]) * UNIT_MS[duration[2] as keyof typeof UNIT_MS]) : /^\d{4}-\d{2}-\d{2}T/.test(value) ? new Date(value) : null;
+  if (!at || Number.isNaN(at.getTime())) return 'since must be a duration (90s, 30m, 1h, 2d) or an ISO 8601 time (2026-11-27T08:00:00Z)';
+  if (now - at.getTime() > MAX_SINCE_DAYS * UNIT_MS.d) return `since may go back at most ${MAX_SINCE_DAYS} days`;
+  return at;
+}
+
+/** The query of a stream of the log (GET .../deliveries/stream): where it starts, and which entries it sends. */
+export const streamDeliveriesSchema = z.object({
+  status: listDeliveriesSchema.shape.status,
+  event: listDeliveriesSchema.shape.event,
+  after: z.preprocess((v) => (v === '' ? undefined : v), z.string().max(200, 'after must be an entry id of at most 200 characters').optional()),
+  since: z.preprocess(
+    (v) => (v === '' ? undefined : v),
+    z
+      .string()
+      .max(40, 'since must be a duration (90s, 30m, 1h, 2d) or an ISO 8601 time')
+      .transform((value, context) => {
+        const parsed = parseSince(value);
+        if (typeof parsed === 'string') {
+          context.addIssue({ code: 'custom', message: parsed });
+          return z.NEVER;
+        }
+        return parsed;
+      })
+      .optional(),
+  ),
+});

@@ -49,7 +49,7 @@ function decodeCursor(cursor: string): Cursor {
   return { at: date, id };
 }
 
-async function webhookIdOrThrow(db: DbOrTx, factoryId: string, uid: string): Promise<string> {
+export async function webhookIdOrThrow(db: DbOrTx, factoryId: string, uid: string): Promise<string> {
   // Deleted webhooks keep their history but are not browsable here.
   const webhook = await db.webhook.findFirst({ where: { factoryId, uid, deletedAt: null }, select: { id: true } });
   if (!webhook) throw new AppError('not_found', 'Webhook not found');

@@ -3,7 +3,8 @@ import { env } from '@/lib/env';
 import { authenticate } from '@/lib/ingress/authenticate';
 import { declaredTooLarge, readBodyWithLimit } from '@/lib/http/body';
 import { requestNow } from '@/lib/ingress/clock';
-import { redactHeaders } from '@/lib/ingress/headers';
+import { announceEntry } from '@/lib/deliveries/wake';
+import { redactHeaders, signatureHeaderValues } from '@/lib/ingress/headers';
 import { answerChallenge, answerHandshake } from '@/lib/ingress/handshakes';
 import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable, noteDatabaseUnavailable } from '@/lib/db/unavailable';
 import { deliveryIdentity, normaliseSenderId, requestIdentity, type Identity } from '@/lib/ingress/identity';
@@ -163,6 +164,7 @@ async function serve(request: Request, params: IngressParams): Promise<Response>
   const scheme = webhook.signatureScheme ? getScheme(webhook.signatureScheme) : undefined;
   // As the sender sent them: not the address, request id and forwarding headers the server added.
   const stored = redactHeaders(receivedHeaders() ?? headers, scheme?.signatureHeaders ?? []);
+  const signatures = webhook.authMode === 'signature' && scheme ? signatureHeaderValues(headers, scheme.signatureHeaders) : null;
   // From the headers and the body parsed above; null when the delivery names none (never a rejection).
   const eventType = extractEventType(webhook.eventTypeSource, { header: (name) => headers.get(name), body: json.value });
   const outcome = await recordAccepted({
@@ -174,6 +176,7 @@ async function serve(request: Request, params: IngressParams): Promise<Response>
     size: body.length,
     body: json.text,
     headers: stored,
+    signatureHeaders: signatures,
     remoteAddress: logAddress,
     eventType,
     runQueueLimit: env().runQueueLimit,
@@ -181,6 +184,7 @@ async function serve(request: Request, params: IngressParams): Promise<Response>
   });
   if (outcome.limited) return rateLimited(outcome.retryAfterSeconds);
   if (outcome.runs > 0) wakeWorkers();
+  announceEntry(webhook.id);
   if (outcome.status === 'duplicate') note(request, { duplicate: true });
   return accepted(identity.deliveryId);
 }

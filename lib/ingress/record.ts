@@ -159,6 +159,8 @@ export type AcceptInput = {
   size: number;
   body: string;
   headers: Record<string, string>;
+  /** The original values of the signature headers `headers` redacts (lib/ingress/headers.ts); null when none. */
+  signatureHeaders?: Record<string, string> | null;
   remoteAddress: string | null;
   /** The kind of event, already bounded (lib/signatures/event-types.ts); null when none. */
   eventType?: string | null;
@@ -289,6 +291,7 @@ function deliveryColumns(input: AcceptInput, ids: { rowId: string; webhookId: st
     ['receivedAt', 'now()'],
     ['body', `CASE WHEN ${accepted} THEN ${param(input.body, 'text')} ELSE NULL END`],
     ['headers', `CASE WHEN ${accepted} THEN ${param(JSON.stringify(input.headers), 'jsonb')} ELSE NULL END`],
+    ['signatureHeaders', `CASE WHEN ${accepted} THEN ${param(input.signatureHeaders ? JSON.stringify(input.signatureHeaders) : null, 'jsonb')} ELSE NULL END`],
     ['remoteAddress', param(input.remoteAddress, 'text')],
     ['eventType', param(input.eventType ?? null, 'text')],
     [

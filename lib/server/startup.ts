@@ -7,6 +7,7 @@ import { copyPendingBodies, EMBEDDED_BATCH, SERVER_BATCH } from '@/lib/deliverie
 import { backfillEventTypes, EMBEDDED_TYPE_BATCH, SERVER_TYPE_BATCH } from '@/lib/deliveries/event-type-backfill';
 import { pruneDeliveries } from '@/lib/deliveries/retention';
 import { mergeSearchPendingList } from '@/lib/deliveries/search-index';
+import { closeAllStreams } from '@/lib/deliveries/stream';
 import { syncAllRepositories } from '@/lib/definitions/repository';
 import { moveRepositoryCredentials } from '@/lib/definitions/repository-credentials';
 import { env } from '@/lib/env';
@@ -127,6 +128,8 @@ export async function startServer(): Promise<void> {
       for (const timer of timers) clearInterval(timer);
     },
   });
+  // Streams of the log end at once when draining starts, so they never hold the drain; their clients reconnect.
+  onShutdown({ name: 'log streams', stage: shutdownStage.work, run: async () => closeAllStreams() });
   // Close the database last, so the embedded database's files are consistent on disk.
   onShutdown({ name: 'database', stage: shutdownStage.database, run: () => database.close() });
   setPhase('ready');

@@ -1,0 +1,290 @@
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { sign, verify } from '@octokit/webhooks-methods';
+import { Webhook } from 'standardwebhooks';
+import { servers } from '../../playwright.config';
+import { bearer, expect, test } from '../fixtures/api';
+import { createWebhook, deleteCreatedWebhooks, rawPost } from '../fixtures/ingress';
+import { listener, receiver } from '../fixtures/listen';
+
+// The stream of a webhook's log over real HTTP (server-sent events), and
+// `tripline listen` run as a real process against the server, forwarding to a
+// receiver this test runs: on PGlite and on PostgreSQL (where a delivery
+// accepted by the second instance reaches a stream on the first).
+
+const base = '/api/v1/factories/acme';
+
+test.afterEach(async ({ request, tokens }) => {
+  await deleteCreatedWebhooks(request, tokens.admin);
+});
+
+type Event = { id?: string; event: string; data: string };
+
+/** A stream of the log, read event by event (comments skipped). */
+async function openStream(url: string, token: string, headers: Record<string, string> = {}) {
+  const controller = new AbortController();
+  const response = await fetch(url, { headers: { ...bearer(token), ...headers }, signal: controller.signal });
+  const events: Event[] = [];
+  const wake: { waiting: (() => void) | null } = { waiting: null };
+  let buffer = '';
+  const pump = (async () => {
+    if (!response.ok || !response.body) return;
+    const decoder = new TextDecoder();
+    try {
+      for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+        buffer += decoder.decode(chunk, { stream: true });
+        let end: number;
+        while ((end = buffer.indexOf('\n\n')) !== -1) {
+          const block = buffer.slice(0, end);
+          buffer = buffer.slice(end + 2);
+          const event: Event = { event: 'message', data: '' };
+          for (const line of block.split('\n')) {
+            if (line.startsWith('id: ')) event.id = line.slice(4);
+            else if (line.startsWith('event: ')) event.event = line.slice(7);
+            else if (line.startsWith('data: ')) event.data += line.slice(6);
+          }
+          if (event.data) events.push(event);
+          wake.waiting?.();
+        }
+      }
+    } catch {
+      // Closed by the test.
+    }
+  })();
+  return {
+    response,
+    /** The next `n` delivery events, within `timeout` ms. */
+    async take(n: number, timeout = 10_000): Promise<Event[]> {
+      const until = Date.now() + timeout;
+      while (events.filter((e) => e.event === 'delivery').length < n && Date.now() < until) {
+        await new Promise<void>((resolve) => {
+          wake.waiting = resolve;
+          setTimeout(resolve, 200);
+        });
+      }
+      const taken: Event[] = [];
+      while (taken.length < n && events.length) {
+        const event = events.shift()!;
+        if (event.event === 'delivery') taken.push(event);
+      }
+      return taken;
+    },
+    pending: () => events.filter((e) => e.event === 'delivery').length,
+    async close() {
+      controller.abort();
+      await pump;
+    },
+  };
+}
+
+/** Sends a GitHub delivery signed with @octokit/webhooks-methods; returns its body. */
+async function sendGithub(baseURL: string, hookUrl: string, secret: string, payload: unknown) {
+  const body = JSON.stringify(payload);
+  const headers = { 'X-Hub-Signature-256': await sign(secret, body), 'X-GitHub-Event': 'issues', 'X-GitHub-Delivery': randomUUID(), 'Content-Type': 'application/json', 'User-Agent': 'GitHub-Hookshot/e2e' };
+  const response = await rawPost(baseURL, hookUrl, headers, Buffer.from(body));
+  expect(response.status, response.body).toBe(202);
+  return body;
+}
+
+test('a stream hears a delivery, and a reconnect with Last-Event-ID or ?after= gets exactly the ones it missed', async ({ request, tokens, baseURL }) => {
+  const secret = 'listen-stream-secret';
+  const hook = await createWebhook(request, tokens.admin, { name: 'stream', authMode: 'signature', signatureScheme: 'github', providerSecret: secret });
+  const streamUrl = `${baseURL}${base}/webhooks/${hook.uid}/deliveries/stream`;
+  const first = await openStream(streamUrl, tokens.admin);
+  expect(first.response.status).toBe(200);
+  expect(first.response.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
+  // The stream's position (after the newest entry) is fixed before its headers are sent.
+  const body = await sendGithub(baseURL!, hook.url, secret, { action: 'opened', issue: { title: 'Ünïcode ✓' } });
+  const [event] = await first.take(1);
+  const entry = JSON.parse(event!.data);
+  expect(event!.id).toBe(entry.id);
+  expect(entry).toMatchObject({ status: 'accepted', eventType: 'issues.opened', body, bodyEncoding: 'utf8', signatureHeaders: 'original' });
+  expect(await verify(secret, entry.body, entry.headers['x-hub-signature-256'])).toBe(true);
+  await first.close();
+
+  // Three more while nobody listens: a reconnect after the first gets those three, in order, once.
+  const missed = [];
+  for (let i = 0; i < 3; i++) missed.push(await sendGithub(baseURL!, hook.url, secret, { action: 'edited', n: i }));
+  const again = await openStream(streamUrl, tokens.admin, { 'Last-Event-ID': entry.id });
+  const replayed = await again.take(3);
+  expect(replayed.map((e) => JSON.parse(e.data).body)).toEqual(missed);
+  await new Promise((resolve) => setTimeout(resolve, 1_500));
+  expect(again.pending()).toBe(0);
+  await again.close();
+  const afterSecond = await openStream(`${streamUrl}?after=${replayed[1]!.id}`, tokens.admin);
+  expect((await afterSecond.take(1)).map((e) => e.id)).toEqual([replayed[2]!.id]);
+  await afterSecond.close();
+
+  // A viewer's stream carries the body, with the signature redacted; filters and a bad cursor answer clearly.
+  const viewer = await openStream(`${streamUrl}?after=${entry.id}&status=accepted&event=issues.*`, tokens.viewer);
+  const [seen] = await viewer.take(1);
+  expect(JSON.parse(seen!.data)).toMatchObject({ body: missed[0], signatureHeaders: 'redacted', headers: { 'x-hub-signature-256': '[redacted]' } });
+  await viewer.close();
+  const gone = await request.get(`${base}/webhooks/${hook.uid}/deliveries/stream?after=dl_nothing`, { headers: bearer(tokens.admin) });
+  expect(gone.status()).toBe(422);
+  expect((await gone.json()).error.message).toMatch(/not in this webhook's log/);
+  const unknown = await request.get(`${base}/webhooks/wh_doesnotexist/deliveries/stream`, { headers: bearer(tokens.admin) });
+  expect(unknown.status()).toBe(404);
+  const noToken = await request.get(`${base}/webhooks/${hook.uid}/deliveries/stream`);
+  expect(noToken.status()).toBe(401);
+});
+
+test('a token may hold five open streams; the sixth gets 429 until one closes', async ({ request, tokens, baseURL }) => {
+  const hook = await createWebhook(request, tokens.admin, { name: 'limit' });
+  const streamUrl = `${baseURL}${base}/webhooks/${hook.uid}/deliveries/stream`;
+  const open = [];
+  for (let i = 0; i < 5; i++) {
+    const stream = await openStream(streamUrl, tokens.editor);
+    expect(stream.response.status).toBe(200);
+    open.push(stream);
+  }
+  const refused = await fetch(streamUrl, { headers: bearer(tokens.editor) });
+  expect(refused.status).toBe(429);
+  expect((await refused.json()).error.message).toMatch(/already has 5 open streams/);
+  expect(refused.headers.get('retry-after')).toBe('5');
+  // Another token is not affected; closing one stream frees its slot.
+  const other = await openStream(streamUrl, tokens.viewer);
+  expect(other.response.status).toBe(200);
+  await other.close();
+  await open.pop()!.close();
+  await expect
+    .poll(
+      async () => {
+        const controller = new AbortController();
+        const response = await fetch(streamUrl, { headers: bearer(tokens.editor), signal: controller.signal });
+        controller.abort();
+        return response.status;
+      },
+      { timeout: 5_000 },
+    )
+    .toBe(200);
+  for (const stream of open) await stream.close();
+});
+
+test('a delivery accepted by the second instance reaches a stream on the first', async ({ request, tokens, baseURL }, testInfo) => {
+  test.skip(testInfo.project.name !== 'api-postgres', 'two instances share a database on PostgreSQL only');
+  const hook = await createWebhook(request, tokens.admin, { name: 'instances' });
+  const stream = await openStream(`${baseURL}${base}/webhooks/${hook.uid}/deliveries/stream`, tokens.admin);
+  const sent = Date.now();
+  const response = await rawPost(servers.apiPostgresB, hook.url, { Authorization: `Bearer ${hook.secret}`, 'Content-Type': 'application/json' }, Buffer.from('{"via":"instance b"}'));
+  expect(response.status, response.body).toBe(202);
+  const [event] = await stream.take(1);
+  expect(JSON.parse(event!.data)).toMatchObject({ status: 'accepted', body: '{"via":"instance b"}', headers: { authorization: '[redacted]' } });
+  // Heard through the first instance's poll of the log: within about a second.
+  expect(Date.now() - sent).toBeLessThan(5_000);
+  await stream.close();
+});
+
+// ---------------------------------------------------------------------------
+// tripline listen, as a process
+
+test('tripline listen forwards each delivery once, in order, with its exact bytes and signature, across a SIGKILL', async ({ request, tokens, baseURL }) => {
+  test.setTimeout(120_000);
+  const secret = 'listen-github-secret';
+  const hook = await createWebhook(request, tokens.admin, { name: 'listen', authMode: 'signature', signatureScheme: 'github', providerSecret: secret });
+  const local = await receiver();
+  const stateFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'tripline-listen-')), 'state.json');
+  const args = ['--url', baseURL!, '--token', tokens.admin, '--factory', 'acme', '--webhook', hook.uid, '--forward', local.url, '--since', '1h', '--state-file', stateFile];
+  const sent: string[] = [];
+  try {
+    let running = listener(args);
+    for (let i = 0; i < 3; i++) sent.push(await sendGithub(baseURL!, hook.url, secret, { action: 'opened', n: i, text: 'exact  bytes\u00e9' }));
+    await expect.poll(() => local.received.length, { timeout: 30_000 }).toBe(3);
+    // The position is written after each forward: once it names the third entry, kill without warning.
+    await expect.poll(() => (fs.existsSync(stateFile) ? JSON.parse(fs.readFileSync(stateFile, 'utf8')).after : null), { timeout: 10_000 }).toMatch(/^dl_/);
+    const stateAfterThree = JSON.parse(fs.readFileSync(stateFile, 'utf8'));
+    running.child.kill('SIGKILL');
+    await running.exited;
+
+    // While it is down, three more arrive.
+    for (let i = 3; i < 6; i++) sent.push(await sendGithub(baseURL!, hook.url, secret, { action: 'edited', n: i }));
+    expect(local.received).toHaveLength(3);
+    running = listener(args);
+    await expect.poll(() => local.received.length, { timeout: 30_000 }).toBe(6);
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    expect(local.received).toHaveLength(6);
+    expect(running.output().stdout).toContain(`Resuming after ${stateAfterThree.after}`);
+    running.child.kill('SIGTERM');
+    expect(await running.exited).toBe(0);
+
+    // Exactly the bytes sent, in order, each once; GitHub's own signature verifies at the receiver.
+    expect(local.received.map((r) => r.body.toString('utf8'))).toEqual(sent);
+    for (const r of local.received) {
+      expect(await verify(secret, r.body.toString('utf8'), String(r.headers['x-hub-signature-256']))).toBe(true);
+      expect(r.headers['x-github-event']).toBe('issues');
+      expect(r.headers['user-agent']).toBe('GitHub-Hookshot/e2e');
+    }
+    expect(new Set(local.received.map((r) => r.headers['x-github-delivery'])).size).toBe(6);
+    // One line per delivery: time, type, local status, duration.
+    expect(running.output().stdout).toMatch(/\d\d:\d\d:\d\d {2}issues\.edited +204 +\d+ ms {2}dl_/);
+  } finally {
+    await local.close();
+  }
+});
+
+test('tripline listen --resign signs for the local receiver with Standard Webhooks', async ({ request, tokens, baseURL }) => {
+  const hook = await createWebhook(request, tokens.admin, { name: 'resign' });
+  const local = await receiver();
+  const whsec = 'whsec_' + Buffer.from('a local receiver secret!').toString('base64');
+  const stateFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'tripline-listen-')), 'state.json');
+  // A viewer's token: the log's credentials never leave, and --resign gives the receiver something to verify.
+  const running = listener(['--url', baseURL!, '--token', tokens.viewer, '--factory', 'acme', '--webhook', hook.uid, '--forward', local.url, '--since', '1h', '--state-file', stateFile, '--resign', whsec]);
+  try {
+    const response = await rawPost(baseURL!, hook.url, { Authorization: `Bearer ${hook.secret}`, 'Content-Type': 'application/json' }, Buffer.from('{"resigned":true}'));
+    expect(response.status).toBe(202);
+    await expect.poll(() => local.received.length, { timeout: 30_000 }).toBe(1);
+    const [got] = local.received;
+    expect(got!.headers.authorization).toBeUndefined();
+    const verified = new Webhook(whsec).verify(got!.body.toString('utf8'), {
+      'webhook-id': String(got!.headers['webhook-id']),
+      'webhook-timestamp': String(got!.headers['webhook-timestamp']),
+      'webhook-signature': String(got!.headers['webhook-signature']),
+    });
+    expect(verified).toEqual({ resigned: true });
+  } finally {
+    running.child.kill('SIGTERM');
+    await running.exited;
+    await local.close();
+  }
+});
+
+test('tripline listen says clearly what is wrong: a bad token, an unknown webhook, a local URL that refuses', async ({ request, tokens, baseURL }) => {
+  test.setTimeout(90_000);
+  const hook = await createWebhook(request, tokens.admin, { name: 'errors' });
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tripline-listen-'));
+  const common = ['--url', baseURL!, '--factory', 'acme', '--forward', 'http://127.0.0.1:9/hook', '--state-file', path.join(dir, 'state.json')];
+
+  const badToken = listener([...common, '--token', 'tl_not_a_token', '--webhook', hook.uid]);
+  expect(await badToken.exited).toBe(1);
+  expect(badToken.output().stderr).toMatch(/The server refused the token \(401\)/);
+
+  const unknown = listener([...common, '--token', tokens.admin, '--webhook', 'wh_doesnotexist']);
+  expect(await unknown.exited).toBe(1);
+  expect(unknown.output().stderr).toMatch(/Not found \(404\): Webhook not found\. Check --factory acme and --webhook wh_doesnotexist/);
+
+  // Nothing listens on the local URL yet: the listener says so and tries the same delivery again; once a receiver is there, it arrives.
+  const port = await new Promise<number>((resolve) => {
+    const probe = http.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+  const refusing = listener(['--url', baseURL!, '--factory', 'acme', '--token', tokens.admin, '--webhook', hook.uid, '--forward', `http://127.0.0.1:${port}/hook`, '--since', '1h', '--state-file', path.join(dir, 'refusing.json')]);
+  let local: Awaited<ReturnType<typeof receiver>> | undefined;
+  try {
+    const response = await rawPost(baseURL!, hook.url, { Authorization: `Bearer ${hook.secret}`, 'Content-Type': 'application/json' }, Buffer.from('{"waits":true}'));
+    expect(response.status).toBe(202);
+    await expect.poll(() => refusing.output().stderr, { timeout: 20_000 }).toMatch(new RegExp(`The local URL http://127.0.0.1:${port}/hook refused the delivery dl_\\S+ \\(ECONNREFUSED\\); trying it again in`));
+    local = await receiver(port);
+    await expect.poll(() => local!.received.length, { timeout: 40_000 }).toBe(1);
+    expect(local.received[0]!.body.toString()).toBe('{"waits":true}');
+  } finally {
+    refusing.child.kill('SIGTERM');
+    await refusing.exited;
+    await local?.close();
+  }
+});

@@ -1,0 +1,58 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { expect, test } from '@playwright/test';
+import { listener, receiver } from '../fixtures/listen';
+import { cli, startServer, type RunningServer } from '../servers';
+
+// `tripline listen` while its server restarts: SIGTERM ends the stream at
+// once (it never holds the drain), the listener says it lost the connection,
+// reconnects to the restarted server and forwards what arrived meanwhile,
+// once, in order.
+
+const port = Number(process.env.E2E_PORT_BASE ?? 3210) + 40;
+const dataDir = path.resolve(import.meta.dirname, '..', '..', 'test-results', 'e2e-data', `listen-restart-${Date.now().toString(36)}`);
+const env = { TRIPLINE_DATA_DIR: dataDir, TRIPLINE_BASE_URL: `http://localhost:${port}`, TRIPLINE_SECRETS_KEY: '', TRIPLINE_AUTH_SECRET: '' };
+
+test('a restart of the server ends the stream cleanly; the listener resumes and misses nothing', async () => {
+  test.setTimeout(180_000);
+  cli(env, ['setup', '--email', 'listen@example.test', '--password-stdin', '--factory', 'acme'], 'listen restart password');
+  const token = cli(env, ['token', 'create', '--email', 'listen@example.test']);
+  let server: RunningServer = await startServer('listen-restart-1', port, env);
+  const local = await receiver();
+  const stateFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'tripline-listen-')), 'state.json');
+  let running: ReturnType<typeof listener> | undefined;
+  try {
+    const created = await (
+      await fetch(`${server.url}/api/v1/factories/acme/webhooks`, { method: 'POST', headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ name: 'restart' }) })
+    ).json();
+    const send = async (n: number) => {
+      const response = await fetch(`${server.url}${new URL(created.ingressUrl).pathname}`, { method: 'POST', headers: { Authorization: `Bearer ${created.secret}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ n }) });
+      expect(response.status).toBe(202);
+    };
+    running = listener(['--url', server.url, '--token', token, '--factory', 'acme', '--webhook', created.webhook.uid, '--forward', local.url, '--since', '1h', '--state-file', stateFile]);
+    await send(1);
+    await send(2);
+    await expect.poll(() => local.received.length, { timeout: 30_000 }).toBe(2);
+
+    // SIGTERM: the open stream must not hold the drain (the server's grace is 30 s; this takes seconds).
+    const stopping = Date.now();
+    await server.stop();
+    expect(server.process.exitCode).toBe(0);
+    expect(Date.now() - stopping).toBeLessThan(8_000);
+    await expect.poll(() => running!.output().stderr, { timeout: 10_000 }).toMatch(/Disconnected: the server ended the stream \(shutdown\)|Cannot reach/);
+
+    server = await startServer('listen-restart-2', port, env);
+    await send(3);
+    await send(4);
+    await expect.poll(() => local.received.length, { timeout: 60_000 }).toBe(4);
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect(local.received.map((r) => JSON.parse(r.body.toString()).n)).toEqual([1, 2, 3, 4]);
+    expect(running.output().stderr).toContain('Connected again.');
+  } finally {
+    running?.child.kill('SIGTERM');
+    await running?.exited;
+    await local.close();
+    await server.stop();
+  }
+});
