@@ -272,8 +272,9 @@ test.describe.serial('the delivery log', () => {
     const headers = page.getByRole('table', { name: 'Request headers' });
     const header = (name: string) => headers.getByRole('row').filter({ has: page.getByRole('cell', { name, exact: true }) });
     await expect(header('authorization').getByRole('cell').last()).toHaveText('[redacted]');
-    await expect(header('x-service-delivery-id').getByRole('cell').last()).toHaveText('evt-order-1001');
-    await expect(header('content-type').getByRole('cell').last()).toHaveText('application/json');
+    // A header kept in clear also holds Filter on this (its name for screen readers follows the value).
+    await expect(header('x-service-delivery-id').getByRole('cell').last()).toHaveText(/^evt-order-1001(Filter on header x-service-delivery-id)?$/);
+    await expect(header('content-type').getByRole('cell').last()).toHaveText(/^application\/json/);
     expect(await page.content()).not.toContain(secret);
   });
 
