@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAutomation } from '@/lib/automations/service';
 import { env } from '@/lib/env';
 import { createFactory } from '@/lib/factories/service';
-import { REPLAY_JOB_MAX } from '@/lib/replay-jobs/schemas';
+import { REPLAY_JOB_MAX, replaySelectionSchema } from '@/lib/replay-jobs/schemas';
 import { cancelReplayJob, getReplayJob, previewSelection, startReplayJob } from '@/lib/replay-jobs/service';
 import { claimReplayJob, replayNextItem, workReplayJobs } from '@/lib/replay-jobs/worker';
 import { appError } from '@/lib/testing/app-error';
@@ -74,6 +74,9 @@ describe.each(testDatabaseKinds())('bulk replay on %s', (kind) => {
     const range = await previewSelection(factoryId, { webhook: uid, from: new Date(start + 10 * 60_000).toISOString(), to: new Date(start + 20 * 60_000).toISOString() }, db);
     expect(range.count).toBe(10);
     expect(range.deliveries[0]!.id).toBe('d-0019');
+    // A selection a route parsed already (its dates are Dates) reads the same.
+    const parsed = replaySelectionSchema.parse({ webhook: uid, from: new Date(start + 10 * 60_000).toISOString(), to: '2026-11-20T00:20:00' });
+    expect((await previewSelection(factoryId, parsed, db)).count).toBe(10);
   });
 
   it('selects by an automation’s trigger with Backtest’s evaluator', async () => {

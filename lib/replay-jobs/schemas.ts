@@ -15,10 +15,13 @@ const blank = (v: unknown) => (v === '' || v === null ? undefined : v);
 
 const instant = (field: string) =>
   z.preprocess(
-    blank,
+    // A Date is a selection parsed once already (a route's body, then the service).
+    (v) => (v instanceof Date && !Number.isNaN(v.getTime()) ? v.toISOString() : blank(v)),
     z
       .string()
       .max(40)
+      // A date and time without a zone (what a datetime-local field sends) is UTC, as the dashboard shows times.
+      .transform((value) => (/T\d\d:\d\d(:\d\d(\.\d+)?)?$/.test(value) ? `${value}Z` : value))
       .refine((value) => !Number.isNaN(Date.parse(value)), `${field} must be a date and time (ISO 8601, e.g. 2026-11-27T09:00:00Z)`)
       .transform((value) => new Date(value))
       .optional(),
