@@ -5,7 +5,7 @@ import { createWebhook, deleteCreatedWebhooks, rawPost, uniqueName, type Created
 // Bulk replay over real HTTP, on embedded PGlite and on PostgreSQL: preview
 // count, start, progress to completion with the runs it started, one job per
 // factory (409), cancel midway (no run starts after it), bad input (422), and
-// who may do what. The servers replay TRIPLINE_REPLAY_RATE (20) deliveries a second.
+// who may do what. The servers replay TRIPLINE_REPLAY_RATE (5) deliveries a second.
 
 const base = '/api/v1/factories/acme';
 const automations: string[] = [];
@@ -92,7 +92,7 @@ test('refuses bad input with 422 naming the field, and non-admins with 403', asy
     const { error } = await response.json();
     expect(Object.keys(error.fields ?? {}), JSON.stringify(data)).toContain(field);
   }
-  const notJson = await request.post(`${base}/replay-jobs`, { headers: { ...bearer(tokens.admin), 'Content-Type': 'application/json' }, data: '{' });
+  const notJson = await request.post(`${base}/replay-jobs`, { headers: { ...bearer(tokens.admin), 'Content-Type': 'application/json' }, data: Buffer.from('{') });
   expect(notJson.status()).toBe(400);
   for (const token of [tokens.editor, tokens.viewer]) {
     expect((await request.post(`${base}/replay-jobs`, { headers: bearer(token), data: { selection: { webhook: hook.uid } } })).status()).toBe(403);
@@ -126,18 +126,22 @@ test('starts a job that shows progress, completes, and starts each matching run 
 });
 
 test('cancels a job midway: no run starts after the cancel is acknowledged', async ({ request, tokens, baseURL }) => {
-  // Disabled while these arrive, so that only the replay starts their runs.
-  const toggle = async (enabled: boolean) =>
-    expect((await request.patch(`${base}/automations/${automationId}`, { headers: bearer(tokens.admin), data: { enabled } })).status()).toBe(200);
-  await toggle(false);
-  await send(baseURL!, hook, Array.from({ length: 150 }, (_, i) => JSON.stringify({ kind: 'order', n: 100 + i })));
-  await toggle(true);
-  const before = (await replayRuns(request, tokens.admin, automationId)).length;
-  const started = await request.post(`${base}/replay-jobs`, { headers: bearer(tokens.admin), data: { selection: { webhook: hook.uid, q: 'order' } } });
+  // A webhook of its own (each takes 60 deliveries a minute), and an automation created after they arrived: only the replay starts runs.
+  const other = await createWebhook(request, tokens.admin, { name: uniqueName('replay-cancel') });
+  await send(baseURL!, other, Array.from({ length: 55 }, (_, i) => JSON.stringify({ kind: 'order', n: 100 + i })));
+  const automation = await request.post(`${base}/automations`, {
+    headers: bearer(tokens.admin),
+    data: { name: uniqueName('cancelled'), prompt: 'Handle it.', triggers: [{ provider: 'webhook', event: 'received', filter: { webhook_ids: [other.uid] } }] },
+  });
+  expect(automation.status(), await automation.text()).toBe(201);
+  const cancelledAutomation = (await automation.json()).automation.id as string;
+  automations.push(cancelledAutomation);
+
+  const started = await request.post(`${base}/replay-jobs`, { headers: bearer(tokens.admin), data: { selection: { webhook: other.uid, q: 'order' } } });
   expect(started.status(), await started.text()).toBe(201);
   const { id, total } = (await started.json()) as Job;
-  expect(total).toBe(160);
-  await expect.poll(async () => (await job(request, tokens.viewer, id)).done, { timeout: 20_000 }).toBeGreaterThan(12);
+  expect(total).toBe(55);
+  await expect.poll(async () => (await job(request, tokens.viewer, id)).done, { timeout: 20_000 }).toBeGreaterThan(5);
   // Only admins cancel.
   expect((await request.post(`${base}/replay-jobs/${id}/cancel`, { headers: bearer(tokens.editor) })).status()).toBe(403);
   const cancel = await request.post(`${base}/replay-jobs/${id}/cancel`, { headers: bearer(tokens.admin) });
@@ -145,11 +149,12 @@ test('cancels a job midway: no run starts after the cancel is acknowledged', asy
   const cancelled = (await cancel.json()) as Job & { cancelledBy: string };
   expect(cancelled).toMatchObject({ status: 'cancelled', cancelledBy: 'admin@acme.test' });
   expect(cancelled.done).toBeLessThan(total);
-  const runsAtCancel = (await replayRuns(request, tokens.admin, automationId)).length;
-  // The ten already replayed start nothing again; each newly replayed one started one run.
-  expect(runsAtCancel - before).toBe(cancelled.runsStarted);
+  // Each delivery replayed before the cancel started its run; none after.
+  expect(cancelled.runsStarted).toBe(cancelled.done);
+  const runsAtCancel = (await replayRuns(request, tokens.admin, cancelledAutomation)).length;
+  expect(runsAtCancel).toBe(cancelled.runsStarted);
   await new Promise((resolve) => setTimeout(resolve, 1_500));
-  expect((await replayRuns(request, tokens.admin, automationId)).length).toBe(runsAtCancel);
+  expect((await replayRuns(request, tokens.admin, cancelledAutomation)).length).toBe(runsAtCancel);
   expect(await job(request, tokens.viewer, id)).toMatchObject({ status: 'cancelled', done: cancelled.done });
 });
 
