@@ -44,6 +44,9 @@ test.describe.serial('bulk replay', () => {
     const log = page.getByRole('region', { name: 'Deliveries', exact: true });
     await log.getByRole('searchbox', { name: 'Search deliveries' }).fill('order');
     await expect(page).toHaveURL(/q=order/);
+    await expect(log.locator('tbody tr')).toHaveCount(25);
+    await log.scrollIntoViewIfNeeded();
+    await screenshot(page, 'replay-log-link');
     await log.getByRole('link', { name: 'Replay these…' }).click();
 
     await expect(page.getByRole('heading', { name: 'Replay deliveries', level: 1 })).toBeVisible();

@@ -1,12 +1,12 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
 import { ZodError } from 'zod';
-import { AutoRefresh } from '@/components/deliveries/auto-refresh';
 import { preciseDateTimeFormat } from '@/components/format';
+import { ReplayJobAudit } from '@/components/replay-jobs/replay-job-audit';
 import { ReplayJobProgress } from '@/components/replay-jobs/replay-job-progress';
 import { StartReplayJob } from '@/components/replay-jobs/replay-job-buttons';
 import { Alert } from '@/components/ui/alert';
-import { Button, ButtonLink } from '@/components/ui/button';
+import { Button } from '@/components/ui/button';
 import { Card, CardBody, CardHeader } from '@/components/ui/card';
 import { EmptyState } from '@/components/ui/empty-state';
 import { Field } from '@/components/ui/field';
@@ -86,7 +86,6 @@ export default async function ReplayPage({ params, searchParams }: { params: Pro
           <CardHeader
             title="Replay jobs"
             description="The factory’s latest bulk replays. One runs at a time; progress is kept, so it carries on after a restart."
-            actions={running ? <AutoRefresh intervalMs={1000} /> : null}
           />
           {jobs.length === 0 ? (
             <CardBody>
@@ -97,11 +96,21 @@ export default async function ReplayPage({ params, searchParams }: { params: Pro
               {jobs.map((job) => (
                 <ReplayJobProgress
                   key={job.id}
-                  job={job}
+                  job={{
+                    id: job.id,
+                    status: job.status,
+                    webhookName: job.webhookName ?? job.webhookUid,
+                    total: job.total,
+                    done: job.done,
+                    runsStarted: job.runsStarted,
+                    skipped: job.skipped,
+                    waiting: job.waiting,
+                  }}
                   factorySlug={factory.slug}
                   manage={manage}
-                  automationName={typeof job.selection.automation === 'string' ? (names.get(job.selection.automation) ?? null) : null}
-                />
+                >
+                  <ReplayJobAudit job={job} automationName={typeof job.selection.automation === 'string' ? (names.get(job.selection.automation) ?? null) : null} />
+                </ReplayJobProgress>
               ))}
             </div>
           )}
@@ -110,7 +119,7 @@ export default async function ReplayPage({ params, searchParams }: { params: Pro
         <Card role="region" aria-label="Selection">
           <CardHeader
             title="Deliveries to replay"
-            description={`Accepted deliveries only (the others keep no payload), at most ${REPLAY_JOB_MAX.toLocaleString('en-US')} per replay. Times are UTC.`}
+            description={`Accepted deliveries only (the others keep no payload), at most ${REPLAY_JOB_MAX.toLocaleString('en-US')} per replay. Times you enter are UTC.`}
           />
           <CardBody>
             <form method="get" className="grid gap-4 sm:grid-cols-2 lg:grid-cols-4">
@@ -169,11 +178,6 @@ export default async function ReplayPage({ params, searchParams }: { params: Pro
             ) : null}
           </div>
         </Card>
-        <div>
-          <ButtonLink href={webhookPath} variant="secondary" size="sm">
-            Back to {webhook.name}
-          </ButtonLink>
-        </div>
       </div>
     </>
   );
