@@ -562,7 +562,7 @@ export function openApiDocument(baseUrl: string) {
       '/factories/{factory}/replay-jobs/preview': {
         parameters: [factoryParam],
         post: {
-          summary: 'Count a bulk replay selection and list its newest entries (admin); changes nothing',
+          summary: 'Count a bulk replay selection and list its newest entries (any member); changes nothing',
           requestBody: body(jsonSchema(startReplayJobSchema)),
           responses: {
             200: json({
@@ -585,6 +585,7 @@ export function openApiDocument(baseUrl: string) {
             }),
             ...standardErrors,
             422: errorResponse('Invalid selection'),
+            429: errorResponse('By automation: Backtest’s bounds (another Backtest of the factory is running, or 30 ran in the last minute); Retry-After says when to try again'),
           },
         },
       },

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAutomation } from '@/lib/automations/service';
+import { setDatabase } from '@/lib/db';
 import { env } from '@/lib/env';
 import { createFactory } from '@/lib/factories/service';
 import { REPLAY_JOB_MAX, replaySelectionSchema } from '@/lib/replay-jobs/schemas';
@@ -28,6 +29,8 @@ describe.each(testDatabaseKinds())('bulk replay on %s', (kind) => {
 
   beforeAll(async () => {
     database = await createTestDatabase(kind);
+    // Backtest's gate (a selection by automation) keeps its rate budget in the process's database.
+    setDatabase(database);
     const db = database.prisma;
     const user = await createUser({ email: actor.email, password: 'a long enough password' }, db);
     factoryId = (await createFactory(user.id, { name: 'Factory', slug: `replay-${kind}` }, db)).id;
@@ -58,6 +61,7 @@ describe.each(testDatabaseKinds())('bulk replay on %s', (kind) => {
     ).id;
   });
   afterAll(async () => {
+    setDatabase(undefined);
     await database?.drop();
   });
 

@@ -2,6 +2,7 @@ import 'server-only';
 import { prisma, type Db, type DbOrTx } from '@/lib/db';
 import { lockFactory } from '@/lib/db/locks';
 import { getAutomation } from '@/lib/automations/service';
+import { withBacktestGate } from '@/lib/automations/backtest-gate';
 import { backtestMatches } from '@/lib/automations/test-filter';
 import { timeOrderedId } from '@/lib/crypto/random';
 import { deliveryLogQuery, webhookIdOrThrow } from '@/lib/deliveries/service';
@@ -69,7 +70,8 @@ async function resolveSelection(factoryId: string, selection: ReplaySelection, d
     if (selection.webhook && selection.webhook !== uid) {
       throw new AppError('validation_failed', 'The trigger is on another webhook', { webhook: `This trigger selects the webhook ${uid}` });
     }
-    const matches = await backtestMatches(factoryId, trigger.trigger, REPLAY_JOB_MAX + 1, db);
+    // Within Backtest's own gate: the same concurrency and rate bounds, whoever asks (429 past them).
+    const matches = await withBacktestGate(factoryId, () => backtestMatches(factoryId, trigger.trigger, REPLAY_JOB_MAX + 1, db));
     const webhook = await db.webhook.findUniqueOrThrow({ where: { id: matches.webhookId }, select: { uid: true, name: true } });
     return {
       webhookId: matches.webhookId,
