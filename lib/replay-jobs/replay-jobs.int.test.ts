@@ -135,7 +135,7 @@ describe.each(testDatabaseKinds())('bulk replay on %s', (kind) => {
     for (let i = 0; i < COUNT; i += 4) {
       const id = `d-${String(i).padStart(4, '0')}`;
       expect(await runsOf(id)).toBe(1);
-      expect((await db.delivery.findUniqueOrThrow({ where: { id } })).replayCount).toBe(1);
+      expect(await db.delivery.findUniqueOrThrow({ where: { id }, select: { replayCount: true, replayedBy: true } })).toEqual({ replayCount: 1, replayedBy: `${actor.email} (bulk replay ${job.id})` });
     }
     expect(await runsOf('d-late')).toBe(0);
     const items = await db.replayJobItem.findMany({ where: { jobId: job.id }, orderBy: { position: 'asc' } });

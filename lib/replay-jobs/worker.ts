@@ -32,8 +32,6 @@ export const QUEUE_FULL_WAIT_MS = 2_000;
 /** A worker turn hands the job back after this long, so other factories' jobs get their turn. */
 const TURN_MS = 30_000;
 
-const ACTOR = { email: 'bulk replay' };
-
 type Claimed = { id: string; factoryId: string; webhookUid: string; createdBy: string; leaseToken: string };
 
 /** Claims the oldest running job whose lease is free or expired; null when there is none. */
@@ -78,7 +76,7 @@ export async function replayNextItem(job: Claimed, db: Db = prisma): Promise<Ste
         return 'finished';
       }
       const item = await tx.replayJobItem.findUnique({ where: { jobId_position: { jobId: job.id, position: state.done } }, select: { deliveryId: true } });
-      const outcome = item ? await replayDeliveryInTx(tx, job.factoryId, job.webhookUid, item.deliveryId, { email: `${ACTOR.email} by ${job.createdBy}` }) : { kind: 'not_found' as const };
+      const outcome = item ? await replayDeliveryInTx(tx, job.factoryId, job.webhookUid, item.deliveryId, { email: `${job.createdBy} (bulk replay ${job.id})` }) : { kind: 'not_found' as const };
       if (outcome.kind === 'queue_full') {
         await tx.replayJob.update({
           where: { id: job.id },
