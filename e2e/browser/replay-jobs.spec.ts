@@ -1,11 +1,11 @@
 import { AxeBuilder } from '@axe-core/playwright';
 import { expect, test, type Page } from '@playwright/test';
-import { completeFirstRunIfNeeded, createWebhook, screenshot, setUpFactory } from './helpers';
+import { completeFirstRunIfNeeded, createWebhook, screenshot, setUpFactory, signIn } from './helpers';
 
 // Bulk replay in the dashboard, on this spec's own factory: from a filtered
 // delivery log to the replay page with the filters carried over, the count,
-// Start, the progress bar (which a reload shows again), completion, and the
-// page at 1440 and 390 px with no axe violation. A viewer sees the jobs but
+// Start, the progress bar (which a reload shows again), completion, Cancel,
+// and the page at 1440 and 390 px with no axe violation. A viewer sees the jobs but
 // no Start button.
 
 const admin = { name: 'Rae Admin', email: 'rae@replay.test', password: 'rae password 1234' };
@@ -81,6 +81,39 @@ test.describe.serial('bulk replay', () => {
     await expect(page.getByRole('region', { name: 'Replay jobs' })).toContainText(`Started by ${admin.email}`);
     await screenshot(page, 'replay-completed');
     expect(await axeViolations(page)).toEqual([]);
+  });
+
+  test('cancels a running replay from the page', async () => {
+    await page.goto(`${webhookPath}/replay?q=order`);
+    await page.getByRole('region', { name: 'Selection' }).getByRole('button', { name: 'Replay 50 deliveries' }).click();
+    await page.locator('dialog[open]').getByRole('button', { name: 'Start replay' }).click();
+    const jobs = page.getByRole('region', { name: 'Replay jobs' });
+    const running = jobs.locator('[data-replay-job]').first();
+    await expect(running.getByText('Running')).toBeVisible();
+    await running.getByRole('button', { name: 'Cancel replay' }).click();
+    await page.locator('dialog[open]').getByRole('button', { name: 'Cancel replay' }).click();
+    await expect(running.getByText('Cancelled')).toBeVisible();
+    await expect(running).toContainText(`cancelled by ${admin.email}`);
+    const done = Number(await running.getByRole('progressbar').getAttribute('aria-valuenow'));
+    expect(done).toBeLessThan(50);
+    // It stays where it stopped.
+    await page.waitForTimeout(1_500);
+    await page.reload();
+    expect(Number(await page.getByRole('region', { name: 'Replay jobs' }).locator('[data-replay-job]').first().getByRole('progressbar').getAttribute('aria-valuenow'))).toBe(done);
+  });
+
+  test('a viewer follows the jobs but starts and cancels nothing', async ({ browser }) => {
+    const viewerPage = await (await browser.newContext()).newPage();
+    await signIn(viewerPage, viewer.email, viewer.password);
+    await viewerPage.goto(webhookPath);
+    await expect(viewerPage.getByRole('region', { name: 'Deliveries', exact: true }).locator('tbody tr').first()).toBeVisible();
+    await expect(viewerPage.getByRole('link', { name: /^Replay/ })).toHaveCount(0);
+    await viewerPage.goto(`${webhookPath}/replay?q=order`);
+    await expect(viewerPage.getByRole('region', { name: 'Replay jobs' }).getByRole('progressbar')).toHaveCount(2);
+    await expect(viewerPage.getByText('Admins start a replay.')).toBeVisible();
+    await expect(viewerPage.getByRole('button', { name: /^Replay \d+ deliveries$/ })).toHaveCount(0);
+    await expect(viewerPage.getByRole('button', { name: 'Cancel replay' })).toHaveCount(0);
+    await viewerPage.context().close();
   });
 
   test('the page reads well on a phone and refuses a selection it cannot replay', async () => {
