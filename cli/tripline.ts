@@ -11,6 +11,7 @@ const commands: Record<string, { summary: string; load: () => Promise<Command> }
   user: { summary: 'Create, list, disable and enable accounts; grant instance admin', load: () => import('./commands/user') },
   member: { summary: 'Add an account to a factory with a role', load: () => import('./commands/member') },
   webhook: { summary: 'List, create, rotate, enable, disable and delete webhooks', load: () => import('./commands/webhook') },
+  replay: { summary: 'Replay many deliveries at once: preview, start, follow and cancel a job', load: () => import('./commands/replay') },
   secret: { summary: 'List, set and delete team secrets', load: () => import('./commands/secret') },
   migrate: { summary: 'Apply, inspect and create database migrations', load: () => import('./commands/migrate') },
   worker: { summary: 'Execute queued automation runs', load: () => import('./commands/worker') },

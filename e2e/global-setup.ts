@@ -73,6 +73,8 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
     TRIPLINE_NOTIFICATION_ALLOW: 'http,private',
     // Never listed, so no run may see it (e2e/api/automations.spec.ts).
     SERVER_CANARY: 'server-canary-e2e',
+    // Bulk replay at 5 deliveries a second, so a job of the 60 a webhook may receive in a minute runs long enough to watch and cancel.
+    TRIPLINE_REPLAY_RATE: '5',
   };
   process.env.E2E_AGENT_LOG = common.AGENT_LOG;
   // A run of all servers begins a new list of secrets; runs of a part add to it, so the logs project checks them all.

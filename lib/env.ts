@@ -104,6 +104,7 @@ export const envSchema = z.object({
   TRIPLINE_METRICS_TOKEN: z.preprocess(emptyAsUndefined, z.string().min(16, 'must be at least 16 characters').optional()),
   TRIPLINE_RUN_RETENTION_DAYS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(36_500).default(90)),
   TRIPLINE_RUN_QUEUE_LIMIT: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(1_000_000).default(1000)),
+  TRIPLINE_REPLAY_RATE: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(1_000).default(20)),
   TRIPLINE_RUN_ENV: z.preprocess(
     emptyAsUndefined,
     z
@@ -196,6 +197,8 @@ export type Env = {
   metricsToken: string | undefined;
   /** Queued runs per factory past which deliveries start no new runs. */
   runQueueLimit: number;
+  /** Deliveries a bulk replay job replays per second, at most (lib/replay-jobs). */
+  replayRate: number;
 };
 
 function executorConfig(raw: z.output<typeof envSchema>, dataDir: string): ExecutorConfig {
@@ -259,6 +262,7 @@ export function parseEnv(source: NodeJS.ProcessEnv = process.env): Env {
     runRetentionDays: raw.TRIPLINE_RUN_RETENTION_DAYS,
     metricsToken: raw.TRIPLINE_METRICS_TOKEN,
     runQueueLimit: raw.TRIPLINE_RUN_QUEUE_LIMIT,
+    replayRate: raw.TRIPLINE_REPLAY_RATE,
   };
 }
 

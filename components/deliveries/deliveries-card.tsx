@@ -53,6 +53,15 @@ function href(path: string, params: Record<string, string | null>): string {
   return `${query ? `${path}?${query}` : path}#deliveries`;
 }
 
+/** The bulk replay page with the log's search and event filter as its selection (the status is always Accepted there). */
+function replayHref(path: string, params: { q: string; event: string | null }): string {
+  const search = new URLSearchParams();
+  if (params.q) search.set('q', params.q);
+  if (params.event) search.set('event', params.event);
+  const query = search.toString();
+  return query ? `${path}?${query}` : path;
+}
+
 function NoDeliveriesYet({ webhook }: { webhook: DeliveryLogWebhook }) {
   const curl = webhook.testRequest;
   return (
@@ -93,12 +102,15 @@ export function DeliveriesCard({
   webhook,
   entryPath,
   retention,
+  replayPath = null,
 }: {
   view: DeliveryLogView;
   webhook: DeliveryLogWebhook;
   /** Path of an entry's page, from its row id. */
   entryPath: (id: string) => string;
   retention: { days: number; entries: number };
+  /** Admins: the bulk replay page, which the log's search and event filter are carried to as its selection. */
+  replayPath?: string | null;
 }) {
   const { page, status, q, event, eventTypes, cursor, now } = view;
   const filtered = Boolean(status || q || event);
@@ -123,7 +135,14 @@ export function DeliveriesCard({
       ) : (
         <>
           <div className="border-b border-line px-5 py-3">
-            <DeliveryFilters status={status} q={q} event={event} eventTypes={typed ? eventTypes : null} handshakes={webhook.handshakes === true || status === 'handshake'} />
+            <div className="flex flex-wrap items-start justify-between gap-3">
+              <DeliveryFilters status={status} q={q} event={event} eventTypes={typed ? eventTypes : null} handshakes={webhook.handshakes === true || status === 'handshake'} />
+              {replayPath ? (
+                <ButtonLink href={replayHref(replayPath, { q, event })} variant="secondary" size="sm" className="shrink-0">
+                  {filtered ? 'Replay these…' : 'Replay many…'}
+                </ButtonLink>
+              ) : null}
+            </div>
             {q && !searchesPayloads(q) ? (
               <p className="mt-2 text-sm text-fg-muted">
                 Matched against delivery IDs only: payloads are searched for text with at least 3 letters or digits in a row.

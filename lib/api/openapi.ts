@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { roles } from '@/lib/auth/roles';
+import { startReplayJobSchema } from '@/lib/replay-jobs/schemas';
 import { backtestSchema, createAutomationSchema, testFilterSchema, updateAutomationSchema } from '@/lib/automations/schemas';
 import { deliveryStatusFilters } from '@/lib/deliveries/schemas';
 import { definitionFilesSchema, repositoryApplySchema, repositoryCheckSchema } from '@/lib/definitions/schemas';
@@ -15,6 +16,27 @@ import { authModes, providerSecretSchema, updateWebhookSchema } from '@/lib/webh
 // Request bodies are generated from the same zod schemas the API validates with.
 
 const jsonSchema = (schema: z.ZodType) => z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' });
+
+const replayJobObject = {
+  type: 'object',
+  required: ['id', 'status', 'webhook', 'selection', 'total', 'done', 'replayed', 'skipped', 'runsStarted', 'waiting', 'createdBy', 'createdAt', 'finishedAt', 'cancelledBy'],
+  properties: {
+    id: { type: 'string' },
+    status: { type: 'string', enum: ['running', 'completed', 'cancelled'] },
+    webhook: { type: 'object', properties: { uid: { type: 'string' }, name: { type: ['string', 'null'] } } },
+    selection: { type: 'object', description: 'The selection as given when the job started' },
+    total: { type: 'integer', description: 'Deliveries frozen into the job' },
+    done: { type: 'integer', description: 'Deliveries handled so far (replayed + skipped)' },
+    replayed: { type: 'integer' },
+    skipped: { type: 'integer', description: 'Deliveries pruned or no longer replayable when their turn came' },
+    runsStarted: { type: 'integer' },
+    waiting: { type: ['string', 'null'], description: 'Why the job is paused right now (the run queue is full), or null' },
+    createdBy: { type: 'string' },
+    createdAt: { type: 'string', format: 'date-time' },
+    finishedAt: { type: ['string', 'null'], format: 'date-time' },
+    cancelledBy: { type: ['string', 'null'] },
+  },
+} as const;
 
 const errorResponse = (description: string) => ({
   description,
@@ -537,6 +559,66 @@ export function openApiDocument(baseUrl: string) {
         post: {
           summary: 'Replay an Accepted delivery against today’s automations (admin)',
           responses: { 200: json({ type: 'object' }), ...standardErrors, 409: errorResponse('The entry is not Accepted') },
+        },
+      },
+      '/factories/{factory}/replay-jobs': {
+        parameters: [factoryParam],
+        get: {
+          summary: 'The factory’s newest bulk replay jobs, at most 20 (any member)',
+          responses: { 200: json({ type: 'object', properties: { jobs: { type: 'array', items: replayJobObject } } }), ...standardErrors },
+        },
+        post: {
+          summary: 'Start a bulk replay job (admin)',
+          description:
+            'Freezes the selection (a webhook’s Accepted deliveries by the log’s filters `q`, `event`, `from`, `to`; or the deliveries an automation’s trigger matches in Backtest) as the job’s list, oldest first, and replays each delivery in the background as the single Replay does, at most `TRIPLINE_REPLAY_RATE` a second, waiting while the factory’s run queue is full. At most 5,000 deliveries per job; one running job per factory.',
+          requestBody: body(jsonSchema(startReplayJobSchema)),
+          responses: {
+            201: json(replayJobObject, 'Started'),
+            ...standardErrors,
+            409: errorResponse('Another replay job of the factory is running (the message and `fields.job` name it)'),
+            422: errorResponse('Invalid selection, no Accepted delivery matches, or more than 5,000 do'),
+          },
+        },
+      },
+      '/factories/{factory}/replay-jobs/preview': {
+        parameters: [factoryParam],
+        post: {
+          summary: 'Count a bulk replay selection and list its newest entries (any member); changes nothing',
+          requestBody: body(jsonSchema(startReplayJobSchema)),
+          responses: {
+            200: json({
+              type: 'object',
+              required: ['webhook', 'count', 'tooMany', 'max', 'untested', 'deliveries'],
+              properties: {
+                webhook: { type: 'object', properties: { uid: { type: 'string' }, name: { type: 'string' } } },
+                count: { type: 'integer', description: 'Deliveries selected; when tooMany, counting stopped at max + 1' },
+                tooMany: { type: 'boolean', description: 'More than max: a job would be refused' },
+                max: { type: 'integer' },
+                untested: { type: 'integer', description: 'By automation: deliveries Backtest could not evaluate (not selected)' },
+                deliveries: {
+                  type: 'array',
+                  items: {
+                    type: 'object',
+                    properties: { id: { type: 'string' }, deliveryId: { type: 'string' }, receivedAt: { type: 'string', format: 'date-time' }, eventType: { type: ['string', 'null'] } },
+                  },
+                },
+              },
+            }),
+            ...standardErrors,
+            422: errorResponse('Invalid selection'),
+            429: errorResponse('By automation: Backtest’s bounds (another Backtest of the factory is running, or 30 ran in the last minute); Retry-After says when to try again'),
+          },
+        },
+      },
+      '/factories/{factory}/replay-jobs/{id}': {
+        parameters: [factoryParam, idParam('The replay job’s id')],
+        get: { summary: 'A bulk replay job’s progress (any member)', responses: { 200: json(replayJobObject), ...standardErrors } },
+      },
+      '/factories/{factory}/replay-jobs/{id}/cancel': {
+        parameters: [factoryParam, idParam('The replay job’s id')],
+        post: {
+          summary: 'Cancel a running replay job (admin): no delivery is replayed after the response',
+          responses: { 200: json(replayJobObject), ...standardErrors, 409: errorResponse('The job already completed') },
         },
       },
       '/factories/{factory}/automations': {

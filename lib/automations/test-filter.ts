@@ -224,7 +224,7 @@ async function halves(db: Db, webhookId: string, splitFrom: number): Promise<{ s
  * How many of the webhook's Accepted deliveries match, and the most recent
  * matches and non-matches (up to `limit` of each, not yet ordered).
  */
-async function countMatches(db: Db, webhookId: string, filter: TriggerFilter, limit: number, splitFrom: number, uncopiedMax: number) {
+async function countMatches(db: Db, webhookId: string, filter: TriggerFilter, limit: number, splitFrom: number, uncopiedMax: number, others = true) {
   // 1. Bodies without a copy, in TypeScript. Their ids are left out of the
   // SQL below, so a body the copy job reaches meanwhile is counted once.
   const uncopied: string[] = [];
@@ -257,7 +257,7 @@ async function countMatches(db: Db, webhookId: string, filter: TriggerFilter, li
       uncopied.push(row.id);
       bytes += row.body.length;
       if (isMatch) matched++;
-      if (isMatch ? kept.matches < limit : kept.others < limit) {
+      if (isMatch ? kept.matches < limit : others && kept.others < limit) {
         examples.push({ id: row.id, receivedAt: row.receivedAt, matched: isMatch });
         kept = isMatch ? { ...kept, matches: kept.matches + 1 } : { ...kept, others: kept.others + 1 };
       }
@@ -298,7 +298,7 @@ async function countMatches(db: Db, webhookId: string, filter: TriggerFilter, li
         ...params,
       ),
     );
-  const [recentMatches, recentOthers] = await Promise.all([copiedMatches > 0 ? recent(true) : [], copiedMatches < copied ? recent(false) : []]);
+  const [recentMatches, recentOthers] = await Promise.all([copiedMatches > 0 ? recent(true) : [], others && copiedMatches < copied ? recent(false) : []]);
   examples.push(...recentMatches.map((row) => ({ ...row, matched: true })), ...recentOthers.map((row) => ({ ...row, matched: false })));
 
   return { uncopied: uncopied.length, untested, copied, matched: matched + copiedMatches, examples };
@@ -359,4 +359,29 @@ export async function backtestTrigger(
     wouldTrigger: matched,
     deliveries,
   };
+}
+
+/**
+ * The deliveries a trigger's filter matches, as Backtest counts them (the
+ * same SQL and TypeScript paths): the webhook's row id, how many match, how
+ * many could not be evaluated (`untested`), and the ids of the newest `max`
+ * matches, newest first. What a bulk replay selects by automation.
+ */
+export async function backtestMatches(
+  factoryId: string,
+  trigger: TriggerInput,
+  max: number,
+  db: Db = prisma,
+): Promise<{ webhookId: string; matched: number; untested: number; ids: string[] }> {
+  const parsed = triggerSchema.parse(trigger);
+  const uid = parsed.filter.webhook_ids[0]!;
+  const webhook = await db.webhook.findFirst({ where: { factoryId, uid, deletedAt: null }, select: { id: true } });
+  if (!webhook) throw new AppError('validation_failed', 'No such webhook', { 'trigger.filter.webhook_ids': `No webhook with UID ${uid} in this factory` });
+  const { untested, matched, examples } = await countMatches(db, webhook.id, parsed.filter, max, SPLIT_FROM, BACKTEST_UNCOPIED_MAX, false);
+  const ids = examples
+    .filter((e) => e.matched)
+    .sort(newestFirst)
+    .slice(0, max)
+    .map((e) => e.id);
+  return { webhookId: webhook.id, matched, untested, ids };
 }

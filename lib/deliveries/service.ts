@@ -58,14 +58,21 @@ export async function webhookIdOrThrow(db: DbOrTx, factoryId: string, uid: strin
 
 const summary = { id: true, deliveryId: true, status: true, size: true, receivedAt: true, detail: true, eventType: true, refusedCount: true } as const;
 
-export async function listDeliveries(
-  factoryId: string,
-  uid: string,
-  input: ListDeliveriesInput,
-  db: DbOrTx = prisma,
-): Promise<{ deliveries: DeliverySummary[]; nextCursor: string | null }> {
-  const { status, limit, cursor, q, event } = listDeliveriesSchema.parse(input);
-  const webhookId = await webhookIdOrThrow(db, factoryId, uid);
+/** What the log can be filtered by: the dashboard's and the API's filters, and a bulk replay's selection (lib/replay-jobs). */
+export type LogFilter = { status?: DeliveryStatusFilter; event?: string; q?: string; from?: Date; to?: Date };
+
+/**
+ * The log's filters as one statement over a webhook's entries, newest first:
+ * `columns` of the rows that match `filter` and every extra condition, at
+ * most `limit` of them. The one place the log's filters become SQL, so the
+ * log and a bulk replay's selection read the same entries.
+ */
+export function deliveryLogQuery(
+  webhookId: string,
+  filter: LogFilter,
+  options: { columns: string; limit: number; extra?: (params: unknown[]) => string[] },
+): { sql: string; params: unknown[] } {
+  const { status, event, q, from, to } = filter;
   // Plain SQL for the row-value comparison ("receivedAt", "id") < (...),
   // which PostgreSQL answers straight from the (webhookId, receivedAt, id)
   // index however deep the page is.
@@ -84,15 +91,19 @@ export async function listDeliveries(
       where.push(`"eventType" = $${params.length}`);
     }
   }
-  if (cursor) {
-    const c = decodeCursor(cursor);
-    params.push(c.at, c.id);
-    where.push(`("receivedAt", "id") < ($${params.length - 1}, $${params.length})`);
+  if (from) {
+    params.push(from);
+    where.push(`"receivedAt" >= $${params.length}`);
   }
-  params.push(limit + 1);
+  if (to) {
+    params.push(to);
+    where.push(`"receivedAt" < $${params.length}`);
+  }
+  where.push(...(options.extra?.(params) ?? []));
+  params.push(options.limit);
   const limitParam = `$${params.length}`;
   const select = (conditions: string[]) =>
-    `SELECT "id", "deliveryId", "status"::text AS "status", "size", "receivedAt", "detail", "eventType", "refusedCount"
+    `SELECT ${options.columns}
        FROM "Delivery" WHERE ${[...where, ...conditions].join(' AND ')}
       ORDER BY "receivedAt" DESC, "id" DESC LIMIT ${limitParam}`;
   let sql = select([]);
@@ -115,6 +126,31 @@ export async function listDeliveries(
       sql = byId;
     }
   }
+  return { sql, params };
+}
+
+export async function listDeliveries(
+  factoryId: string,
+  uid: string,
+  input: ListDeliveriesInput,
+  db: DbOrTx = prisma,
+): Promise<{ deliveries: DeliverySummary[]; nextCursor: string | null }> {
+  const { status, limit, cursor, q, event } = listDeliveriesSchema.parse(input);
+  const webhookId = await webhookIdOrThrow(db, factoryId, uid);
+  const { sql, params } = deliveryLogQuery(
+    webhookId,
+    { status, q, event },
+    {
+      columns: `"id", "deliveryId", "status"::text AS "status", "size", "receivedAt", "detail", "eventType", "refusedCount"`,
+      limit: limit + 1,
+      extra: (params) => {
+        if (!cursor) return [];
+        const c = decodeCursor(cursor);
+        params.push(c.at, c.id);
+        return [`("receivedAt", "id") < ($${params.length - 1}, $${params.length})`];
+      },
+    },
+  );
   const rows = await db.$queryRawUnsafe<DeliverySummary[]>(sql, ...params);
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];

@@ -17,6 +17,7 @@ import { pruneRuns } from '@/lib/runs/retention';
 import { checkFailedRuns, checkWebhookHealth } from '@/lib/health/monitor';
 import { sendDueNotifications } from '@/lib/notifications/sender';
 import { startWorkers } from '@/lib/runs/worker';
+import { workReplayJobs } from '@/lib/replay-jobs/worker';
 import { onShutdown, setPhase, shutdownStage } from '@/lib/server/lifecycle';
 
 // Server start: every instance applies pending migrations (under PostgreSQL's
@@ -55,6 +56,9 @@ function copyBodies(embedded: boolean): Promise<number> {
 // The search index's pending list (lib/deliveries/search-index.ts): merged
 // before the ingress fills it.
 const SEARCH_MERGE_INTERVAL = 2_000;
+
+// How often an instance looks for a replay job to work when it has none.
+const REPLAY_POLL_INTERVAL = 1_000;
 
 export async function startServer(): Promise<void> {
   const line = (text: string) => logger.info(text);
@@ -107,6 +111,10 @@ export async function startServer(): Promise<void> {
       await sendDueNotifications();
     }),
   );
+  // Bulk replay jobs (lib/replay-jobs/worker.ts): each instance looks for a job with a free lease every second and
+  // works it at TRIPLINE_REPLAY_RATE; shutdown aborts the turn, which gives the lease back for the next instance.
+  const replayShutdown = new AbortController();
+  timers.push(every(REPLAY_POLL_INTERVAL, 'replay jobs', () => workReplayJobs({ signal: replayShutdown.signal })));
   // Repository-backed factories apply new commits of their production branch.
   // Every instance checks; the factory row lock makes one apply each commit.
   const syncInterval = env().repositorySyncInterval;
@@ -125,6 +133,7 @@ export async function startServer(): Promise<void> {
     name: 'housekeeping',
     stage: shutdownStage.work,
     run: async () => {
+      replayShutdown.abort();
       for (const timer of timers) clearInterval(timer);
     },
   });

@@ -276,6 +276,7 @@ export default async function WebhookPage({
           webhook={{ uid: webhook.uid, authMode: webhook.authMode, ingressUrl: webhook.ingressUrl, providerName: scheme?.displayName ?? null, testRequest, handshakes: Boolean(scheme?.handshake) }}
           entryPath={(id) => `${webhookPath}/deliveries/${encodeURIComponent(id)}`}
           retention={{ days: RETENTION_DAYS, entries: RETENTION_MIN_ENTRIES }}
+          replayPath={manage ? `${webhookPath}/replay` : null}
         />
 
         <FieldsCard catalogue={catalogue} />

@@ -1,0 +1,8 @@
+import { withFactory } from '@/lib/api/handler';
+import { startReplayJobSchema } from '@/lib/replay-jobs/schemas';
+import { previewJson, previewSelection } from '@/lib/replay-jobs/service';
+
+// POST /api/v1/factories/{factory}/replay-jobs/preview (any member, as Backtest): the selection's count and newest entries; changes nothing
+export const POST = withFactory('factory:read', startReplayJobSchema, async ({ context, input }) => {
+  return Response.json(previewJson(await previewSelection(context.factory.id, input.selection)));
+});

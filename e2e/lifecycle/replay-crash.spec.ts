@@ -1,0 +1,115 @@
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { expect, test } from '@playwright/test';
+import pg from 'pg';
+import { createPostgresDatabase } from '../../lib/testing/postgres';
+import { rememberSecrets } from '../fixtures/secrets';
+import { cli, startServer, type RunningServer } from '../servers';
+
+// A bulk replay of 1,000 deliveries survives a SIGKILL of the server in the
+// middle of the job: the restarted server resumes it once the dead
+// instance's lease expires, and it completes with every delivery replayed
+// exactly once (one replayed run each, a replay count of 1 on each log
+// entry), on the embedded database and on PostgreSQL.
+
+const root = path.resolve(import.meta.dirname, '..', '..');
+const port = Number(process.env.E2E_PORT_BASE ?? 3210) + 42;
+const base = `http://localhost:${port}`;
+const adminUrl = process.env.TEST_DATABASE_URL;
+const COUNT = 1_000;
+
+type Kind = 'pglite' | 'postgres';
+type Job = { id: string; status: string; total: number; done: number; runsStarted: number; skipped: number };
+
+for (const kind of ['pglite', 'postgres'] as Kind[]) {
+  test(`a replay job killed midway resumes after a restart and replays each delivery once (${kind})`, async () => {
+    test.skip(kind === 'postgres' && !adminUrl, 'needs TEST_DATABASE_URL (always set under CI)');
+    test.setTimeout(300_000);
+    const dataDir = path.join(root, 'test-results', 'e2e-data', `replay-crash-${kind}-${Date.now().toString(36)}`);
+    const database = kind === 'postgres' ? await createPostgresDatabase('tripline_e2e_replay', adminUrl) : undefined;
+    const env: Record<string, string> = {
+      TRIPLINE_DATA_DIR: dataDir,
+      TRIPLINE_BASE_URL: base,
+      TRIPLINE_SECRETS_KEY: randomBytes(32).toString('base64'),
+      TRIPLINE_AUTH_SECRET: randomBytes(32).toString('base64url'),
+      TRIPLINE_DELIVERY_RATE_LIMIT: '1000000',
+      // No executor: runs stay queued, and the queue has room for all of them.
+      TRIPLINE_RUN_QUEUE_LIMIT: '1000000',
+      TRIPLINE_REPLAY_RATE: '50',
+      ...(database ? { DATABASE_URL: database.url } : {}),
+    };
+    let server: RunningServer | undefined;
+    try {
+      cli(env, ['setup', '--email', `replay-${kind}@example.test`, '--password-stdin', '--factory', 'replay', '--factory-name', 'Replay'], 'correct horse battery');
+      const token = cli(env, ['token', 'create', '--email', `replay-${kind}@example.test`]);
+      const created = cli(env, ['webhook', 'create', '--factory', 'replay', '--name', 'orders']);
+      const uid = /^uid: (\S+)$/m.exec(created)![1]!;
+      const secret = /^secret: (\S+)$/m.exec(created)![1]!;
+      rememberSecrets(token, secret, env.TRIPLINE_SECRETS_KEY, env.TRIPLINE_AUTH_SECRET);
+      const api = (pathname: string, init: RequestInit = {}) =>
+        fetch(`${base}/api/v1/factories/replay${pathname}`, { ...init, headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' } });
+
+      server = await startServer(`replay-crash-${kind}`, port, env);
+      // The deliveries arrive before the automation exists: only the replay starts their runs.
+      for (let sender = 0; sender < COUNT; sender += 50) {
+        await Promise.all(
+          Array.from({ length: 50 }, async (_, i) => {
+            const response = await fetch(`${base}/webhooks/w/${uid}`, {
+              method: 'POST',
+              headers: { Authorization: `Bearer ${secret}`, 'Content-Type': 'application/json', 'X-Service-Delivery-Id': `order-${sender + i}` },
+              body: JSON.stringify({ n: sender + i }),
+            });
+            expect(response.status).toBe(202);
+          }),
+        );
+      }
+      const automation = await api('/automations', {
+        method: 'POST',
+        body: JSON.stringify({ name: 'every', prompt: 'Handle it.', triggers: [{ provider: 'webhook', event: 'received', filter: { webhook_ids: [uid] } }] }),
+      });
+      expect(automation.status, await automation.text()).toBe(201);
+
+      const started = await api('/replay-jobs', { method: 'POST', body: JSON.stringify({ selection: { webhook: uid } }) });
+      const text = await started.text();
+      expect(started.status, text).toBe(201);
+      const { id, total } = JSON.parse(text) as Job;
+      expect(total).toBe(COUNT);
+      const job = async () => (await (await api(`/replay-jobs/${id}`)).json()) as Job;
+
+      // Kill the server mid-job: no drain, no lease handed back.
+      await expect.poll(async () => (await job()).done, { timeout: 60_000, intervals: [250] }).toBeGreaterThan(150);
+      server.process.kill('SIGKILL');
+      await new Promise<void>((resolve) => (server!.process.exitCode !== null || server!.process.signalCode !== null ? resolve() : server!.process.once('exit', () => resolve())));
+      server = await startServer(`replay-crash-${kind}-restarted`, port, env);
+      const resumedFrom = (await job()).done;
+      expect(resumedFrom).toBeGreaterThan(150);
+      expect(resumedFrom).toBeLessThan(COUNT);
+
+      await expect.poll(async () => (await job()).status, { timeout: 120_000, intervals: [1000] }).toBe('completed');
+      expect(await job()).toMatchObject({ total: COUNT, done: COUNT, skipped: 0, runsStarted: COUNT });
+      await server.stop();
+      server = undefined;
+
+      // In the database: one replayed run per delivery, and each log entry replayed once.
+      const query = `SELECT d."deliveryId", d."replayCount" AS "replays", count(r."id")::int AS "runs" FROM "Delivery" d
+                       LEFT JOIN "Run" r ON r."deliveryId" = d."id" AND r."replay" WHERE d."status" = 'accepted' GROUP BY d."id"`;
+      let rows: { deliveryId: string; replays: number; runs: number }[];
+      if (database) {
+        const client = new pg.Client({ connectionString: database.url });
+        await client.connect();
+        rows = (await client.query<{ deliveryId: string; replays: number; runs: number }>(query)).rows;
+        await client.end();
+      } else {
+        const embedded = new PGlite(path.join(dataDir, 'pglite'));
+        rows = (await embedded.query<{ deliveryId: string; replays: number; runs: number }>(query)).rows;
+        await embedded.close();
+      }
+      expect(rows).toHaveLength(COUNT);
+      expect(rows.filter((row) => row.runs !== 1 || row.replays !== 1)).toEqual([]);
+    } finally {
+      if (server) server.process.kill('SIGKILL');
+      await database?.drop();
+    }
+  });
+}
