@@ -14,6 +14,8 @@ const dataDir = path.resolve(import.meta.dirname, '..', '..', 'test-results', 'e
 const env = { TRIPLINE_DATA_DIR: dataDir, TRIPLINE_BASE_URL: `http://localhost:${port}`, TRIPLINE_SECRETS_KEY: '', TRIPLINE_AUTH_SECRET: '' };
 
 test('the embedded database, keys and sessions survive a restart', async ({ page, request }) => {
+  // Two CLI runs and two server starts: over a minute on a loaded 2-core machine.
+  test.setTimeout(180_000);
   const password = `pw-${randomBytes(6).toString('hex')}`;
   cli(env, ['setup', '--email', 'restart@example.test', '--password-stdin', '--factory', 'persist', '--factory-name', 'Persist'], password);
   const token = cli(env, ['token', 'create', '--email', 'restart@example.test']);
