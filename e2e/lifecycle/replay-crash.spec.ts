@@ -11,7 +11,9 @@ import { cli, startServer, type RunningServer } from '../servers';
 // middle of the job: the restarted server resumes it once the dead
 // instance's lease expires, and it completes with every delivery replayed
 // exactly once (one replayed run each, a replay count of 1 on each log
-// entry), on the embedded database and on PostgreSQL.
+// entry), on the embedded database and on PostgreSQL. A second job over the
+// same deliveries is cancelled midway: nothing is replayed after the cancel
+// is answered.
 
 const root = path.resolve(import.meta.dirname, '..', '..');
 const port = Number(process.env.E2E_PORT_BASE ?? 3210) + 42;
@@ -40,6 +42,7 @@ for (const kind of ['pglite', 'postgres'] as Kind[]) {
       ...(database ? { DATABASE_URL: database.url } : {}),
     };
     let server: RunningServer | undefined;
+    let atCancel: Job | undefined;
     try {
       cli(env, ['setup', '--email', `replay-${kind}@example.test`, '--password-stdin', '--factory', 'replay', '--factory-name', 'Replay'], 'correct horse battery');
       const token = cli(env, ['token', 'create', '--email', `replay-${kind}@example.test`]);
@@ -88,6 +91,28 @@ for (const kind of ['pglite', 'postgres'] as Kind[]) {
 
       await expect.poll(async () => (await job()).status, { timeout: 120_000, intervals: [1000] }).toBe('completed');
       expect(await job()).toMatchObject({ total: COUNT, done: COUNT, skipped: 0, runsStarted: COUNT });
+
+      // A second job over the same 1,000, for an automation created since (a replay starts only
+      // runs an automation has not had for the delivery), cancelled midway: once the cancel is
+      // answered, no delivery is replayed and no run starts.
+      const another = await api('/automations', {
+        method: 'POST',
+        body: JSON.stringify({ name: 'another', prompt: 'Handle it too.', triggers: [{ provider: 'webhook', event: 'received', filter: { webhook_ids: [uid] } }] }),
+      });
+      expect(another.status, await another.text()).toBe(201);
+      const second = await api('/replay-jobs', { method: 'POST', body: JSON.stringify({ selection: { webhook: uid } }) });
+      expect(second.status, await second.clone().text()).toBe(201);
+      const secondId = ((await second.json()) as Job).id;
+      const secondJob = async () => (await (await api(`/replay-jobs/${secondId}`)).json()) as Job;
+      await expect.poll(async () => (await secondJob()).done, { timeout: 60_000, intervals: [200] }).toBeGreaterThan(100);
+      const cancel = await api(`/replay-jobs/${secondId}/cancel`, { method: 'POST' });
+      expect(cancel.status).toBe(200);
+      atCancel = (await cancel.json()) as Job;
+      expect(atCancel.status).toBe('cancelled');
+      expect(atCancel.done).toBeLessThan(COUNT);
+      expect(atCancel.runsStarted).toBe(atCancel.done);
+      await new Promise((resolve) => setTimeout(resolve, 3_000));
+      expect(await secondJob()).toMatchObject({ status: 'cancelled', done: atCancel.done, runsStarted: atCancel.runsStarted });
       await server.stop();
       server = undefined;
 
@@ -105,8 +130,11 @@ for (const kind of ['pglite', 'postgres'] as Kind[]) {
         rows = (await embedded.query<{ deliveryId: string; replays: number; runs: number }>(query)).rows;
         await embedded.close();
       }
+      // The first job replayed every delivery once (one run of 'every'); the cancelled one replayed
+      // exactly the deliveries it counted (one run of 'another' each), and nothing after.
       expect(rows).toHaveLength(COUNT);
-      expect(rows.filter((row) => row.runs !== 1 || row.replays !== 1)).toEqual([]);
+      expect(rows.filter((row) => row.runs !== row.replays || row.replays < 1 || row.replays > 2)).toEqual([]);
+      expect(rows.filter((row) => row.replays === 2)).toHaveLength(atCancel!.done);
     } finally {
       if (server) server.process.kill('SIGKILL');
       await database?.drop();
