@@ -10,6 +10,7 @@ import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { pgliteExtensions } from '@/lib/db/pglite-extensions';
 import type { DatabaseTarget } from '@/lib/db/adapter';
 import { withSchemaEngine } from '@/lib/db/schema-engine';
+import { appDir } from '@/lib/app-dir';
 
 // Prisma Migrate, without the Prisma CLI: the WebAssembly schema engine reads
 // and writes the standard layout (prisma/migrations/<timestamp>_<name>/
@@ -29,7 +30,7 @@ const MIGRATION_FILE = 'migration.sql';
 const noFilters: SchemaFilter = { externalTables: [], externalEnums: [] };
 
 export function defaultMigrationsDir(): string {
-  return path.resolve(process.cwd(), 'prisma', 'migrations');
+  return path.resolve(/*turbopackIgnore: true*/ appDir(), 'prisma', 'migrations');
 }
 
 /** Reads the migrations folder the way the Prisma CLI does (a missing folder is an empty history). */
@@ -60,7 +61,7 @@ export function loadMigrationList(migrationsDir: string = defaultMigrationsDir()
   return { baseDir, lockfile, shadowDbInitScript: '', migrationDirectories };
 }
 
-export function readSchema(schemaPath: string = path.resolve(process.cwd(), 'prisma', 'schema.prisma')): SchemaContainer {
+export function readSchema(schemaPath: string = path.resolve(/*turbopackIgnore: true*/ appDir(), 'prisma', 'schema.prisma')): SchemaContainer {
   return { path: schemaPath, content: fs.readFileSync(/*turbopackIgnore: true*/ schemaPath, 'utf8') };
 }
 
