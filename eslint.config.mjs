@@ -30,7 +30,7 @@ const hotPathTransitive = {
 };
 
 const config = [
-  { ignores: ['.next/**', '.next-*/**', 'node_modules/**', 'lib/generated/**', 'test-results/**', 'playwright-report/**', 'next-env.d.ts'] },
+  { ignores: ['.next/**', '.next-*/**', 'dist/**', 'node_modules/**', 'lib/generated/**', 'test-results/**', 'playwright-report/**', 'next-env.d.ts'] },
   ...nextVitals,
   ...nextTs,
   {

@@ -14,6 +14,9 @@ const nextConfig = {
   ],
   // A second build folder lets two builds (e.g. tests of two checkouts) coexist.
   distDir: process.env.NEXT_DIST_DIR || '.next',
+  // The npm package (scripts/pack.mjs) serves Next's standalone output: the
+  // build plus only the files of node_modules that the server loads.
+  output: process.env.TRIPLINE_STANDALONE === '1' ? 'standalone' : undefined,
   poweredByHeader: false,
   // Server action bodies: Next's default limit, stated so that it stays one
   // decision with the management API's 1 MB (lib/api/handler.ts readJson).

@@ -32,6 +32,7 @@ export const servers = {
   // portBase + 10..12: e2e/lifecycle/postgres-concurrent-start.spec.ts
   // portBase + 20: e2e/lifecycle/embedded-backup.spec.ts
   // portBase + 30: e2e/lifecycle/readme-quickstart.spec.ts
+  // portBase + 35: e2e/lifecycle/package.spec.ts
   // portBase + 40, 41: e2e/lifecycle/database-outage.spec.ts (the server, its own PostgreSQL)
   // portBase + 42: e2e/lifecycle/replay-crash.spec.ts
   apiPostgresB: `http://localhost:${portBase + 4}`,

@@ -1,4 +1,5 @@
-// The `tripline` command line: `npm run tripline -- <command> [options]`.
+// The `tripline` command line: `npm run tripline -- <command> [options]` in a
+// clone, `tripline <command>` from the npm package (scripts/pack.mjs).
 // Each command lives in cli/commands/<name>.ts and returns its exit code.
 
 type Command = { run: (args: string[]) => Promise<number> };
@@ -6,6 +7,7 @@ type Command = { run: (args: string[]) => Promise<number> };
 // Each command's one-line summary lives here, beside its loader, so --help
 // lists them without importing every command (and Prisma with them).
 const commands: Record<string, { summary: string; load: () => Promise<Command> }> = {
+  start: { summary: 'Serve Tripline (the prebuilt app of the npm package; npm start in a clone)', load: () => import('./commands/start') },
   setup: { summary: 'Create an account and a factory it administers', load: () => import('./commands/setup') },
   token: { summary: 'Create a personal API token', load: () => import('./commands/token') },
   user: { summary: 'Create, list, disable and enable accounts; grant instance admin', load: () => import('./commands/user') },

@@ -62,6 +62,8 @@ describe('docs/configuration.md', () => {
     TRIPLINE_LOG_FORMAT: 'lib/log.ts',
     TRIPLINE_LOG_LEVEL: 'lib/log.ts',
     NEXT_DIST_DIR: 'next.config.mjs',
+    TRIPLINE_STANDALONE: 'next.config.mjs',
+    TRIPLINE_APP_DIR: 'lib/app-dir.ts',
     TEST_DATABASE_URL: 'playwright.config.ts',
     CHROMIUM_PATH: 'playwright.config.ts',
     E2E_PORT_BASE: 'playwright.config.ts',

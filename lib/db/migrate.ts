@@ -1,4 +1,5 @@
 import 'server-only';
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
@@ -10,6 +11,7 @@ import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { pgliteExtensions } from '@/lib/db/pglite-extensions';
 import type { DatabaseTarget } from '@/lib/db/adapter';
 import { withSchemaEngine } from '@/lib/db/schema-engine';
+import { appDir } from '@/lib/app-dir';
 
 // Prisma Migrate, without the Prisma CLI: the WebAssembly schema engine reads
 // and writes the standard layout (prisma/migrations/<timestamp>_<name>/
@@ -29,7 +31,7 @@ const MIGRATION_FILE = 'migration.sql';
 const noFilters: SchemaFilter = { externalTables: [], externalEnums: [] };
 
 export function defaultMigrationsDir(): string {
-  return path.resolve(process.cwd(), 'prisma', 'migrations');
+  return path.resolve(/*turbopackIgnore: true*/ appDir(), 'prisma', 'migrations');
 }
 
 /** Reads the migrations folder the way the Prisma CLI does (a missing folder is an empty history). */
@@ -60,18 +62,63 @@ export function loadMigrationList(migrationsDir: string = defaultMigrationsDir()
   return { baseDir, lockfile, shadowDbInitScript: '', migrationDirectories };
 }
 
-export function readSchema(schemaPath: string = path.resolve(process.cwd(), 'prisma', 'schema.prisma')): SchemaContainer {
+export function readSchema(schemaPath: string = path.resolve(/*turbopackIgnore: true*/ appDir(), 'prisma', 'schema.prisma')): SchemaContainer {
   return { path: schemaPath, content: fs.readFileSync(/*turbopackIgnore: true*/ schemaPath, 'utf8') };
 }
 
 /** A database the migration commands act on: an opened adapter (lib/db/adapter.ts). */
-export type MigrationDatabase = { target: DatabaseTarget; factory: SqlMigrationAwareDriverAdapterFactory; lock?: Promise<unknown> };
+export type MigrationDatabase = {
+  target: DatabaseTarget;
+  factory: SqlMigrationAwareDriverAdapterFactory;
+  lock?: Promise<unknown>;
+  /** The opened database's own connections (lib/db/adapter.ts), for the up-to-date check. */
+  pool?: pg.Pool;
+  pglite?: { query<T>(sql: string): Promise<{ rows: T[] }> };
+};
 
 export type MigrationOptions = { migrationsDir?: string; log?: (line: string) => void };
+
+type AppliedRow = { migration_name: string; checksum: string; finished: boolean; rolled_back: boolean };
+
+/**
+ * True when the database's history is exactly the folder's: every migration
+ * applied, finished, not rolled back, its migration.sql unchanged (Prisma's
+ * checksum is the SHA-256 of the file), and none the folder lacks. Then the
+ * schema engine would apply nothing, and it is not loaded: its WebAssembly
+ * module and memory cost the process about 85 MB for as long as it lives
+ * (docs/benchmarks.md, Memory). Anything else (a new folder, pending,
+ * failed or edited migrations) goes to the engine, which applies or reports.
+ */
+async function historyIsCurrent(database: MigrationDatabase, list: MigrationList): Promise<boolean> {
+  const sql =
+    'SELECT migration_name, checksum, finished_at IS NOT NULL AS finished, rolled_back_at IS NOT NULL AS rolled_back FROM _prisma_migrations';
+  let rows: AppliedRow[];
+  try {
+    if (database.pglite) {
+      await database.lock;
+      rows = (await database.pglite.query<AppliedRow>(sql)).rows;
+    } else if (database.pool) rows = (await database.pool.query<AppliedRow>(sql)).rows;
+    else return false;
+  } catch {
+    return false; // no history table yet, or anything the engine explains better
+  }
+  const applied = new Map<string, string>();
+  for (const row of rows) {
+    if (row.rolled_back) continue;
+    if (!row.finished || applied.has(row.migration_name)) return false;
+    applied.set(row.migration_name, row.checksum);
+  }
+  if (applied.size !== list.migrationDirectories.length) return false;
+  return list.migrationDirectories.every(({ path: name, migrationFile }) => {
+    const content = migrationFile.content;
+    return content.tag === 'ok' && applied.get(name) === createHash('sha256').update(content.value).digest('hex');
+  });
+}
 
 /** Applies the migrations the database has not seen yet; returns their names. */
 export async function applyPendingMigrations(database: MigrationDatabase, options: MigrationOptions = {}): Promise<string[]> {
   const migrationsList = loadMigrationList(options.migrationsDir);
+  if (await historyIsCurrent(database, migrationsList)) return [];
   return withMigrationLock(database, options, (factory) =>
     withSchemaEngine(factory, readSchema(), async (engine) => {
       const result = await engine.applyMigrations({ migrationsList, filters: noFilters });

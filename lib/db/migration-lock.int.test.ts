@@ -1,3 +1,6 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '@/lib/db';
 import { applyPendingMigrations, loadMigrationList, MIGRATION_LOCK_KEY } from '@/lib/db/migrate';
@@ -91,7 +94,12 @@ describe.skipIf(!adminUrl)('migrations under the advisory lock (PostgreSQL)', ()
     expect(ms).toBeLessThan(9_000);
   });
 
-  it('an instance waits, without a time limit, while another holds the lock, and says so', async () => {
+  it('an instance with a migration to apply waits, without a time limit, while another holds the lock, and says so', async () => {
+    // This instance's folder: the history plus one migration the database has not seen.
+    const migrationsDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tripline-lock-migrations-'));
+    fs.cpSync(path.resolve('prisma', 'migrations'), migrationsDir, { recursive: true });
+    fs.mkdirSync(path.join(migrationsDir, '99991231000000_lock_test'));
+    fs.writeFileSync(path.join(migrationsDir, '99991231000000_lock_test', 'migration.sql'), 'CREATE TABLE "LockTest" ("id" INTEGER);\n');
     const holder = openDatabase({ kind: 'postgres', url }, { poolSize: 1 });
     open.push(holder);
     const client = await holder.adapter.pool!.connect();
@@ -100,16 +108,21 @@ describe.skipIf(!adminUrl)('migrations under the advisory lock (PostgreSQL)', ()
     open.push(waiting);
     const lines: string[] = [];
     let done = false;
-    const applying = applyPendingMigrations(waiting.adapter, { log: (line) => lines.push(line) }).finally(() => {
+    const applying = applyPendingMigrations(waiting.adapter, { migrationsDir, log: (line) => lines.push(line) }).finally(() => {
       done = true;
     });
+    // An instance whose history is current does not wait for the lock: it has nothing to apply.
+    const current = openDatabase({ kind: 'postgres', url }, { poolSize: 1 });
+    open.push(current);
+    expect(await applyPendingMigrations(current.adapter)).toEqual([]);
     // Longer than the schema engine's own 10 s lock timeout.
     await new Promise((resolve) => setTimeout(resolve, 11_000));
     expect(done).toBe(false);
     expect(lines).toEqual([`waiting for another instance to finish migrating (PostgreSQL advisory lock ${MIGRATION_LOCK_KEY})`]);
     await client.query('SELECT pg_advisory_unlock($1::bigint)', [MIGRATION_LOCK_KEY]);
     client.release();
-    expect(await applying).toEqual([]);
+    expect(await applying).toEqual(['99991231000000_lock_test']);
     expect(lines[1]).toMatch(/^migration lock acquired after \d+\.\d s$/);
+    fs.rmSync(migrationsDir, { recursive: true, force: true });
   });
 });

@@ -2,6 +2,7 @@ import 'server-only';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { messages, Mutex, types, type PGlite, type QueryOptions, type Results, type Transaction } from '@electric-sql/pglite';
+import { appDir } from '@/lib/app-dir';
 import { PGLITE_SESSION_SQL } from '@/lib/db/pglite-extensions';
 import { log } from '@/lib/log';
 
@@ -90,8 +91,8 @@ export class ThreadedPGlite implements EmbeddedDatabase {
   }
 
   #start(dataDir: string | undefined, from: ArrayBuffer | undefined): Promise<unknown> {
-    // Resolved from the project's folder, as the migrations are (lib/db/migrate.ts): the worker is not bundled.
-    const worker = new Worker(path.resolve(process.cwd(), WORKER_FILE), {
+    // Resolved from Tripline's folder, as the migrations are (lib/db/migrate.ts): the worker is not bundled.
+    const worker = new Worker(path.resolve(/*turbopackIgnore: true*/ appDir(), WORKER_FILE), {
       workerData: { dataDir: dataDir ?? null, sessionSql: PGLITE_SESSION_SQL, loadDataDir: from ?? null },
     });
     this.#worker = worker;

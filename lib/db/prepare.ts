@@ -10,11 +10,13 @@ import { getAuthSecret, getSecretsKey, keyFingerprint } from '@/lib/crypto/keys'
 // TRIPLINE_AUTH_SECRET; a mismatch would make secrets unreadable and sign
 // people out at random).
 
-export async function prepareDatabase(database: Database, log: (line: string) => void = () => {}): Promise<void> {
+/** Returns the names of the migrations it applied. */
+export async function prepareDatabase(database: Database, log: (line: string) => void = () => {}): Promise<string[]> {
   const applied = await applyPendingMigrations(database.adapter, { log });
   for (const name of applied) log(`applied migration ${name}`);
   await verifyKeyFingerprints(database);
   log(`database ready (${describeTarget(database.adapter.target)})`);
+  return applied;
 }
 
 /** The fingerprints of this instance's keys, as the database stores them (InstanceSetting). */

@@ -1,5 +1,5 @@
 import 'server-only';
-import { getDatabase } from '@/lib/db';
+import { getDatabase, setDatabase } from '@/lib/db';
 import { prepareDatabase } from '@/lib/db/prepare';
 import { vacuumEmbedded } from '@/lib/db/vacuum';
 import { deleteExpiredSessions } from '@/lib/auth/sessions';
@@ -66,7 +66,18 @@ export async function startServer(): Promise<void> {
   try {
     env();
     database = getDatabase();
-    await prepareDatabase(database, line);
+    const applied = await prepareDatabase(database, line);
+    if (applied.length > 0 && database.adapter.pglite) {
+      // Applying migrations grows PGlite's WebAssembly heap (by about 365 MB
+      // for the whole history on a new folder), and that heap never shrinks.
+      // The database is opened again on a new thread, which starts with a
+      // small heap: a second or two at a first start or an upgrade, for that
+      // memory back for the server's lifetime (docs/benchmarks.md, Memory).
+      await database.close();
+      setDatabase(undefined);
+      database = getDatabase();
+      await database.adapter.pglite?.waitReady;
+    }
     const moved = await moveRepositoryCredentials(database.prisma);
     if (moved > 0) line(`moved the credentials of ${moved} repository URL${moved === 1 ? '' : 's'} into encrypted storage`);
   } catch (error) {

@@ -1,0 +1,127 @@
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { expect, test } from '@playwright/test';
+import { rememberSecrets } from '../fixtures/secrets';
+
+// The npm package, as someone without a clone gets it: `npm pack` (its
+// prepack step builds dist/), the tarball installed with `npm install` into
+// an empty folder outside the repository, then only that folder's
+// `tripline` command: `tripline start` on a new embedded database (the time
+// to the first page is printed), `tripline setup` and a webhook, a delivery,
+// and the delivery in the log over the API. Nothing of the repository is on
+// the way: the folder is under the system's temporary folder, with no
+// node_modules above it, and the commands run with a PATH of Node alone.
+//
+// TRIPLINE_PACKAGE_TARBALL=<file> tests a tarball packed before (a pack
+// builds the app again, about 2 minutes).
+
+const root = path.resolve(import.meta.dirname, '..', '..');
+const port = Number(process.env.E2E_PORT_BASE ?? 3210) + 35;
+const base = `http://localhost:${port}`;
+
+/** Node and npm only: no node_modules/.bin of the repository, no tsx. */
+function nodeOnlyEnv(folder: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env = {} as NodeJS.ProcessEnv;
+  for (const name of ['HOME', 'TMPDIR', 'LANG', 'npm_config_cache', 'npm_config_registry']) {
+    const value = process.env[name];
+    if (value) env[name] = value;
+  }
+  const nodeBin = path.dirname(process.execPath);
+  return { ...env, PATH: `${path.join(folder, 'node_modules', '.bin')}:${nodeBin}:/usr/bin:/bin`, PORT: String(port), TRIPLINE_BASE_URL: base, ...extra };
+}
+
+function startServer(folder: string, logFile: string): ChildProcess {
+  const log = fs.openSync(logFile, 'a');
+  return spawn(path.join(folder, 'node_modules', '.bin', 'tripline'), ['start'], { cwd: folder, env: nodeOnlyEnv(folder), stdio: ['ignore', log, log] });
+}
+
+async function stop(server: ChildProcess): Promise<void> {
+  if (server.exitCode !== null || server.signalCode !== null) return;
+  const exited = new Promise((resolve) => server.once('exit', resolve));
+  server.kill('SIGTERM');
+  await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 20_000))]);
+  if (server.exitCode === null && server.signalCode === null) server.kill('SIGKILL');
+}
+
+/** Milliseconds until `/` answers with a page (a new instance's first-run page, through its redirect). */
+async function timeToFirstPage(server: ChildProcess, logFile: string, started: number): Promise<number> {
+  for (;;) {
+    if (server.exitCode !== null) throw new Error(`tripline start exited with ${server.exitCode}:\n${fs.readFileSync(logFile, 'utf8')}`);
+    const response = await fetch(`${base}/`).catch(() => undefined);
+    if (response?.ok && (await response.text()).includes('</html>')) return Date.now() - started;
+    if (Date.now() - started > 120_000) throw new Error(`no page after 120 s:\n${fs.readFileSync(logFile, 'utf8')}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+test('the npm package installs into an empty folder and serves Tripline with its own tripline command', async () => {
+  test.setTimeout(600_000);
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'tripline-package-'));
+  const logFile = path.join(root, 'test-results', 'servers', 'package.log');
+  fs.mkdirSync(path.dirname(logFile), { recursive: true });
+  fs.writeFileSync(logFile, '');
+  let server: ChildProcess | undefined;
+  try {
+    // 1. Pack (prepack builds dist/) and install the tarball, as a user would.
+    let tarball = process.env.TRIPLINE_PACKAGE_TARBALL;
+    if (!tarball) {
+      const packStarted = Date.now();
+      // The build's output goes to the test's output; the tarball is the one file npm writes into `work`.
+      execFileSync('npm', ['pack', '--pack-destination', work], { cwd: root, stdio: ['ignore', 'inherit', 'inherit'], timeout: 420_000 });
+      tarball = path.join(work, fs.readdirSync(work).find((name) => name.endsWith('.tgz'))!);
+      console.log(`npm pack: ${((Date.now() - packStarted) / 1000).toFixed(1)} s`);
+    }
+    const folder = path.join(work, 'instance');
+    fs.mkdirSync(folder);
+    const installStarted = Date.now();
+    execFileSync('npm', ['install', '--no-audit', '--no-fund', '--no-package-lock', tarball], { cwd: folder, env: nodeOnlyEnv(folder), encoding: 'utf8', timeout: 180_000 });
+    console.log(`npm install <tarball>: ${((Date.now() - installStarted) / 1000).toFixed(1)} s`);
+    const installed = path.join(folder, 'node_modules', 'tripline');
+    // What a server does not need stays out of the package.
+    for (const absent of ['e2e', 'tests', 'bench', 'docs', 'app', 'lib', 'cli', 'server.ts']) expect(fs.existsSync(path.join(installed, absent)), absent).toBe(false);
+    // The only package installed: the package declares no dependencies.
+    expect(fs.readdirSync(path.join(folder, 'node_modules')).filter((name) => !name.startsWith('.'))).toEqual(['tripline']);
+
+    // 2. tripline start on a folder without data: migrations, generated keys, the first page.
+    const started = Date.now();
+    server = startServer(folder, logFile);
+    const firstPage = await timeToFirstPage(server, logFile, started);
+    console.log(`tripline start: first page after ${(firstPage / 1000).toFixed(1)} s`);
+    const first = await fetch(`${base}/`, { redirect: 'manual' });
+    expect(first.headers.get('location'), 'a new instance sends the visitor to its first-run page').toMatch(/\/setup$/);
+    expect(fs.existsSync(path.join(folder, '.data', 'secrets.key')), 'the keys are generated in the folder’s .data').toBe(true);
+    // The embedded database has one owner at a time: the commands below run while the server is stopped.
+    await stop(server);
+
+    // 3. tripline setup, a token and a webhook, with the package's command line (no tsx installed).
+    const tripline = (args: string[], input?: string) =>
+      execFileSync(path.join(folder, 'node_modules', '.bin', 'tripline'), args, { cwd: folder, env: nodeOnlyEnv(folder), input, encoding: 'utf8', timeout: 120_000 }).trim();
+    expect(fs.existsSync(path.join(folder, 'node_modules', 'tsx'))).toBe(false);
+    expect(tripline(['setup', '--email', 'pat@example.test', '--password-stdin', '--factory', 'acme', '--factory-name', 'Acme'], 'package password 1')).toContain('Created factory acme');
+    const token = tripline(['token', 'create', '--email', 'pat@example.test']);
+    const created = tripline(['webhook', 'create', '--factory', 'acme', '--name', 'orders']);
+    const uid = /^uid: (\S+)$/m.exec(created)![1]!;
+    const secret = /^secret: (\S+)$/m.exec(created)![1]!;
+    rememberSecrets(token, secret, fs.readFileSync(path.join(folder, '.data', 'secrets.key'), 'utf8').trim(), fs.readFileSync(path.join(folder, '.data', 'auth.secret'), 'utf8').trim());
+
+    // 4. Started again: a delivery, then the delivery in the log.
+    const restarted = Date.now();
+    server = startServer(folder, logFile);
+    console.log(`tripline start (existing data): first page after ${((await timeToFirstPage(server, logFile, restarted)) / 1000).toFixed(1)} s`);
+    const delivery = await fetch(`${base}/webhooks/w/${uid}`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${secret}`, 'Content-Type': 'application/json', 'X-Service-Delivery-Id': 'package-1' },
+      body: JSON.stringify({ order: 1 }),
+    });
+    expect(delivery.status, await delivery.clone().text()).toBe(202);
+    const log = await fetch(`${base}/api/v1/factories/acme/webhooks/${uid}/deliveries`, { headers: { Authorization: `Bearer ${token}` } });
+    expect(log.status).toBe(200);
+    const { deliveries } = (await log.json()) as { deliveries: { deliveryId: string; status: string }[] };
+    expect(deliveries.map((entry) => [entry.deliveryId, entry.status])).toEqual([['package-1', 'accepted']]);
+  } finally {
+    if (server) await stop(server);
+    fs.rmSync(work, { recursive: true, force: true });
+  }
+});

@@ -1,0 +1,148 @@
+// `npm pack`'s prepack step: builds what the npm package holds, into dist/.
+//
+//   dist/tripline.mjs      the `tripline` command (scripts/pack/tripline.mjs)
+//   dist/app/cli.mjs       the command line, prebuilt with esbuild (no tsx at run time);
+//                          each command a chunk of its own, loaded when run
+//   dist/app/server.mjs    server.ts, prebuilt the same way
+//   dist/app/.next-pack/   the production build (Next.js's standalone output, static files)
+//   dist/app/node_modules/ only the files of the packages the server and the CLI load
+//                          (Next.js's trace, plus the packages kept out of the bundles whole)
+//   dist/app/prisma/       the migrations and the schema the schema engine reads
+//   dist/app/lib/db/pglite-worker.mjs   the embedded database's thread
+//
+// The package needs no install step of its own: it declares no dependencies
+// (docs/decisions/0080-the-npm-package-is-self-contained.md).
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { build } from 'esbuild';
+import nextConfig from '../next.config.mjs';
+
+const root = path.resolve(import.meta.dirname, '..');
+process.chdir(root);
+const DIST_DIR = '.next-pack';
+const out = path.join(root, 'dist');
+const app = path.join(out, 'app');
+
+// Kept out of the bundles (next.config.mjs serverExternalPackages: native or
+// wasm files loaded at run time). Next's trace copies the files of them that
+// the server's code reaches; the ones below are copied whole, since the worker
+// and the CLI reach more (PGlite's extensions, the schema engine's wasm file).
+const EXTERNAL_PACKAGES = nextConfig.serverExternalPackages;
+const WHOLE_PACKAGES = ['@electric-sql/pglite', '@prisma/schema-engine-wasm', '@node-rs/argon2'];
+// Traced but never loaded: sharp serves next/image, which Tripline does not use.
+const UNUSED_PACKAGES = ['sharp', '@img'];
+
+function run(command, args, env = {}) {
+  const result = spawnSync(command, args, { stdio: 'inherit', env: { ...process.env, ...env } });
+  if (result.status !== 0) process.exit(result.status ?? 1);
+}
+
+function copy(from, to) {
+  fs.cpSync(from, to, { recursive: true, dereference: true, force: true });
+}
+
+/**
+ * Turbopack loads a package kept out of the bundle under an alias
+ * (<name>-<hash>), a symbolic link in <build>/node_modules to the package.
+ * npm leaves symbolic links out of a package, so the build's code is given
+ * the packages' own names instead (each alias stands for the one installed
+ * version), and the links are dropped.
+ */
+function unaliasExternals(linksDir, buildDir) {
+  const aliases = new Map();
+  for (const entry of fs.readdirSync(linksDir, { recursive: true, withFileTypes: true })) {
+    if (!entry.isSymbolicLink()) continue;
+    const link = path.join(entry.parentPath, entry.name);
+    const alias = path.relative(linksDir, link).split(path.sep).join('/');
+    const target = path.relative(path.join(path.dirname(linksDir), '..', 'node_modules'), path.resolve(path.dirname(link), fs.readlinkSync(link)));
+    aliases.set(alias, target.split(path.sep).join('/'));
+  }
+  const pattern = new RegExp(`(["'])(${[...aliases.keys()].map((alias) => alias.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')).join('|')})(?=["'/])`, 'g');
+  let files = 0;
+  for (const entry of fs.readdirSync(path.join(buildDir, 'server'), { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile() || !entry.name.endsWith('.js')) continue;
+    const file = path.join(entry.parentPath, entry.name);
+    const text = fs.readFileSync(file, 'utf8');
+    const replaced = aliases.size ? text.replace(pattern, (_, quote, alias) => quote + aliases.get(alias)) : text;
+    if (replaced !== text) {
+      fs.writeFileSync(file, replaced);
+      files++;
+    }
+  }
+  fs.rmSync(path.join(buildDir, 'node_modules'), { recursive: true, force: true });
+  // The trace files: what the build used, read by nothing at run time.
+  for (const entry of fs.readdirSync(buildDir, { recursive: true, withFileTypes: true })) {
+    if (entry.isFile() && entry.name.endsWith('.nft.json')) fs.rmSync(path.join(entry.parentPath, entry.name));
+  }
+  step(`${aliases.size} package aliases replaced by their names in ${files} files`);
+}
+
+const started = Date.now();
+const step = (text) => console.log(`[pack] ${text} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+
+if (!process.env.TRIPLINE_PACK_REUSE_BUILD) {
+  step('building the app (Next.js standalone output)');
+  run(process.execPath, ['scripts/prisma-generate.mjs']);
+  run(process.execPath, ['node_modules/next/dist/bin/next', 'build'], { NEXT_DIST_DIR: DIST_DIR, TRIPLINE_STANDALONE: '1', NEXT_TELEMETRY_DISABLED: '1' });
+}
+
+fs.rmSync(out, { recursive: true, force: true });
+const standalone = path.join(DIST_DIR, 'standalone');
+step('copying the standalone output');
+// Only the build and node_modules: the trace also takes the project's sources
+// (the code resolves files from a folder given at run time), which the build
+// has compiled in; Next's own entry (server.js) is replaced by Tripline's.
+for (const part of [DIST_DIR, 'node_modules']) copy(path.join(standalone, part), path.join(app, part));
+unaliasExternals(path.join(standalone, DIST_DIR, 'node_modules'), path.join(app, DIST_DIR));
+for (const name of UNUSED_PACKAGES) fs.rmSync(path.join(app, 'node_modules', name), { recursive: true, force: true });
+copy(path.join(DIST_DIR, 'static'), path.join(app, DIST_DIR, 'static'));
+if (fs.existsSync('public')) copy('public', path.join(app, 'public'));
+// Build caches and type stubs: not needed to serve.
+for (const leftover of ['cache', 'types', 'dev']) fs.rmSync(path.join(app, DIST_DIR, leftover), { recursive: true, force: true });
+
+for (const name of WHOLE_PACKAGES) {
+  const from = path.join('node_modules', name);
+  if (!fs.existsSync(from)) continue;
+  fs.rmSync(path.join(app, 'node_modules', name), { recursive: true, force: true });
+  copy(from, path.join(app, 'node_modules', name));
+}
+// @node-rs/argon2's binary for this platform (an optional dependency of it).
+for (const name of fs.readdirSync('node_modules/@node-rs')) {
+  if (name.startsWith('argon2-')) copy(path.join('node_modules/@node-rs', name), path.join(app, 'node_modules/@node-rs', name));
+}
+
+copy('prisma/migrations', path.join(app, 'prisma/migrations'));
+copy('prisma/schema.prisma', path.join(app, 'prisma/schema.prisma'));
+copy('lib/db/pglite-worker.mjs', path.join(app, 'lib/db/pglite-worker.mjs'));
+
+step('bundling the server entry and the command line (esbuild)');
+const common = {
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node20',
+  tsconfig: 'tsconfig.json',
+  logLevel: 'warning',
+  legalComments: 'none',
+  // ESM output: require() for the CommonJS packages bundled in.
+  banner: { js: "import { createRequire as __tripline_createRequire } from 'node:module'; const require = __tripline_createRequire(import.meta.url);" },
+};
+const serverExternal = ['next', ...EXTERNAL_PACKAGES];
+await build({ ...common, entryPoints: ['server.ts'], outfile: path.join(app, 'server.mjs'), external: serverExternal });
+await build({
+  ...common,
+  entryPoints: { cli: 'cli/tripline.ts' },
+  outdir: app,
+  outExtension: { '.js': '.mjs' },
+  splitting: true,
+  chunkNames: 'cli-chunks/[name]-[hash]',
+  // As `npm run tripline` runs it: server-only resolves to its server build.
+  conditions: ['react-server'],
+  external: [...EXTERNAL_PACKAGES, 'next'],
+});
+
+fs.writeFileSync(path.join(app, 'package.json'), `${JSON.stringify({ type: 'module', private: true }, null, 2)}\n`);
+copy('scripts/pack/tripline.mjs', path.join(out, 'tripline.mjs'));
+fs.chmodSync(path.join(out, 'tripline.mjs'), 0o755);
+step('done: dist/');

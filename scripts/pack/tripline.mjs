@@ -1,0 +1,27 @@
+#!/usr/bin/env node
+// The npm package's `tripline` command (scripts/pack.mjs copies this file to
+// dist/tripline.mjs). Every command runs from the user's own folder: the data
+// folder is TRIPLINE_DATA_DIR or .data there, as with npm start in a clone,
+// while Tripline's own files (the build, the migrations, the embedded
+// database's worker) are read from the package's app folder.
+import fs from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+const app = path.join(import.meta.dirname, 'app');
+process.env.TRIPLINE_APP_DIR = app;
+// Resolved now, so that it means the same folder for every module that reads it.
+process.env.TRIPLINE_DATA_DIR = path.resolve(process.env.TRIPLINE_DATA_DIR || '.data');
+process.env.NEXT_TELEMETRY_DISABLED = '1';
+
+if (process.argv[2] === 'start') {
+  // The server's modules load outside the CLI's react-server conditions (cli.mjs
+  // is built with them); the server reads NODE_ENV when Next.js is imported.
+  process.env.NODE_ENV ??= 'production';
+  // The build's own configuration: the package has no next.config.mjs (nor
+  // the tools it would load), so Next.js takes it from here, as Next's own
+  // standalone server does.
+  const { config } = JSON.parse(fs.readFileSync(path.join(app, '.next-pack', 'required-server-files.json'), 'utf8'));
+  process.env.__NEXT_PRIVATE_STANDALONE_CONFIG = JSON.stringify(config);
+}
+await import(pathToFileURL(path.join(app, 'cli.mjs')).href);
