@@ -70,12 +70,14 @@ export default defineConfig({
       testMatch: 'browser/**/*.spec.ts',
       use: { baseURL: servers.browser, viewport: { width: 1366, height: 850 } },
     },
-    { name: 'lifecycle', testMatch: 'lifecycle/**/*.spec.ts' },
+    { name: 'lifecycle', testMatch: 'lifecycle/**/*.spec.ts', testIgnore: 'lifecycle/package.spec.ts' },
+    // The npm package: packs (a build of its own) and installs it; npm test runs it beside the API specs, with the browser journeys.
+    { name: 'package', testMatch: 'lifecycle/package.spec.ts' },
     { name: 'api-pglite', testMatch: 'api/**/*.spec.ts', use: { baseURL: servers.apiPglite } },
     ...(withPostgres
       ? [{ name: 'api-postgres', testMatch: ['api/**/*.spec.ts', 'api-postgres/**/*.spec.ts'], use: { baseURL: servers.apiPostgres } }]
       : []),
     // Last: the logs of everything above hold no secret (e2e/logs).
-    { name: 'logs', testMatch: 'logs/**/*.spec.ts', dependencies: ['browser', 'lifecycle', 'api-pglite', ...(withPostgres ? ['api-postgres'] : [])] },
+    { name: 'logs', testMatch: 'logs/**/*.spec.ts', dependencies: ['browser', 'lifecycle', 'package', 'api-pglite', ...(withPostgres ? ['api-postgres'] : [])] },
   ],
 });

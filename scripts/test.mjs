@@ -154,7 +154,8 @@ if (step('build', node, [bin('next', 'dist/bin/next'), 'build'])) {
     fs.rmSync(path.join(reports, 'e2e-secrets.txt'), { force: true });
     const api = ['api-pglite', ...(process.env.TEST_DATABASE_URL ? ['api-postgres'] : []), 'lifecycle'];
     const parts = [
-      { name: 'e2e-browser', servers: 'browser', projects: ['browser'] },
+      // The package spec packs and installs the npm package (a build of its own): it evens the two runs out.
+      { name: 'e2e-browser', servers: 'browser', projects: ['browser', 'package'] },
       { name: 'e2e-api', servers: 'api', projects: api },
     ];
     await Promise.all(
