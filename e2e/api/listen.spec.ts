@@ -6,15 +6,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { sign, verify } from '@octokit/webhooks-methods';
 import { Webhook } from 'standardwebhooks';
-import { servers } from '../../playwright.config';
 import { bearer, expect, test } from '../fixtures/api';
 import { createWebhook, deleteCreatedWebhooks, rawPost } from '../fixtures/ingress';
-import { listener, receiver } from '../fixtures/listen';
+import { listener, openStream, receiver } from '../fixtures/listen';
 
 // The stream of a webhook's log over real HTTP (server-sent events), and
 // `tripline listen` run as a real process against the server, forwarding to a
 // receiver this test runs: on PGlite and on PostgreSQL (where a delivery
-// accepted by the second instance reaches a stream on the first).
+// accepted by the second instance reaches a stream on the first: e2e/api-postgres/listen-instances.spec.ts).
 
 const base = '/api/v1/factories/acme';
 
@@ -22,64 +21,6 @@ test.afterEach(async ({ request, tokens }) => {
   await deleteCreatedWebhooks(request, tokens.admin);
 });
 
-type Event = { id?: string; event: string; data: string };
-
-/** A stream of the log, read event by event (comments skipped). */
-async function openStream(url: string, token: string, headers: Record<string, string> = {}) {
-  const controller = new AbortController();
-  const response = await fetch(url, { headers: { ...bearer(token), ...headers }, signal: controller.signal });
-  const events: Event[] = [];
-  const wake: { waiting: (() => void) | null } = { waiting: null };
-  let buffer = '';
-  const pump = (async () => {
-    if (!response.ok || !response.body) return;
-    const decoder = new TextDecoder();
-    try {
-      for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
-        buffer += decoder.decode(chunk, { stream: true });
-        let end: number;
-        while ((end = buffer.indexOf('\n\n')) !== -1) {
-          const block = buffer.slice(0, end);
-          buffer = buffer.slice(end + 2);
-          const event: Event = { event: 'message', data: '' };
-          for (const line of block.split('\n')) {
-            if (line.startsWith('id: ')) event.id = line.slice(4);
-            else if (line.startsWith('event: ')) event.event = line.slice(7);
-            else if (line.startsWith('data: ')) event.data += line.slice(6);
-          }
-          if (event.data) events.push(event);
-          wake.waiting?.();
-        }
-      }
-    } catch {
-      // Closed by the test.
-    }
-  })();
-  return {
-    response,
-    /** The next `n` delivery events, within `timeout` ms. */
-    async take(n: number, timeout = 10_000): Promise<Event[]> {
-      const until = Date.now() + timeout;
-      while (events.filter((e) => e.event === 'delivery').length < n && Date.now() < until) {
-        await new Promise<void>((resolve) => {
-          wake.waiting = resolve;
-          setTimeout(resolve, 200);
-        });
-      }
-      const taken: Event[] = [];
-      while (taken.length < n && events.length) {
-        const event = events.shift()!;
-        if (event.event === 'delivery') taken.push(event);
-      }
-      return taken;
-    },
-    pending: () => events.filter((e) => e.event === 'delivery').length,
-    async close() {
-      controller.abort();
-      await pump;
-    },
-  };
-}
 
 /** Sends a GitHub delivery signed with @octokit/webhooks-methods; returns its body. */
 async function sendGithub(baseURL: string, hookUrl: string, secret: string, payload: unknown) {
@@ -163,20 +104,6 @@ test('a token may hold five open streams; the sixth gets 429 until one closes', 
     )
     .toBe(200);
   for (const stream of open) await stream.close();
-});
-
-test('a delivery accepted by the second instance reaches a stream on the first', async ({ request, tokens, baseURL }, testInfo) => {
-  test.skip(testInfo.project.name !== 'api-postgres', 'two instances share a database on PostgreSQL only');
-  const hook = await createWebhook(request, tokens.admin, { name: 'instances' });
-  const stream = await openStream(`${baseURL}${base}/webhooks/${hook.uid}/deliveries/stream`, tokens.admin);
-  const sent = Date.now();
-  const response = await rawPost(servers.apiPostgresB, hook.url, { Authorization: `Bearer ${hook.secret}`, 'Content-Type': 'application/json' }, Buffer.from('{"via":"instance b"}'));
-  expect(response.status, response.body).toBe(202);
-  const [event] = await stream.take(1);
-  expect(JSON.parse(event!.data)).toMatchObject({ status: 'accepted', body: '{"via":"instance b"}', headers: { authorization: '[redacted]' } });
-  // Heard through the first instance's poll of the log: within about a second.
-  expect(Date.now() - sent).toBeLessThan(5_000);
-  await stream.close();
 });
 
 // ---------------------------------------------------------------------------
