@@ -80,7 +80,12 @@ test.describe.serial('filters written from real payloads', () => {
     await page.keyboard.type('{"act');
     const list = completions(page);
     const action = list.getByRole('option', { name: /^action/ });
-    await expect(action).toBeVisible();
+    // The catalogue loads after the page: typed before it arrived (a loaded machine), the list
+    // opens on Ctrl+Space, as its hint says.
+    await expect(async () => {
+      if (!(await action.isVisible())) await page.keyboard.press('Control+Space');
+      await expect(action).toBeVisible({ timeout: 2_000 });
+    }).toPass({ timeout: 30_000 });
     // With its values, most frequent first.
     await expect(action).toContainText('string · 100% · "created", "cancelled"');
     await screenshot(page, 'filters-editor-completes-fields');
