@@ -64,7 +64,7 @@ test.describe.serial('bulk replay', () => {
     const bar = jobs.getByRole('progressbar');
     await expect(bar).toHaveCount(1);
     await expect(bar).toHaveAttribute('aria-valuemax', '50');
-    await expect(jobs.getByText('Running')).toBeVisible();
+    await expect(jobs.getByText('Running', { exact: true })).toBeVisible();
     await expect.poll(async () => Number(await bar.getAttribute('aria-valuenow')), { timeout: 15_000 }).toBeGreaterThan(0);
     await screenshot(page, 'replay-running');
 
@@ -76,7 +76,7 @@ test.describe.serial('bulk replay', () => {
     // While it runs, a second replay cannot start.
     await expect(page.getByText('A replay is running: start this one when it has finished, or cancel it.')).toBeVisible();
 
-    await expect(page.getByRole('region', { name: 'Replay jobs' }).getByText('Completed')).toBeVisible({ timeout: 40_000 });
+    await expect(page.getByRole('region', { name: 'Replay jobs' }).getByText('Completed', { exact: true })).toBeVisible({ timeout: 40_000 });
     await expect(page.getByRole('region', { name: 'Replay jobs' }).getByText(/^50 of 50 deliveries \(100%\)/)).toBeVisible();
     await expect(page.getByRole('region', { name: 'Replay jobs' })).toContainText(`Started by ${admin.email}`);
     await screenshot(page, 'replay-completed');
@@ -89,10 +89,10 @@ test.describe.serial('bulk replay', () => {
     await page.locator('dialog[open]').getByRole('button', { name: 'Start replay' }).click();
     const jobs = page.getByRole('region', { name: 'Replay jobs' });
     const running = jobs.locator('[data-replay-job]').first();
-    await expect(running.getByText('Running')).toBeVisible();
+    await expect(running.getByText('Running', { exact: true })).toBeVisible();
     await running.getByRole('button', { name: 'Cancel replay' }).click();
     await page.locator('dialog[open]').getByRole('button', { name: 'Cancel replay' }).click();
-    await expect(running.getByText('Cancelled')).toBeVisible();
+    await expect(running.getByText('Cancelled', { exact: true })).toBeVisible();
     await expect(running).toContainText(`cancelled by ${admin.email}`);
     const done = Number(await running.getByRole('progressbar').getAttribute('aria-valuenow'));
     expect(done).toBeLessThan(50);
