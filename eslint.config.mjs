@@ -6,20 +6,20 @@ import hotPath from './eslint/no-transitive-imports.mjs';
 const uiImports = {
   patterns: [
     { group: ['react', 'react-dom', 'react/*', 'next/navigation', 'next/headers', 'next-auth', 'next-auth/*'], message: 'The ingress path must not depend on React, pages or next-auth.' },
-    { group: ['@/components/*', '**/actions', '@/lib/*/actions'], message: 'The ingress path must not import components or server actions.' },
+    { group: ['@/components/*', '**/actions', '@/lib/domain/*/actions'], message: 'The ingress path must not import components or server actions.' },
   ],
 };
 
 // ...and, through any chain of imports, of the management code: the ingress
-// runs what it needs of webhooks from lib/webhooks/live.ts, not service.ts,
+// runs what it needs of webhooks from lib/ingress/live.ts, not service.ts,
 // which brings in definition files (yaml) and, through them, the run
 // executors (child_process).
 const hotPathTransitive = {
   forbidden: [
-    { pattern: '@/lib/webhooks/service', message: 'The hot path must not reach the webhook management rules; use lib/webhooks/live.ts.' },
-    { pattern: '@/lib/definitions/*', message: 'The hot path must not reach the definition files.' },
-    { pattern: '@/lib/runs/executors*', message: 'The hot path must not reach the run executors.' },
-    { pattern: '@/lib/runs/worker', message: 'The hot path must not reach the run worker.' },
+    { pattern: '@/lib/domain/webhooks/service', message: 'The hot path must not reach the webhook management rules; use lib/ingress/live.ts.' },
+    { pattern: '@/lib/domain/definitions/*', message: 'The hot path must not reach the definition files.' },
+    { pattern: '@/lib/domain/runs/executors*', message: 'The hot path must not reach the run executors.' },
+    { pattern: '@/lib/domain/runs/worker', message: 'The hot path must not reach the run worker.' },
     { pattern: '@/components/*', message: 'The hot path must not reach components.' },
     { pattern: 'yaml', message: 'The hot path must not load the YAML parser.' },
     { pattern: 'node:child_process', message: 'The hot path must not spawn processes.' },
@@ -39,11 +39,11 @@ const config = [
     },
   },
   {
-    files: ['lib/ingress/**', 'lib/signatures/**', 'lib/filters/**'],
+    files: ['lib/ingress/**'],
     rules: { 'no-restricted-imports': ['error', uiImports] },
   },
   {
-    files: ['lib/ingress/**', 'lib/signatures/**', 'lib/filters/**', 'app/webhooks/**'],
+    files: ['lib/ingress/**', 'app/webhooks/**'],
     plugins: { 'hot-path': hotPath },
     rules: { 'hot-path/no-transitive-imports': ['error', hotPathTransitive] },
   },

@@ -19,7 +19,7 @@ const nextConfig = {
   output: process.env.TRIPLINE_STANDALONE === '1' ? 'standalone' : undefined,
   poweredByHeader: false,
   // Server action bodies: Next's default limit, stated so that it stays one
-  // decision with the management API's 1 MB (lib/api/handler.ts readJson).
+  // decision with the management API's 1 MB (lib/adapters/api/handler.ts readJson).
   experimental: { serverActions: { bodySizeLimit: '1mb' } },
   typedRoutes: false,
   // `npm test` type-checks the whole project (tsc --noEmit) as a step of its

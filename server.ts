@@ -5,7 +5,7 @@
 // 1. The client's address. Route handlers never see the socket. The entry
 //    resolves the address from the TCP peer (and TRIPLINE_TRUSTED_PROXIES),
 //    then overwrites X-Forwarded-For with it, so what the app reads through
-//    clientAddress() is never the client's own word (lib/http/client-address.ts).
+//    clientAddress() is never the client's own word (lib/platform/http/client-address.ts).
 // 2. Shutdown. The entry is the one owner of SIGTERM and SIGINT and runs one
 //    sequence: readiness turns 503, the listener closes, in-flight requests
 //    are answered (idle keep-alive connections are closed, busy ones get
@@ -14,7 +14,7 @@
 //
 // It also gives every request an id (X-Request-Id), which every log line
 // written while serving it carries, sets the browser security headers of
-// every response (lib/http/security-headers.ts), answers malformed percent-encoding
+// every response (lib/platform/http/security-headers.ts), answers malformed percent-encoding
 // before Next.js, whose route parameters would otherwise throw (500), and
 // serves an ingress URL written with a trailing slash as the URL itself.
 //
@@ -24,14 +24,14 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import net from 'node:net';
 import next from 'next';
-import { AppError, errorResponse } from '@/lib/http/errors';
-import { isTrustedPeer, markServerEntry, parseTrustedProxies, resolveClientAddress } from '@/lib/http/client-address';
+import { AppError, errorResponse } from '@/lib/platform/http/errors';
+import { isTrustedPeer, markServerEntry, parseTrustedProxies, resolveClientAddress } from '@/lib/platform/http/client-address';
 import { notFound as ingressNotFound } from '@/lib/ingress/responses';
-import { errorFields, log } from '@/lib/log';
-import { parseEntryConfig } from '@/lib/server/entry-config';
+import { errorFields, log } from '@/lib/platform/log';
+import { parseEntryConfig } from '@/lib/platform/entry/entry-config';
 import { runShutdownStage, setPhase, shutdownStage } from '@/lib/server/lifecycle';
-import { requestStore } from '@/lib/server/request-context';
-import { securityHeaders } from '@/lib/http/security-headers';
+import { requestStore } from '@/lib/platform/entry/request-context';
+import { securityHeaders } from '@/lib/platform/http/security-headers';
 import { requireSupportedNode } from './scripts/node-version.mjs';
 
 const dev = process.argv.includes('--dev');
@@ -47,7 +47,7 @@ try {
   process.exit(1);
 }
 const trusted = parseTrustedProxies(config.trustedProxies);
-// HSTS only when the public URL is https (lib/env.ts validates the variable; the entry only reads its scheme).
+// HSTS only when the public URL is https (lib/platform/env.ts validates the variable; the entry only reads its scheme).
 const publicHttps = (process.env.TRIPLINE_BASE_URL ?? '').startsWith('https://');
 markServerEntry();
 

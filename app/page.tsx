@@ -1,7 +1,7 @@
 import { redirect } from 'next/navigation';
-import { getCurrentUser } from '@/lib/auth/current-user';
-import { listFactoriesForUser } from '@/lib/factories/service';
-import { needsFirstRun } from '@/lib/users/service';
+import { getCurrentUser } from '@/lib/domain/auth/current-user';
+import { listFactoriesForUser } from '@/lib/domain/factories/service';
+import { needsFirstRun } from '@/lib/domain/users/service';
 
 // GET /: send each visitor where they belong.
 export default async function Home() {

@@ -1,9 +1,9 @@
 // The timing half of bench/backtest.mjs, run by it under `node --conditions=react-server --import tsx`:
-// Backtest (lib/automations/test-filter.ts, as the API and the dashboard call it) over the filled
+// Backtest (lib/domain/automations/test-filter.ts, as the API and the dashboard call it) over the filled
 // webhook, for each filter the median and worst of BENCH_RUNS runs after a warm-up. Prints JSON lines.
-import { backtestTrigger } from '@/lib/automations/test-filter';
-import { openDatabase } from '@/lib/db';
-import type { PayloadFilter } from '@/lib/filters';
+import { backtestTrigger } from '@/lib/domain/automations/test-filter';
+import { openDatabase } from '@/lib/platform/db';
+import type { PayloadFilter } from '@/lib/ingress/filters';
 
 const [url, runsArg, filtersArg] = process.argv.slice(2);
 const runs = Number(runsArg);

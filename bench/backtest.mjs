@@ -3,8 +3,8 @@
 // Fills one webhook's log on PostgreSQL with 600,000 accepted deliveries (a
 // week at the delivery rate limit), realistic 1-4 KB GitHub pull request and
 // Stripe event bodies generated server-side with generate_series, each with
-// its jsonb copy as housekeeping writes it (lib/deliveries/body-json.ts,
-// lib/filters/sql.ts: jsonbCopyOf). Then times Backtest itself
+// its jsonb copy as housekeeping writes it (lib/domain/deliveries/body-json.ts,
+// lib/ingress/filters/sql.ts: jsonbCopyOf). Then times Backtest itself
 // (backtestTrigger, as the API and the dashboard call it, in a child process:
 // bench/backtest-measure.ts) for a few representative filters, and prints the
 // median and worst of several runs with the counts, and the storage the copies
@@ -112,7 +112,7 @@ try {
         [from, Math.min(from + STEP - 1, ENTRIES)],
       );
     }
-    // Every body has its copy: the copy job's cursor (lib/deliveries/body-json.ts) moves past them.
+    // Every body has its copy: the copy job's cursor (lib/domain/deliveries/body-json.ts) moves past them.
     await db.query(`UPDATE "InstanceSetting" SET "value" = now()::timestamp(3)::text WHERE "key" = 'backtest.copiedThrough'`);
     await db.query('VACUUM ANALYZE "Delivery"');
     await db.query('VACUUM ANALYZE "DeliveryJson"');

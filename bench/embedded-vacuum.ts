@@ -1,5 +1,5 @@
 // How long the embedded database's hourly VACUUM (ANALYZE) holds its one
-// connection (lib/db/vacuum.ts): `npx tsx --conditions=react-server
+// connection (lib/platform/db/vacuum.ts): `npx tsx --conditions=react-server
 // bench/embedded-vacuum.ts [entries]` (default 100,000).
 //
 // A PGlite data folder (on disk, as `npm start` keeps it) gets the app's
@@ -14,11 +14,11 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { openDatabase } from '@/lib/db';
-import { applyPendingMigrations } from '@/lib/db/migrate';
-import { vacuumEmbedded } from '@/lib/db/vacuum';
-import { pruneDeliveries } from '@/lib/deliveries/retention';
-import { SEARCH_INDEX } from '@/lib/deliveries/search-index';
+import { openDatabase } from '@/lib/platform/db';
+import { applyPendingMigrations } from '@/lib/platform/db/migrate';
+import { vacuumEmbedded } from '@/lib/platform/db/vacuum';
+import { pruneDeliveries } from '@/lib/domain/deliveries/retention';
+import { SEARCH_INDEX } from '@/lib/domain/deliveries/search-index';
 
 const entries = Number(process.argv[2] ?? 100_000);
 const DAY = 86_400_000;

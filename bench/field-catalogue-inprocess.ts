@@ -3,8 +3,8 @@
 // cold (a newer delivery arrived, so the sample is read and parsed again) and
 // warm (the sample is cached). Prints one JSON line.
 import pg from 'pg';
-import { openDatabase } from '@/lib/db';
-import { countFilterMatches, getFieldCatalogue } from '@/lib/fields/service';
+import { openDatabase } from '@/lib/platform/db';
+import { countFilterMatches, getFieldCatalogue } from '@/lib/domain/fields/service';
 
 const [url, factoryId, uid, webhookId] = process.argv.slice(2) as [string, string, string, string];
 const database = openDatabase({ kind: 'postgres', url });

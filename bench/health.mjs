@@ -3,7 +3,7 @@
 // Fills a PostgreSQL database with 20 webhooks of 600,000 retained log
 // entries each (12 million entries over the last 7 days: about one a
 // second per webhook, a realistic mix of statuses, bodies on accepted
-// entries), then times, with the application's own code (lib/health, run
+// entries), then times, with the application's own code (lib/domain/health, run
 // under tsx like the CLI):
 //   - the health job's rollup recomputation: the first run (the whole kept
 //     period) and a steady-state run (the recent minutes);
@@ -102,10 +102,10 @@ async function measure() {
   const { name, env } = JSON.parse(fs.readFileSync(stateFile, 'utf8'));
   Object.assign(process.env, env, { TRIPLINE_BASE_URL: 'http://localhost:3999' });
   // The application's own modules, loaded through tsx (this script re-runs itself under it).
-  const { prisma } = await import('../lib/db/index.ts');
-  const { forgetRollups, refreshRollups } = await import('../lib/health/rollups.ts');
-  const { healthOf, deliveryStats } = await import('../lib/health/service.ts');
-  const { listWebhooks } = await import('../lib/webhooks/service.ts');
+  const { prisma } = await import('../lib/platform/db/index.ts');
+  const { forgetRollups, refreshRollups } = await import('../lib/domain/health/rollups.ts');
+  const { healthOf, deliveryStats } = await import('../lib/domain/health/service.ts');
+  const { listWebhooks } = await import('../lib/domain/webhooks/service.ts');
   const factory = await prisma.factory.findFirstOrThrow({ where: { slug: 'bench' } });
   const webhooks = await prisma.webhook.findMany({ where: { factoryId: factory.id }, select: { id: true, createdAt: true, expectedIntervalSeconds: true } });
   const entries = await prisma.delivery.count();

@@ -7,10 +7,10 @@
 // and a cold start (compiling TypeScript, loading the client) takes the
 // shared cores for a few seconds the job itself does not.
 // BENCH_PRUNE_BATCH and BENCH_PRUNE_REST try other batch sizes and rests than
-// the job's own (lib/deliveries/retention.ts).
+// the job's own (lib/domain/deliveries/retention.ts).
 import { once } from 'node:events';
-import { openDatabase } from '@/lib/db';
-import { pruneDeliveries } from '@/lib/deliveries/retention';
+import { openDatabase } from '@/lib/platform/db';
+import { pruneDeliveries } from '@/lib/domain/deliveries/retention';
 
 const url = process.env.DATABASE_URL;
 if (!url || !process.argv[2]) throw new Error('usage: DATABASE_URL=... limits-prune.ts <ISO time>');

@@ -1,13 +1,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { KEY_FILES, type KeyFile } from '@/lib/db/backup';
-import type { KeyFingerprints } from '@/lib/db/dump';
-import { keyFingerprint, parseSecretsKey } from '@/lib/crypto/keys';
-import { env } from '@/lib/env';
+import { KEY_FILES, type KeyFile } from '@/lib/platform/db/backup';
+import type { KeyFingerprints } from '@/lib/platform/db/dump';
+import { keyFingerprint, parseSecretsKey } from '@/lib/platform/crypto/keys';
+import { env } from '@/lib/platform/env';
 
 // The keys around a backup of the embedded database. Each key comes from its
 // variable or, when that is unset, from a file generated in the data folder;
-// the database records their fingerprints (lib/db/prepare.ts).
+// the database records their fingerprints (lib/platform/db/prepare.ts).
 
 export const keyInfo: Record<KeyFile, { purpose: keyof KeyFingerprints; variable: string; protects: string }> = {
   'secrets.key': {

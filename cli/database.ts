@@ -1,8 +1,8 @@
-import { getDatabase, setDatabase, type Database } from '@/lib/db';
-import { migrationStatus } from '@/lib/db/migrate';
-import { prepareDatabase } from '@/lib/db/prepare';
-import { moveRepositoryCredentials } from '@/lib/definitions/repository-credentials';
-import { AppError } from '@/lib/http/errors';
+import { getDatabase, setDatabase, type Database } from '@/lib/platform/db';
+import { migrationStatus } from '@/lib/platform/db/migrate';
+import { prepareDatabase } from '@/lib/platform/db/prepare';
+import { moveRepositoryCredentials } from '@/lib/domain/definitions/repository-credentials';
+import { AppError } from '@/lib/platform/http/errors';
 
 /** Opens the configured database (migrating it if needed), runs fn, closes it. */
 export async function withDatabase<T>(fn: (database: Database) => Promise<T>): Promise<T> {

@@ -1,5 +1,5 @@
-import type { Database } from '@/lib/db';
-import { AppError } from '@/lib/http/errors';
+import type { Database } from '@/lib/platform/db';
+import { AppError } from '@/lib/platform/http/errors';
 
 /** The factory id for a slug, or a clear error. */
 export async function factoryIdOrThrow({ prisma }: Database, slug: string): Promise<string> {

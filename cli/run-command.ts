@@ -1,4 +1,4 @@
-import { toAppError } from '@/lib/http/errors';
+import { toAppError } from '@/lib/platform/http/errors';
 import { UsageError } from './args';
 
 /** Runs a command body and turns errors into messages and exit codes (2 usage, 1 failure). */

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { composeEnvelope } from '@/lib/runs/envelope';
+import { composeEnvelope } from '@/lib/domain/runs/envelope';
 import { createTestDatabase, testDatabaseKinds, type TestDatabase } from '@/lib/testing/databases';
 import { createPostgresDatabase } from '@/lib/testing/postgres';
 

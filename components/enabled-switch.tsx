@@ -3,7 +3,7 @@
 import { useRouter } from 'next/navigation';
 import { useOptimistic, useState, useTransition } from 'react';
 import { Switch } from '@/components/ui/switch';
-import type { ActionResult } from '@/lib/actions/action';
+import type { ActionResult } from '@/lib/adapters/actions/action';
 
 /** An "Enabled" switch that saves through a server action, shows the new state at once, and says why when saving fails. */
 export function EnabledSwitch({

@@ -8,7 +8,7 @@
 //   dist/app/node_modules/ only the files of the packages the server and the CLI load
 //                          (Next.js's trace, plus the packages kept out of the bundles whole)
 //   dist/app/prisma/       the migrations and the schema the schema engine reads
-//   dist/app/lib/db/pglite-worker.mjs   the embedded database's thread
+//   dist/app/lib/platform/db/pglite-worker.mjs   the embedded database's thread
 //
 // The package needs no install step of its own: it declares no dependencies
 // (docs/decisions/0080-the-npm-package-is-self-contained.md).
@@ -114,7 +114,7 @@ for (const name of fs.readdirSync('node_modules/@node-rs')) {
 
 copy('prisma/migrations', path.join(app, 'prisma/migrations'));
 copy('prisma/schema.prisma', path.join(app, 'prisma/schema.prisma'));
-copy('lib/db/pglite-worker.mjs', path.join(app, 'lib/db/pglite-worker.mjs'));
+copy('lib/platform/db/pglite-worker.mjs', path.join(app, 'lib/platform/db/pglite-worker.mjs'));
 
 step('bundling the server entry and the command line (esbuild)');
 const common = {

@@ -1,7 +1,7 @@
 // Runs `prisma generate` without downloading Prisma's native engines: the
 // Prisma 7 client is engine-free, and generate only checks that a schema
 // engine file exists, so we point it at this script. Migrations use the
-// WebAssembly schema engine instead (lib/db/migrate.ts).
+// WebAssembly schema engine instead (lib/platform/db/migrate.ts).
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 

@@ -1,14 +1,14 @@
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { deliveryStatusFilters } from '@/lib/deliveries/schemas';
-import { envSchema } from '@/lib/env';
-import { schemeIds } from '@/lib/signatures/registry';
+import { deliveryStatusFilters } from '@/lib/domain/deliveries/schemas';
+import { envSchema } from '@/lib/platform/env';
+import { schemeIds } from '@/lib/ingress/signatures/registry';
 
 // The lists in docs/*.md that name things the code defines:
 // signature schemes, delivery statuses, environment variables. Each must
 // name exactly what the code has, so a scheme, status or variable added (or
 // removed) in code fails here until the docs say so. docs/providers.md is
-// kept in step by lib/signatures/providers-doc.test.ts.
+// kept in step by lib/ingress/signatures/providers-doc.test.ts.
 // UPDATE_DOCS=1 rewrites the generated row of docs/definitions.md.
 
 const read = (file: string) => fs.readFileSync(new URL(`../${file}`, import.meta.url), 'utf8');
@@ -56,14 +56,14 @@ describe('docs/api.md', () => {
 });
 
 describe('docs/configuration.md', () => {
-  // Variables the configuration table documents that lib/env.ts does not
+  // Variables the configuration table documents that lib/platform/env.ts does not
   // validate, with the file that reads each.
   const readElsewhere: Record<string, string> = {
-    TRIPLINE_LOG_FORMAT: 'lib/log.ts',
-    TRIPLINE_LOG_LEVEL: 'lib/log.ts',
+    TRIPLINE_LOG_FORMAT: 'lib/platform/log.ts',
+    TRIPLINE_LOG_LEVEL: 'lib/platform/log.ts',
     NEXT_DIST_DIR: 'next.config.mjs',
     TRIPLINE_STANDALONE: 'next.config.mjs',
-    TRIPLINE_APP_DIR: 'lib/app-dir.ts',
+    TRIPLINE_APP_DIR: 'lib/platform/app-dir.ts',
     TEST_DATABASE_URL: 'playwright.config.ts',
     CHROMIUM_PATH: 'playwright.config.ts',
     E2E_PORT_BASE: 'playwright.config.ts',
@@ -72,7 +72,7 @@ describe('docs/configuration.md', () => {
   it('documents exactly the environment variables Tripline reads', () => {
     const documented = [...read('docs/configuration.md').matchAll(/^\| `([A-Z0-9_]+)` \|/gm)].map((match) => match[1]!);
     const validated = Object.keys(envSchema.shape);
-    expect(validated.filter((name) => !documented.includes(name)), 'in lib/env.ts but not in docs/configuration.md').toEqual([]);
+    expect(validated.filter((name) => !documented.includes(name)), 'in lib/platform/env.ts but not in docs/configuration.md').toEqual([]);
     expect(
       documented.filter((name) => !validated.includes(name) && !(name in readElsewhere)),
       'in docs/configuration.md but read nowhere the test knows of',
@@ -84,7 +84,7 @@ describe('docs/configuration.md', () => {
   });
 });
 
-// Defaults as the docs state them must be the defaults lib/env.ts applies: a
+// Defaults as the docs state them must be the defaults lib/platform/env.ts applies: a
 // page once said sign-up was "on by default" long after it was closed.
 describe('defaults stated in README.md and docs/', () => {
   const defaults: Record<string, unknown> = envSchema.parse({});
@@ -106,12 +106,12 @@ describe('defaults stated in README.md and docs/', () => {
     expect(all.map((entry) => entry.name)).toEqual(expect.arrayContaining(['TRIPLINE_ALLOW_SIGNUP', 'TRIPLINE_INVITATION_TTL_DAYS', 'TRIPLINE_FACTORY_CREATION']));
   });
 
-  it('states each default as lib/env.ts applies it', () => {
+  it('states each default as lib/platform/env.ts applies it', () => {
     const wrong = pages.flatMap((page) =>
       statedDefaults(read(page))
         .filter(({ name }) => name in defaults)
         .filter(({ name, stated }) => String(defaults[name]) !== stated)
-        .map(({ name, stated }) => `${page}: ${name} stated as ${stated}, lib/env.ts applies ${String(defaults[name])}`),
+        .map(({ name, stated }) => `${page}: ${name} stated as ${stated}, lib/platform/env.ts applies ${String(defaults[name])}`),
     );
     expect(wrong).toEqual([]);
   });

@@ -1,4 +1,4 @@
-import { scrape } from '@/lib/metrics-endpoint';
+import { scrape } from '@/lib/platform/metrics-endpoint';
 
 export const dynamic = 'force-dynamic';
 

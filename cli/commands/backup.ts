@@ -1,8 +1,8 @@
 import path from 'node:path';
-import { targetFromEnv } from '@/lib/db/adapter';
-import { dumpEmbeddedFolder, writeBackupFile, type BackupManifest } from '@/lib/db/backup';
-import { env } from '@/lib/env';
-import { AppError } from '@/lib/http/errors';
+import { targetFromEnv } from '@/lib/platform/db/adapter';
+import { dumpEmbeddedFolder, writeBackupFile, type BackupManifest } from '@/lib/platform/db/backup';
+import { env } from '@/lib/platform/env';
+import { AppError } from '@/lib/platform/http/errors';
 import { parseOptions, UsageError } from '../args';
 import { fingerprintOf, keyInfo, KEY_FILES, readKeyFile } from '../backup-keys';
 import { runCommand } from '../run-command';

@@ -1,9 +1,9 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { applyDefinitions } from '@/lib/definitions/apply';
-import { parseDefinitionFiles } from '@/lib/definitions/parse';
-import { describeAction, planDefinitions, type Plan } from '@/lib/definitions/plan';
-import { WEBHOOKS_DIR, formatProblem, type DefinitionFiles, type DefinitionProblem } from '@/lib/definitions/schemas';
+import { applyDefinitions } from '@/lib/domain/definitions/apply';
+import { parseDefinitionFiles } from '@/lib/domain/definitions/parse';
+import { describeAction, planDefinitions, type Plan } from '@/lib/domain/definitions/plan';
+import { WEBHOOKS_DIR, formatProblem, type DefinitionFiles, type DefinitionProblem } from '@/lib/domain/definitions/schemas';
 import { parseOptions, required, UsageError } from '../args';
 import { withDatabase } from '../database';
 import { factoryIdOrThrow } from '../factory';

@@ -1,7 +1,7 @@
-import { connectRepository } from '@/lib/definitions/repository';
-import { getDefinitionsStatus, setConfigSource } from '@/lib/definitions/service';
-import { formatProblem, repositorySettingsSchema } from '@/lib/definitions/schemas';
-import { listAllFactories } from '@/lib/instance/service';
+import { connectRepository } from '@/lib/domain/definitions/repository';
+import { getDefinitionsStatus, setConfigSource } from '@/lib/domain/definitions/service';
+import { formatProblem, repositorySettingsSchema } from '@/lib/domain/definitions/schemas';
+import { listAllFactories } from '@/lib/domain/instance/service';
 import { parseOptions, required, UsageError } from '../args';
 import { withDatabase } from '../database';
 import { factoryIdOrThrow } from '../factory';

@@ -1,5 +1,5 @@
-import { addMember } from '@/lib/members/service';
-import { AppError } from '@/lib/http/errors';
+import { addMember } from '@/lib/domain/members/service';
+import { AppError } from '@/lib/platform/http/errors';
 import { parseOptions, required } from '../args';
 import { withDatabase } from '../database';
 import { runCommand } from '../run-command';

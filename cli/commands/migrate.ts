@@ -1,17 +1,17 @@
 import path from 'node:path';
-import { describeTarget, openAdapter, targetFromEnv, type OpenedAdapter } from '@/lib/db/adapter';
+import { describeTarget, openAdapter, targetFromEnv, type OpenedAdapter } from '@/lib/platform/db/adapter';
 import {
   applyPendingMigrations,
   createMigration,
   diffMigrationsToSchema,
   migrationStatus,
   resolveMigration,
-} from '@/lib/db/migrate';
-import { env } from '@/lib/env';
+} from '@/lib/platform/db/migrate';
+import { env } from '@/lib/platform/env';
 import { parseOptions, UsageError } from '../args';
 
 // `tripline migrate`: Prisma Migrate's everyday commands on the WebAssembly
-// schema engine (lib/db/migrate.ts). deploy/status/resolve act on the
+// schema engine (lib/platform/db/migrate.ts). deploy/status/resolve act on the
 // configured database (DATABASE_URL, else embedded PGlite in
 // TRIPLINE_DATA_DIR); create/check need no database at all.
 

@@ -1,5 +1,5 @@
-import type { ReplaySelectionInput } from '@/lib/replay-jobs/schemas';
-import { cancelReplayJob, getReplayJob, listReplayJobs, previewSelection, startReplayJob, type ReplayJobView } from '@/lib/replay-jobs/service';
+import type { ReplaySelectionInput } from '@/lib/domain/replay-jobs/schemas';
+import { cancelReplayJob, getReplayJob, listReplayJobs, previewSelection, startReplayJob, type ReplayJobView } from '@/lib/domain/replay-jobs/service';
 import { parseOptions, required, UsageError } from '../args';
 import { withDatabase } from '../database';
 import { factoryIdOrThrow } from '../factory';

@@ -1,4 +1,4 @@
-import { deleteSecret, listSecrets, putSecret } from '@/lib/secrets/service';
+import { deleteSecret, listSecrets, putSecret } from '@/lib/domain/secrets/service';
 import { parseOptions, readStdin, required, UsageError } from '../args';
 import { withDatabase } from '../database';
 import { factoryIdOrThrow } from '../factory';

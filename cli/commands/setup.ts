@@ -1,7 +1,7 @@
-import { verifyPassword } from '@/lib/auth/password';
-import { createFactory } from '@/lib/factories/service';
-import { AppError } from '@/lib/http/errors';
-import { createUser } from '@/lib/users/service';
+import { verifyPassword } from '@/lib/domain/auth/password';
+import { createFactory } from '@/lib/domain/factories/service';
+import { AppError } from '@/lib/platform/http/errors';
+import { createUser } from '@/lib/domain/users/service';
 import { parseOptions, readStdin, required } from '../args';
 import { withDatabase } from '../database';
 import { runCommand } from '../run-command';

@@ -1,5 +1,5 @@
-import { createApiToken } from '@/lib/api-tokens/service';
-import { AppError } from '@/lib/http/errors';
+import { createApiToken } from '@/lib/domain/api-tokens/service';
+import { AppError } from '@/lib/platform/http/errors';
 import { parseOptions, required } from '../args';
 import { withDatabase } from '../database';
 import { runCommand } from '../run-command';

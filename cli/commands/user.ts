@@ -1,5 +1,5 @@
-import { getUserIdByEmail, listUsers, setInstanceAdmin, setUserDisabled } from '@/lib/instance/service';
-import { createUser } from '@/lib/users/service';
+import { getUserIdByEmail, listUsers, setInstanceAdmin, setUserDisabled } from '@/lib/domain/instance/service';
+import { createUser } from '@/lib/domain/users/service';
 import { parseOptions, readStdin, required, UsageError } from '../args';
 import { withDatabase } from '../database';
 import { runCommand } from '../run-command';

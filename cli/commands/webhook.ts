@@ -1,5 +1,5 @@
-import { createWebhook, deleteWebhook, listWebhooks, rotateWebhookSecret, setEventTypeSetting, setProviderSecret, setWebhookEnabled } from '@/lib/webhooks/service';
-import { authModeLabels } from '@/lib/webhooks/schemas';
+import { createWebhook, deleteWebhook, listWebhooks, rotateWebhookSecret, setEventTypeSetting, setProviderSecret, setWebhookEnabled } from '@/lib/domain/webhooks/service';
+import { authModeLabels } from '@/lib/domain/webhooks/schemas';
 import { parseOptions, readStdin, required, UsageError } from '../args';
 import { withDatabase } from '../database';
 import { factoryIdOrThrow } from '../factory';

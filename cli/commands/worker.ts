@@ -1,6 +1,6 @@
-import { env } from '@/lib/env';
-import { startWorkers } from '@/lib/runs/worker';
-import { parseEntryConfig } from '@/lib/server/entry-config';
+import { env } from '@/lib/platform/env';
+import { startWorkers } from '@/lib/domain/runs/worker';
+import { parseEntryConfig } from '@/lib/platform/entry/entry-config';
 import { parseOptions, UsageError } from '../args';
 import { withWorkerDatabase } from '../database';
 import { runCommand } from '../run-command';

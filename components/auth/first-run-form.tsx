@@ -11,9 +11,9 @@ import { Button } from '@/components/ui/button';
 import { Card, CardBody, CardFooter, CardHeader } from '@/components/ui/card';
 import { Field } from '@/components/ui/field';
 import { Input } from '@/components/ui/input';
-import { slugify } from '@/lib/factories/schemas';
-import { completeFirstRunAction } from '@/lib/users/actions';
-import { firstRunSchema, type FirstRunInput } from '@/lib/users/schemas';
+import { slugify } from '@/lib/domain/factories/schemas';
+import { completeFirstRunAction } from '@/lib/domain/users/actions';
+import { firstRunSchema, type FirstRunInput } from '@/lib/domain/users/schemas';
 import { useHydrated } from '@/components/forms/use-hydrated';
 
 const fields = ['name', 'email', 'password', 'factoryName', 'factorySlug'] as const;

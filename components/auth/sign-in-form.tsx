@@ -11,8 +11,8 @@ import { Button } from '@/components/ui/button';
 import { Card, CardBody, CardFooter, CardHeader } from '@/components/ui/card';
 import { Field } from '@/components/ui/field';
 import { Input } from '@/components/ui/input';
-import { signInErrorMessage } from '@/lib/auth/sign-in-messages';
-import { signInSchema, type SignInInput } from '@/lib/users/schemas';
+import { signInErrorMessage } from '@/lib/domain/auth/sign-in-messages';
+import { signInSchema, type SignInInput } from '@/lib/domain/users/schemas';
 import { useHydrated } from '@/components/forms/use-hydrated';
 
 export function SignInForm({ callbackUrl, allowSignUp }: { callbackUrl: string; allowSignUp: boolean }) {

@@ -12,8 +12,8 @@ import { Button } from '@/components/ui/button';
 import { Card, CardBody, CardFooter, CardHeader } from '@/components/ui/card';
 import { Field } from '@/components/ui/field';
 import { Input } from '@/components/ui/input';
-import { signUpAction } from '@/lib/users/actions';
-import { signUpSchema, type SignUpInput } from '@/lib/users/schemas';
+import { signUpAction } from '@/lib/domain/users/actions';
+import { signUpSchema, type SignUpInput } from '@/lib/domain/users/schemas';
 import { useHydrated } from '@/components/forms/use-hydrated';
 
 export function SignUpForm() {

@@ -15,10 +15,10 @@ import { Select } from '@/components/ui/select';
 import { Switch } from '@/components/ui/switch';
 import { Textarea } from '@/components/ui/textarea';
 import { cn } from '@/components/ui/cn';
-import { countFilterMatchesAction, fieldCatalogueAction } from '@/lib/fields/actions';
-import type { FieldCatalogue } from '@/lib/fields/catalogue';
-import { createAutomationAction, updateAutomationAction } from '@/lib/automations/actions';
-import { MAX_TRIGGERS, type CreateAutomationInput, type TriggerInput } from '@/lib/automations/schemas';
+import { countFilterMatchesAction, fieldCatalogueAction } from '@/lib/domain/fields/actions';
+import type { FieldCatalogue } from '@/lib/domain/fields/catalogue';
+import { createAutomationAction, updateAutomationAction } from '@/lib/domain/automations/actions';
+import { MAX_TRIGGERS, type CreateAutomationInput, type TriggerInput } from '@/lib/domain/automations/schemas';
 import {
   automationFormSchema,
   emptyTrigger,

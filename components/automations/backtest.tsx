@@ -8,8 +8,8 @@ import { Badge } from '@/components/ui/badge';
 import { Button } from '@/components/ui/button';
 import { Table, TBody, TD, TH, THead, TR } from '@/components/ui/table';
 import { textLinkStyle } from '@/components/ui/text-link';
-import { backtestTriggerAction } from '@/lib/automations/actions';
-import type { BacktestResult } from '@/lib/automations/test-filter';
+import { backtestTriggerAction } from '@/lib/domain/automations/actions';
+import type { BacktestResult } from '@/lib/domain/automations/test-filter';
 import type { TriggerToTest } from './test-filter';
 
 // Backtest: the trigger as written in the editor (unsaved edits included)

@@ -1,7 +1,7 @@
 'use client';
 
 import { DeleteSection } from '@/components/ui/delete-section';
-import { deleteAutomationAction } from '@/lib/automations/actions';
+import { deleteAutomationAction } from '@/lib/domain/automations/actions';
 
 export function DeleteAutomation({ factorySlug, id, name, runCount }: { factorySlug: string; id: string; name: string; runCount: number }) {
   const runs = runCount === 0 ? 'It has no runs.' : `Its ${runCount === 1 ? 'run is' : `${runCount.toLocaleString('en')} runs are`} deleted too.`;

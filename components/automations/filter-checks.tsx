@@ -1,5 +1,5 @@
 import { CheckIcon, XIcon } from '@/components/ui/icons';
-import type { FilterCheck } from '@/lib/filters';
+import type { FilterCheck } from '@/lib/ingress/filters';
 
 // How a payload filter's conditions read wherever they are explained: Test
 // filter in the editor and Why not on a delivery's page.

@@ -9,7 +9,7 @@ import { EditorView, keymap, placeholder as placeholderText } from '@codemirror/
 import { tags } from '@lezer/highlight';
 import { useEffect, useImperativeHandle, useRef, useState, type Ref } from 'react';
 import { cn } from '@/components/ui/cn';
-import type { FieldCatalogue } from '@/lib/fields/catalogue';
+import type { FieldCatalogue } from '@/lib/domain/fields/catalogue';
 import { cursorContext, filterCompletions } from './filter-completion';
 
 // The payload filter's code editor: CodeMirror 6 with its JSON language

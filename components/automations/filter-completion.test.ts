@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildCatalogue } from '@/lib/fields/catalogue';
+import { buildCatalogue } from '@/lib/domain/fields/catalogue';
 import { cursorContext, filterCompletions } from './filter-completion';
 
 /** The context at the `|` in `text`. */

@@ -1,5 +1,5 @@
-import { isOperatorName } from '@/lib/filters/types';
-import { presenceText, type CatalogueField, type FieldCatalogue } from '@/lib/fields/catalogue';
+import { isOperatorName } from '@/lib/ingress/filters/types';
+import { presenceText, type CatalogueField, type FieldCatalogue } from '@/lib/domain/fields/catalogue';
 
 // What the filter editor offers at the cursor (docs/filters.md, The editor):
 // field names of the webhook's catalogue at the cursor's nesting level, and,

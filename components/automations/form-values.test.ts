@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { PayloadFilter } from '@/lib/filters';
+import type { PayloadFilter } from '@/lib/ingress/filters';
 import {
   explainJsonSyntax,
   formatFilter,

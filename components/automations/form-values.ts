@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { parseJsonTree } from '@/lib/json/json-tree';
 import { sentence } from '@/components/format';
-import { automationNameSchema, MAX_TRIGGERS, promptSchema, type CreateAutomationInput, type TriggerInput } from '@/lib/automations/schemas';
+import { automationNameSchema, MAX_TRIGGERS, promptSchema, type CreateAutomationInput, type TriggerInput } from '@/lib/domain/automations/schemas';
 import {
   MAX_EVENT_PATTERN_LENGTH,
   MAX_FILTER_DEPTH,
@@ -12,8 +12,8 @@ import {
   type FilterScalar,
   type HeaderFilter,
   type PayloadFilter,
-} from '@/lib/filters';
-import { insertCondition } from '@/lib/filters/merge';
+} from '@/lib/ingress/filters';
+import { insertCondition } from '@/lib/ingress/filters/merge';
 
 // The automation editor holds a trigger as a webhook UID (picked by name),
 // its event types as a list in text (commas or lines), and its header and

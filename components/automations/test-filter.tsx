@@ -7,13 +7,13 @@ import { cn } from '@/components/ui/cn';
 import { Field } from '@/components/ui/field';
 import { CheckCircleIcon, XIcon } from '@/components/ui/icons';
 import { Select } from '@/components/ui/select';
-import { listTestDeliveriesAction, testTriggerAction, testTriggerOnBodyAction } from '@/lib/automations/actions';
+import { listTestDeliveriesAction, testTriggerAction, testTriggerOnBodyAction } from '@/lib/domain/automations/actions';
 import { MAX_BODY_BYTES } from '@/lib/ingress/limits';
 import { Textarea } from '@/components/ui/textarea';
 import { explainJsonSyntax } from './form-values';
-import type { ActionResult } from '@/lib/actions/action';
-import type { TriggerInput } from '@/lib/automations/schemas';
-import type { TestFilterResult } from '@/lib/automations/test-filter';
+import type { ActionResult } from '@/lib/adapters/actions/action';
+import type { TriggerInput } from '@/lib/domain/automations/schemas';
+import type { TestFilterResult } from '@/lib/domain/automations/test-filter';
 import { Conditions, Mark } from './filter-checks';
 
 // Test filter (docs/automations.md, Test filter, Backtest, Why not, Replay): runs one trigger, exactly as it is written in the

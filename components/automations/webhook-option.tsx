@@ -1,6 +1,6 @@
 import { Badge } from '@/components/ui/badge';
-import type { TriggerWebhook } from '@/lib/automations/service';
-import type { WebhookState } from '@/lib/webhooks/service';
+import type { TriggerWebhook } from '@/lib/domain/automations/service';
+import type { WebhookState } from '@/lib/domain/webhooks/service';
 
 // A webhook as a trigger names it: by name, with its UID kept behind. A
 // trigger whose webhook was deleted stays on the automation, marked, and

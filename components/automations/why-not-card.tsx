@@ -9,8 +9,8 @@ import { ButtonLink } from '@/components/ui/button';
 import { Card, CardBody, CardFooter, CardHeader } from '@/components/ui/card';
 import { EmptyState } from '@/components/ui/empty-state';
 import { textLinkStyle } from '@/components/ui/text-link';
-import type { AutomationExplanation, DeliveryExplanation, TriggerExplanation } from '@/lib/automations/why-not';
-import type { RunStatus } from '@/lib/runs/service';
+import type { AutomationExplanation, DeliveryExplanation, TriggerExplanation } from '@/lib/domain/automations/why-not';
+import type { RunStatus } from '@/lib/domain/runs/service';
 import { Conditions } from './filter-checks';
 
 // Why not (delivery page): each automation with a trigger on the delivery's

@@ -9,9 +9,9 @@ import { Checkbox } from '@/components/ui/checkbox';
 import { choiceCardClass, choiceRadioClass } from '@/components/ui/choice-card';
 import { Field } from '@/components/ui/field';
 import { Input } from '@/components/ui/input';
-import { setConfigSourceAction } from '@/lib/definitions/actions';
-import { repositorySettingsSchema, type RepositorySettings } from '@/lib/definitions/schemas';
-import { parseRepositoryUrl } from '@/lib/definitions/repository-url';
+import { setConfigSourceAction } from '@/lib/domain/definitions/actions';
+import { repositorySettingsSchema, type RepositorySettings } from '@/lib/domain/definitions/schemas';
+import { parseRepositoryUrl } from '@/lib/domain/definitions/repository-url';
 
 type Source = 'dashboard' | 'managed' | 'repository';
 

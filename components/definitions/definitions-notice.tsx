@@ -1,7 +1,7 @@
 import Link from 'next/link';
 import { Alert } from '@/components/ui/alert';
-import { redactUrl } from '@/lib/definitions/redact-url';
-import type { DefinitionsStatus } from '@/lib/definitions/service';
+import { redactUrl } from '@/lib/domain/definitions/redact-url';
+import type { DefinitionsStatus } from '@/lib/domain/definitions/service';
 import { dateTimeFormat } from '@/components/format';
 
 /** Above the webhooks of a factory whose webhooks live in definition files: where they come from. */

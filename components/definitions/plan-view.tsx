@@ -1,6 +1,6 @@
 import { Badge, type BadgeTone } from '@/components/ui/badge';
-import type { planJson } from '@/lib/definitions/json';
-import type { DefinitionProblem } from '@/lib/definitions/schemas';
+import type { planJson } from '@/lib/domain/definitions/json';
+import type { DefinitionProblem } from '@/lib/domain/definitions/schemas';
 
 export type PlanJson = ReturnType<typeof planJson>;
 

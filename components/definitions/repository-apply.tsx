@@ -6,8 +6,8 @@ import { ProblemList, PlanView, type PlanJson } from '@/components/definitions/p
 import { Alert } from '@/components/ui/alert';
 import { Button } from '@/components/ui/button';
 import { Dialog } from '@/components/ui/dialog';
-import { applyRepositoryAction, previewRepositoryAction } from '@/lib/definitions/actions';
-import type { DefinitionProblem, RepositorySettingsInput } from '@/lib/definitions/schemas';
+import { applyRepositoryAction, previewRepositoryAction } from '@/lib/domain/definitions/actions';
+import type { DefinitionProblem, RepositorySettingsInput } from '@/lib/domain/definitions/schemas';
 
 type Preview = { commit: string; url: string; branch: string; plan: PlanJson };
 

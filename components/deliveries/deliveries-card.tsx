@@ -7,9 +7,9 @@ import { EmptyState } from '@/components/ui/empty-state';
 import { InboxIcon } from '@/components/ui/icons';
 import { Pager } from '@/components/ui/pager';
 import { DataTable, TableEmpty, TD, TR } from '@/components/ui/table';
-import { deliveryStatusLabels, searchesPayloads, type DeliveryStatusFilter } from '@/lib/deliveries/schemas';
-import type { DeliverySummary } from '@/lib/deliveries/service';
-import type { AuthMode } from '@/lib/webhooks/schemas';
+import { deliveryStatusLabels, searchesPayloads, type DeliveryStatusFilter } from '@/lib/domain/deliveries/schemas';
+import type { DeliverySummary } from '@/lib/domain/deliveries/service';
+import type { AuthMode } from '@/lib/domain/webhooks/schemas';
 import { AutoRefresh } from './auto-refresh';
 import { DeliveryFilters } from './delivery-filters';
 import { formatBytes, formatExactBytes } from './format';
@@ -42,7 +42,7 @@ export type DeliveryLogWebhook = {
   providerName: string | null;
   /** The provider performs verification handshakes: Handshake is offered as a status filter. */
   handshakes?: boolean;
-  /** A ready curl command that sends a test delivery (lib/webhooks/test-request.ts), when one can be offered. */
+  /** A ready curl command that sends a test delivery (lib/domain/webhooks/test-request.ts), when one can be offered. */
   testRequest: string | null;
 };
 

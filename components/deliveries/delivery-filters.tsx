@@ -7,7 +7,7 @@ import { SearchIcon, XIcon } from '@/components/ui/icons';
 import { controlStyles } from '@/components/ui/input';
 import { Select } from '@/components/ui/select';
 import { Spinner } from '@/components/ui/spinner';
-import { deliveryStatusFilters, deliveryStatuses, deliveryStatusLabels, type DeliveryStatusFilter } from '@/lib/deliveries/schemas';
+import { deliveryStatusFilters, deliveryStatuses, deliveryStatusLabels, type DeliveryStatusFilter } from '@/lib/domain/deliveries/schemas';
 
 const SEARCH_DELAY_MS = 300;
 

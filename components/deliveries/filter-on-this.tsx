@@ -4,9 +4,9 @@ import Link from 'next/link';
 import { createContext, useContext, useEffect, useId, useRef, useState } from 'react';
 import { cn } from '@/components/ui/cn';
 import { FilterIcon } from '@/components/ui/icons';
-import { MAX_EVENT_PATTERN_LENGTH, MAX_FILTER_DEPTH, MAX_FILTER_STRING_LENGTH, type FilterScalar } from '@/lib/filters';
-import { redactedHeaderReason } from '@/lib/filters/headers';
-import { isOperatorName } from '@/lib/filters/types';
+import { MAX_EVENT_PATTERN_LENGTH, MAX_FILTER_DEPTH, MAX_FILTER_STRING_LENGTH, type FilterScalar } from '@/lib/ingress/filters';
+import { redactedHeaderReason } from '@/lib/ingress/filters/headers';
+import { isOperatorName } from '@/lib/ingress/filters/types';
 
 // "Filter on this" (docs/filters.md, Filter on this): on a scalar of a
 // delivery's payload, links that open the automation editor with the
@@ -36,7 +36,7 @@ export function filterKeys(path: readonly (string | number)[], value: FilterScal
   if (on === 'events') return typeof value === 'string' && value !== '' && value.length <= MAX_EVENT_PATTERN_LENGTH ? [] : null;
   const keys = path.filter((segment): segment is string => typeof segment === 'string');
   if (on === 'headers') {
-    // A header the log keeps redacted cannot be filtered on (lib/filters/headers.ts).
+    // A header the log keeps redacted cannot be filtered on (lib/ingress/filters/headers.ts).
     const [name] = keys;
     if (keys.length !== 1 || !name || typeof value !== 'string' || value === REDACTED || redactedHeaderReason(name)) return null;
   }

@@ -1,5 +1,5 @@
 import type { BadgeTone } from '@/components/ui/badge';
-import type { DeliveryStatusFilter } from '@/lib/deliveries/schemas';
+import type { DeliveryStatusFilter } from '@/lib/domain/deliveries/schemas';
 
 // Presentation of delivery log entries, shared by the log table and the entry page.
 

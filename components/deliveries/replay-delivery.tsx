@@ -6,8 +6,8 @@ import { useState } from 'react';
 import { runPath } from '@/components/runs/format';
 import { Alert } from '@/components/ui/alert';
 import { ConfirmDialog } from '@/components/ui/dialog';
-import { replayDeliveryAction } from '@/lib/runs/actions';
-import type { ReplayResult } from '@/lib/runs/replay';
+import { replayDeliveryAction } from '@/lib/domain/runs/actions';
+import type { ReplayResult } from '@/lib/domain/runs/replay';
 
 // Replay (admins, Accepted entries): confirms what it does, then says what
 // it started and refreshes the page so Runs and Why not show the new runs.

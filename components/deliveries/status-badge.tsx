@@ -1,5 +1,5 @@
 import { Badge } from '@/components/ui/badge';
-import { deliveryStatusLabels } from '@/lib/deliveries/schemas';
+import { deliveryStatusLabels } from '@/lib/domain/deliveries/schemas';
 import { deliveryStatusTones, type AnyDeliveryStatus } from './format';
 
 export function DeliveryStatusBadge({ status }: { status: AnyDeliveryStatus }) {

@@ -10,8 +10,8 @@ import { Button } from '@/components/ui/button';
 import { Card, CardBody, CardFooter } from '@/components/ui/card';
 import { Field } from '@/components/ui/field';
 import { Input } from '@/components/ui/input';
-import { createFactoryAction } from '@/lib/factories/actions';
-import { createFactorySchema, slugify, type CreateFactoryInput } from '@/lib/factories/schemas';
+import { createFactoryAction } from '@/lib/domain/factories/actions';
+import { createFactorySchema, slugify, type CreateFactoryInput } from '@/lib/domain/factories/schemas';
 
 export function CreateFactoryForm() {
   const router = useRouter();

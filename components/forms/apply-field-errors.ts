@@ -1,5 +1,5 @@
 import type { FieldValues, Path, UseFormSetError } from 'react-hook-form';
-import type { ErrorBody } from '@/lib/http/errors';
+import type { ErrorBody } from '@/lib/platform/http/errors';
 
 /**
  * Puts a server action's field errors next to their fields; returns the

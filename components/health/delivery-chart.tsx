@@ -1,6 +1,6 @@
 import { scaleLinear } from 'd3-scale';
-import { statusLabels, type DeliveryStats } from '@/lib/health/service';
-import { deliveryStatuses, type DeliveryStatusName } from '@/lib/health/classify';
+import { statusLabels, type DeliveryStats } from '@/lib/domain/health/service';
+import { deliveryStatuses, type DeliveryStatusName } from '@/lib/domain/health/classify';
 
 // Deliveries over time, stacked by status or by event type: an SVG drawn on
 // the server (no chart code reaches the browser). d3-scale gives the y axis

@@ -11,8 +11,8 @@ import { Button } from '@/components/ui/button';
 import { Field } from '@/components/ui/field';
 import { Input } from '@/components/ui/input';
 import { Select } from '@/components/ui/select';
-import { setExpectedIntervalAction } from '@/lib/webhooks/actions';
-import { expectedIntervalFormSchema, type ExpectedIntervalFormInput } from '@/lib/webhooks/schemas';
+import { setExpectedIntervalAction } from '@/lib/domain/webhooks/actions';
+import { expectedIntervalFormSchema, type ExpectedIntervalFormInput } from '@/lib/domain/webhooks/schemas';
 
 function initialValues(seconds: number | null): ExpectedIntervalFormInput {
   if (seconds === null) return { amount: '', unit: 'hours' };

@@ -1,5 +1,5 @@
 import { Badge, type BadgeTone } from '@/components/ui/badge';
-import { healthLabels, type HealthState } from '@/lib/health/classify';
+import { healthLabels, type HealthState } from '@/lib/domain/health/classify';
 
 const tones: Record<HealthState, BadgeTone> = {
   healthy: 'success',
@@ -10,7 +10,7 @@ const tones: Record<HealthState, BadgeTone> = {
   new: 'neutral',
 };
 
-/** A webhook's health (lib/health), with its reason as the tooltip. */
+/** A webhook's health (lib/domain/health), with its reason as the tooltip. */
 export function HealthBadge({ state, reason }: { state: HealthState; reason?: string }) {
   return (
     <Badge tone={tones[state]} dot title={reason} data-health={state}>

@@ -5,9 +5,9 @@ import { HealthBadge } from '@/components/health/health-badge';
 import { dateTimeFormat, sentence } from '@/components/format';
 import { Card, CardBody, CardHeader } from '@/components/ui/card';
 import { cn } from '@/components/ui/cn';
-import { formatInterval } from '@/lib/health/classify';
-import { statsWindows, type DeliveryStats, type StatsWindow } from '@/lib/health/service';
-import type { WebhookView } from '@/lib/webhooks/service';
+import { formatInterval } from '@/lib/domain/health/classify';
+import { statsWindows, type DeliveryStats, type StatsWindow } from '@/lib/domain/health/service';
+import type { WebhookView } from '@/lib/domain/webhooks/service';
 
 export type HealthChart = 'status' | 'types';
 

@@ -3,7 +3,7 @@
 import { useRouter } from 'next/navigation';
 import { useState } from 'react';
 import { ConfirmDialog } from '@/components/ui/dialog';
-import { setInstanceAdminAction, setUserDisabledAction } from '@/lib/instance/actions';
+import { setInstanceAdminAction, setUserDisabledAction } from '@/lib/domain/instance/actions';
 
 /** Instance admin and Disable/Enable for one account row of the Instance page. */
 export function UserActions({

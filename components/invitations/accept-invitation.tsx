@@ -11,8 +11,8 @@ import { Button } from '@/components/ui/button';
 import { CardBody, CardFooter } from '@/components/ui/card';
 import { Field } from '@/components/ui/field';
 import { Input } from '@/components/ui/input';
-import { acceptInvitationAction, acceptWithNewAccountAction } from '@/lib/invitations/actions';
-import { newAccountFormSchema, type NewAccountFormInput } from '@/lib/invitations/schemas';
+import { acceptInvitationAction, acceptWithNewAccountAction } from '@/lib/domain/invitations/actions';
+import { newAccountFormSchema, type NewAccountFormInput } from '@/lib/domain/invitations/schemas';
 import { useHydrated } from '@/components/forms/use-hydrated';
 
 /** Creates the account for the invited email and joins the factory, then signs in. */

@@ -12,9 +12,9 @@ import { CopyField } from '@/components/ui/copy-button';
 import { Field } from '@/components/ui/field';
 import { Input } from '@/components/ui/input';
 import { Select } from '@/components/ui/select';
-import { roleDescriptions, roleLabels, roles, type Role } from '@/lib/auth/roles';
-import { createInvitationAction } from '@/lib/invitations/actions';
-import { createInvitationSchema, type CreateInvitationInput } from '@/lib/invitations/schemas';
+import { roleDescriptions, roleLabels, roles, type Role } from '@/lib/domain/auth/roles';
+import { createInvitationAction } from '@/lib/domain/invitations/actions';
+import { createInvitationSchema, type CreateInvitationInput } from '@/lib/domain/invitations/schemas';
 import { dateTimeFormat } from '@/components/format';
 
 /** Invites an email with a role; the link is shown once, from memory, and gone on reload. */

@@ -6,8 +6,8 @@ import { RoleBadge } from '@/components/shell/app-shell';
 import { Alert } from '@/components/ui/alert';
 import { ConfirmDialog } from '@/components/ui/dialog';
 import { DataTable, TD, TR } from '@/components/ui/table';
-import type { Role } from '@/lib/auth/roles';
-import { revokeInvitationAction } from '@/lib/invitations/actions';
+import type { Role } from '@/lib/domain/auth/roles';
+import { revokeInvitationAction } from '@/lib/domain/invitations/actions';
 import { dateFormat } from '@/components/format';
 
 export type InvitationRow = { id: string; email: string; role: Role; invitedBy: string | null; createdAt: string; expiresAt: string };

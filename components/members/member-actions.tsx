@@ -4,8 +4,8 @@ import { useRouter } from 'next/navigation';
 import { useState, useTransition } from 'react';
 import { ConfirmDialog } from '@/components/ui/dialog';
 import { Select } from '@/components/ui/select';
-import { roleLabels, roles, type Role } from '@/lib/auth/roles';
-import { changeMemberRoleAction, removeMemberAction } from '@/lib/members/actions';
+import { roleLabels, roles, type Role } from '@/lib/domain/auth/roles';
+import { changeMemberRoleAction, removeMemberAction } from '@/lib/domain/members/actions';
 
 /** Role picker and Remove button for one member row (admins only). */
 export function MemberActions({

@@ -12,8 +12,8 @@ import { CopyField } from '@/components/ui/copy-button';
 import { Field } from '@/components/ui/field';
 import { Input } from '@/components/ui/input';
 import { Select } from '@/components/ui/select';
-import { createDestinationAction } from '@/lib/notifications/actions';
-import { createDestinationSchema, notificationKindLabels, notificationKinds, type CreateDestinationInput } from '@/lib/notifications/schemas';
+import { createDestinationAction } from '@/lib/domain/notifications/actions';
+import { createDestinationSchema, notificationKindLabels, notificationKinds, type CreateDestinationInput } from '@/lib/domain/notifications/schemas';
 
 /** Adds a notification destination; a signed one's secret is shown here once. */
 export function CreateDestinationForm({ factorySlug }: { factorySlug: string }) {

@@ -5,7 +5,7 @@ import { useState } from 'react';
 import { EnabledSwitch } from '@/components/enabled-switch';
 import { Button } from '@/components/ui/button';
 import { ConfirmDialog } from '@/components/ui/dialog';
-import { deleteDestinationAction, sendTestNotificationAction, setDestinationEnabledAction } from '@/lib/notifications/actions';
+import { deleteDestinationAction, sendTestNotificationAction, setDestinationEnabledAction } from '@/lib/domain/notifications/actions';
 
 /** Enabled, Send test notification and Delete, for one destination. */
 export function DestinationActions({ factorySlug, id, name, enabled }: { factorySlug: string; id: string; name: string; enabled: boolean }) {

@@ -4,8 +4,8 @@ import { preciseDateTimeFormat } from '@/components/format';
 import { Badge } from '@/components/ui/badge';
 import { Card, CardBody, CardHeader } from '@/components/ui/card';
 import { DataTable, TD, TR } from '@/components/ui/table';
-import { notificationKindLabels } from '@/lib/notifications/schemas';
-import type { DestinationView, NotificationLogEntry } from '@/lib/notifications/service';
+import { notificationKindLabels } from '@/lib/domain/notifications/schemas';
+import type { DestinationView, NotificationLogEntry } from '@/lib/domain/notifications/service';
 
 const statusTone = { sent: 'success', pending: 'warning', failed: 'danger' } as const;
 const statusLabel = { sent: 'Sent', pending: 'Pending', failed: 'Failed' } as const;

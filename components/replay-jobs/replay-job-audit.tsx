@@ -1,5 +1,5 @@
 import { dateTimeFormat } from '@/components/format';
-import type { ReplayJobView } from '@/lib/replay-jobs/service';
+import type { ReplayJobView } from '@/lib/domain/replay-jobs/service';
 
 // What a job replays and who started (and cancelled) it when: rendered on the
 // server, in the server's time zone like the rest of the dashboard.

@@ -4,8 +4,8 @@ import { useRouter } from 'next/navigation';
 import { useState } from 'react';
 import { Alert } from '@/components/ui/alert';
 import { ConfirmDialog } from '@/components/ui/dialog';
-import { cancelReplayJobAction, startReplayJobAction } from '@/lib/replay-jobs/actions';
-import type { ReplaySelectionInput } from '@/lib/replay-jobs/schemas';
+import { cancelReplayJobAction, startReplayJobAction } from '@/lib/domain/replay-jobs/actions';
+import type { ReplaySelectionInput } from '@/lib/domain/replay-jobs/schemas';
 
 // Start and Cancel of a bulk replay job (admins): each confirms, calls its
 // server action and refreshes the page, whose server components read the job.

@@ -4,7 +4,7 @@ import { useRouter } from 'next/navigation';
 import { useEffect, useState, type ReactNode } from 'react';
 import { Badge, type BadgeTone } from '@/components/ui/badge';
 import { CancelReplayJob } from '@/components/replay-jobs/replay-job-buttons';
-import { replayJobProgressAction } from '@/lib/replay-jobs/actions';
+import { replayJobProgressAction } from '@/lib/domain/replay-jobs/actions';
 
 // One bulk replay job: its state, a progress bar and what it did. The page
 // renders it from the stored job (so a reload shows the same progress); while

@@ -1,4 +1,4 @@
-import type { RunSummary } from '@/lib/runs/service';
+import type { RunSummary } from '@/lib/domain/runs/service';
 
 // Paths and times of runs, shared by the runs tables and the run page.
 

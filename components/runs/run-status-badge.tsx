@@ -1,5 +1,5 @@
 import { Badge, type BadgeTone } from '@/components/ui/badge';
-import type { RunStatus } from '@/lib/runs/service';
+import type { RunStatus } from '@/lib/domain/runs/service';
 
 const statuses: Record<RunStatus, { label: string; tone: BadgeTone }> = {
   queued: { label: 'Queued', tone: 'neutral' },

@@ -6,7 +6,7 @@ import { Card, CardHeader } from '@/components/ui/card';
 import { EmptyState } from '@/components/ui/empty-state';
 import { DataTable, TD, TR } from '@/components/ui/table';
 import { textLinkStyle } from '@/components/ui/text-link';
-import type { RunSummary } from '@/lib/runs/service';
+import type { RunSummary } from '@/lib/domain/runs/service';
 import { deliveryPath, runDuration, runPath } from './format';
 import { ReplayBadge, runIsActive, RunStatusBadge } from './run-status-badge';
 

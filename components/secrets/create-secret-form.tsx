@@ -10,8 +10,8 @@ import { Alert } from '@/components/ui/alert';
 import { Button } from '@/components/ui/button';
 import { Field } from '@/components/ui/field';
 import { Input } from '@/components/ui/input';
-import { createSecretAction } from '@/lib/secrets/actions';
-import { createSecretSchema, type CreateSecretInput } from '@/lib/secrets/schemas';
+import { createSecretAction } from '@/lib/domain/secrets/actions';
+import { createSecretSchema, type CreateSecretInput } from '@/lib/domain/secrets/schemas';
 
 export function CreateSecretForm({ factorySlug }: { factorySlug: string }) {
   const router = useRouter();

@@ -11,8 +11,8 @@ import { Button } from '@/components/ui/button';
 import { ConfirmDialog, Dialog } from '@/components/ui/dialog';
 import { Field } from '@/components/ui/field';
 import { Input } from '@/components/ui/input';
-import { deleteSecretAction, replaceSecretAction } from '@/lib/secrets/actions';
-import { putSecretSchema } from '@/lib/secrets/schemas';
+import { deleteSecretAction, replaceSecretAction } from '@/lib/domain/secrets/actions';
+import { putSecretSchema } from '@/lib/domain/secrets/schemas';
 
 type ReplaceValues = z.input<typeof putSecretSchema>;
 

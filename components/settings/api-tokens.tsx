@@ -13,8 +13,8 @@ import { ConfirmDialog } from '@/components/ui/dialog';
 import { Field } from '@/components/ui/field';
 import { Input } from '@/components/ui/input';
 import { DataTable, TD, TR } from '@/components/ui/table';
-import { createApiTokenAction, revokeApiTokenAction } from '@/lib/api-tokens/actions';
-import { createApiTokenSchema, type CreateApiTokenInput } from '@/lib/api-tokens/schemas';
+import { createApiTokenAction, revokeApiTokenAction } from '@/lib/domain/api-tokens/actions';
+import { createApiTokenSchema, type CreateApiTokenInput } from '@/lib/domain/api-tokens/schemas';
 import { dateTimeFormat } from '@/components/format';
 
 export type TokenRow = { id: string; name: string; prefix: string; createdAt: string; lastUsedAt: string | null };

@@ -7,8 +7,8 @@ import { Menu, MenuLabel, menuItemClass } from '@/components/shell/menu';
 import { MobileNav } from '@/components/shell/mobile-nav';
 import { NavLink } from '@/components/shell/nav-link';
 import { SignOutButton } from '@/components/shell/sign-out-button';
-import { roleLabels, type Role } from '@/lib/auth/roles';
-import type { NavIcon, NavItem } from '@/lib/factories/nav';
+import { roleLabels, type Role } from '@/lib/domain/auth/roles';
+import type { NavIcon, NavItem } from '@/lib/domain/factories/nav';
 
 type FactoryItem = { slug: string; name: string; role: Role };
 

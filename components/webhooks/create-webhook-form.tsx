@@ -18,9 +18,9 @@ import { EmptyState } from '@/components/ui/empty-state';
 import { Field } from '@/components/ui/field';
 import { Input } from '@/components/ui/input';
 import { Select } from '@/components/ui/select';
-import { getScheme, schemeIds, schemes, type SchemeInfo } from '@/lib/signatures/registry';
-import { createWebhookAction } from '@/lib/webhooks/actions';
-import { authModeLabels, authModes, createWebhookSchema, suggestFreeSecretName, type AuthMode } from '@/lib/webhooks/schemas';
+import { getScheme, schemeIds, schemes, type SchemeInfo } from '@/lib/ingress/signatures/registry';
+import { createWebhookAction } from '@/lib/domain/webhooks/actions';
+import { authModeLabels, authModes, createWebhookSchema, suggestFreeSecretName, type AuthMode } from '@/lib/domain/webhooks/schemas';
 
 // 29 providers: alphabetical by name, so a person finds theirs at a glance.
 const schemeOptions = [...schemeIds].sort((a, b) => schemes[a].displayName.localeCompare(schemes[b].displayName, 'en'));

@@ -10,9 +10,9 @@ import { CodeBlock } from '@/components/ui/code-block';
 import { CopyField } from '@/components/ui/copy-button';
 import { Field } from '@/components/ui/field';
 import { CheckCircleIcon } from '@/components/ui/icons';
-import { schemes, type SchemeId, type SchemeInfo } from '@/lib/signatures/registry';
-import type { AuthMode } from '@/lib/webhooks/schemas';
-import { testRequestCurl } from '@/lib/webhooks/test-request';
+import { schemes, type SchemeId, type SchemeInfo } from '@/lib/ingress/signatures/registry';
+import type { AuthMode } from '@/lib/domain/webhooks/schemas';
+import { testRequestCurl } from '@/lib/domain/webhooks/test-request';
 
 // What a new webhook shows once, right after it is created: its URL, the
 // secret (held only in this component's memory), a test request and the

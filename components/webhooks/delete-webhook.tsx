@@ -1,7 +1,7 @@
 'use client';
 
 import { DeleteSection } from '@/components/ui/delete-section';
-import { deleteWebhookAction } from '@/lib/webhooks/actions';
+import { deleteWebhookAction } from '@/lib/domain/webhooks/actions';
 
 const consequences = 'Senders get 404 immediately. Automations whose trigger selects it stay visible but stop firing. The delivery history is kept.';
 

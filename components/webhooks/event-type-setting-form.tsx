@@ -10,8 +10,8 @@ import { FormError } from '@/components/forms/form-error';
 import { EventTypeField, type EventTypeFieldValues } from '@/components/webhooks/event-type-field';
 import { Alert } from '@/components/ui/alert';
 import { Button } from '@/components/ui/button';
-import { setEventTypeSettingAction } from '@/lib/webhooks/actions';
-import { eventTypeSettingFormSchema } from '@/lib/webhooks/schemas';
+import { setEventTypeSettingAction } from '@/lib/domain/webhooks/actions';
+import { eventTypeSettingFormSchema } from '@/lib/domain/webhooks/schemas';
 
 type Output = z.output<typeof eventTypeSettingFormSchema>;
 

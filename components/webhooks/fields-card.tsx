@@ -1,6 +1,6 @@
 import { Card, CardHeader } from '@/components/ui/card';
 import { Table, TableEmpty, TBody, TD, TH, THead, TR } from '@/components/ui/table';
-import { MAX_CATALOGUE_PATHS, presenceText, type CatalogueField, type FieldCatalogue } from '@/lib/fields/catalogue';
+import { MAX_CATALOGUE_PATHS, presenceText, type CatalogueField, type FieldCatalogue } from '@/lib/domain/fields/catalogue';
 
 // The webhook page's Fields card: what its deliveries hold, learned from the
 // latest accepted ones (docs/filters.md, The field catalogue). The filter

@@ -4,7 +4,7 @@ import Link from 'next/link';
 import { useEffect, useState } from 'react';
 import { DeliveryStatusBadge } from '@/components/deliveries/status-badge';
 import { ArrowRightIcon } from '@/components/ui/icons';
-import { latestDeliveryAction } from '@/lib/webhooks/actions';
+import { latestDeliveryAction } from '@/lib/domain/webhooks/actions';
 
 type Latest = NonNullable<Extract<Awaited<ReturnType<typeof latestDeliveryAction>>, { ok: true }>['data']>;
 

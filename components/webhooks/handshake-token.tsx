@@ -3,7 +3,7 @@
 import { useState } from 'react';
 import { Button } from '@/components/ui/button';
 import { CopyField } from '@/components/ui/copy-button';
-import { revealHandshakeTokenAction } from '@/lib/webhooks/actions';
+import { revealHandshakeTokenAction } from '@/lib/domain/webhooks/actions';
 
 /**
  * Shows Notion's verification token once, to paste into Notion's Verify

@@ -11,8 +11,8 @@ import { Alert } from '@/components/ui/alert';
 import { Button } from '@/components/ui/button';
 import { Field } from '@/components/ui/field';
 import { Input } from '@/components/ui/input';
-import { setProviderSecretAction } from '@/lib/webhooks/actions';
-import { providerSecretSchema } from '@/lib/webhooks/schemas';
+import { setProviderSecretAction } from '@/lib/domain/webhooks/actions';
+import { providerSecretSchema } from '@/lib/domain/webhooks/schemas';
 
 type Values = z.input<typeof providerSecretSchema>;
 

@@ -5,7 +5,7 @@ import { Alert } from '@/components/ui/alert';
 import { CopyField } from '@/components/ui/copy-button';
 import { ConfirmDialog } from '@/components/ui/dialog';
 import { Field } from '@/components/ui/field';
-import { rotateWebhookSecretAction } from '@/lib/webhooks/actions';
+import { rotateWebhookSecretAction } from '@/lib/domain/webhooks/actions';
 
 const noOverlap =
   'The old secret stops working immediately, with no overlap. For a rollover without downtime, create a second webhook, move the sender to it, then delete this one.';

@@ -1,4 +1,4 @@
-import type { SchemeInfo } from '@/lib/signatures/registry';
+import type { SchemeInfo } from '@/lib/ingress/signatures/registry';
 import { cn } from '@/components/ui/cn';
 
 /** A provider's setup guide as the registry describes it: where the URL and secret go, the secret's shape, and what arrives first. */

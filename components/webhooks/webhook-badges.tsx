@@ -1,5 +1,5 @@
 import { Badge } from '@/components/ui/badge';
-import type { WebhookState } from '@/lib/webhooks/service';
+import type { WebhookState } from '@/lib/domain/webhooks/service';
 
 const states: Record<WebhookState, { label: string; tone: 'success' | 'neutral' | 'warning' }> = {
   enabled: { label: 'Enabled', tone: 'success' },

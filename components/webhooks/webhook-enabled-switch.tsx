@@ -1,7 +1,7 @@
 'use client';
 
 import { EnabledSwitch } from '@/components/enabled-switch';
-import { setWebhookEnabledAction } from '@/lib/webhooks/actions';
+import { setWebhookEnabledAction } from '@/lib/domain/webhooks/actions';
 
 export function WebhookEnabledSwitch({ factorySlug, uid, enabled }: { factorySlug: string; uid: string; enabled: boolean }) {
   return (

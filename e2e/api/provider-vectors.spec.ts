@@ -2,10 +2,10 @@ import { createHash, createHmac } from 'node:crypto';
 import type { APIRequestContext, APIResponse } from '@playwright/test';
 import { bearer, expect, test } from '../fixtures/api';
 import { createWebhook, deleteCreatedWebhooks } from '../fixtures/ingress';
-import { handshakeOfVector, loadVectors, schemeOf, type Vector } from '../../lib/signatures/fixtures/vectors';
-import { getScheme, schemeIds, type SchemeId } from '../../lib/signatures/registry';
+import { handshakeOfVector, loadVectors, schemeOf, type Vector } from '../../lib/ingress/signatures/fixtures/vectors';
+import { getScheme, schemeIds, type SchemeId } from '../../lib/ingress/signatures/registry';
 
-// Every vector of lib/signatures/fixtures/signatures.json through the real
+// Every vector of lib/ingress/signatures/fixtures/signatures.json through the real
 // ingress over HTTP, on embedded PGlite and on PostgreSQL, evaluated at the
 // vector's own `now` (X-Tripline-Test-Now; the servers run with
 // TRIPLINE_TEST_CLOCK=true). Valid vectors are accepted with the provider's

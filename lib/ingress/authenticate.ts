@@ -1,7 +1,7 @@
-import { getScheme } from '@/lib/signatures/registry';
-import { bytesEqual } from '@/lib/signatures/shared';
-import { verifySignature } from '@/lib/signatures/verify';
-import type { LiveWebhook } from '@/lib/webhooks/live';
+import { getScheme } from '@/lib/ingress/signatures/registry';
+import { bytesEqual } from '@/lib/ingress/signatures/shared';
+import { verifySignature } from '@/lib/ingress/signatures/verify';
+import type { LiveWebhook } from '@/lib/ingress/live';
 
 // Authentication per mode (docs/ingress.md; docs/providers.md). Secrets are compared with
 // bytesEqual: through their SHA-256 digests with timingSafeEqual, so neither

@@ -1,4 +1,4 @@
-import { env } from '@/lib/env';
+import { env } from '@/lib/platform/env';
 
 // The current unix time for signature windows. Test servers (and only they,
 // with TRIPLINE_TEST_CLOCK=true) may set it per request with the

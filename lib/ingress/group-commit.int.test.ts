@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { setDatabase } from '@/lib/db';
-import { createFactory } from '@/lib/factories/service';
+import { setDatabase } from '@/lib/platform/db';
+import { createFactory } from '@/lib/domain/factories/service';
 import { accepting, recordAccepted, type AcceptInput } from '@/lib/ingress/record';
-import { composeEnvelope } from '@/lib/runs/envelope';
+import { composeEnvelope } from '@/lib/domain/runs/envelope';
 import { createTestDatabase, testDatabaseKinds, type TestDatabase } from '@/lib/testing/databases';
-import { createUser } from '@/lib/users/service';
+import { createUser } from '@/lib/domain/users/service';
 
 // Group commit on both databases: concurrent deliveries share statements and
 // commits, and each still gets exactly what it would have got alone: one

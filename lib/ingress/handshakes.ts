@@ -4,9 +4,9 @@ import { requestIdentity, type Identity } from '@/lib/ingress/identity';
 import { recordUnauthenticated } from '@/lib/ingress/log-budget';
 import type { BudgetedWrite } from '@/lib/ingress/record';
 import { rateLimited } from '@/lib/ingress/responses';
-import { hmacSha256 } from '@/lib/signatures/shared';
-import { providerDeliveryId } from '@/lib/signatures/verify';
-import { captureHandshakeSecret, notionTokenPendingDetail, type LiveWebhook } from '@/lib/webhooks/live';
+import { hmacSha256 } from '@/lib/ingress/signatures/shared';
+import { providerDeliveryId } from '@/lib/ingress/signatures/verify';
+import { captureHandshakeSecret, notionTokenPendingDetail, type LiveWebhook } from '@/lib/ingress/live';
 
 // Verification handshakes: requests some providers send before any event,
 // which fail unless answered exactly as the provider requires. They are the

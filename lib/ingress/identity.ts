@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { timeOrderedId } from '@/lib/crypto/random';
+import { timeOrderedId } from '@/lib/platform/crypto/random';
 import { MAX_DELIVERY_ID_LENGTH } from '@/lib/ingress/limits';
 
 // Delivery identity (docs/decisions/0028-delivery-identity.md), in order of preference:

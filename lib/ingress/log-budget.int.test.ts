@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { setDatabase } from '@/lib/db';
-import { createFactory } from '@/lib/factories/service';
+import { setDatabase } from '@/lib/platform/db';
+import { createFactory } from '@/lib/domain/factories/service';
 import { recordAuthFailure, recordUnauthenticated } from '@/lib/ingress/log-budget';
 import { recordRefusal } from '@/lib/ingress/record';
 import { createTestDatabase, testDatabaseKinds, type TestDatabase } from '@/lib/testing/databases';
-import { createUser } from '@/lib/users/service';
+import { createUser } from '@/lib/domain/users/service';
 
 // The budget of unauthenticated log entries (TRIPLINE_UNAUTHENTICATED_LOG_LIMIT,
 // default 60 a minute per webhook) on both databases: within it each request

@@ -1,6 +1,6 @@
 import 'server-only';
-import { log } from '@/lib/log';
-import { countRefusal, metrics, type Budget, type IngressOutcome } from '@/lib/metrics';
+import { log } from '@/lib/platform/log';
+import { countRefusal, metrics, type Budget, type IngressOutcome } from '@/lib/platform/metrics';
 
 // Metrics and the refusal log line for every ingress request, in one place
 // around the pipeline. The pipeline notes what only it knows (the webhook's
@@ -44,7 +44,7 @@ export async function observeIngress(request: Request, uid: string, serve: () =>
   ingressRequests.inc({ outcome, auth_mode: facts?.authMode ?? 'unknown', scheme: facts?.scheme ?? 'none' });
   ingressDuration.observe({ outcome }, seconds);
   if (outcome === 'rate_limited') countRefusal(facts?.budget ?? 'delivery_rate');
-  // 503: the database is unreachable, logged once per outage (lib/db/unavailable.ts), not per request.
+  // 503: the database is unreachable, logged once per outage (lib/platform/db/unavailable.ts), not per request.
   if (response.status >= 400 && response.status !== 404 && response.status !== 503) {
     // One line per refused request (never a header or body: the sender's credentials are in them).
     const line = { uid, status: response.status, outcome, budget: facts?.budget, detail: facts?.detail, ms: Math.round(seconds * 1000) };

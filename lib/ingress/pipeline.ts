@@ -1,29 +1,29 @@
 import 'server-only';
-import { env } from '@/lib/env';
+import { env } from '@/lib/platform/env';
 import { authenticate } from '@/lib/ingress/authenticate';
-import { declaredTooLarge, readBodyWithLimit } from '@/lib/http/body';
+import { declaredTooLarge, readBodyWithLimit } from '@/lib/platform/http/body';
 import { requestNow } from '@/lib/ingress/clock';
-import { announceEntry } from '@/lib/deliveries/wake';
+import { announceEntry } from '@/lib/domain/deliveries/wake';
 import { redactHeaders, signatureHeaderValues } from '@/lib/ingress/headers';
 import { answerChallenge, answerHandshake } from '@/lib/ingress/handshakes';
-import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable, noteDatabaseUnavailable } from '@/lib/db/unavailable';
+import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable, noteDatabaseUnavailable } from '@/lib/platform/db/unavailable';
 import { deliveryIdentity, normaliseSenderId, requestIdentity, type Identity } from '@/lib/ingress/identity';
 import { parseJsonBody } from '@/lib/ingress/json';
 import { MAX_BODY_BYTES } from '@/lib/ingress/limits';
 import { recordAuthFailure, recordUnauthenticated } from '@/lib/ingress/log-budget';
 import { consume, foldedDeliveryLimit, getLimiters } from '@/lib/ingress/rate-limit';
 import { recordAccepted, recordRejected, type RejectedStatus } from '@/lib/ingress/record';
-import { runsToStart } from '@/lib/runs/start';
-import { wakeWorkers } from '@/lib/runs/wake';
+import { runsToStart } from '@/lib/domain/runs/start';
+import { wakeWorkers } from '@/lib/domain/runs/wake';
 import { note, observeIngress } from '@/lib/ingress/observe';
 import { accepted, ingressError, notFound, rateLimited } from '@/lib/ingress/responses';
-import { clientAddress } from '@/lib/http/client-address';
-import { receivedHeaders } from '@/lib/server/request-context';
-import { extractEventType } from '@/lib/signatures/event-types';
-import { getScheme } from '@/lib/signatures/registry';
-import { providerDeliveryId } from '@/lib/signatures/verify';
-import { findLiveWebhook, type LiveWebhook } from '@/lib/webhooks/live';
-import { ingressUrl } from '@/lib/webhooks/urls';
+import { clientAddress } from '@/lib/platform/http/client-address';
+import { receivedHeaders } from '@/lib/platform/entry/request-context';
+import { extractEventType } from '@/lib/ingress/signatures/event-types';
+import { getScheme } from '@/lib/ingress/signatures/registry';
+import { providerDeliveryId } from '@/lib/ingress/signatures/verify';
+import { findLiveWebhook, type LiveWebhook } from '@/lib/ingress/live';
+import { ingressUrl } from '@/lib/domain/webhooks/urls';
 
 // POST /webhooks/w/<uid>[/<token>]: the hot path, in this order:
 //   1. find the live webhook (unknown, disabled, deleted: one identical 404)
@@ -89,7 +89,7 @@ async function serve(request: Request, params: IngressParams): Promise<Response>
   if (!webhook || (params.token !== undefined && webhook.authMode !== 'url_token')) return notFound();
   note(request, { authMode: webhook.authMode, scheme: webhook.signatureScheme });
   const headers = request.headers;
-  // The address the server entry resolved from the socket (lib/http/client-address.ts); never a header the client chose.
+  // The address the server entry resolved from the socket (lib/platform/http/client-address.ts); never a header the client chose.
   const address = clientAddress(headers);
   const logAddress = address === 'unknown' ? null : address;
   const challenge = await answerChallenge(webhook, request, logAddress);

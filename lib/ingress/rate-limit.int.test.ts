@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
-import { setDatabase } from '@/lib/db';
-import { env } from '@/lib/env';
+import { setDatabase } from '@/lib/platform/db';
+import { env } from '@/lib/platform/env';
 import { consume, counterUpsert, foldedDeliveryLimit, foldedUnauthenticatedLimit, getLimiters } from '@/lib/ingress/rate-limit';
 import { createTestDatabase, type TestDatabase } from '@/lib/testing/databases';
 

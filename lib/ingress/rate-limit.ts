@@ -1,7 +1,7 @@
 import 'server-only';
 import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
-import { getDatabase, type Database } from '@/lib/db';
-import { env } from '@/lib/env';
+import { getDatabase, type Database } from '@/lib/platform/db';
+import { env } from '@/lib/platform/env';
 import { RATE_WINDOW_SECONDS } from '@/lib/ingress/limits';
 
 // Three budgets, all per minute, kept by rate-limiter-flexible:
@@ -83,7 +83,7 @@ export function getLimiters(): Limiters {
 
 /**
  * The limiters if this process created them already, without creating them:
- * for readers outside the ingress (the health job, lib/health/rate-limits.ts),
+ * for readers outside the ingress (the health job, lib/domain/health/rate-limits.ts),
  * which may run in another bundle of the same process. Creating the limiters
  * there would give the ingress instances of that bundle's copy of the
  * library, whose refusals its `instanceof RateLimiterRes` would not recognise.

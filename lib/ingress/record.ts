@@ -1,11 +1,11 @@
 import 'server-only';
-import { getDatabase } from '@/lib/db';
-import { sql } from '@/lib/db/sql';
-import { timeOrderedId } from '@/lib/crypto/random';
+import { getDatabase } from '@/lib/platform/db';
+import { sql } from '@/lib/platform/db/sql';
+import { timeOrderedId } from '@/lib/platform/crypto/random';
 import { groupCommitter, type GroupCommitter } from '@/lib/ingress/group-commit';
 import type { Identity } from '@/lib/ingress/identity';
 import { counterUpsert, type FoldedRateLimit } from '@/lib/ingress/rate-limit';
-import { newRunId, queueFullDetail, type NewRun } from '@/lib/runs/start';
+import { newRunId, queueFullDetail, type NewRun } from '@/lib/domain/runs/start';
 
 // Writing the delivery log. An accepted request is one SQL statement: it
 // claims the identity in DeliveryIdentity (primary key: webhook, delivery
@@ -162,7 +162,7 @@ export type AcceptInput = {
   /** The original values of the signature headers `headers` redacts (lib/ingress/headers.ts); null when none. */
   signatureHeaders?: Record<string, string> | null;
   remoteAddress: string | null;
-  /** The kind of event, already bounded (lib/signatures/event-types.ts); null when none. */
+  /** The kind of event, already bounded (lib/ingress/signatures/event-types.ts); null when none. */
   eventType?: string | null;
   runs: NewRun[];
   /** Queued runs per factory past which this delivery starts none. */

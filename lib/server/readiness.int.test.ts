@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { setDatabase } from '@/lib/db';
-import { verifyKeyFingerprints } from '@/lib/db/prepare';
+import { setDatabase } from '@/lib/platform/db';
+import { verifyKeyFingerprints } from '@/lib/platform/db/prepare';
 import { createTestDatabase, testDatabaseKinds, type TestDatabase } from '@/lib/testing/databases';
 import { readiness } from '@/lib/server/readiness';
 import { setPhase } from '@/lib/server/lifecycle';

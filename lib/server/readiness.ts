@@ -1,9 +1,9 @@
 import 'server-only';
-import { peekDatabase } from '@/lib/db';
-import { loadMigrationList } from '@/lib/db/migrate';
-import { keyFingerprints } from '@/lib/db/prepare';
-import { sql } from '@/lib/db/sql';
-import { errorFields, log } from '@/lib/log';
+import { peekDatabase } from '@/lib/platform/db';
+import { loadMigrationList } from '@/lib/platform/db/migrate';
+import { keyFingerprints } from '@/lib/platform/db/prepare';
+import { sql } from '@/lib/platform/db/sql';
+import { errorFields, log } from '@/lib/platform/log';
 import { isDraining, phase, phaseReason } from '@/lib/server/lifecycle';
 
 // Readiness: may a load balancer send this instance traffic? Only when it

@@ -1,29 +1,29 @@
 import 'server-only';
-import { getDatabase, setDatabase } from '@/lib/db';
-import { prepareDatabase } from '@/lib/db/prepare';
-import { vacuumEmbedded } from '@/lib/db/vacuum';
-import { deleteExpiredSessions } from '@/lib/auth/sessions';
-import { copyPendingBodies, EMBEDDED_BATCH, SERVER_BATCH } from '@/lib/deliveries/body-json';
-import { backfillEventTypes, EMBEDDED_TYPE_BATCH, SERVER_TYPE_BATCH } from '@/lib/deliveries/event-type-backfill';
-import { pruneDeliveries } from '@/lib/deliveries/retention';
-import { mergeSearchPendingList } from '@/lib/deliveries/search-index';
-import { closeAllStreams } from '@/lib/deliveries/stream';
-import { syncAllRepositories } from '@/lib/definitions/repository';
-import { moveRepositoryCredentials } from '@/lib/definitions/repository-credentials';
-import { env } from '@/lib/env';
-import { servedByEntry } from '@/lib/http/client-address';
-import { errorFields, log } from '@/lib/log';
-import { pruneRuns } from '@/lib/runs/retention';
-import { checkFailedRuns, checkWebhookHealth } from '@/lib/health/monitor';
-import { sendDueNotifications } from '@/lib/notifications/sender';
-import { startWorkers } from '@/lib/runs/worker';
-import { workReplayJobs } from '@/lib/replay-jobs/worker';
+import { getDatabase, setDatabase } from '@/lib/platform/db';
+import { prepareDatabase } from '@/lib/platform/db/prepare';
+import { vacuumEmbedded } from '@/lib/platform/db/vacuum';
+import { deleteExpiredSessions } from '@/lib/domain/auth/sessions';
+import { copyPendingBodies, EMBEDDED_BATCH, SERVER_BATCH } from '@/lib/domain/deliveries/body-json';
+import { backfillEventTypes, EMBEDDED_TYPE_BATCH, SERVER_TYPE_BATCH } from '@/lib/domain/deliveries/event-type-backfill';
+import { pruneDeliveries } from '@/lib/domain/deliveries/retention';
+import { mergeSearchPendingList } from '@/lib/domain/deliveries/search-index';
+import { closeAllStreams } from '@/lib/domain/deliveries/stream';
+import { syncAllRepositories } from '@/lib/domain/definitions/repository';
+import { moveRepositoryCredentials } from '@/lib/domain/definitions/repository-credentials';
+import { env } from '@/lib/platform/env';
+import { servedByEntry } from '@/lib/platform/http/client-address';
+import { errorFields, log } from '@/lib/platform/log';
+import { pruneRuns } from '@/lib/domain/runs/retention';
+import { checkFailedRuns, checkWebhookHealth } from '@/lib/domain/health/monitor';
+import { sendDueNotifications } from '@/lib/domain/notifications/sender';
+import { startWorkers } from '@/lib/domain/runs/worker';
+import { workReplayJobs } from '@/lib/domain/replay-jobs/worker';
 import { onShutdown, setPhase, shutdownStage } from '@/lib/server/lifecycle';
 
 // Server start: every instance applies pending migrations (under PostgreSQL's
 // advisory lock, taken on a connection of its own and released before that
 // connection closes, so instances starting together all come up and one
-// applies each migration: lib/db/migrate.ts), checks its keys, then starts periodic housekeeping and the run
+// applies each migration: lib/platform/db/migrate.ts), checks its keys, then starts periodic housekeeping and the run
 // workers, and registers how each stops. The server entry (server.ts) owns
 // the signals and runs the shutdown sequence (lib/server/lifecycle.ts).
 
@@ -45,7 +45,7 @@ function every(intervalMs: number, name: string, job: () => Promise<unknown>): N
   return timer;
 }
 
-// Backtest's jsonb copies of new bodies (lib/deliveries/body-json.ts): a
+// Backtest's jsonb copies of new bodies (lib/domain/deliveries/body-json.ts): a
 // few seconds behind the ingress.
 const BODY_COPY_INTERVAL = 5_000;
 function copyBodies(embedded: boolean): Promise<number> {
@@ -53,7 +53,7 @@ function copyBodies(embedded: boolean): Promise<number> {
   return copyPendingBodies(undefined, embedded ? { batch: EMBEDDED_BATCH } : { batch: SERVER_BATCH, transaction: true });
 }
 
-// The search index's pending list (lib/deliveries/search-index.ts): merged
+// The search index's pending list (lib/domain/deliveries/search-index.ts): merged
 // before the ingress fills it.
 const SEARCH_MERGE_INTERVAL = 2_000;
 
@@ -122,7 +122,7 @@ export async function startServer(): Promise<void> {
       await sendDueNotifications();
     }),
   );
-  // Bulk replay jobs (lib/replay-jobs/worker.ts): each instance looks for a job with a free lease every second and
+  // Bulk replay jobs (lib/domain/replay-jobs/worker.ts): each instance looks for a job with a free lease every second and
   // works it at TRIPLINE_REPLAY_RATE; shutdown aborts the turn, which gives the lease back for the next instance.
   const replayShutdown = new AbortController();
   timers.push(every(REPLAY_POLL_INTERVAL, 'replay jobs', () => workReplayJobs({ signal: replayShutdown.signal })));

@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import { AppError } from '@/lib/http/errors';
+import { AppError } from '@/lib/platform/http/errors';
 
 /** Awaits a promise that must reject with an AppError, and returns that error for its code and message. */
 export async function appError(promise: Promise<unknown>): Promise<AppError> {

@@ -2,9 +2,9 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { openDatabase, type Database } from '@/lib/db';
-import type { DatabaseTarget } from '@/lib/db/adapter';
-import { applyPendingMigrations } from '@/lib/db/migrate';
+import { openDatabase, type Database } from '@/lib/platform/db';
+import type { DatabaseTarget } from '@/lib/platform/db/adapter';
+import { applyPendingMigrations } from '@/lib/platform/db/migrate';
 import { createPostgresDatabase } from '@/lib/testing/postgres';
 
 // Integration tests run against both databases Tripline supports: embedded

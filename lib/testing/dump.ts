@@ -1,4 +1,4 @@
-import type { DbOrTx } from '@/lib/db';
+import type { DbOrTx } from '@/lib/platform/db';
 
 /** Every row of every table in the public schema, as JSON text: for "no secret in clear" checks. */
 export async function dumpDatabaseText(db: DbOrTx): Promise<string> {

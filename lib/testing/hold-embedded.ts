@@ -4,8 +4,8 @@
 // Run with: node --conditions=react-server --import tsx lib/testing/hold-embedded.ts <dir>
 import fs from 'node:fs';
 import path from 'node:path';
-import { openAdapter } from '@/lib/db/adapter';
-import { EmbeddedDatabaseBusyError } from '@/lib/db/embedded-lock';
+import { openAdapter } from '@/lib/platform/db/adapter';
+import { EmbeddedDatabaseBusyError } from '@/lib/platform/db/embedded-lock';
 
 const dataDir = process.argv[2]!;
 // Simulates the PID-file lock of earlier versions naming this very process.

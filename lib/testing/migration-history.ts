@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { openDatabase, type Database } from '@/lib/db';
-import { applyPendingMigrations } from '@/lib/db/migrate';
+import { openDatabase, type Database } from '@/lib/platform/db';
+import { applyPendingMigrations } from '@/lib/platform/db/migrate';
 import type { TestDatabaseKind } from '@/lib/testing/databases';
 import { createPostgresDatabase } from '@/lib/testing/postgres';
 

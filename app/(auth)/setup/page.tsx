@@ -1,7 +1,7 @@
 import type { Metadata } from 'next';
 import { redirect } from 'next/navigation';
 import { FirstRunForm } from '@/components/auth/first-run-form';
-import { needsFirstRun } from '@/lib/users/service';
+import { needsFirstRun } from '@/lib/domain/users/service';
 
 export const metadata: Metadata = { title: 'Set up' };
 

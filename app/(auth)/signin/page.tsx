@@ -1,10 +1,10 @@
 import type { Metadata } from 'next';
 import { redirect } from 'next/navigation';
 import { SignInForm } from '@/components/auth/sign-in-form';
-import { getCurrentUser } from '@/lib/auth/current-user';
-import { env } from '@/lib/env';
-import { safeRedirectPath } from '@/lib/http/redirect';
-import { needsFirstRun } from '@/lib/users/service';
+import { getCurrentUser } from '@/lib/domain/auth/current-user';
+import { env } from '@/lib/platform/env';
+import { safeRedirectPath } from '@/lib/platform/http/redirect';
+import { needsFirstRun } from '@/lib/domain/users/service';
 
 export const metadata: Metadata = { title: 'Sign in' };
 

@@ -3,9 +3,9 @@ import { redirect } from 'next/navigation';
 import { SignUpForm } from '@/components/auth/sign-up-form';
 import { ButtonLink } from '@/components/ui/button';
 import { Card, CardBody, CardFooter, CardHeader } from '@/components/ui/card';
-import { getCurrentUser } from '@/lib/auth/current-user';
-import { env } from '@/lib/env';
-import { needsFirstRun } from '@/lib/users/service';
+import { getCurrentUser } from '@/lib/domain/auth/current-user';
+import { env } from '@/lib/platform/env';
+import { needsFirstRun } from '@/lib/domain/users/service';
 
 export const metadata: Metadata = { title: 'Sign up' };
 

@@ -1,8 +1,8 @@
 import type { ReactNode } from 'react';
 import { AppShell } from '@/components/shell/app-shell';
-import { requireUser } from '@/lib/auth/current-user';
-import { factoryNav } from '@/lib/factories/nav';
-import { listFactoriesForUser, mayCreateFactories } from '@/lib/factories/service';
+import { requireUser } from '@/lib/domain/auth/current-user';
+import { factoryNav } from '@/lib/domain/factories/nav';
+import { listFactoriesForUser, mayCreateFactories } from '@/lib/domain/factories/service';
 
 // Pages about the signed-in person rather than one factory.
 export default async function AccountLayout({ children }: { children: ReactNode }) {

@@ -3,9 +3,9 @@ import { AcceptAsSignedIn, NewAccountFromInvitation } from '@/components/invitat
 import { Alert } from '@/components/ui/alert';
 import { ButtonLink } from '@/components/ui/button';
 import { Card, CardBody, CardFooter, CardHeader } from '@/components/ui/card';
-import { getCurrentUser } from '@/lib/auth/current-user';
-import { roleDescriptions, roleLabels } from '@/lib/auth/roles';
-import { inspectInvitation, invitationRefusal } from '@/lib/invitations/service';
+import { getCurrentUser } from '@/lib/domain/auth/current-user';
+import { roleDescriptions, roleLabels } from '@/lib/domain/auth/roles';
+import { inspectInvitation, invitationRefusal } from '@/lib/domain/invitations/service';
 import { dateFormat } from '@/components/format';
 
 // The token is in the path: no Referer may carry it to another site.

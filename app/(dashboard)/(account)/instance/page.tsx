@@ -4,9 +4,9 @@ import { Badge } from '@/components/ui/badge';
 import { Card, CardHeader } from '@/components/ui/card';
 import { PageHeader } from '@/components/ui/page-header';
 import { DataTable, TD, TR } from '@/components/ui/table';
-import { requireInstanceAdminPage } from '@/lib/auth/current-user';
-import { env } from '@/lib/env';
-import { listAllFactories, listUsers } from '@/lib/instance/service';
+import { requireInstanceAdminPage } from '@/lib/domain/auth/current-user';
+import { env } from '@/lib/platform/env';
+import { listAllFactories, listUsers } from '@/lib/domain/instance/service';
 import { dateFormat } from '@/components/format';
 
 export const metadata: Metadata = { title: 'Instance' };

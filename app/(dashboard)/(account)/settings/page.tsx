@@ -2,8 +2,8 @@ import type { Metadata } from 'next';
 import { ApiTokenTable, CreateApiTokenForm } from '@/components/settings/api-tokens';
 import { Card, CardBody, CardHeader } from '@/components/ui/card';
 import { PageHeader } from '@/components/ui/page-header';
-import { listApiTokens } from '@/lib/api-tokens/service';
-import { requireUser } from '@/lib/auth/current-user';
+import { listApiTokens } from '@/lib/domain/api-tokens/service';
+import { requireUser } from '@/lib/domain/auth/current-user';
 
 export const metadata: Metadata = { title: 'User settings' };
 

@@ -1,8 +1,8 @@
 import type { ReactNode } from 'react';
 import { AppShell } from '@/components/shell/app-shell';
-import { requireFactoryPage } from '@/lib/auth/current-user';
-import { factoryNav } from '@/lib/factories/nav';
-import { listFactoriesForUser, mayCreateFactories } from '@/lib/factories/service';
+import { requireFactoryPage } from '@/lib/domain/auth/current-user';
+import { factoryNav } from '@/lib/domain/factories/nav';
+import { listFactoriesForUser, mayCreateFactories } from '@/lib/domain/factories/service';
 
 export default async function FactoryLayout({ children, params }: { children: ReactNode; params: Promise<{ factory: string }> }) {
   const { factory: slug } = await params;

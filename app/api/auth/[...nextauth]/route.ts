@@ -1,5 +1,5 @@
 import NextAuth from 'next-auth';
-import { authOptions } from '@/lib/auth/options';
+import { authOptions } from '@/lib/domain/auth/options';
 
 // GET|POST /api/auth/*: next-auth's sign-in, sign-out, session and CSRF endpoints
 type Context = { params: Promise<{ nextauth: string[] }> };

@@ -1,5 +1,5 @@
-import { env } from '@/lib/env';
-import { setTestClockOffset } from '@/lib/health/clock';
+import { env } from '@/lib/platform/env';
+import { setTestClockOffset } from '@/lib/domain/health/clock';
 
 // POST /api/test/clock {"offsetSeconds": n}: test servers only (TRIPLINE_TEST_CLOCK=true); sets the
 // time health is judged at n seconds ahead of the real time (0: the real time again). Everywhere else it does not exist (404).

@@ -1,6 +1,6 @@
-import { readJson, withUser } from '@/lib/api/handler';
-import { createFactorySchema } from '@/lib/factories/schemas';
-import { createFactory, listFactoriesForUser } from '@/lib/factories/service';
+import { readJson, withUser } from '@/lib/adapters/api/handler';
+import { createFactorySchema } from '@/lib/domain/factories/schemas';
+import { createFactory, listFactoriesForUser } from '@/lib/domain/factories/service';
 
 // GET /api/v1/factories: the caller's factories with their role
 export const GET = withUser(async ({ user }) => {

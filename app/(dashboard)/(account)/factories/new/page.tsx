@@ -3,8 +3,8 @@ import { CreateFactoryForm } from '@/components/factories/create-factory-form';
 import { Card } from '@/components/ui/card';
 import { EmptyState } from '@/components/ui/empty-state';
 import { PageHeader } from '@/components/ui/page-header';
-import { requireUser } from '@/lib/auth/current-user';
-import { listFactoriesForUser, mayCreateFactories } from '@/lib/factories/service';
+import { requireUser } from '@/lib/domain/auth/current-user';
+import { listFactoriesForUser, mayCreateFactories } from '@/lib/domain/factories/service';
 
 export const metadata: Metadata = { title: 'New factory' };
 

@@ -11,10 +11,10 @@ import { EmptyState } from '@/components/ui/empty-state';
 import { Pager } from '@/components/ui/pager';
 import { PageHeader } from '@/components/ui/page-header';
 import { DataTable, TD, TR } from '@/components/ui/table';
-import { requireFactoryPage } from '@/lib/auth/current-user';
-import { AUTOMATIONS_PER_PAGE } from '@/lib/automations/schemas';
-import { listAutomations, type AutomationPage } from '@/lib/automations/service';
-import { AppError } from '@/lib/http/errors';
+import { requireFactoryPage } from '@/lib/domain/auth/current-user';
+import { AUTOMATIONS_PER_PAGE } from '@/lib/domain/automations/schemas';
+import { listAutomations, type AutomationPage } from '@/lib/domain/automations/service';
+import { AppError } from '@/lib/platform/http/errors';
 
 export const metadata: Metadata = { title: 'Automations' };
 

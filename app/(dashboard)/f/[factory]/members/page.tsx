@@ -7,9 +7,9 @@ import { Badge } from '@/components/ui/badge';
 import { Card, CardBody, CardHeader } from '@/components/ui/card';
 import { PageHeader } from '@/components/ui/page-header';
 import { DataTable, TD, TR } from '@/components/ui/table';
-import { requireFactoryPage } from '@/lib/auth/current-user';
-import { listPendingInvitations } from '@/lib/invitations/service';
-import { listMembers } from '@/lib/members/service';
+import { requireFactoryPage } from '@/lib/domain/auth/current-user';
+import { listPendingInvitations } from '@/lib/domain/invitations/service';
+import { listMembers } from '@/lib/domain/members/service';
 import { dateFormat } from '@/components/format';
 
 export const metadata: Metadata = { title: 'Members' };

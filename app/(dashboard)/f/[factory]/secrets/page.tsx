@@ -6,8 +6,8 @@ import { SecretActions } from '@/components/secrets/secret-actions';
 import { Card, CardBody, CardHeader } from '@/components/ui/card';
 import { PageHeader } from '@/components/ui/page-header';
 import { DataTable, TD, TR } from '@/components/ui/table';
-import { requireFactoryPage } from '@/lib/auth/current-user';
-import { listSecrets } from '@/lib/secrets/service';
+import { requireFactoryPage } from '@/lib/domain/auth/current-user';
+import { listSecrets } from '@/lib/domain/secrets/service';
 import { dateTimeFormat } from '@/components/format';
 
 export const metadata: Metadata = { title: 'Secrets' };

@@ -10,12 +10,12 @@ import { CodeBlock } from '@/components/ui/code-block';
 import { DetailRow } from '@/components/ui/detail-row';
 import { EmptyState } from '@/components/ui/empty-state';
 import { PageHeader } from '@/components/ui/page-header';
-import { requireFactoryPage } from '@/lib/auth/current-user';
-import { redactUrl } from '@/lib/definitions/redact-url';
-import { getDefinitionsStatus, readDefinitionFiles, type DefinitionsStatus } from '@/lib/definitions/service';
-import { env } from '@/lib/env';
+import { requireFactoryPage } from '@/lib/domain/auth/current-user';
+import { redactUrl } from '@/lib/domain/definitions/redact-url';
+import { getDefinitionsStatus, readDefinitionFiles, type DefinitionsStatus } from '@/lib/domain/definitions/service';
+import { env } from '@/lib/platform/env';
 import { NotificationsCard } from '@/components/notifications/notifications-card';
-import { listDestinations, listNotifications } from '@/lib/notifications/service';
+import { listDestinations, listNotifications } from '@/lib/domain/notifications/service';
 import { preciseDateTimeFormat } from '@/components/format';
 
 export const metadata: Metadata = { title: 'Settings' };

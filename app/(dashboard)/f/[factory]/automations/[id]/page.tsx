@@ -8,10 +8,10 @@ import { RunsCard } from '@/components/runs/runs-card';
 import { Badge } from '@/components/ui/badge';
 import { Card, CardHeader } from '@/components/ui/card';
 import { PageHeader } from '@/components/ui/page-header';
-import { orNotFound, requireFactoryPage } from '@/lib/auth/current-user';
-import { getAutomation, type AutomationView } from '@/lib/automations/service';
-import { listRuns } from '@/lib/runs/service';
-import { listWebhooks } from '@/lib/webhooks/service';
+import { orNotFound, requireFactoryPage } from '@/lib/domain/auth/current-user';
+import { getAutomation, type AutomationView } from '@/lib/domain/automations/service';
+import { listRuns } from '@/lib/domain/runs/service';
+import { listWebhooks } from '@/lib/domain/webhooks/service';
 
 type Params = Promise<{ factory: string; id: string }>;
 

@@ -3,8 +3,8 @@ import { AutomationForm } from '@/components/automations/automation-form';
 import { emptyTrigger, readConditionParam, triggerWithCondition } from '@/components/automations/form-values';
 import { AdminRequired } from '@/components/factories/admin-required';
 import { PageHeader } from '@/components/ui/page-header';
-import { requireFactoryPage } from '@/lib/auth/current-user';
-import { listWebhooks } from '@/lib/webhooks/service';
+import { requireFactoryPage } from '@/lib/domain/auth/current-user';
+import { listWebhooks } from '@/lib/domain/webhooks/service';
 
 /** The first trigger: the webhook Filter on this came from (or the only one), with the picked condition. */
 function firstTrigger(webhooks: { uid: string; state: string }[], search: SearchParams) {

@@ -10,11 +10,11 @@ import { Card, CardHeader } from '@/components/ui/card';
 import { EmptyState } from '@/components/ui/empty-state';
 import { PageHeader } from '@/components/ui/page-header';
 import { DataTable, TD, TR } from '@/components/ui/table';
-import { requireFactoryPage } from '@/lib/auth/current-user';
-import { getDefinitionsStatus } from '@/lib/definitions/service';
-import { getScheme } from '@/lib/signatures/registry';
-import { authModeLabels } from '@/lib/webhooks/schemas';
-import { listWebhooks, MAX_WEBHOOKS_PER_FACTORY } from '@/lib/webhooks/service';
+import { requireFactoryPage } from '@/lib/domain/auth/current-user';
+import { getDefinitionsStatus } from '@/lib/domain/definitions/service';
+import { getScheme } from '@/lib/ingress/signatures/registry';
+import { authModeLabels } from '@/lib/domain/webhooks/schemas';
+import { listWebhooks, MAX_WEBHOOKS_PER_FACTORY } from '@/lib/domain/webhooks/service';
 import { dateFormat, dateTimeFormat } from '@/components/format';
 
 export const metadata: Metadata = { title: 'Webhooks' };

@@ -1,8 +1,8 @@
-import { getCurrentUser } from '@/lib/auth/current-user';
-import { authorizeFactory } from '@/lib/auth/guard';
-import { definitionsArchive } from '@/lib/definitions/archive';
-import { readDefinitionFiles } from '@/lib/definitions/service';
-import { AppError, errorResponse } from '@/lib/http/errors';
+import { getCurrentUser } from '@/lib/domain/auth/current-user';
+import { authorizeFactory } from '@/lib/domain/auth/guard';
+import { definitionsArchive } from '@/lib/domain/definitions/archive';
+import { readDefinitionFiles } from '@/lib/domain/definitions/service';
+import { AppError, errorResponse } from '@/lib/platform/http/errors';
 
 // GET /f/[factory]/settings/definitions-archive: every definition file as <slug>-definitions.tar.gz (admins)
 export async function GET(_request: Request, { params }: { params: Promise<{ factory: string }> }): Promise<Response> {

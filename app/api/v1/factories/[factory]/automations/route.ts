@@ -1,7 +1,7 @@
-import { withFactory } from '@/lib/api/handler';
-import { automationJson } from '@/lib/automations/json';
-import { createAutomationSchema, listAutomationsSchema } from '@/lib/automations/schemas';
-import { createAutomation, listAutomations } from '@/lib/automations/service';
+import { withFactory } from '@/lib/adapters/api/handler';
+import { automationJson } from '@/lib/domain/automations/json';
+import { createAutomationSchema, listAutomationsSchema } from '@/lib/domain/automations/schemas';
+import { createAutomation, listAutomations } from '@/lib/domain/automations/service';
 
 // GET /api/v1/factories/{factory}/automations?limit=&cursor=: every member may list; by name, a page at a time
 export const GET = withFactory<typeof listAutomationsSchema>('factory:read', listAutomationsSchema, async ({ context, input }) => {

@@ -1,5 +1,5 @@
-import { withFactory } from '@/lib/api/handler';
-import { getDefinitionsStatus, readDefinitionFiles } from '@/lib/definitions/service';
+import { withFactory } from '@/lib/adapters/api/handler';
+import { getDefinitionsStatus, readDefinitionFiles } from '@/lib/domain/definitions/service';
 
 type Params = { factory: string };
 

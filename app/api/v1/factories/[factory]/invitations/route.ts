@@ -1,6 +1,6 @@
-import { withFactory } from '@/lib/api/handler';
-import { createInvitationSchema } from '@/lib/invitations/schemas';
-import { createInvitation, listPendingInvitations, type PendingInvitation } from '@/lib/invitations/service';
+import { withFactory } from '@/lib/adapters/api/handler';
+import { createInvitationSchema } from '@/lib/domain/invitations/schemas';
+import { createInvitation, listPendingInvitations, type PendingInvitation } from '@/lib/domain/invitations/service';
 
 type Params = { factory: string };
 

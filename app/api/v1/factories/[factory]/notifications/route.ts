@@ -1,6 +1,6 @@
-import { withFactory } from '@/lib/api/handler';
-import { notificationJson } from '@/lib/notifications/json';
-import { listNotifications } from '@/lib/notifications/service';
+import { withFactory } from '@/lib/adapters/api/handler';
+import { notificationJson } from '@/lib/domain/notifications/json';
+import { listNotifications } from '@/lib/domain/notifications/service';
 
 // GET /api/v1/factories/{factory}/notifications: the newest 50 notifications with their outcome (admins)
 export const GET = withFactory('factory:manage', async ({ context }) => {

@@ -1,6 +1,6 @@
-import { withFactory } from '@/lib/api/handler';
-import { startReplayJobSchema } from '@/lib/replay-jobs/schemas';
-import { listReplayJobs, replayJobJson, startReplayJob } from '@/lib/replay-jobs/service';
+import { withFactory } from '@/lib/adapters/api/handler';
+import { startReplayJobSchema } from '@/lib/domain/replay-jobs/schemas';
+import { listReplayJobs, replayJobJson, startReplayJob } from '@/lib/domain/replay-jobs/service';
 
 // GET /api/v1/factories/{factory}/replay-jobs: the factory's newest bulk replay jobs (every member)
 export const GET = withFactory('factory:read', async ({ context }) => {

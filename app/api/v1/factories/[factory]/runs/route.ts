@@ -1,7 +1,7 @@
-import { withFactory } from '@/lib/api/handler';
-import { runSummaryJson } from '@/lib/automations/json';
-import { listRuns } from '@/lib/runs/service';
-import { listRunsQuerySchema } from '@/lib/runs/schemas';
+import { withFactory } from '@/lib/adapters/api/handler';
+import { runSummaryJson } from '@/lib/domain/automations/json';
+import { listRuns } from '@/lib/domain/runs/service';
+import { listRunsQuerySchema } from '@/lib/domain/runs/schemas';
 
 type Params = { factory: string };
 

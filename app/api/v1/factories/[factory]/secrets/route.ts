@@ -1,5 +1,5 @@
-import { withFactory } from '@/lib/api/handler';
-import { listSecrets } from '@/lib/secrets/service';
+import { withFactory } from '@/lib/adapters/api/handler';
+import { listSecrets } from '@/lib/domain/secrets/service';
 
 // GET /api/v1/factories/{factory}/secrets: names and dates, never values
 export const GET = withFactory<{ factory: string }>('factory:manage', async ({ context }) => {

@@ -1,7 +1,7 @@
-import { withFactory } from '@/lib/api/handler';
-import { webhookJson } from '@/lib/webhooks/json';
-import { createWebhookSchema } from '@/lib/webhooks/schemas';
-import { createWebhook, listWebhooks } from '@/lib/webhooks/service';
+import { withFactory } from '@/lib/adapters/api/handler';
+import { webhookJson } from '@/lib/domain/webhooks/json';
+import { createWebhookSchema } from '@/lib/domain/webhooks/schemas';
+import { createWebhook, listWebhooks } from '@/lib/domain/webhooks/service';
 
 // GET /api/v1/factories/{factory}/webhooks: every member may list
 export const GET = withFactory('factory:read', async ({ context }) => {

@@ -3,10 +3,10 @@ import { DefinitionsNotice } from '@/components/definitions/definitions-notice';
 import { AdminRequired } from '@/components/factories/admin-required';
 import { CreateWebhookForm } from '@/components/webhooks/create-webhook-form';
 import { PageHeader } from '@/components/ui/page-header';
-import { requireFactoryPage } from '@/lib/auth/current-user';
-import { getDefinitionsStatus } from '@/lib/definitions/service';
-import { listSecrets } from '@/lib/secrets/service';
-import { countWebhooks, MAX_WEBHOOKS_PER_FACTORY } from '@/lib/webhooks/service';
+import { requireFactoryPage } from '@/lib/domain/auth/current-user';
+import { getDefinitionsStatus } from '@/lib/domain/definitions/service';
+import { listSecrets } from '@/lib/domain/secrets/service';
+import { countWebhooks, MAX_WEBHOOKS_PER_FACTORY } from '@/lib/domain/webhooks/service';
 
 export const metadata: Metadata = { title: 'New webhook' };
 

@@ -1,7 +1,7 @@
-import { withFactory } from '@/lib/api/handler';
-import { automationJson } from '@/lib/automations/json';
-import { updateAutomationSchema } from '@/lib/automations/schemas';
-import { deleteAutomation, getAutomation, updateAutomation } from '@/lib/automations/service';
+import { withFactory } from '@/lib/adapters/api/handler';
+import { automationJson } from '@/lib/domain/automations/json';
+import { updateAutomationSchema } from '@/lib/domain/automations/schemas';
+import { deleteAutomation, getAutomation, updateAutomation } from '@/lib/domain/automations/service';
 
 type Params = { factory: string; id: string };
 

@@ -1,7 +1,7 @@
-import { withFactory } from '@/lib/api/handler';
-import { applyDefinitions } from '@/lib/definitions/apply';
-import { appliedJson, planJson } from '@/lib/definitions/json';
-import { definitionFilesSchema } from '@/lib/definitions/schemas';
+import { withFactory } from '@/lib/adapters/api/handler';
+import { applyDefinitions } from '@/lib/domain/definitions/apply';
+import { appliedJson, planJson } from '@/lib/domain/definitions/json';
+import { definitionFilesSchema } from '@/lib/domain/definitions/schemas';
 
 // POST /api/v1/factories/{factory}/definitions/apply with {"files": {path: yaml}}: all or nothing, managed factories only
 export const POST = withFactory('factory:manage', definitionFilesSchema, async ({ context, input: { files } }) => {

@@ -1,5 +1,5 @@
-import { withFactory } from '@/lib/api/handler';
-import { revokeInvitation } from '@/lib/invitations/service';
+import { withFactory } from '@/lib/adapters/api/handler';
+import { revokeInvitation } from '@/lib/domain/invitations/service';
 
 type Params = { factory: string; id: string };
 

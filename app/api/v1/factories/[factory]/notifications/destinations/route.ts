@@ -1,7 +1,7 @@
-import { withFactory } from '@/lib/api/handler';
-import { destinationJson } from '@/lib/notifications/json';
-import { createDestinationSchema } from '@/lib/notifications/schemas';
-import { createDestination, listDestinations } from '@/lib/notifications/service';
+import { withFactory } from '@/lib/adapters/api/handler';
+import { destinationJson } from '@/lib/domain/notifications/json';
+import { createDestinationSchema } from '@/lib/domain/notifications/schemas';
+import { createDestination, listDestinations } from '@/lib/domain/notifications/service';
 
 // GET /api/v1/factories/{factory}/notifications/destinations
 export const GET = withFactory('factory:manage', async ({ context }) => {

@@ -1,6 +1,6 @@
-import { withFactory } from '@/lib/api/handler';
-import { runJson } from '@/lib/automations/json';
-import { getRun } from '@/lib/runs/service';
+import { withFactory } from '@/lib/adapters/api/handler';
+import { runJson } from '@/lib/domain/automations/json';
+import { getRun } from '@/lib/domain/runs/service';
 
 type Params = { factory: string; id: string };
 

@@ -1,6 +1,6 @@
-import { withFactory } from '@/lib/api/handler';
-import { putSecretSchema } from '@/lib/secrets/schemas';
-import { deleteSecret, putSecret } from '@/lib/secrets/service';
+import { withFactory } from '@/lib/adapters/api/handler';
+import { putSecretSchema } from '@/lib/domain/secrets/schemas';
+import { deleteSecret, putSecret } from '@/lib/domain/secrets/service';
 
 type Params = { factory: string; name: string };
 

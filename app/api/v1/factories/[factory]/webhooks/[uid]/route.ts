@@ -1,7 +1,7 @@
-import { withFactory } from '@/lib/api/handler';
-import { webhookJson } from '@/lib/webhooks/json';
-import { updateWebhookSchema } from '@/lib/webhooks/schemas';
-import { deleteWebhook, getWebhook, setEventTypeSetting, setExpectedInterval, setWebhookEnabled } from '@/lib/webhooks/service';
+import { withFactory } from '@/lib/adapters/api/handler';
+import { webhookJson } from '@/lib/domain/webhooks/json';
+import { updateWebhookSchema } from '@/lib/domain/webhooks/schemas';
+import { deleteWebhook, getWebhook, setEventTypeSetting, setExpectedInterval, setWebhookEnabled } from '@/lib/domain/webhooks/service';
 
 type Params = { factory: string; uid: string };
 

@@ -15,9 +15,9 @@ import { CodeBlock } from '@/components/ui/code-block';
 import { CopyableId } from '@/components/ui/copy-button';
 import { DetailRow } from '@/components/ui/detail-row';
 import { PageHeader } from '@/components/ui/page-header';
-import { orNotFound, requireFactoryPage } from '@/lib/auth/current-user';
-import { PAYLOAD_FILE_NAME } from '@/lib/runs/envelope';
-import { getRun, type RunView } from '@/lib/runs/service';
+import { orNotFound, requireFactoryPage } from '@/lib/domain/auth/current-user';
+import { PAYLOAD_FILE_NAME } from '@/lib/domain/runs/envelope';
+import { getRun, type RunView } from '@/lib/domain/runs/service';
 
 type Params = Promise<{ factory: string; id: string; runId: string }>;
 

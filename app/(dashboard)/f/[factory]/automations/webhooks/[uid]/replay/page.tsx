@@ -13,12 +13,12 @@ import { Field } from '@/components/ui/field';
 import { Input } from '@/components/ui/input';
 import { PageHeader } from '@/components/ui/page-header';
 import { Select } from '@/components/ui/select';
-import { orNotFound, requireFactoryPage } from '@/lib/auth/current-user';
-import { listAutomationsForWebhook } from '@/lib/automations/service';
-import { AppError } from '@/lib/http/errors';
-import { REPLAY_JOB_MAX, type ReplaySelectionInput } from '@/lib/replay-jobs/schemas';
-import { listReplayJobs, previewSelection, type SelectionPreview } from '@/lib/replay-jobs/service';
-import { getWebhook } from '@/lib/webhooks/service';
+import { orNotFound, requireFactoryPage } from '@/lib/domain/auth/current-user';
+import { listAutomationsForWebhook } from '@/lib/domain/automations/service';
+import { AppError } from '@/lib/platform/http/errors';
+import { REPLAY_JOB_MAX, type ReplaySelectionInput } from '@/lib/domain/replay-jobs/schemas';
+import { listReplayJobs, previewSelection, type SelectionPreview } from '@/lib/domain/replay-jobs/service';
+import { getWebhook } from '@/lib/domain/webhooks/service';
 
 export const metadata: Metadata = { title: 'Replay deliveries' };
 

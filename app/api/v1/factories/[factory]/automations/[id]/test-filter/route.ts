@@ -1,6 +1,6 @@
-import { withFactory } from '@/lib/api/handler';
-import { testFilterSchema } from '@/lib/automations/schemas';
-import { testSavedTrigger } from '@/lib/automations/test-filter';
+import { withFactory } from '@/lib/adapters/api/handler';
+import { testFilterSchema } from '@/lib/domain/automations/schemas';
+import { testSavedTrigger } from '@/lib/domain/automations/test-filter';
 
 type Params = { factory: string; id: string };
 

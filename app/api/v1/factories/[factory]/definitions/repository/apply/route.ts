@@ -1,6 +1,6 @@
-import { withFactory } from '@/lib/api/handler';
-import { applyRepository } from '@/lib/definitions/repository';
-import { repositoryApplySchema } from '@/lib/definitions/schemas';
+import { withFactory } from '@/lib/adapters/api/handler';
+import { applyRepository } from '@/lib/domain/definitions/repository';
+import { repositoryApplySchema } from '@/lib/domain/definitions/schemas';
 
 // POST /api/v1/factories/{factory}/definitions/repository/apply with {"repository"?: {url, branch}, "commit"}: apply the checked commit (connect, or sync)
 export const POST = withFactory('factory:manage', repositoryApplySchema, async ({ context, input }) => {

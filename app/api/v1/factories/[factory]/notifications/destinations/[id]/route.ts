@@ -1,7 +1,7 @@
-import { withFactory } from '@/lib/api/handler';
-import { destinationJson } from '@/lib/notifications/json';
-import { updateDestinationSchema } from '@/lib/notifications/schemas';
-import { deleteDestination, setDestinationEnabled } from '@/lib/notifications/service';
+import { withFactory } from '@/lib/adapters/api/handler';
+import { destinationJson } from '@/lib/domain/notifications/json';
+import { updateDestinationSchema } from '@/lib/domain/notifications/schemas';
+import { deleteDestination, setDestinationEnabled } from '@/lib/domain/notifications/service';
 
 type Params = { factory: string; id: string };
 

@@ -1,6 +1,6 @@
-import { withFactory } from '@/lib/api/handler';
-import { listDeliveriesSchema } from '@/lib/deliveries/schemas';
-import { deliveryJson, listDeliveries } from '@/lib/deliveries/service';
+import { withFactory } from '@/lib/adapters/api/handler';
+import { listDeliveriesSchema } from '@/lib/domain/deliveries/schemas';
+import { deliveryJson, listDeliveries } from '@/lib/domain/deliveries/service';
 
 // GET /api/v1/factories/{factory}/webhooks/{uid}/deliveries?status=&limit=&cursor=&q=: newest first
 export const GET = withFactory<typeof listDeliveriesSchema, { factory: string; uid: string }>('factory:read', listDeliveriesSchema, async ({ context, params, input }) => {

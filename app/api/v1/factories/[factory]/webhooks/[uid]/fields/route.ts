@@ -1,5 +1,5 @@
-import { withFactory } from '@/lib/api/handler';
-import { getFieldCatalogue } from '@/lib/fields/service';
+import { withFactory } from '@/lib/adapters/api/handler';
+import { getFieldCatalogue } from '@/lib/domain/fields/service';
 
 // GET /api/v1/factories/{factory}/webhooks/{uid}/fields: the field catalogue of the latest accepted deliveries
 export const GET = withFactory<{ factory: string; uid: string }>('factory:read', async ({ context, params }) => {

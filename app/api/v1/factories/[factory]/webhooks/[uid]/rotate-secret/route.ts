@@ -1,5 +1,5 @@
-import { withFactory } from '@/lib/api/handler';
-import { rotateWebhookSecret } from '@/lib/webhooks/service';
+import { withFactory } from '@/lib/adapters/api/handler';
+import { rotateWebhookSecret } from '@/lib/domain/webhooks/service';
 
 // POST /api/v1/factories/{factory}/webhooks/{uid}/rotate-secret: the old secret stops working at once
 export const POST = withFactory<{ factory: string; uid: string }>('factory:manage', async ({ context, params }) => {

@@ -1,8 +1,8 @@
-import { withFactory } from '@/lib/api/handler';
-import { statsJson } from '@/lib/health/json';
-import { statsQuerySchema } from '@/lib/health/schemas';
-import { deliveryStats } from '@/lib/health/service';
-import { getWebhook, webhookRowId } from '@/lib/webhooks/service';
+import { withFactory } from '@/lib/adapters/api/handler';
+import { statsJson } from '@/lib/domain/health/json';
+import { statsQuerySchema } from '@/lib/domain/health/schemas';
+import { deliveryStats } from '@/lib/domain/health/service';
+import { getWebhook, webhookRowId } from '@/lib/domain/webhooks/service';
 
 type Params = { factory: string; uid: string };
 

@@ -17,13 +17,13 @@ import { Card, CardBody, CardHeader } from '@/components/ui/card';
 import { CopyableId } from '@/components/ui/copy-button';
 import { ArrowLeftIcon } from '@/components/ui/icons';
 import { PageHeader } from '@/components/ui/page-header';
-import { orNotFound, requireFactoryPage } from '@/lib/auth/current-user';
-import { listAutomationsForWebhook } from '@/lib/automations/service';
-import { explainDelivery } from '@/lib/automations/why-not';
-import { getDelivery, type DeliveryDetail } from '@/lib/deliveries/service';
-import { listRuns } from '@/lib/runs/service';
-import { getScheme } from '@/lib/signatures/registry';
-import { getWebhook, type WebhookView } from '@/lib/webhooks/service';
+import { orNotFound, requireFactoryPage } from '@/lib/domain/auth/current-user';
+import { listAutomationsForWebhook } from '@/lib/domain/automations/service';
+import { explainDelivery } from '@/lib/domain/automations/why-not';
+import { getDelivery, type DeliveryDetail } from '@/lib/domain/deliveries/service';
+import { listRuns } from '@/lib/domain/runs/service';
+import { getScheme } from '@/lib/ingress/signatures/registry';
+import { getWebhook, type WebhookView } from '@/lib/domain/webhooks/service';
 
 type Params = Promise<{ factory: string; uid: string; id: string }>;
 

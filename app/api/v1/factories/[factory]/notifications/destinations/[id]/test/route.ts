@@ -1,5 +1,5 @@
-import { withFactory } from '@/lib/api/handler';
-import { sendTestNotification } from '@/lib/notifications/service';
+import { withFactory } from '@/lib/adapters/api/handler';
+import { sendTestNotification } from '@/lib/domain/notifications/service';
 
 // POST /api/v1/factories/{factory}/notifications/destinations/{id}/test: queues a notification.test event (sent by the housekeeping loop)
 export const POST = withFactory<{ factory: string; id: string }>('factory:manage', async ({ context, params }) => {

@@ -1,5 +1,5 @@
-import { withFactory } from '@/lib/api/handler';
-import { deliveryJson, getDelivery } from '@/lib/deliveries/service';
+import { withFactory } from '@/lib/adapters/api/handler';
+import { deliveryJson, getDelivery } from '@/lib/domain/deliveries/service';
 
 // GET /api/v1/factories/{factory}/webhooks/{uid}/deliveries/{id}: payload and headers for accepted entries
 //

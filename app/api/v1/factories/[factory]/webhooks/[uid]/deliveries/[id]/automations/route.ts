@@ -1,5 +1,5 @@
-import { withFactory } from '@/lib/api/handler';
-import { explainDelivery } from '@/lib/automations/why-not';
+import { withFactory } from '@/lib/adapters/api/handler';
+import { explainDelivery } from '@/lib/domain/automations/why-not';
 
 type Params = { factory: string; uid: string; id: string };
 

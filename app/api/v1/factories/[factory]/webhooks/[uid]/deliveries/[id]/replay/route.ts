@@ -1,5 +1,5 @@
-import { withFactory } from '@/lib/api/handler';
-import { replayDelivery } from '@/lib/runs/replay';
+import { withFactory } from '@/lib/adapters/api/handler';
+import { replayDelivery } from '@/lib/domain/runs/replay';
 
 type Params = { factory: string; uid: string; id: string };
 

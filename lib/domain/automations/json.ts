@@ -1,0 +1,46 @@
+import type { AutomationView } from '@/lib/domain/automations/service';
+import type { RunSummary, RunView } from '@/lib/domain/runs/service';
+
+// The management API's JSON for automations and runs: fields are chosen, not
+// whole rows, and dates are ISO strings.
+
+export function automationJson(automation: AutomationView) {
+  return {
+    id: automation.id,
+    name: automation.name,
+    prompt: automation.prompt,
+    enabled: automation.enabled,
+    triggers: automation.triggers.map((t) => t.trigger),
+    // Which webhook each trigger names, by index: a deleted one never fires.
+    triggerWebhooks: automation.triggers.map((t) => t.webhook),
+    runCount: automation.runCount,
+    lastRunAt: automation.lastRunAt?.toISOString() ?? null,
+    createdAt: automation.createdAt.toISOString(),
+    updatedAt: automation.updatedAt.toISOString(),
+  };
+}
+
+export function runSummaryJson(run: RunSummary) {
+  return {
+    id: run.id,
+    status: run.status,
+    automation: run.automation,
+    delivery: run.delivery,
+    attempts: run.attempts,
+    replay: run.replay,
+    createdAt: run.createdAt.toISOString(),
+    startedAt: run.startedAt?.toISOString() ?? null,
+    finishedAt: run.finishedAt?.toISOString() ?? null,
+  };
+}
+
+export function runJson(run: RunView) {
+  return {
+    ...runSummaryJson(run),
+    prompt: run.prompt,
+    envelope: run.envelope,
+    attachments: run.attachments.map((a) => ({ name: a.name, contentType: a.contentType, content: a.content })),
+    output: run.output,
+    error: run.error,
+  };
+}

@@ -1,0 +1,100 @@
+import { describe, expect, it } from 'vitest';
+import { definitionFile, parseDefinitionFiles } from '@/lib/domain/definitions/parse';
+import { formatProblem } from '@/lib/domain/definitions/schemas';
+
+const problemsOf = (files: Record<string, string>) => parseDefinitionFiles(files).problems.map(formatProblem);
+
+describe('definition files', () => {
+  it('reads the name from the file name and the keys from the YAML', () => {
+    const { definitions, problems } = parseDefinitionFiles({
+      'webhooks/github-deploys.yaml': 'authMode: signature\nsignatureScheme: github\nsecretName: GITHUB_SECRET\ndeliveryIdHeader: X-Request-Id\n',
+      'webhooks/cron.yaml': '# defaults to a bearer token\nsecretName: CRON_TOKEN\n',
+      'webhooks/orders.yaml': 'authMode: url_token\nsecretName: ORDERS\neventTypePath: data.events.0.type\n',
+      'webhooks/jobs.yaml': 'secretName: JOBS\neventTypeHeader: X-Job-Kind\n',
+      'webhooks/.gitkeep': '',
+    });
+    expect(problems).toEqual([]);
+    expect(definitions).toEqual([
+      { file: 'webhooks/cron.yaml', name: 'cron', authMode: 'token', signatureScheme: null, secretName: 'CRON_TOKEN', deliveryIdHeader: null, eventTypeHeader: null, eventTypePath: null },
+      {
+        file: 'webhooks/github-deploys.yaml',
+        name: 'github-deploys',
+        authMode: 'signature',
+        signatureScheme: 'github',
+        secretName: 'GITHUB_SECRET',
+        deliveryIdHeader: 'x-request-id',
+        eventTypeHeader: null,
+        eventTypePath: null,
+      },
+      { file: 'webhooks/jobs.yaml', name: 'jobs', authMode: 'token', signatureScheme: null, secretName: 'JOBS', deliveryIdHeader: null, eventTypeHeader: 'x-job-kind', eventTypePath: null },
+      { file: 'webhooks/orders.yaml', name: 'orders', authMode: 'url_token', signatureScheme: null, secretName: 'ORDERS', deliveryIdHeader: null, eventTypeHeader: null, eventTypePath: 'data.events.0.type' },
+    ]);
+  });
+
+  it('reports the file, the key and the problem in words, for every file', () => {
+    expect(
+      problemsOf({
+        'webhooks/a.yaml': 'secretName: A\nsecretname: typo\n',
+        'webhooks/b.yaml': 'authMode: basic\nsecretName: B\n',
+        'webhooks/c.yaml': 'authMode: signature\nsecretName: C\n',
+        'webhooks/d.yaml': 'authMode: token\nsignatureScheme: github\nsecretName: "1bad"\n',
+        'webhooks/e.yaml': 'secretName: [unclosed\n',
+        'webhooks/f.yaml': '',
+        'webhooks/g.yaml': 'secretName: A\nsecretName: B\n',
+        'webhooks/h.yaml': '- a list\n',
+        'webhooks/i.yaml': 'authMode: signature\nsignatureScheme: github\nsecretName: I\neventTypeHeader: X-GitHub-Event\n',
+        'webhooks/j.yaml': 'secretName: J\neventTypeHeader: X-Kind\neventTypePath: type\n',
+        'webhooks/k.yaml': 'secretName: K\neventTypePath: data..type\n',
+      }),
+    ).toEqual([
+      'webhooks/a.yaml: unknown key "secretname" (allowed: authMode, signatureScheme, secretName, deliveryIdHeader, eventTypeHeader, eventTypePath)',
+      'webhooks/b.yaml: authMode: Choose token, url_token or signature',
+      'webhooks/c.yaml: signatureScheme: is required when authMode is signature',
+      'webhooks/d.yaml: secretName: Use letters, digits and underscores, starting with a letter (for example GITHUB_WEBHOOK_SECRET)',
+      'webhooks/d.yaml: signatureScheme: only applies when authMode is signature',
+      expect.stringMatching(/^webhooks\/e\.yaml: not valid YAML \(line \d+, column \d+\): /),
+      'webhooks/f.yaml: the file is empty: a definition needs at least secretName',
+      expect.stringMatching(/^webhooks\/g\.yaml: not valid YAML \(line 2, column 1\): Map keys must be unique/),
+      'webhooks/h.yaml: must be a mapping of keys to values',
+      'webhooks/i.yaml: eventTypeHeader: only applies when authMode is token or url_token: a signature webhook takes its event type from its provider scheme (docs/providers.md)',
+      'webhooks/j.yaml: eventTypePath: set eventTypeHeader or eventTypePath, not both',
+      'webhooks/k.yaml: eventTypePath: Write keys separated by single dots, such as data.type, with no empty key',
+    ]);
+  });
+
+  it('only takes webhooks/<name>.yaml with a valid webhook name', () => {
+    expect(
+      problemsOf({
+        'README.md': '# notes',
+        'webhooks/deep/x.yaml': 'secretName: A',
+        'webhooks/x.yml': 'secretName: A',
+        'webhooks/Bad Name.yaml': 'secretName: A',
+      }),
+    ).toEqual([
+      'README.md: only files named webhooks/<name>.yaml are webhook definitions',
+      expect.stringMatching(/^webhooks\/Bad Name\.yaml: the file name is the webhook's name: Use lowercase letters/),
+      'webhooks/deep/x.yaml: only files named webhooks/<name>.yaml are webhook definitions',
+      'webhooks/x.yml: a definition file\'s name ends in .yaml (not .yml)',
+    ]);
+  });
+
+  it('refuses more than 20 webhooks', () => {
+    const files = Object.fromEntries(Array.from({ length: 21 }, (_, i) => [`webhooks/w${i}.yaml`, 'secretName: S']));
+    expect(problemsOf(files)).toEqual(['webhooks/: 21 webhooks are defined, but a factory can have at most 20']);
+  });
+
+  it('writes files that read back as the same definition', () => {
+    const definition = { name: 'stripe', authMode: 'signature', signatureScheme: 'stripe', secretName: 'STRIPE', deliveryIdHeader: "x-odd#'id", eventTypeHeader: null, eventTypePath: null } as const;
+    const file = definitionFile(definition);
+    expect(file.path).toBe('webhooks/stripe.yaml');
+    expect(file.content).toBe('authMode: signature\nsignatureScheme: stripe\nsecretName: STRIPE\ndeliveryIdHeader: x-odd#\'id\n');
+    expect(parseDefinitionFiles({ [file.path]: file.content }).definitions).toEqual([{ ...definition, file: file.path }]);
+    expect(definitionFile({ name: 'cron', authMode: 'token', signatureScheme: null, secretName: 'CRON', deliveryIdHeader: null, eventTypeHeader: null, eventTypePath: null }).content).toBe(
+      'authMode: token\nsecretName: CRON\n',
+    );
+    const typed = { name: 'jobs', authMode: 'token', signatureScheme: null, secretName: 'JOBS', deliveryIdHeader: null, eventTypeHeader: null, eventTypePath: 'data.type' } as const;
+    const typedFile = definitionFile(typed);
+    expect(typedFile.content).toBe('authMode: token\nsecretName: JOBS\neventTypePath: data.type\n');
+    expect(parseDefinitionFiles({ [typedFile.path]: typedFile.content }).definitions).toEqual([{ ...typed, file: typedFile.path }]);
+  });
+});

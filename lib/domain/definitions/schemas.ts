@@ -1,0 +1,124 @@
+import { z } from 'zod';
+import { parseRepositoryUrl, RepositoryUrlError } from '@/lib/domain/definitions/repository-url';
+import { secretNameSchema } from '@/lib/domain/secrets/schemas';
+import { authModeSchema, checkEventTypeSetting, deliveryIdHeaderSchema, eventTypeHeaderSchema, eventTypePathSchema, signatureSchemeSchema } from '@/lib/domain/webhooks/schemas';
+
+// Factory as code: one YAML file per webhook at webhooks/<name>.yaml. The
+// file name is the webhook's name; the keys (authMode, signatureScheme,
+// secretName, deliveryIdHeader, eventTypeHeader, eventTypePath) are documented in docs/definitions.md. Unknown keys are errors: a
+// misspelt key silently ignored would apply a different webhook than the one
+// its author wrote.
+
+export const WEBHOOKS_DIR = 'webhooks';
+export const DEFINITION_EXTENSION = '.yaml';
+/** A definition is a few lines; anything larger is not one. */
+export const MAX_DEFINITION_BYTES = 16 * 1024;
+
+export const definitionKeys = ['authMode', 'signatureScheme', 'secretName', 'deliveryIdHeader', 'eventTypeHeader', 'eventTypePath'] as const;
+
+export const webhookDefinitionSchema = z
+  .strictObject(
+    {
+      authMode: authModeSchema.default('token'),
+      signatureScheme: signatureSchemeSchema.optional(),
+      secretName: secretNameSchema,
+      deliveryIdHeader: deliveryIdHeaderSchema.optional(),
+      eventTypeHeader: eventTypeHeaderSchema.optional(),
+      eventTypePath: eventTypePathSchema.optional(),
+    },
+    {
+      error: (issue) =>
+        issue.code === 'unrecognized_keys'
+          ? `unknown ${issue.keys.length === 1 ? 'key' : 'keys'} ${issue.keys.map((k) => `"${k}"`).join(', ')} (allowed: ${definitionKeys.join(', ')})`
+          : 'must be a mapping of keys to values',
+    },
+  )
+  .superRefine((input, ctx) => {
+    if (input.authMode === 'signature' && !input.signatureScheme) {
+      ctx.addIssue({ code: 'custom', path: ['signatureScheme'], message: 'is required when authMode is signature' });
+    }
+    if (input.authMode !== 'signature' && input.signatureScheme) {
+      ctx.addIssue({ code: 'custom', path: ['signatureScheme'], message: 'only applies when authMode is signature' });
+    }
+    checkEventTypeSetting(input, ctx, {
+      signature: 'only applies when authMode is token or url_token: a signature webhook takes its event type from its provider scheme (docs/providers.md)',
+      both: 'set eventTypeHeader or eventTypePath, not both',
+    });
+  });
+
+/** A webhook as its definition file describes it (normalised: header lowercased, no scheme unless signature). */
+export type WebhookDefinition = {
+  name: string;
+  authMode: z.output<typeof authModeSchema>;
+  signatureScheme: z.output<typeof signatureSchemeSchema> | null;
+  secretName: string;
+  deliveryIdHeader: string | null;
+  /** The Event type setting: a header (lowercased) or a body path; null for signature webhooks, at most one set. */
+  eventTypeHeader: string | null;
+  eventTypePath: string | null;
+};
+
+/** One problem in one file: the file, the key when there is one, and what is wrong in words. */
+export type DefinitionProblem = { file: string; key?: string; message: string };
+
+export function formatProblem(problem: DefinitionProblem): string {
+  return `${problem.file}: ${problem.key ? `${problem.key}: ` : ''}${problem.message}`;
+}
+
+/** The file path of a webhook's definition. */
+export const definitionPath = (name: string) => `${WEBHOOKS_DIR}/${name}${DEFINITION_EXTENSION}`;
+
+/** A set of definition files as the API takes and returns it: path -> YAML text. */
+export const definitionFilesSchema = z.object({
+  files: z.record(z.string().min(1).max(200), z.string().max(MAX_DEFINITION_BYTES, `Each file must be at most ${MAX_DEFINITION_BYTES} bytes`)),
+});
+export type DefinitionFiles = Record<string, string>;
+
+// A repository location in one of the forms git reads as a plain transport
+// (repository-url.ts: https://, ssh://, user@host:path, and, where the
+// operator allows them, http://, git://, file:// and server paths). Whether
+// the server may fetch it is decided when it does (repository-access.ts).
+export const repositoryUrlSchema = z
+  .string()
+  .trim()
+  .superRefine((url, ctx) => {
+    try {
+      parseRepositoryUrl(url);
+    } catch (error) {
+      if (!(error instanceof RepositoryUrlError)) throw error;
+      ctx.addIssue({ code: 'custom', message: error.message });
+    }
+  });
+
+export const branchSchema = z
+  .string()
+  .trim()
+  .min(1, 'Enter a branch')
+  .max(200, 'Use at most 200 characters')
+  .refine(
+    (branch) =>
+      /^[A-Za-z0-9._/-]+$/.test(branch) &&
+      !/^[-/.]|\/$|\.\.|\/\/|\.lock$|\/\./.test(branch),
+    'Enter a branch name such as main or release/prod',
+  );
+
+/**
+ * A repository to connect or check. A credential in the URL replaces the
+ * stored one; without one, the stored credential is used while the URL
+ * stays on the same scheme, host and port, unless `removeCredential`.
+ */
+export const repositorySettingsSchema = z.object({
+  url: repositoryUrlSchema,
+  branch: branchSchema.default('main'),
+  removeCredential: z.boolean().default(false),
+});
+export type RepositorySettings = z.output<typeof repositorySettingsSchema>;
+export type RepositorySettingsInput = z.input<typeof repositorySettingsSchema>;
+
+const commitSchema = z.string().regex(/^[0-9a-f]{40,64}$/, 'Check the repository again');
+
+/** Check a repository (dashboard "Check" / "Sync now", POST .../definitions/repository/check): a new location, or without one the factory's own. */
+export const repositoryCheckSchema = z.object({ repository: repositorySettingsSchema.optional() });
+
+/** Apply the checked commit (POST .../definitions/repository/apply): connecting `repository`, or syncing the factory's own. */
+export const repositoryApplySchema = z.object({ repository: repositorySettingsSchema.optional(), commit: commitSchema });

@@ -1,0 +1,141 @@
+import 'server-only';
+import type { z } from 'zod';
+import type { Caller } from '@/lib/adapters/api/handler';
+import type { FactoryContext } from '@/lib/domain/auth/guard';
+import type { streamDeliveriesSchema } from '@/lib/domain/deliveries/schemas';
+import { deliveryStream, openStreamLease, STREAM_LIFETIME_MS, streamEntryJson, streamStart, type StreamItem } from '@/lib/domain/deliveries/stream';
+import { errorFields, log } from '@/lib/platform/log';
+
+// The stream of a webhook's log as server-sent events (text/event-stream):
+//
+//   retry: 2000                      once, first: how long a client waits before reconnecting
+//   id: dl_...                       the entry's id: Last-Event-ID or ?after= resumes after it
+//   event: delivery
+//   data: {...}                      the entry (docs/api.md, "Stream the log")
+//
+//   : heartbeat                      a comment after 15 s without an entry
+//
+//   event: end
+//   data: {"reason":"lifetime"}      the server ends the stream (lifetime, shutdown): reconnect
+//
+// The body is a pull stream: the next entry is read only when the previous
+// one has been taken by the connection, so a client that stops reading
+// holds at most one page in memory, and its stream stops reading the log.
+// Such a client's response is cut 10 s after its stream should have ended
+// (lifetime, shutdown), so it holds neither a slot nor the drain.
+
+const encoder = new TextEncoder();
+/** How long a client that has stopped reading keeps its stream after the stream should have ended. */
+export const UNREAD_GRACE_MS = 10_000;
+const logger = log('deliveries');
+
+export async function deliveryEventStream(args: {
+  request: Request;
+  context: FactoryContext;
+  /** The token or session the wrapper authenticated: streams are counted per caller. */
+  caller: Caller;
+  uid: string;
+  input: z.output<typeof streamDeliveriesSchema>;
+  /** Tests: how long a client that does not read is given after the stream should end. */
+  unreadGraceMs?: number;
+  lifetimeMs?: number;
+}): Promise<Response> {
+  const { request, context, caller, uid, input } = args;
+  const unreadGraceMs = args.unreadGraceMs ?? UNREAD_GRACE_MS;
+  const lifetimeMs = args.lifetimeMs ?? STREAM_LIFETIME_MS;
+  const lease = openStreamLease(caller.key, caller.kind);
+  let start;
+  try {
+    const lastEventId = request.headers.get('last-event-id')?.trim().slice(0, 200) || undefined;
+    start = await streamStart(context.factory.id, uid, { after: input.after ?? lastEventId, since: input.since });
+  } catch (error) {
+    lease.release();
+    throw error;
+  }
+  const abort = new AbortController();
+  // The stream ends by itself when the client reads (lifetime, shutdown); one that stops reading
+  // never asks for the end, so the response is cut after a grace: it never holds a slot or the drain.
+  let cut: NodeJS.Timeout | undefined;
+  let streamController: ReadableStreamDefaultController<Uint8Array> | undefined;
+  const cutUnread = () => {
+    clearTimeout(cut);
+    cut = setTimeout(() => {
+      if (finished) return;
+      finish();
+      streamController?.error(new Error('the client stopped reading'));
+      void items.return(undefined);
+    }, unreadGraceMs);
+    cut.unref();
+  };
+  const lifetime = setTimeout(cutUnread, lifetimeMs);
+  lifetime.unref();
+  const stop = () => {
+    abort.abort();
+    cutUnread();
+  };
+  lease.signal.addEventListener('abort', stop);
+  request.signal.addEventListener('abort', stop);
+  const items = deliveryStream({ webhookId: start.webhookId, position: start.position, filters: { status: input.status, event: input.event, since: input.since }, signal: abort.signal, lifetimeMs });
+  // Only callers who may replay a delivery get its original signature headers (docs/decisions/0071).
+  const signatures = context.can('factory:manage');
+  let finished = false;
+  const finish = () => {
+    if (finished) return;
+    finished = true;
+    clearTimeout(lifetime);
+    clearTimeout(cut);
+    lease.signal.removeEventListener('abort', stop);
+    request.signal.removeEventListener('abort', stop);
+    abort.abort();
+    lease.release();
+  };
+
+  const body = new ReadableStream<Uint8Array>(
+    {
+      start(controller) {
+        streamController = controller;
+        controller.enqueue(encoder.encode('retry: 2000\n\n'));
+      },
+      async pull(controller) {
+        let item: IteratorResult<StreamItem>;
+        try {
+          item = await items.next();
+        } catch (error) {
+          // The database failed mid-stream: end it; the client resumes after the last entry it got.
+          logger.warn({ ...errorFields(error) }, 'log stream ended by an error');
+          controller.enqueue(encoder.encode(`event: end\ndata: {"reason":"error"}\n\n`));
+          controller.close();
+          finish();
+          return;
+        }
+        const value = item.done ? ({ kind: 'end', reason: 'aborted' } as const) : item.value;
+        if (value.kind === 'end') {
+          const reason = value.reason;
+          if (reason !== 'aborted') controller.enqueue(encoder.encode(`event: end\ndata: ${JSON.stringify({ reason })}\n\n`));
+          controller.close();
+          finish();
+          return;
+        }
+        if (value.kind === 'heartbeat') controller.enqueue(encoder.encode(': heartbeat\n\n'));
+        else {
+          const entry = value.entry;
+          controller.enqueue(encoder.encode(`id: ${entry.id}\nevent: delivery\ndata: ${JSON.stringify(streamEntryJson(entry, { signatures }))}\n\n`));
+        }
+      },
+      async cancel() {
+        finish();
+        await items.return(undefined);
+      },
+    },
+    { highWaterMark: 1 },
+  );
+  return new Response(body, {
+    headers: {
+      'Content-Type': 'text/event-stream; charset=utf-8',
+      // no-transform: compression would hold events back until a buffer fills.
+      'Cache-Control': 'no-store, no-transform',
+      // nginx: pass events through as they come.
+      'X-Accel-Buffering': 'no',
+    },
+  });
+}

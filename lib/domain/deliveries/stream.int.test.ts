@@ -1,0 +1,285 @@
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { setDatabase } from '@/lib/platform/db';
+import { parseSince, streamDeliveriesSchema } from '@/lib/domain/deliveries/schemas';
+import { deliveryStream, openStreamLease, STREAM_PAGE_ENTRIES, STREAMS_PER_TOKEN, streamEntryJson, streamPage, streamStart, type StreamItem, type StreamPosition } from '@/lib/domain/deliveries/stream';
+import { deliveryEventStream } from '@/lib/domain/deliveries/stream-response';
+import { announceEntry } from '@/lib/domain/deliveries/wake';
+import type { FactoryContext } from '@/lib/domain/auth/guard';
+import { createFactory } from '@/lib/domain/factories/service';
+import { recordAccepted, recordRejected } from '@/lib/ingress/record';
+import { createTestDatabase, testDatabaseKinds, type TestDatabase } from '@/lib/testing/databases';
+import { createUser } from '@/lib/domain/users/service';
+
+// The stream of a webhook's log: its order, its pages, where it starts and
+// resumes, its filters, and the case a timestamp cursor gets wrong: an entry
+// that commits after a later one was already read.
+
+describe.each(testDatabaseKinds())('the stream of the log on %s', (kind) => {
+  // Cases about concurrent transactions need a second connection, which the embedded database
+  // (one connection) does not have: they exist only on PostgreSQL, never as skipped tests.
+  const postgresOnly = (name: string, fn: () => Promise<void>) => {
+    if (kind === 'postgres') it(name, fn);
+  };
+  let database: TestDatabase;
+  let factoryId: string;
+  let webhookId: string;
+  const uid = `wh_stream_${kind}`;
+  let n = 0;
+
+  async function accept(body: unknown, extra: { eventType?: string | null; signatureHeaders?: Record<string, string> } = {}) {
+    const text = JSON.stringify(body);
+    n += 1;
+    const outcome = await recordAccepted({
+      webhookId,
+      factoryId,
+      identity: { deliveryId: `d-${n}`, source: 'service_header' },
+      size: Buffer.byteLength(text),
+      body: text,
+      headers: { 'content-type': 'application/json', 'x-hub-signature-256': '[redacted]' },
+      signatureHeaders: extra.signatureHeaders ?? null,
+      eventType: extra.eventType ?? null,
+      remoteAddress: null,
+      runQueueLimit: 10_000,
+      runs: [],
+    });
+    if (outcome.limited) throw new Error('limited');
+    return outcome.id;
+  }
+
+  /** A metadata-only entry written on a connection of the test's own, so that its transaction can stay open. */
+  async function insertOn(client: pg.Client, id: string) {
+    await client.query(
+      `INSERT INTO "Delivery" ("id", "webhookId", "deliveryId", "identitySource", "status", "size", "receivedAt", "detail") VALUES ($1, $2, $1, 'request_id', 'rejected_auth', 0, now(), 'raw')`,
+      [id, webhookId],
+    );
+  }
+
+  /** Every entry after `position`, page by page, as the stream reads them. */
+  async function drain(position: StreamPosition, filters = {}) {
+    const seen: string[] = [];
+    let pages = 0;
+    for (;;) {
+      const page = await streamPage(webhookId, position, filters);
+      pages += 1;
+      seen.push(...page.entries.map((entry) => entry.id));
+      position = page.position;
+      if (!page.more) return { seen, pages, position };
+    }
+  }
+
+  beforeAll(async () => {
+    database = await createTestDatabase(kind);
+    setDatabase(database);
+    const db = database.prisma;
+    const user = await createUser({ email: 's@example.com', password: 'a long enough password' }, db);
+    factoryId = (await createFactory(user.id, { name: 'Stream', slug: 'stream' }, db)).id;
+    webhookId = (await db.webhook.create({ data: { factoryId, uid, name: 'hook', secretName: 'S' }, select: { id: true } })).id;
+  });
+  afterAll(async () => {
+    setDatabase(undefined);
+    await database?.drop();
+  });
+
+  it('starts after the newest entry, sends each later entry once in the order written, and resumes after any entry', async () => {
+    await accept({ before: true });
+    const { position } = await streamStart(factoryId, uid, {});
+    const ids = [];
+    for (let i = 0; i < 5; i++) ids.push(await accept({ i }));
+    const all = await drain(position);
+    expect(all.seen).toEqual(ids);
+    // Resuming after the second entry gives exactly the three after it, and a read at the end gives nothing.
+    const resumed = await streamStart(factoryId, uid, { after: ids[1] });
+    expect((await drain(resumed.position)).seen).toEqual(ids.slice(2));
+    expect((await drain(all.position)).seen).toEqual([]);
+  });
+
+  it('orders entries that share a timestamp by their id, stably', async () => {
+    // One transaction: both entries have the same now() and the same transaction id.
+    const { position } = await streamStart(factoryId, uid, {});
+    const rows = ['dl_same_b', 'dl_same_a'];
+    await database.prisma.$transaction(async (tx) => {
+      for (const id of rows) {
+        await tx.$executeRawUnsafe(
+          `INSERT INTO "Delivery" ("id", "webhookId", "deliveryId", "identitySource", "status", "size", "receivedAt", "detail") VALUES ($1, $2, $1, 'request_id', 'rejected_auth', 0, now(), 'x')`,
+          id,
+          webhookId,
+        );
+      }
+    });
+    const times = await database.prisma.delivery.findMany({ where: { id: { in: rows } }, select: { receivedAt: true } });
+    expect(times[0]!.receivedAt.getTime()).toBe(times[1]!.receivedAt.getTime());
+    expect((await drain(position)).seen).toEqual(['dl_same_a', 'dl_same_b']);
+    const afterA = await streamStart(factoryId, uid, { after: 'dl_same_a' });
+    expect((await drain(afterA.position)).seen).toEqual(['dl_same_b']);
+  });
+
+  it('serves a long catch-up in pages of 100 entries', async () => {
+    const { position } = await streamStart(factoryId, uid, {});
+    const ids: string[] = [];
+    for (let i = 0; i < 2 * STREAM_PAGE_ENTRIES + 10; i++) ids.push(await accept({ page: i }));
+    const first = await streamPage(webhookId, position, {});
+    expect(first.entries).toHaveLength(STREAM_PAGE_ENTRIES);
+    expect(first.more).toBe(true);
+    const all = await drain(position);
+    expect(all.seen).toEqual(ids);
+    expect(all.pages).toBe(3);
+  });
+
+  it('cuts a page at 4 MiB of bodies, and still sends one larger entry', async () => {
+    const { position } = await streamStart(factoryId, uid, {});
+    const big = 'x'.repeat(250_000);
+    const ids: string[] = [];
+    for (let i = 0; i < 20; i++) ids.push(await accept({ big, i }));
+    const first = await streamPage(webhookId, position, {});
+    expect(first.entries.length).toBe(16);
+    expect(first.more).toBe(true);
+    expect((await drain(position)).seen).toEqual(ids);
+  });
+
+  it('filters by status and event type, and moves past entries that do not match', async () => {
+    const { position } = await streamStart(factoryId, uid, {});
+    const opened = await accept({ a: 1 }, { eventType: 'pull_request.opened' });
+    await accept({ a: 2 }, { eventType: 'push' });
+    await recordRejected({ webhookId, status: 'rejected_auth', identity: { deliveryId: 'r1', source: 'request_id' }, size: 3, detail: 'no', remoteAddress: null });
+    const closed = await accept({ a: 3 }, { eventType: 'pull_request.closed' });
+    const byType = await drain(position, { event: 'pull_request.*' });
+    expect(byType.seen).toEqual([opened, closed]);
+    // The position passed the push and the rejection: the next read starts after the last entry scanned.
+    expect(byType.position.id).toBe(closed);
+    const rejected = await drain(position, { status: 'rejected_auth' });
+    expect(rejected.seen).toHaveLength(1);
+    const since = await streamStart(factoryId, uid, { since: new Date(Date.now() - 60_000) });
+    expect((await drain(since.position, { since: new Date(Date.now() - 60_000), event: 'push' })).seen).toHaveLength(1);
+  });
+
+  it('refuses to resume after an entry that is not in the log, saying what to do', async () => {
+    await expect(streamStart(factoryId, uid, { after: 'dl_gone' })).rejects.toMatchObject({ code: 'validation_failed', message: expect.stringMatching(/not in this webhook's log.*since=/) });
+    await expect(streamStart(factoryId, 'wh_nope', {})).rejects.toMatchObject({ code: 'not_found' });
+    expect(streamDeliveriesSchema.safeParse({ since: 'yesterday' }).error?.issues[0]?.message).toMatch(/duration/);
+    expect(parseSince('1h', 10 * 3_600_000)).toEqual(new Date(9 * 3_600_000));
+    expect(parseSince('400d')).toMatch(/at most 366 days/);
+  });
+
+  it('sends the original signature headers only to callers who may replay', async () => {
+    const { position } = await streamStart(factoryId, uid, {});
+    await accept({ signed: true }, { signatureHeaders: { 'x-hub-signature-256': 'sha256=abc' } });
+    const [entry] = (await streamPage(webhookId, position, {})).entries;
+    const reader = streamEntryJson(entry!, { signatures: false });
+    expect(reader).toMatchObject({ body: '{"signed":true}', bodyEncoding: 'utf8', signatureHeaders: 'redacted', headers: { 'x-hub-signature-256': '[redacted]' } });
+    expect(streamEntryJson(entry!, { signatures: true })).toMatchObject({ signatureHeaders: 'original', headers: { 'x-hub-signature-256': 'sha256=abc', 'content-type': 'application/json' } });
+  });
+
+  it('reads only as fast as it is consumed, wakes on an announcement, beats and ends', async () => {
+    const { position } = await streamStart(factoryId, uid, {});
+    for (let i = 0; i < 3 * STREAM_PAGE_ENTRIES; i++) await accept({ slow: i });
+    let pages = 0;
+    const controller = new AbortController();
+    const stream = deliveryStream({ webhookId, position, filters: {}, signal: controller.signal, onPage: () => (pages += 1), pollMs: 60_000, heartbeatMs: 400, lifetimeMs: 5_000 });
+    // A consumer that takes one item and then stops reading: one page read, not three.
+    expect((await stream.next()).value).toMatchObject({ kind: 'entry' });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(pages).toBe(1);
+    for (let i = 1; i < 3 * STREAM_PAGE_ENTRIES; i++) expect((await stream.next()).value?.kind).toBe('entry');
+    // Idle: an announcement wakes the stream long before its 60 s poll; then a heartbeat; then the end on abort.
+    const next = stream.next();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const id = await accept({ woken: true });
+    const started = Date.now();
+    announceEntry(webhookId);
+    const woken = (await next).value as StreamItem;
+    expect(woken).toMatchObject({ kind: 'entry', entry: { id } });
+    expect(Date.now() - started).toBeLessThan(1_000);
+    expect((await stream.next()).value).toEqual({ kind: 'heartbeat' });
+    controller.abort();
+    expect((await stream.next()).value).toEqual({ kind: 'end', reason: 'aborted' });
+    expect((await stream.next()).done).toBe(true);
+  });
+
+  it('ends at its lifetime', async () => {
+    const { position } = await streamStart(factoryId, uid, {});
+    const stream = deliveryStream({ webhookId, position, filters: {}, signal: new AbortController().signal, pollMs: 50, lifetimeMs: 200 });
+    expect((await stream.next()).value).toEqual({ kind: 'end', reason: 'lifetime' });
+  });
+
+  it('cuts the response of a client that stops reading once its stream should end, and gives its slot back', async () => {
+    const context = { factory: { id: factoryId }, can: () => true } as unknown as FactoryContext;
+    const caller = { kind: 'token' as const, key: `unread-${kind}` };
+    const response = await deliveryEventStream({ request: new Request('http://tripline.test/'), context, caller, uid, input: {}, lifetimeMs: 300, unreadGraceMs: 200 });
+    for (let i = 0; i < 5; i++) await accept({ unread: i });
+    // Never read: all five slots but this one are free, then all five once the response is cut.
+    const four = Array.from({ length: STREAMS_PER_TOKEN - 1 }, () => openStreamLease(caller.key));
+    expect(() => openStreamLease(caller.key)).toThrow(/already has 5/);
+    await new Promise((resolve) => setTimeout(resolve, 800));
+    const fifth = openStreamLease(caller.key);
+    for (const lease of [...four, fifth]) lease.release();
+    await expect(response.text()).rejects.toThrow(/stopped reading/);
+  });
+
+  it('limits the open streams of one token, and gives a slot back once', () => {
+    const leases = Array.from({ length: STREAMS_PER_TOKEN }, () => openStreamLease(`owner-${kind}`));
+    expect(() => openStreamLease(`owner-${kind}`)).toThrow(/already has 5 open streams/);
+    expect(openStreamLease(`other-${kind}`).release).toBeTypeOf('function');
+    leases[0]!.release();
+    leases[0]!.release();
+    const again = openStreamLease(`owner-${kind}`);
+    expect(() => openStreamLease(`owner-${kind}`)).toThrow(/already has 5/);
+    for (const lease of [...leases, again]) lease.release();
+  });
+
+  postgresOnly('never skips an entry whose transaction commits after a later entry was read', async () => {
+    const { position } = await streamStart(factoryId, uid, {});
+    // Connection A writes an entry and does not commit yet; B writes one after it and commits.
+    const late = new pg.Client({ connectionString: database.url });
+    await late.connect();
+    try {
+      await late.query('BEGIN');
+      await insertOn(late, 'dl_late');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      const early = await accept({ committed: 'first' });
+      const times = await database.prisma.delivery.findMany({ where: { id: { in: [early] } }, select: { receivedAt: true } });
+      // A receivedAt cursor would now read `early` and move past the late entry's earlier timestamp for good.
+      const [lateAt] = (await late.query<{ receivedAt: Date }>(`SELECT "receivedAt" FROM "Delivery" WHERE "id" = 'dl_late'`)).rows;
+      expect(lateAt!.receivedAt.getTime()).toBeLessThan(times[0]!.receivedAt.getTime());
+      // The stream holds back instead: nothing is read while the earlier transaction runs.
+      const held = await streamPage(webhookId, position, {});
+      expect(held.entries).toEqual([]);
+      expect(held.position).toEqual(position);
+      await late.query('COMMIT');
+      expect((await drain(position)).seen).toEqual(['dl_late', early]);
+    } finally {
+      await late.end();
+    }
+  });
+
+  postgresOnly('does not send an entry whose transaction rolls back, nor stall after it', async () => {
+    const { position } = await streamStart(factoryId, uid, {});
+    const aborted = new pg.Client({ connectionString: database.url });
+    await aborted.connect();
+    try {
+      await aborted.query('BEGIN');
+      await insertOn(aborted, 'dl_rolled_back');
+      const after = await accept({ after: 'rollback' });
+      await aborted.query('ROLLBACK');
+      expect((await drain(position)).seen).toEqual([after]);
+    } finally {
+      await aborted.end();
+    }
+  });
+
+  postgresOnly('is not held back by a transaction in another database of the server', async () => {
+    const { position } = await streamStart(factoryId, uid, {});
+    const other = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
+    await other.connect();
+    try {
+      await other.query('BEGIN');
+      await other.query('CREATE TEMP TABLE held (x int) ON COMMIT DROP');
+      await other.query('INSERT INTO held VALUES (1)');
+      const id = await accept({ other: 'database' });
+      expect((await drain(position)).seen).toEqual([id]);
+    } finally {
+      await other.query('ROLLBACK').catch(() => {});
+      await other.end();
+    }
+  });
+});

@@ -1,0 +1,103 @@
+import 'server-only';
+import { prisma, type Db, type DbOrTx } from '@/lib/platform/db';
+import { advisoryXactLock, lockKeys } from '@/lib/platform/db/locks';
+import { deleteUserSessions } from '@/lib/domain/auth/sessions';
+import { AppError } from '@/lib/platform/http/errors';
+import { setDisabledSchema, setInstanceAdminSchema } from '@/lib/domain/instance/schemas';
+
+// The instance: every account and factory, for instance admins (the Instance
+// page and `tripline user` / `tripline factory list`). The one rule kept here:
+// the instance always has an enabled instance admin, checked under one
+// advisory lock so two admins demoting or disabling each other at once
+// cannot both succeed.
+
+export type InstanceUser = {
+  id: string;
+  email: string;
+  name: string | null;
+  instanceAdmin: boolean;
+  disabledAt: Date | null;
+  createdAt: Date;
+  factories: number;
+};
+
+export async function listUsers(db: DbOrTx = prisma): Promise<InstanceUser[]> {
+  const rows = await db.user.findMany({
+    select: {
+      id: true,
+      email: true,
+      name: true,
+      instanceAdmin: true,
+      disabledAt: true,
+      createdAt: true,
+      _count: { select: { memberships: true } },
+    },
+    orderBy: { email: 'asc' },
+  });
+  return rows.map(({ _count, ...user }) => ({ ...user, factories: _count.memberships }));
+}
+
+export type InstanceFactory = { id: string; slug: string; name: string; createdAt: Date; members: number; webhooks: number };
+
+/** Every factory with its member and live-webhook counts. */
+export async function listAllFactories(db: DbOrTx = prisma): Promise<InstanceFactory[]> {
+  const rows = await db.factory.findMany({
+    select: {
+      id: true,
+      slug: true,
+      name: true,
+      createdAt: true,
+      _count: { select: { memberships: true, webhooks: { where: { deletedAt: null } } } },
+    },
+    orderBy: { name: 'asc' },
+  });
+  return rows.map(({ _count, ...factory }) => ({ ...factory, members: _count.memberships, webhooks: _count.webhooks }));
+}
+
+export async function getUserIdByEmail(email: string, db: DbOrTx = prisma): Promise<string> {
+  const user = await db.user.findUnique({ where: { email: email.trim().toLowerCase() }, select: { id: true } });
+  if (!user) throw new AppError('not_found', `No account uses ${email.trim().toLowerCase()}`);
+  return user.id;
+}
+
+const lastAdmin = () =>
+  new AppError('conflict', 'The instance needs at least one enabled instance admin. Make someone else instance admin first.');
+
+/**
+ * Disables or enables an account. Disabling deletes its sessions (signed out
+ * everywhere at once); its API tokens are refused while it stays disabled.
+ * `actorId` is the instance admin doing it (null from the CLI), who cannot
+ * disable their own account.
+ */
+export async function setUserDisabled(actorId: string | null, input: { userId: string; disabled: boolean }, db: Db = prisma): Promise<void> {
+  const data = setDisabledSchema.parse(input);
+  if (data.disabled && actorId === data.userId) throw new AppError('conflict', 'You cannot disable your own account.');
+  await db.$transaction(async (tx) => {
+    await advisoryXactLock(tx, lockKeys.instanceAdmins);
+    const user = await tx.user.findUnique({ where: { id: data.userId }, select: { instanceAdmin: true, disabledAt: true } });
+    if (!user) throw new AppError('not_found', 'This account does not exist');
+    if (data.disabled === Boolean(user.disabledAt)) return;
+    if (data.disabled && user.instanceAdmin) {
+      const others = await tx.user.count({ where: { instanceAdmin: true, disabledAt: null, id: { not: data.userId } } });
+      if (others === 0) throw lastAdmin();
+    }
+    await tx.user.update({ where: { id: data.userId }, data: { disabledAt: data.disabled ? new Date() : null } });
+    if (data.disabled) await deleteUserSessions(data.userId, tx);
+  });
+}
+
+/** Grants or revokes instance admin. The last enabled instance admin keeps it. */
+export async function setInstanceAdmin(input: { userId: string; instanceAdmin: boolean }, db: Db = prisma): Promise<void> {
+  const data = setInstanceAdminSchema.parse(input);
+  await db.$transaction(async (tx) => {
+    await advisoryXactLock(tx, lockKeys.instanceAdmins);
+    const user = await tx.user.findUnique({ where: { id: data.userId }, select: { instanceAdmin: true, disabledAt: true } });
+    if (!user) throw new AppError('not_found', 'This account does not exist');
+    if (user.instanceAdmin === data.instanceAdmin) return;
+    if (!data.instanceAdmin && !user.disabledAt) {
+      const others = await tx.user.count({ where: { instanceAdmin: true, disabledAt: null, id: { not: data.userId } } });
+      if (others === 0) throw lastAdmin();
+    }
+    await tx.user.update({ where: { id: data.userId }, data: { instanceAdmin: data.instanceAdmin } });
+  });
+}

@@ -1,0 +1,167 @@
+import 'server-only';
+import { randomBytes } from 'node:crypto';
+import { prisma, type Db, type Tx } from '@/lib/platform/db';
+import { encryptSecret } from '@/lib/platform/crypto/encryption';
+import { randomBase62 } from '@/lib/platform/crypto/random';
+import { env } from '@/lib/platform/env';
+import { AppError } from '@/lib/platform/http/errors';
+import { checkNotificationUrl } from '@/lib/domain/notifications/address';
+import {
+  MAX_DESTINATIONS_PER_FACTORY,
+  createDestinationSchema,
+  type CreateDestinationInput,
+  type NotificationEventType,
+  type NotificationKind,
+} from '@/lib/domain/notifications/schemas';
+
+// Where a factory's notifications go, and the outbox they are sent from
+// (lib/domain/notifications/sender.ts). An event is queued as one row per enabled
+// destination, in the transaction of whatever caused it; nothing is sent
+// from the request that caused it.
+
+export const destinationContext = (id: string) => `notification-destination:${id}`;
+
+export type DestinationView = { id: string; name: string; kind: NotificationKind; url: string; enabled: boolean; createdAt: Date };
+
+const destinationSelect = { id: true, name: true, kind: true, url: true, enabled: true, createdAt: true } as const;
+
+/** Slack incoming-webhook URLs carry their credential in the path: only the origin and the start of the path are shown. */
+export function displayUrl(kind: NotificationKind, url: string): string {
+  if (kind !== 'slack') return url;
+  const parsed = new URL(url);
+  const path = parsed.pathname.split('/').slice(0, 3).join('/');
+  return `${parsed.origin}${path}/…`;
+}
+
+/** A destination as lists and answers show it (displayUrl). */
+function toView(row: DestinationView): DestinationView {
+  return { ...row, url: displayUrl(row.kind, row.url) };
+}
+
+export async function listDestinations(factoryId: string, db: Db = prisma): Promise<DestinationView[]> {
+  const rows = await db.notificationDestination.findMany({ where: { factoryId }, select: destinationSelect, orderBy: { createdAt: 'asc' } });
+  return rows.map(toView);
+}
+
+/** Creates a destination; a signed one gets a new secret, returned here only. */
+export async function createDestination(factoryId: string, input: CreateDestinationInput, db: Db = prisma): Promise<{ destination: DestinationView; secret: string | null }> {
+  const data = createDestinationSchema.parse(input);
+  checkNotificationUrl(data.url);
+  const secret = data.kind === 'standard_webhooks' ? `whsec_${randomBytes(32).toString('base64')}` : null;
+  const row = await db.$transaction(async (tx) => {
+    const count = await tx.notificationDestination.count({ where: { factoryId } });
+    if (count >= MAX_DESTINATIONS_PER_FACTORY) throw new AppError('conflict', `A factory has at most ${MAX_DESTINATIONS_PER_FACTORY} notification destinations`);
+    const id = `nd_${randomBase62(20)}`;
+    return tx.notificationDestination.create({
+      data: { id, factoryId, name: data.name, kind: data.kind, url: data.url, secretEncrypted: secret ? encryptSecret(secret, destinationContext(id)) : null },
+      select: destinationSelect,
+    });
+  });
+  return { destination: toView(row), secret };
+}
+
+export async function deleteDestination(factoryId: string, id: string, db: Db = prisma): Promise<void> {
+  const { count } = await db.notificationDestination.deleteMany({ where: { factoryId, id } });
+  if (count === 0) throw new AppError('not_found', 'Notification destination not found');
+}
+
+/** Shown on a disabled destination's queued notifications, which are not sent. */
+export const DISABLED_DESTINATION_ERROR = 'Not sent: the destination was disabled';
+
+/**
+ * Pauses or resumes a destination. A disabled one receives nothing: no event
+ * is queued for it, and the notifications already queued are marked failed
+ * (with DISABLED_DESTINATION_ERROR, so the log says why), not held back to
+ * arrive late, out of their moment, when it is enabled again.
+ */
+export async function setDestinationEnabled(factoryId: string, id: string, enabled: boolean, db: Db = prisma): Promise<DestinationView> {
+  const row = await db.$transaction(async (tx) => {
+    const [updated] = await tx.notificationDestination.updateManyAndReturn({ where: { factoryId, id }, data: { enabled }, select: destinationSelect });
+    if (!updated) throw new AppError('not_found', 'Notification destination not found');
+    if (!enabled) {
+      await tx.notification.updateMany({ where: { destinationId: id, status: 'pending' }, data: { status: 'failed', lastError: DISABLED_DESTINATION_ERROR, lockedUntil: null } });
+    }
+    return updated;
+  });
+  return toView(row);
+}
+
+/** The event as receivers get it: Standard Webhooks' {type, timestamp, data}. */
+export type NotificationEvent = { type: NotificationEventType; timestamp: string; data: Record<string, unknown> };
+
+/**
+ * Queues an event for every enabled destination of the factory (one statement).
+ * Returns the event's id, or null when the factory has no destination.
+ */
+export async function enqueueEvent(
+  db: Db | Tx,
+  factoryId: string,
+  type: NotificationEventType,
+  data: Record<string, unknown>,
+  onlyDestinationId?: string,
+): Promise<string | null> {
+  const eventId = `evt_${randomBase62(24)}`;
+  const event: NotificationEvent = { type, timestamp: new Date().toISOString(), data };
+  const inserted = await db.$executeRawUnsafe(
+    `INSERT INTO "Notification" ("id", "factoryId", "destinationId", "eventId", "type", "payload")
+     SELECT 'nt_' || md5(random()::text || d."id"), d."factoryId", d."id", $2, $3, $4::jsonb
+     FROM "NotificationDestination" d
+     WHERE d."factoryId" = $1 AND d."enabled" AND ($5::text IS NULL OR d."id" = $5::text)`,
+    factoryId,
+    eventId,
+    type,
+    JSON.stringify(event),
+    onlyDestinationId ?? null,
+  );
+  return inserted > 0 ? eventId : null;
+}
+
+export type NotificationLogEntry = {
+  id: string;
+  eventId: string;
+  type: string;
+  destination: string;
+  status: 'pending' | 'sent' | 'failed';
+  attempts: number;
+  responseStatus: number | null;
+  lastError: string | null;
+  createdAt: Date;
+  sentAt: Date | null;
+  nextAttemptAt: Date;
+};
+
+/** The newest notifications of a factory, with their outcome. */
+export async function listNotifications(factoryId: string, take = 50, db: Db = prisma): Promise<NotificationLogEntry[]> {
+  const rows = await db.notification.findMany({
+    where: { factoryId },
+    orderBy: { createdAt: 'desc' },
+    take,
+    select: {
+      id: true,
+      eventId: true,
+      type: true,
+      status: true,
+      attempts: true,
+      responseStatus: true,
+      lastError: true,
+      createdAt: true,
+      sentAt: true,
+      nextAttemptAt: true,
+      destination: { select: { name: true } },
+    },
+  });
+  return rows.map(({ destination, ...row }) => ({ ...row, destination: destination.name }));
+}
+
+/** Queues a notification.test event for one destination and returns its event id. */
+export async function sendTestNotification(factoryId: string, destinationId: string, factory: { slug: string; name: string }, db: Db = prisma): Promise<string> {
+  const destination = await db.notificationDestination.findFirst({ where: { factoryId, id: destinationId }, select: { id: true, enabled: true } });
+  if (!destination) throw new AppError('not_found', 'Notification destination not found');
+  const eventId = await enqueueEvent(db, factoryId, 'notification.test', { factory: factoryRef(factory), message: 'This is a test notification from Tripline.' }, destination.id);
+  if (!eventId) throw new AppError('conflict', 'This destination is disabled');
+  return eventId;
+}
+
+export function factoryRef(factory: { slug: string; name: string }) {
+  return { slug: factory.slug, name: factory.name, url: `${env().baseUrl}/f/${factory.slug}` };
+}

@@ -1,0 +1,30 @@
+import type { RunAttachment, RunEnvelope } from '@/lib/domain/runs/envelope';
+
+// An executor receives a claimed run (its stored prompt and envelope, its
+// delivery's body as the attachment) and reports how it went. `retryAfterMs` asks the worker to queue the run again (HTTP
+// executor's backoff); otherwise the outcome is final.
+
+export type ClaimedRun = {
+  id: string;
+  automationId: string;
+  automationName: string;
+  prompt: string;
+  envelope: RunEnvelope;
+  attachments: RunAttachment[];
+  /** 1 on the first attempt. */
+  attempt: number;
+  /** The worker that claimed it (host:pid:random). */
+  worker: string;
+};
+
+export type ExecutionOutcome =
+  | { status: 'succeeded'; output: string }
+  | { status: 'failed'; output: string | null; error: string; retryAfterMs?: number };
+
+/** Output kept on a run: the tail matters most for a failing program. */
+export const MAX_OUTPUT_CHARS = 64 * 1024;
+
+export function clip(text: string): string {
+  if (text.length <= MAX_OUTPUT_CHARS) return text;
+  return `[… ${(text.length - MAX_OUTPUT_CHARS).toLocaleString('en-US')} earlier characters cut]\n${text.slice(-MAX_OUTPUT_CHARS)}`;
+}

@@ -1,0 +1,258 @@
+import 'server-only';
+import os from 'node:os';
+import { randomBase62 } from '@/lib/platform/crypto/random';
+import { sql } from '@/lib/platform/db/sql';
+import type { ExecutorConfig } from '@/lib/platform/env';
+import { payloadAttachments, type RunEnvelope } from '@/lib/domain/runs/envelope';
+import { executeCommand } from '@/lib/domain/runs/executors/command';
+import { executeHttp } from '@/lib/domain/runs/executors/http';
+import type { ClaimedRun, ExecutionOutcome } from '@/lib/domain/runs/executors/types';
+import { log } from '@/lib/platform/log';
+import { metrics } from '@/lib/platform/metrics';
+import { workerPools as pools, type WorkerPool } from '@/lib/domain/runs/wake';
+
+const logger = log('runs');
+
+// Workers move queued runs through running to succeeded or failed.
+//
+// Claiming is one UPDATE over a `FOR UPDATE SKIP LOCKED` subquery: when
+// several app instances (or `tripline worker` processes) share PostgreSQL,
+// each queued run is handed to exactly one of them. The pick is fair across
+// factories (see claimRun), so one factory's burst cannot starve another's. A claim holds a lease
+// (the executor's time limit plus a minute). A worker that dies mid-run
+// leaves its run `running` with an expired lease; the sweep marks it failed
+// rather than starting it again, so a run never executes twice. With no
+// executor configured nothing is claimed and runs stay queued, visible.
+
+// Idle workers poll this often; runs queued by this process wake them at once.
+const POLL_MS = 1_000;
+// Ready runs per factory that one claim considers (see claimRun).
+const HEAD = 16;
+const LEASE_MARGIN_MS = 60_000;
+
+export const workerId = () => `${os.hostname()}:${process.pid}:${randomBase62(6)}`;
+
+type ClaimedRow = { id: string; automationId: string; automationName: string; prompt: string; envelope: RunEnvelope; attempt: number; payload: string | null };
+
+/**
+ * Claims the next run, fairly across factories: the factories with queued
+ * runs are found with a loose index scan (one index probe per factory, not a
+ * pass over every queued run), and each offers its oldest HEAD ready runs.
+ * A candidate's turn is the factory's running runs plus its place in that
+ * factory's line; the lowest turn goes first, then the factory served least
+ * recently (latest startedAt), then the oldest. So a factory with 200 queued
+ * runs and one with 1 alternate instead of the second waiting behind the
+ * first's 200; and concurrent claims, which cannot see each other's
+ * uncommitted picks, still spread over factories (the second claim skips the
+ * locked first candidate and finds another factory's turn 0 before this
+ * factory's turn 1). Within a factory runs stay first in, first out.
+ *
+ * The run's attachment is built from the delivery's stored body here, so
+ * event-payload.json is that body byte for byte; `attachments` is empty only
+ * if the payload is gone (processOne then fails the run).
+ */
+export async function claimRun(worker: string, leaseMs: number): Promise<ClaimedRun | null> {
+  const [row] = await sql<ClaimedRow>(
+    `WITH RECURSIVE waiting AS (
+       (SELECT "factoryId" FROM "Run" WHERE "status" = 'queued' ORDER BY "factoryId" LIMIT 1)
+       UNION ALL
+       SELECT (SELECT r."factoryId" FROM "Run" r WHERE r."status" = 'queued' AND r."factoryId" > w."factoryId" ORDER BY r."factoryId" LIMIT 1)
+         FROM waiting w WHERE w."factoryId" IS NOT NULL
+     ),
+     factories AS MATERIALIZED (
+       SELECT w."factoryId",
+              (SELECT count(*) FROM "Run" x WHERE x."status" = 'running' AND x."factoryId" = w."factoryId") AS "running",
+              (SELECT max(x."startedAt") FROM "Run" x WHERE x."factoryId" = w."factoryId") AS "served"
+         FROM waiting w WHERE w."factoryId" IS NOT NULL
+     ),
+     candidates AS MATERIALIZED (
+       SELECT c."id", c."createdAt", f."served",
+              f."running" + row_number() OVER (PARTITION BY f."factoryId" ORDER BY c."createdAt", c."id") AS "turn"
+         FROM factories f
+         CROSS JOIN LATERAL (
+           SELECT r."id", r."createdAt" FROM "Run" r
+            WHERE r."status" = 'queued' AND r."factoryId" = f."factoryId" AND (r."lockedUntil" IS NULL OR r."lockedUntil" <= now())
+            ORDER BY r."createdAt", r."id"
+            LIMIT ${HEAD}
+         ) c
+     ),
+     next AS (
+       SELECT r."id" FROM "Run" r JOIN candidates c ON c."id" = r."id"
+        WHERE r."id" = ANY (ARRAY(SELECT "id" FROM candidates)) -- by primary key, not a pass over the queue
+          AND r."status" = 'queued' AND (r."lockedUntil" IS NULL OR r."lockedUntil" <= now())
+        ORDER BY c."turn", c."served" NULLS FIRST, c."createdAt", c."id"
+        LIMIT 1
+        FOR UPDATE OF r SKIP LOCKED
+     )
+     UPDATE "Run" r
+        SET "status" = 'running', "lockedBy" = $1, "lockedUntil" = now() + ($2::int * interval '1 millisecond'),
+            "startedAt" = COALESCE(r."startedAt", now()), "attempts" = r."attempts" + 1
+       FROM next, "Automation" a
+      WHERE r."id" = next."id" AND a."id" = r."automationId"
+     RETURNING r."id", r."automationId", a."name" AS "automationName", r."prompt", r."envelope", r."attempts" AS "attempt",
+               COALESCE(r."payload", (SELECT d."body" FROM "Delivery" d WHERE d."id" = r."deliveryId")) AS "payload"`,
+    [worker, leaseMs],
+  );
+  if (!row) return null;
+  const { payload, ...run } = row;
+  return { ...run, attachments: payload === null ? [] : payloadAttachments(payload), worker };
+}
+
+/** Records the outcome, only while this worker still holds the run. */
+export async function finishRun(worker: string, runId: string, outcome: ExecutionOutcome): Promise<void> {
+  if (outcome.status === 'failed' && outcome.retryAfterMs !== undefined) {
+    await sql(
+      `UPDATE "Run" SET "status" = 'queued', "lockedBy" = NULL, "lockedUntil" = now() + ($3::int * interval '1 millisecond'),
+              "output" = $4, "error" = $5
+        WHERE "id" = $1 AND "lockedBy" = $2 AND "status" = 'running'`,
+      [runId, worker, outcome.retryAfterMs, outcome.output, outcome.error],
+    );
+    return;
+  }
+  await sql(
+    `UPDATE "Run" SET "status" = $3::"RunStatus", "lockedBy" = NULL, "lockedUntil" = NULL, "finishedAt" = now(), "output" = $4, "error" = $5
+      WHERE "id" = $1 AND "lockedBy" = $2 AND "status" = 'running'`,
+    [runId, worker, outcome.status, outcome.output, outcome.status === 'failed' ? outcome.error : null],
+  );
+}
+
+/** Runs whose worker vanished (lease expired while running) fail instead of running again. */
+export async function failAbandonedRuns(): Promise<number> {
+  const rows = await sql<{ id: string }>(
+    `UPDATE "Run" SET "status" = 'failed', "finishedAt" = now(), "lockedBy" = NULL, "lockedUntil" = NULL,
+            "error" = 'The worker executing this run stopped before it finished. The run was not started again, so that it never executes twice.'
+      WHERE "status" = 'running' AND "lockedUntil" < now()
+     RETURNING "id"`,
+  );
+  return rows.length;
+}
+
+export function execute(run: ClaimedRun, executor: Exclude<ExecutorConfig, { kind: 'none' }>, signal?: AbortSignal): Promise<ExecutionOutcome> {
+  return executor.kind === 'command' ? executeCommand(run, executor, signal) : executeHttp(run, executor, signal);
+}
+
+/** Puts a claimed run that never started back in the queue, as if it had not been claimed. */
+export async function releaseRun(worker: string, runId: string): Promise<void> {
+  await sql(
+    `UPDATE "Run" SET "status" = 'queued', "lockedBy" = NULL, "lockedUntil" = NULL, "attempts" = "attempts" - 1,
+            "startedAt" = CASE WHEN "attempts" <= 1 THEN NULL ELSE "startedAt" END
+      WHERE "id" = $1 AND "lockedBy" = $2 AND "status" = 'running'`,
+    [runId, worker],
+  );
+}
+
+export function leaseMs(executor: Exclude<ExecutorConfig, { kind: 'none' }>): number {
+  return executor.timeoutMs + LEASE_MARGIN_MS;
+}
+
+/**
+ * Claims and executes one run; false when the queue had nothing ready. When
+ * `stopping` is aborted between the claim and the start, the run goes back to
+ * the queue; `cancel` aborts a run in progress (the shutdown grace is over).
+ */
+export async function processOne(
+  worker: string,
+  executor: Exclude<ExecutorConfig, { kind: 'none' }>,
+  options: { stopping?: AbortSignal; cancel?: AbortSignal } = {},
+): Promise<boolean> {
+  const run = await claimRun(worker, leaseMs(executor));
+  if (!run) return false;
+  if (options.stopping?.aborted) {
+    await releaseRun(worker, run.id);
+    return true;
+  }
+  let outcome: ExecutionOutcome;
+  const started = performance.now();
+  try {
+    // Deliveries with kept runs are not pruned, so this is a database edited by hand.
+    outcome = run.attachments.length
+      ? await execute(run, executor, options.cancel)
+      : { status: 'failed', output: null, error: 'The delivery that started this run is no longer stored, so its payload cannot be attached' };
+  } catch (error) {
+    outcome = { status: 'failed', output: null, error: `The executor failed: ${(error as Error).message}` };
+  }
+  await finishRun(worker, run.id, outcome);
+  recordOutcome(run, executor.kind, outcome, (performance.now() - started) / 1000);
+  return true;
+}
+
+/**
+ * `stop(deadline)` claims nothing more and waits for the runs in progress
+ * until `deadline` (epoch ms); runs still going then are stopped and fail
+ * with a message saying so. Without a deadline it waits for them.
+ */
+/** One log line and the metrics for each run attempt that ended. */
+function recordOutcome(run: ClaimedRun, executor: 'command' | 'http', outcome: ExecutionOutcome, seconds: number): void {
+  const result = outcome.status === 'failed' && outcome.retryAfterMs !== undefined ? 'retried' : outcome.status;
+  const { runs, runDuration } = metrics();
+  runs.inc({ outcome: result, executor });
+  runDuration.observe({ executor }, seconds);
+  const fields = { runId: run.id, automationId: run.automationId, attempt: run.attempt, executor, outcome: result, seconds: Math.round(seconds * 1000) / 1000 };
+  if (outcome.status === 'succeeded') logger.info(fields, 'run succeeded');
+  else logger.warn({ ...fields, error: outcome.error }, result === 'retried' ? 'run attempt failed; queued again' : 'run failed');
+}
+
+/**
+ * Starts `slots` loops that execute runs until stopped. `drain` stops each
+ * loop once the queue has nothing ready (the CLI's `worker --drain`).
+ */
+export function startWorkers(executor: ExecutorConfig, slots: number, options: { drain?: boolean; log?: (line: string) => void } = {}): WorkerPool & { done: Promise<void> } {
+  if (executor.kind === 'none' || slots === 0) return { stop: async () => undefined, wake: () => undefined, done: Promise.resolve() };
+  const worker = workerId();
+  let stopped = false;
+  const stopping = new AbortController();
+  const cancel = new AbortController();
+  const sleepers = new Set<() => void>();
+  const wake = () => {
+    for (const resume of sleepers) resume();
+    sleepers.clear();
+  };
+  const sleep = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(() => {
+        sleepers.delete(done);
+        resolve();
+      }, ms);
+      timer.unref();
+      const done = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      sleepers.add(done);
+    });
+
+  const loop = async () => {
+    while (!stopped) {
+      let worked = false;
+      try {
+        await failAbandonedRuns();
+        worked = await processOne(worker, executor, { stopping: stopping.signal, cancel: cancel.signal });
+      } catch (error) {
+        if (stopped) break;
+        options.log?.(`run worker error: ${(error as Error).message}`);
+      }
+      if (!worked) {
+        if (options.drain) break;
+        await sleep(POLL_MS);
+      }
+    }
+  };
+  const loops = Array.from({ length: slots }, loop);
+  const done = Promise.all(loops).then(() => undefined);
+  const pool = {
+    done,
+    wake,
+    stop: async (deadline?: number) => {
+      stopped = true;
+      stopping.abort();
+      wake();
+      if (deadline === undefined) return done;
+      const timer = setTimeout(() => cancel.abort(), Math.max(0, deadline - Date.now()));
+      await done;
+      clearTimeout(timer);
+    },
+  };
+  pools.add(pool);
+  void done.finally(() => pools.delete(pool));
+  return pool;
+}

@@ -1,0 +1,30 @@
+import type { WebhookHealthView } from '@/lib/domain/health/service';
+import type { WebhookView } from '@/lib/domain/webhooks/service';
+
+/** A webhook's health as the management API returns it (docs/notifications.md, Health). */
+export function healthJson(health: WebhookHealthView) {
+  return { state: health.state, reason: health.reason, lastAcceptedAt: health.lastAcceptedAt?.toISOString() ?? null };
+}
+
+/** A webhook as the management API returns it. Never contains a secret. */
+export function webhookJson(webhook: WebhookView) {
+  return {
+    uid: webhook.uid,
+    name: webhook.name,
+    authMode: webhook.authMode,
+    signatureScheme: webhook.signatureScheme,
+    secretName: webhook.secretName,
+    deliveryIdHeader: webhook.deliveryIdHeader,
+    eventTypeHeader: webhook.eventTypeHeader,
+    eventTypePath: webhook.eventTypePath,
+    enabled: webhook.enabled,
+    ingressUrl: webhook.ingressUrl,
+    createdAt: webhook.createdAt.toISOString(),
+    state: webhook.state,
+    awaitingSecret: webhook.awaitingSecret,
+    secretChangePending: webhook.secretChangePending,
+    lastDeliveryAt: webhook.lastDeliveryAt?.toISOString() ?? null,
+    expectedIntervalSeconds: webhook.expectedIntervalSeconds,
+    health: healthJson(webhook.health),
+  };
+}
