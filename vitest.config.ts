@@ -8,7 +8,7 @@ export default defineConfig({
     alias: {
       '@': path.resolve(import.meta.dirname),
       // Server-only modules are plain Node modules under test.
-      'server-only': path.resolve(import.meta.dirname, 'lib/testing/empty.ts'),
+      'server-only': path.resolve(import.meta.dirname, 'tests/support/empty.ts'),
     },
   },
   test: {

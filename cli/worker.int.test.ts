@@ -5,8 +5,8 @@ import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { composeEnvelope } from '@/lib/domain/runs/envelope';
-import { createTestDatabase, testDatabaseKinds, type TestDatabase } from '@/lib/testing/databases';
-import { createPostgresDatabase } from '@/lib/testing/postgres';
+import { createTestDatabase, testDatabaseKinds, type TestDatabase } from '@/tests/support/databases';
+import { createPostgresDatabase } from '@/tests/support/postgres';
 
 // `tripline worker` as docs/security.md describes it: a separate process
 // (another OS user or host) that holds DATABASE_URL and the executor's

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { createPostgresDatabase } from '../lib/testing/postgres';
+import { createPostgresDatabase } from '../tests/support/postgres';
 import { servers } from '../playwright.config';
 import { METRICS_TOKEN } from './fixtures/metrics';
 import { rememberSecrets, secretsFile } from './fixtures/secrets';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { parseJsonTree } from '@/lib/json/json-tree';
+import { parseJsonTree } from '@/components/json-tree';
 import { sentence } from '@/components/format';
 import { automationNameSchema, MAX_TRIGGERS, promptSchema, type CreateAutomationInput, type TriggerInput } from '@/lib/domain/automations/schemas';
 import {

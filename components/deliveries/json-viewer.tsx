@@ -5,13 +5,13 @@ import { cn } from '@/components/ui/cn';
 import { CodeBlock } from '@/components/ui/code-block';
 import { CopyButton } from '@/components/ui/copy-button';
 import { ChevronRightIcon } from '@/components/ui/icons';
-import { MAX_DEPTH, parseJsonTree, type JsonNode } from '@/lib/json/json-tree';
+import { MAX_DEPTH, parseJsonTree, type JsonNode } from '@/components/json-tree';
 import { FilterOnContext, FilterOnThis, type FilterOnTargets } from './filter-on-this';
 
 // A readable view of a JSON document: a tree of native <details> (keyboard
 // and screen-reader friendly) with syntax colours, next to the exact text.
 //
-// The tree comes from lib/json/json-tree.ts, which keeps what was sent (key
+// The tree comes from components/json-tree.ts, which keeps what was sent (key
 // order, repeated keys, numbers as written). Large documents stay cheap:
 // branches deeper than two levels start closed and render their children only
 // once opened, and a branch shows its children 200 at a time. Below MAX_DEPTH

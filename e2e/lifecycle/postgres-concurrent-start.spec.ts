@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import pg from 'pg';
-import { createPostgresDatabase } from '../../lib/testing/postgres';
+import { createPostgresDatabase } from '../../tests/support/postgres';
 import { startServer, type RunningServer } from '../servers';
 
 // Three servers started at the same moment on one PostgreSQL database, first

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import pg from 'pg';
-import { createPostgresDatabase } from '../../lib/testing/postgres';
+import { createPostgresDatabase } from '../../tests/support/postgres';
 import { startServer } from '../servers';
 
 // `npm start` with DATABASE_URL pointing at an empty PostgreSQL database:

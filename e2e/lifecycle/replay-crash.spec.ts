@@ -3,7 +3,7 @@ import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { expect, test } from '@playwright/test';
 import pg from 'pg';
-import { createPostgresDatabase } from '../../lib/testing/postgres';
+import { createPostgresDatabase } from '../../tests/support/postgres';
 import { rememberSecrets } from '../fixtures/secrets';
 import { cli, startServer, type RunningServer } from '../servers';
 

@@ -3,7 +3,7 @@ import { setDatabase } from '@/lib/platform/db';
 import { createFactory } from '@/lib/domain/factories/service';
 import { accepting, recordAccepted, type AcceptInput } from '@/lib/ingress/record';
 import { composeEnvelope } from '@/lib/domain/runs/envelope';
-import { createTestDatabase, testDatabaseKinds, type TestDatabase } from '@/lib/testing/databases';
+import { createTestDatabase, testDatabaseKinds, type TestDatabase } from '@/tests/support/databases';
 import { createUser } from '@/lib/domain/users/service';
 
 // Group commit on both databases: concurrent deliveries share statements and

@@ -3,7 +3,7 @@ import { setDatabase } from '@/lib/platform/db';
 import { createFactory } from '@/lib/domain/factories/service';
 import { recordAuthFailure, recordUnauthenticated } from '@/lib/ingress/log-budget';
 import { recordRefusal } from '@/lib/ingress/record';
-import { createTestDatabase, testDatabaseKinds, type TestDatabase } from '@/lib/testing/databases';
+import { createTestDatabase, testDatabaseKinds, type TestDatabase } from '@/tests/support/databases';
 import { createUser } from '@/lib/domain/users/service';
 
 // The budget of unauthenticated log entries (TRIPLINE_UNAUTHENTICATED_LOG_LIMIT,

@@ -3,7 +3,7 @@ import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
 import { setDatabase } from '@/lib/platform/db';
 import { env } from '@/lib/platform/env';
 import { consume, counterUpsert, foldedDeliveryLimit, foldedUnauthenticatedLimit, getLimiters } from '@/lib/ingress/rate-limit';
-import { createTestDatabase, type TestDatabase } from '@/lib/testing/databases';
+import { createTestDatabase, type TestDatabase } from '@/tests/support/databases';
 
 // The two paths of a budget on PostgreSQL count the same: the library's
 // consume (rate-limiter-flexible) and the counter that the ingress's own

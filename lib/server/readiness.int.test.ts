@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setDatabase } from '@/lib/platform/db';
 import { verifyKeyFingerprints } from '@/lib/platform/db/prepare';
-import { createTestDatabase, testDatabaseKinds, type TestDatabase } from '@/lib/testing/databases';
+import { createTestDatabase, testDatabaseKinds, type TestDatabase } from '@/tests/support/databases';
 import { readiness } from '@/lib/server/readiness';
 import { setPhase } from '@/lib/server/lifecycle';
 

@@ -3,7 +3,7 @@ import { authorizeFactory } from '@/lib/domain/auth/guard';
 import { createFactory } from '@/lib/domain/factories/service';
 import { AppError } from '@/lib/platform/http/errors';
 import { addMember, changeMemberRole, listMembers, removeMember } from '@/lib/domain/members/service';
-import { createTestDatabase, testDatabaseKinds, type TestDatabase } from '@/lib/testing/databases';
+import { createTestDatabase, testDatabaseKinds, type TestDatabase } from '@/tests/support/databases';
 import { createUser, type PublicUser } from '@/lib/domain/users/service';
 
 async function expectAppError(promise: Promise<unknown>, code: AppError['code']) {

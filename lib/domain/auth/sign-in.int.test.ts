@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSignInLimiters, signInWithPassword, withAddressBudget, type SignInLimiters } from '@/lib/domain/auth/sign-in';
-import { appError } from '@/lib/testing/app-error';
+import { appError } from '@/tests/support/app-error';
 import { setUserDisabled } from '@/lib/domain/instance/service';
-import { createTestDatabase, testDatabaseKinds, type TestDatabase } from '@/lib/testing/databases';
+import { createTestDatabase, testDatabaseKinds, type TestDatabase } from '@/tests/support/databases';
 import { completeFirstRun, createUser } from '@/lib/domain/users/service';
 
 const password = 'a long enough password';

@@ -3,8 +3,8 @@ import { BACKTEST_RATE_LIMIT, runBacktest } from '@/lib/domain/automations/backt
 import { backtestTrigger } from '@/lib/domain/automations/test-filter';
 import { setDatabase } from '@/lib/platform/db';
 import { createFactory } from '@/lib/domain/factories/service';
-import { appError } from '@/lib/testing/app-error';
-import { createTestDatabase, testDatabaseKinds, type TestDatabase } from '@/lib/testing/databases';
+import { appError } from '@/tests/support/app-error';
+import { createTestDatabase, testDatabaseKinds, type TestDatabase } from '@/tests/support/databases';
 import { createUser } from '@/lib/domain/users/service';
 
 // Backtest's bounds: one at a time per factory, a rate budget per factory

@@ -4,8 +4,8 @@ import type { Db } from '@/lib/platform/db';
 import { COPIED_THROUGH, COPIED_THROUGH_SQL, copyPendingBodies } from '@/lib/domain/deliveries/body-json';
 import { createFactory } from '@/lib/domain/factories/service';
 import { matchesFilter, type PayloadFilter } from '@/lib/ingress/filters';
-import { appError } from '@/lib/testing/app-error';
-import { createTestDatabase, testDatabaseKinds, type TestDatabase } from '@/lib/testing/databases';
+import { appError } from '@/tests/support/app-error';
+import { createTestDatabase, testDatabaseKinds, type TestDatabase } from '@/tests/support/databases';
 import { createUser } from '@/lib/domain/users/service';
 
 // Backtest over the whole retained log: more deliveries than the old

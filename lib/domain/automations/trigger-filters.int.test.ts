@@ -9,7 +9,7 @@ import { copyPendingBodies } from '@/lib/domain/deliveries/body-json';
 import { createFactory } from '@/lib/domain/factories/service';
 import { handleIngress } from '@/lib/ingress/pipeline';
 import { replayDelivery } from '@/lib/domain/runs/replay';
-import { createTestDatabase, testDatabaseKinds, type TestDatabase } from '@/lib/testing/databases';
+import { createTestDatabase, testDatabaseKinds, type TestDatabase } from '@/tests/support/databases';
 import { createUser } from '@/lib/domain/users/service';
 import { findLiveWebhook } from '@/lib/ingress/live';
 import { forgetWebhook } from '@/lib/ingress/live-cache';

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordApplyFailure } from '@/lib/domain/definitions/service';
 import { createFactory } from '@/lib/domain/factories/service';
 import { createDestination } from '@/lib/domain/notifications/service';
-import { createTestDatabase, testDatabaseKinds, type TestDatabase } from '@/lib/testing/databases';
+import { createTestDatabase, testDatabaseKinds, type TestDatabase } from '@/tests/support/databases';
 import { createUser } from '@/lib/domain/users/service';
 
 // A failed apply is recorded once per failure (the periodic check retries it

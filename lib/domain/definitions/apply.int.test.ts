@@ -8,7 +8,7 @@ import { readDefinitionFiles, setConfigSource } from '@/lib/domain/definitions/s
 import { createFactory } from '@/lib/domain/factories/service';
 import { AppError } from '@/lib/platform/http/errors';
 import { createSecret, replaceSecretValue } from '@/lib/domain/secrets/service';
-import { createTestDatabase, testDatabaseKinds, type TestDatabase } from '@/lib/testing/databases';
+import { createTestDatabase, testDatabaseKinds, type TestDatabase } from '@/tests/support/databases';
 import { createUser } from '@/lib/domain/users/service';
 import { findLiveWebhook } from '@/lib/ingress/live';
 import { createWebhook, deleteWebhook, listWebhooks, setEventTypeSetting, setWebhookEnabled } from '@/lib/domain/webhooks/service';

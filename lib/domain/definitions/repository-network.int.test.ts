@@ -11,8 +11,8 @@ import { REPOSITORY_CHECKS_PER_MINUTE } from '@/lib/domain/definitions/repositor
 import { getDefinitionsStatus } from '@/lib/domain/definitions/service';
 import { createFactory } from '@/lib/domain/factories/service';
 import { createSecret } from '@/lib/domain/secrets/service';
-import { startGitHttpServer, type GitHttpServer } from '@/lib/testing/git-http';
-import { createTestDatabase, testDatabaseKinds, type TestDatabase } from '@/lib/testing/databases';
+import { startGitHttpServer, type GitHttpServer } from '@/tests/support/git-http';
+import { createTestDatabase, testDatabaseKinds, type TestDatabase } from '@/tests/support/databases';
 import { createUser } from '@/lib/domain/users/service';
 
 // Repository fetches against real listeners on 127.0.0.1: what a dashboard

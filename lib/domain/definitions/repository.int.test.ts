@@ -10,7 +10,7 @@ import { formatProblem } from '@/lib/domain/definitions/schemas';
 import { getDefinitionsStatus, readDefinitionFiles } from '@/lib/domain/definitions/service';
 import { createFactory } from '@/lib/domain/factories/service';
 import { createSecret, replaceSecretValue } from '@/lib/domain/secrets/service';
-import { createTestDatabase, testDatabaseKinds, type TestDatabase } from '@/lib/testing/databases';
+import { createTestDatabase, testDatabaseKinds, type TestDatabase } from '@/tests/support/databases';
 import { createUser } from '@/lib/domain/users/service';
 import { findLiveWebhook } from '@/lib/ingress/live';
 import { createWebhook, deleteWebhook, listWebhooks, setWebhookEnabled } from '@/lib/domain/webhooks/service';

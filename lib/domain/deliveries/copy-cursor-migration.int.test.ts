@@ -1,8 +1,8 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { applyPendingMigrations } from '@/lib/platform/db/migrate';
 import { COPIED_THROUGH_SQL, copyPendingBodies } from '@/lib/domain/deliveries/body-json';
-import { testDatabaseKinds } from '@/lib/testing/databases';
-import { migrationNamed, migrationsDir, openWebhookBefore } from '@/lib/testing/migration-history';
+import { testDatabaseKinds } from '@/tests/support/databases';
+import { migrationNamed, migrationsDir, openWebhookBefore } from '@/tests/support/migration-history';
 
 // Migration backtest_copy_cursor on a log the previous copy job (which marked
 // each delivery) had partly copied: the cursor starts just before the oldest

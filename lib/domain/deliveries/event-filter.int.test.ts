@@ -4,7 +4,7 @@ import { listDeliveriesSchema } from '@/lib/domain/deliveries/schemas';
 import { listDeliveries, recentEventTypes } from '@/lib/domain/deliveries/service';
 import { createFactory } from '@/lib/domain/factories/service';
 import { recordAccepted } from '@/lib/ingress/record';
-import { createTestDatabase, testDatabaseKinds, type TestDatabase } from '@/lib/testing/databases';
+import { createTestDatabase, testDatabaseKinds, type TestDatabase } from '@/tests/support/databases';
 import { createUser } from '@/lib/domain/users/service';
 
 // The delivery log by event type: an exact type, a pattern with `*` segments

@@ -1,8 +1,8 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { applyPendingMigrations } from '@/lib/platform/db/migrate';
 import { BACKFILL_KEY, backfillEventTypes } from '@/lib/domain/deliveries/event-type-backfill';
-import { testDatabaseKinds } from '@/lib/testing/databases';
-import { migrationNamed, migrationsDir, openWebhookBefore } from '@/lib/testing/migration-history';
+import { testDatabaseKinds } from '@/tests/support/databases';
+import { migrationNamed, migrationsDir, openWebhookBefore } from '@/tests/support/migration-history';
 
 // Migration delivery_event_type on a log written before it: the job types
 // every stored entry from its stored headers and body, in batches, then

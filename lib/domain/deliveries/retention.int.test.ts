@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pruneDeliveries, RETENTION_MIN_ENTRIES } from '@/lib/domain/deliveries/retention';
 import { createFactory } from '@/lib/domain/factories/service';
-import { createTestDatabase, testDatabaseKinds, type TestDatabase } from '@/lib/testing/databases';
+import { createTestDatabase, testDatabaseKinds, type TestDatabase } from '@/tests/support/databases';
 import { createUser } from '@/lib/domain/users/service';
 
 const DAY = 24 * 60 * 60 * 1000;

@@ -6,7 +6,7 @@ import { listDeliveries } from '@/lib/domain/deliveries/service';
 import { mergeSearchPendingList, SEARCH_INDEX } from '@/lib/domain/deliveries/search-index';
 import { createFactory } from '@/lib/domain/factories/service';
 import { recordAccepted } from '@/lib/ingress/record';
-import { createTestDatabase, testDatabaseKinds, type TestDatabase, type TestDatabaseKind } from '@/lib/testing/databases';
+import { createTestDatabase, testDatabaseKinds, type TestDatabase, type TestDatabaseKind } from '@/tests/support/databases';
 import { createUser } from '@/lib/domain/users/service';
 
 // The search index's pending list, merged by housekeeping instead of by the

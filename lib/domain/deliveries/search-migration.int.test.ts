@@ -1,8 +1,8 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { applyPendingMigrations } from '@/lib/platform/db/migrate';
 import { listDeliveries } from '@/lib/domain/deliveries/service';
-import { testDatabaseKinds } from '@/lib/testing/databases';
-import { migrationNamed, migrationsDir, openWebhookBefore } from '@/lib/testing/migration-history';
+import { testDatabaseKinds } from '@/tests/support/databases';
+import { migrationNamed, migrationsDir, openWebhookBefore } from '@/tests/support/migration-history';
 
 // Migration delivery_body_search (and delivery_search_by_webhook after it) on
 // a log written before them: they create pg_trgm and btree_gin and a trigram

@@ -8,7 +8,7 @@ import { announceEntry } from '@/lib/domain/deliveries/wake';
 import type { FactoryContext } from '@/lib/domain/auth/guard';
 import { createFactory } from '@/lib/domain/factories/service';
 import { recordAccepted, recordRejected } from '@/lib/ingress/record';
-import { createTestDatabase, testDatabaseKinds, type TestDatabase } from '@/lib/testing/databases';
+import { createTestDatabase, testDatabaseKinds, type TestDatabase } from '@/tests/support/databases';
 import { createUser } from '@/lib/domain/users/service';
 
 // The stream of a webhook's log: its order, its pages, where it starts and

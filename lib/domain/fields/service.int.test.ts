@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backtestTrigger } from '@/lib/domain/automations/test-filter';
 import { createFactory } from '@/lib/domain/factories/service';
 import type { PayloadFilter } from '@/lib/ingress/filters';
-import { createTestDatabase, testDatabaseKinds, type TestDatabase } from '@/lib/testing/databases';
+import { createTestDatabase, testDatabaseKinds, type TestDatabase } from '@/tests/support/databases';
 import { createUser } from '@/lib/domain/users/service';
 import { countFilterMatches, getFieldCatalogue } from './service';
 

@@ -5,7 +5,7 @@ import { checkWebhookHealth } from '@/lib/domain/health/monitor';
 import { CATCH_UP_CHUNK_MS, ROLLUP_KEEP_MS, floorMinute, forgetRollups, refreshRollupChunk, refreshRollups, rollupsUntil } from '@/lib/domain/health/rollups';
 import { deliveryStats, healthOf } from '@/lib/domain/health/service';
 import { createDestination } from '@/lib/domain/notifications/service';
-import { createTestDatabase, testDatabaseKinds, type TestDatabase } from '@/lib/testing/databases';
+import { createTestDatabase, testDatabaseKinds, type TestDatabase } from '@/tests/support/databases';
 import { createUser } from '@/lib/domain/users/service';
 import { createWebhook, getWebhook, setExpectedInterval } from '@/lib/domain/webhooks/service';
 

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { applyPendingMigrations } from '@/lib/platform/db/migrate';
-import { testDatabaseKinds } from '@/lib/testing/databases';
-import { migrationNamed, migrationsBefore, migrationsDir, openEmptyDatabase } from '@/lib/testing/migration-history';
+import { testDatabaseKinds } from '@/tests/support/databases';
+import { migrationNamed, migrationsBefore, migrationsDir, openEmptyDatabase } from '@/tests/support/migration-history';
 
 // Upgrading a database that has accounts: the oldest one becomes the instance
 // admin, so an existing instance keeps someone who can run it.

@@ -4,9 +4,9 @@ import { createSession, getSessionUser } from '@/lib/domain/auth/sessions';
 import { createFactory } from '@/lib/domain/factories/service';
 import { listAllFactories, listUsers, setInstanceAdmin, setUserDisabled } from '@/lib/domain/instance/service';
 import { addMember } from '@/lib/domain/members/service';
-import { createTestDatabase, testDatabaseKinds, type TestDatabase } from '@/lib/testing/databases';
+import { createTestDatabase, testDatabaseKinds, type TestDatabase } from '@/tests/support/databases';
 import { authenticateWithPassword, checkCredentials, completeFirstRun, createUser, type PublicUser } from '@/lib/domain/users/service';
-import { appError } from '@/lib/testing/app-error';
+import { appError } from '@/tests/support/app-error';
 
 describe.each(testDatabaseKinds())('instance access on %s', (kind) => {
   let database: TestDatabase;

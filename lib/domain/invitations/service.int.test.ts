@@ -11,9 +11,9 @@ import {
   revokeInvitation,
 } from '@/lib/domain/invitations/service';
 import { listMembers } from '@/lib/domain/members/service';
-import { createTestDatabase, testDatabaseKinds, type TestDatabase } from '@/lib/testing/databases';
+import { createTestDatabase, testDatabaseKinds, type TestDatabase } from '@/tests/support/databases';
 import { authenticateWithPassword, createUser, type PublicUser } from '@/lib/domain/users/service';
-import { appError } from '@/lib/testing/app-error';
+import { appError } from '@/tests/support/app-error';
 
 describe.each(testDatabaseKinds())('invitations on %s', (kind) => {
   let database: TestDatabase;

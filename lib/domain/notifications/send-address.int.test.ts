@@ -5,7 +5,7 @@ import { setDatabase } from '@/lib/platform/db';
 import { createFactory } from '@/lib/domain/factories/service';
 import { sendDueNotifications } from '@/lib/domain/notifications/sender';
 import { sendTestNotification } from '@/lib/domain/notifications/service';
-import { createTestDatabase, testDatabaseKinds, type TestDatabase } from '@/lib/testing/databases';
+import { createTestDatabase, testDatabaseKinds, type TestDatabase } from '@/tests/support/databases';
 import { createUser } from '@/lib/domain/users/service';
 
 // Every send checks the destination again, not only its save: a URL saved

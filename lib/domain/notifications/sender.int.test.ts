@@ -6,7 +6,7 @@ import { setDatabase } from '@/lib/platform/db';
 import { createFactory } from '@/lib/domain/factories/service';
 import { MAX_ATTEMPTS, retryDelayMs, sendDueNotifications } from '@/lib/domain/notifications/sender';
 import { createDestination, DISABLED_DESTINATION_ERROR, enqueueEvent, sendTestNotification, setDestinationEnabled } from '@/lib/domain/notifications/service';
-import { createTestDatabase, testDatabaseKinds, type TestDatabase } from '@/lib/testing/databases';
+import { createTestDatabase, testDatabaseKinds, type TestDatabase } from '@/tests/support/databases';
 import { createUser } from '@/lib/domain/users/service';
 
 // Retries: a destination that fails is tried again after the backoff, not

@@ -6,8 +6,8 @@ import { createFactory } from '@/lib/domain/factories/service';
 import { REPLAY_JOB_MAX, replaySelectionSchema } from '@/lib/domain/replay-jobs/schemas';
 import { cancelReplayJob, getReplayJob, previewSelection, startReplayJob } from '@/lib/domain/replay-jobs/service';
 import { claimReplayJob, replayNextItem, workReplayJobs } from '@/lib/domain/replay-jobs/worker';
-import { appError } from '@/lib/testing/app-error';
-import { createTestDatabase, testDatabaseKinds, type TestDatabase } from '@/lib/testing/databases';
+import { appError } from '@/tests/support/app-error';
+import { createTestDatabase, testDatabaseKinds, type TestDatabase } from '@/tests/support/databases';
 import { createUser } from '@/lib/domain/users/service';
 
 // Bulk replay over real databases: the selection (the log's filters and

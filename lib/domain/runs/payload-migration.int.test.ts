@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { applyPendingMigrations } from '@/lib/platform/db/migrate';
-import { testDatabaseKinds } from '@/lib/testing/databases';
-import { migrationsDir, openWebhookBefore } from '@/lib/testing/migration-history';
+import { testDatabaseKinds } from '@/tests/support/databases';
+import { migrationsDir, openWebhookBefore } from '@/tests/support/migration-history';
 
 // Migration runs_share_delivery_payload on a database written before it:
 // runs whose delivery still holds the body drop their copy; runs whose

@@ -14,7 +14,7 @@ import { pruneRuns } from '@/lib/domain/runs/retention';
 import { getRun } from '@/lib/domain/runs/service';
 import { runsToStart } from '@/lib/domain/runs/start';
 import { claimRun, failAbandonedRuns, finishRun, processOne, startWorkers } from '@/lib/domain/runs/worker';
-import { createTestDatabase, testDatabaseKinds, type TestDatabase } from '@/lib/testing/databases';
+import { createTestDatabase, testDatabaseKinds, type TestDatabase } from '@/tests/support/databases';
 import { createUser } from '@/lib/domain/users/service';
 
 // The run lifecycle on both databases: claiming hands each run to exactly

@@ -3,7 +3,7 @@ import { authenticateApiToken, createApiToken, listApiTokens, revokeApiToken } f
 import { createSession, deleteSession, getSessionUser } from '@/lib/domain/auth/sessions';
 import { listFactoriesForUser } from '@/lib/domain/factories/service';
 import { AppError } from '@/lib/platform/http/errors';
-import { createTestDatabase, testDatabaseKinds, type TestDatabase } from '@/lib/testing/databases';
+import { createTestDatabase, testDatabaseKinds, type TestDatabase } from '@/tests/support/databases';
 import { authenticateWithPassword, completeFirstRun, needsFirstRun } from '@/lib/domain/users/service';
 
 describe.each(testDatabaseKinds())('accounts on %s', (kind) => {

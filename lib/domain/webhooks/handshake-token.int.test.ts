@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setDatabase } from '@/lib/platform/db';
 import { createFactory } from '@/lib/domain/factories/service';
-import { createTestDatabase, testDatabaseKinds, type TestDatabase } from '@/lib/testing/databases';
+import { createTestDatabase, testDatabaseKinds, type TestDatabase } from '@/tests/support/databases';
 import { createUser } from '@/lib/domain/users/service';
 import { handshakeTokenState, revealHandshakeToken } from '@/lib/domain/webhooks/handshake-token';
 import { captureHandshakeSecret, findLiveWebhook, notionTokenPendingDetail } from '@/lib/ingress/live';
 import { createWebhook, getWebhook, updateWebhookTx } from '@/lib/domain/webhooks/service';
 import { putSecret } from '@/lib/domain/secrets/service';
-import { appError } from '@/lib/testing/app-error';
+import { appError } from '@/tests/support/app-error';
 
 // Secrets that arrive in a provider's handshake (Asana, Notion): stored only
 // while the webhook waits for one, and Notion's token revealed exactly once.

@@ -3,8 +3,8 @@ import { setDatabase } from '@/lib/platform/db';
 import { createFactory } from '@/lib/domain/factories/service';
 import { AppError } from '@/lib/platform/http/errors';
 import { createSecret, deleteSecret, listSecrets, replaceSecretValue } from '@/lib/domain/secrets/service';
-import { createTestDatabase, testDatabaseKinds, type TestDatabase } from '@/lib/testing/databases';
-import { dumpDatabaseText } from '@/lib/testing/dump';
+import { createTestDatabase, testDatabaseKinds, type TestDatabase } from '@/tests/support/databases';
+import { dumpDatabaseText } from '@/tests/support/dump';
 import { createUser } from '@/lib/domain/users/service';
 import {
   MAX_WEBHOOKS_PER_FACTORY,
@@ -17,7 +17,7 @@ import {
   setWebhookEnabled,
 } from '@/lib/domain/webhooks/service';
 import { findLiveWebhook } from '@/lib/ingress/live';
-import { appError } from '@/lib/testing/app-error';
+import { appError } from '@/tests/support/app-error';
 
 describe.each(testDatabaseKinds())('webhooks and team secrets on %s', (kind) => {
   let database: TestDatabase;

@@ -17,7 +17,7 @@ import {
 import { eventTypesToSql } from '@/lib/ingress/filters/events';
 import { filterToSql, jsonbCopyOf, JSONB_COPY_MAX_DEPTH } from '@/lib/ingress/filters/sql';
 import { triggerToSql } from '@/lib/ingress/filters/trigger';
-import { createTestDatabase, testDatabaseKinds, type TestDatabase } from '@/lib/testing/databases';
+import { createTestDatabase, testDatabaseKinds, type TestDatabase } from '@/tests/support/databases';
 
 // The SQL translation decides exactly as the TypeScript evaluator, proven on
 // random filters and payloads (fast-check). Keys and values come from small

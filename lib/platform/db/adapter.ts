@@ -18,7 +18,7 @@ import { log } from '@/lib/platform/log';
 export type DatabaseTarget =
   | { kind: 'postgres'; url: string }
   | { kind: 'embedded'; dataDir: string }
-  // In memory, for tests; `from`: a dump of a data folder to start from (lib/testing/databases.ts).
+  // In memory, for tests; `from`: a dump of a data folder to start from (tests/support/databases.ts).
   | { kind: 'memory'; from?: ArrayBuffer };
 
 export type OpenedAdapter = {

@@ -8,7 +8,7 @@ import { acquireEmbeddedLock, EmbeddedDatabaseBusyError, lockSocketPath } from '
 import { applyPendingMigrations } from '@/lib/platform/db/migrate';
 
 // The embedded database's lock with real processes: each holder is a child
-// process (lib/testing/hold-embedded.ts) that opens PGlite in a folder.
+// process (tests/support/hold-embedded.ts) that opens PGlite in a folder.
 
 const root = path.resolve(import.meta.dirname, '..', '..', '..');
 const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'tripline-lock-'));
@@ -22,7 +22,7 @@ afterAll(() => {
 type Holder = { child: ChildProcess; outcome: Promise<string> };
 
 function hold(dataDir: string, env: Record<string, string> = {}): Holder {
-  const child = spawn(process.execPath, ['--conditions=react-server', '--import', 'tsx', 'lib/testing/hold-embedded.ts', dataDir], {
+  const child = spawn(process.execPath, ['--conditions=react-server', '--import', 'tsx', 'tests/support/hold-embedded.ts', dataDir], {
     cwd: root,
     env: { ...process.env, ...env },
     stdio: ['pipe', 'pipe', 'inherit'],

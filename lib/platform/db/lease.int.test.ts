@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LEASE_TTL_SECONDS, releaseLease, renewLeaseCte, takeLease, type Lease } from '@/lib/platform/db/lease';
-import { createTestDatabase, testDatabaseKinds, type TestDatabase } from '@/lib/testing/databases';
+import { createTestDatabase, testDatabaseKinds, type TestDatabase } from '@/tests/support/databases';
 
 describe.each(testDatabaseKinds())('a housekeeping lease on %s', (kind) => {
   let database: TestDatabase;

@@ -13,8 +13,8 @@ import {
   migrationStatus,
   readSchema,
 } from '@/lib/platform/db/migrate';
-import { testDatabaseKinds } from '@/lib/testing/databases';
-import { createPostgresDatabase } from '@/lib/testing/postgres';
+import { testDatabaseKinds } from '@/tests/support/databases';
+import { createPostgresDatabase } from '@/tests/support/postgres';
 
 const migrationsDir = path.resolve('prisma/migrations');
 

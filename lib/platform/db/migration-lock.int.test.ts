@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '@/lib/platform/db';
 import { applyPendingMigrations, loadMigrationList, MIGRATION_LOCK_KEY } from '@/lib/platform/db/migrate';
 import { prepareDatabase } from '@/lib/platform/db/prepare';
-import { createPostgresDatabase } from '@/lib/testing/postgres';
+import { createPostgresDatabase } from '@/tests/support/postgres';
 
 // Instances starting together on one PostgreSQL database: each runs
 // prepareDatabase on its own pool, as a server does at start. The schema

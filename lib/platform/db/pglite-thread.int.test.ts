@@ -4,7 +4,7 @@ import path from 'node:path';
 import { messages, PGlite } from '@electric-sql/pglite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ThreadedPGlite } from '@/lib/platform/db/pglite-thread';
-import { createTestDatabase, type TestDatabase } from '@/lib/testing/databases';
+import { createTestDatabase, type TestDatabase } from '@/tests/support/databases';
 
 // The embedded database runs on a thread of its own (lib/platform/db/pglite-thread.ts).
 // What crosses the thread must come back exactly as PGlite in this thread

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '@/lib/platform/db';
-import { createTestDatabase, testDatabaseKinds, type TestDatabase } from '@/lib/testing/databases';
+import { createTestDatabase, testDatabaseKinds, type TestDatabase } from '@/tests/support/databases';
 
 // The app's timestamps are `timestamp without time zone` holding UTC: Prisma
 // writes and reads them as UTC, and SQL writes them with now(), which is in

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pruneDeliveries } from '@/lib/domain/deliveries/retention';
 import { vacuumEmbedded } from '@/lib/platform/db/vacuum';
 import { createFactory } from '@/lib/domain/factories/service';
-import { createTestDatabase, type TestDatabase } from '@/lib/testing/databases';
+import { createTestDatabase, type TestDatabase } from '@/tests/support/databases';
 import { createUser } from '@/lib/domain/users/service';
 
 // The embedded database has no autovacuum (lib/platform/db/vacuum.ts): retention

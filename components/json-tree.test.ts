@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_DEPTH, parseJsonTree } from '@/lib/json/json-tree';
+import { MAX_DEPTH, parseJsonTree } from '@/components/json-tree';
 
 describe('parseJsonTree with a depth limit', () => {
   it('keeps a shallow document as a tree', () => {

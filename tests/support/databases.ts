@@ -5,7 +5,7 @@ import path from 'node:path';
 import { openDatabase, type Database } from '@/lib/platform/db';
 import type { DatabaseTarget } from '@/lib/platform/db/adapter';
 import { applyPendingMigrations } from '@/lib/platform/db/migrate';
-import { createPostgresDatabase } from '@/lib/testing/postgres';
+import { createPostgresDatabase } from '@/tests/support/postgres';
 
 // Integration tests run against both databases Tripline supports: embedded
 // PGlite (in memory) and a real PostgreSQL server. Each test database is

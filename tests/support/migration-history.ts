@@ -3,8 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { openDatabase, type Database } from '@/lib/platform/db';
 import { applyPendingMigrations } from '@/lib/platform/db/migrate';
-import type { TestDatabaseKind } from '@/lib/testing/databases';
-import { createPostgresDatabase } from '@/lib/testing/postgres';
+import type { TestDatabaseKind } from '@/tests/support/databases';
+import { createPostgresDatabase } from '@/tests/support/postgres';
 
 // For tests of a data migration: a database of the given kind, empty (not
 // migrated), and a copy of the migrations folder as it was just before the
