@@ -5,7 +5,7 @@
 // 1. The client's address. Route handlers never see the socket. The entry
 //    resolves the address from the TCP peer (and TRIPLINE_TRUSTED_PROXIES),
 //    then overwrites X-Forwarded-For with it, so what the app reads through
-//    clientAddress() is never the client's own word (lib/platform/http/client-address.ts).
+//    clientAddress() is never the client's own word (lib/platform/entry/client-address.ts).
 // 2. Shutdown. The entry is the one owner of SIGTERM and SIGINT and runs one
 //    sequence: readiness turns 503, the listener closes, in-flight requests
 //    are answered (idle keep-alive connections are closed, busy ones get
@@ -25,7 +25,7 @@ import { randomUUID } from 'node:crypto';
 import net from 'node:net';
 import next from 'next';
 import { AppError, errorResponse } from '@/lib/platform/http/errors';
-import { isTrustedPeer, markServerEntry, parseTrustedProxies, resolveClientAddress } from '@/lib/platform/http/client-address';
+import { isTrustedPeer, markServerEntry, parseTrustedProxies, resolveClientAddress } from '@/lib/platform/entry/client-address';
 import { notFound as ingressNotFound } from '@/lib/ingress/responses';
 import { errorFields, log } from '@/lib/platform/log';
 import { parseEntryConfig } from '@/lib/platform/entry/entry-config';

@@ -17,7 +17,7 @@ import { runsToStart } from '@/lib/domain/runs/start';
 import { wakeWorkers } from '@/lib/domain/runs/wake';
 import { note, observeIngress } from '@/lib/ingress/observe';
 import { accepted, ingressError, notFound, rateLimited } from '@/lib/ingress/responses';
-import { clientAddress } from '@/lib/platform/http/client-address';
+import { clientAddress } from '@/lib/platform/entry/client-address';
 import { receivedHeaders } from '@/lib/platform/entry/request-context';
 import { extractEventType } from '@/lib/ingress/signatures/event-types';
 import { getScheme } from '@/lib/ingress/signatures/registry';
@@ -89,7 +89,7 @@ async function serve(request: Request, params: IngressParams): Promise<Response>
   if (!webhook || (params.token !== undefined && webhook.authMode !== 'url_token')) return notFound();
   note(request, { authMode: webhook.authMode, scheme: webhook.signatureScheme });
   const headers = request.headers;
-  // The address the server entry resolved from the socket (lib/platform/http/client-address.ts); never a header the client chose.
+  // The address the server entry resolved from the socket (lib/platform/entry/client-address.ts); never a header the client chose.
   const address = clientAddress(headers);
   const logAddress = address === 'unknown' ? null : address;
   const challenge = await answerChallenge(webhook, request, logAddress);

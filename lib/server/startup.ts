@@ -11,7 +11,7 @@ import { closeAllStreams } from '@/lib/domain/deliveries/stream';
 import { syncAllRepositories } from '@/lib/domain/definitions/repository';
 import { moveRepositoryCredentials } from '@/lib/domain/definitions/repository-credentials';
 import { env } from '@/lib/platform/env';
-import { servedByEntry } from '@/lib/platform/http/client-address';
+import { servedByEntry } from '@/lib/platform/entry/client-address';
 import { errorFields, log } from '@/lib/platform/log';
 import { pruneRuns } from '@/lib/domain/runs/retention';
 import { checkFailedRuns, checkWebhookHealth } from '@/lib/domain/health/monitor';

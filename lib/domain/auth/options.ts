@@ -6,7 +6,7 @@ import { env } from '@/lib/platform/env';
 import { createSession, deleteSession, SESSION_MAX_AGE_SECONDS } from '@/lib/domain/auth/sessions';
 import { signInWithPassword } from '@/lib/domain/auth/sign-in';
 import { signInErrorCodes, throttledCode } from '@/lib/domain/auth/sign-in-messages';
-import { clientAddress } from '@/lib/platform/http/client-address';
+import { clientAddress } from '@/lib/platform/entry/client-address';
 import { safeRedirectPath } from '@/lib/platform/http/redirect';
 import { log } from '@/lib/platform/log';
 

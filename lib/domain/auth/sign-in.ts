@@ -25,7 +25,7 @@ import { countRefusal } from '@/lib/platform/metrics';
 // guesses made during a throttle. A successful sign-in clears the account's
 // budget, not the address's.
 //
-// The address is the one lib/platform/http/client-address.ts resolves. When it is
+// The address is the one lib/platform/entry/client-address.ts resolves. When it is
 // "unknown" (no trustworthy address: `next start` run by hand), the address
 // budget is skipped: one budget shared by every visitor would let anyone lock
 // everybody out of sign-in. The per-account budget still applies.

@@ -3,7 +3,7 @@
 import { revalidatePath } from 'next/cache';
 import { headers } from 'next/headers';
 import { withAddressBudget } from '@/lib/domain/auth/sign-in';
-import { clientAddress } from '@/lib/platform/http/client-address';
+import { clientAddress } from '@/lib/platform/entry/client-address';
 import { factoryAction, publicAction, userAction } from '@/lib/adapters/actions/action';
 import { acceptInvitationSchema, acceptWithNewAccountSchema, createInvitationSchema, invitationIdSchema } from '@/lib/domain/invitations/schemas';
 import { acceptInvitation, acceptInvitationWithNewAccount, createInvitation, revokeInvitation } from '@/lib/domain/invitations/service';

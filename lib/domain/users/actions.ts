@@ -3,7 +3,7 @@
 import { headers } from 'next/headers';
 import { publicAction } from '@/lib/adapters/actions/action';
 import { withAddressBudget } from '@/lib/domain/auth/sign-in';
-import { clientAddress } from '@/lib/platform/http/client-address';
+import { clientAddress } from '@/lib/platform/entry/client-address';
 import { env } from '@/lib/platform/env';
 import { AppError } from '@/lib/platform/http/errors';
 import { completeFirstRun, createUser, needsFirstRun } from '@/lib/domain/users/service';

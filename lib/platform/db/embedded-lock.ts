@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { servedByEntry } from '@/lib/platform/http/client-address';
+import { servedByEntry } from '@/lib/platform/entry/client-address';
 
 // One process at a time may open the embedded database (PGlite is a single
 // connection; two processes on one folder would corrupt it). The lock is a

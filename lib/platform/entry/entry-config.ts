@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { parseTrustedProxies } from '@/lib/platform/http/client-address';
+import { parseTrustedProxies } from '@/lib/platform/entry/client-address';
 
 // The variables the server entry (server.ts) reads before Next.js starts.
 // lib/platform/env.ts merges this shape into the app's own, so each variable is

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseTrustedProxies, resolveClientAddress } from '@/lib/platform/http/client-address';
+import { parseTrustedProxies, resolveClientAddress } from '@/lib/platform/entry/client-address';
 
 describe('resolveClientAddress', () => {
   const none = parseTrustedProxies('');
