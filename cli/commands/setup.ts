@@ -1,4 +1,4 @@
-import { verifyPassword } from '@/lib/domain/auth/password';
+import { verifyPassword } from '@/lib/platform/crypto/password';
 import { createFactory } from '@/lib/domain/factories/service';
 import { AppError } from '@/lib/platform/http/errors';
 import { createUser } from '@/lib/domain/users/service';

@@ -8,7 +8,7 @@ import { MobileNav } from '@/components/shell/mobile-nav';
 import { NavLink } from '@/components/shell/nav-link';
 import { SignOutButton } from '@/components/shell/sign-out-button';
 import { roleLabels, type Role } from '@/lib/domain/auth/roles';
-import type { NavIcon, NavItem } from '@/lib/domain/factories/nav';
+import type { NavIcon, NavItem } from '@/components/shell/factory-nav';
 
 type FactoryItem = { slug: string; name: string; role: Role };
 

@@ -1,7 +1,7 @@
 import type { ReactNode } from 'react';
 import { AppShell } from '@/components/shell/app-shell';
 import { requireUser } from '@/lib/domain/auth/current-user';
-import { factoryNav } from '@/lib/domain/factories/nav';
+import { factoryNav } from '@/components/shell/factory-nav';
 import { listFactoriesForUser, mayCreateFactories } from '@/lib/domain/factories/service';
 
 // Pages about the signed-in person rather than one factory.

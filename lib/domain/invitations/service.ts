@@ -4,7 +4,7 @@ import { prisma, type Db, type DbOrTx, type Tx } from '@/lib/platform/db';
 import type { Prisma } from '@/lib/generated/prisma/client';
 import { lockFactory } from '@/lib/platform/db/locks';
 import type { Role } from '@/lib/domain/auth/roles';
-import { hashPassword } from '@/lib/domain/auth/password';
+import { hashPassword } from '@/lib/platform/crypto/password';
 import { env } from '@/lib/platform/env';
 import { AppError } from '@/lib/platform/http/errors';
 import {

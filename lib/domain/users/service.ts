@@ -1,7 +1,7 @@
 import 'server-only';
 import { prisma, type Db, type DbOrTx, type Tx } from '@/lib/platform/db';
 import { advisoryXactLock, lockKeys } from '@/lib/platform/db/locks';
-import { burnPasswordCheck, hashPassword, verifyPassword } from '@/lib/domain/auth/password';
+import { burnPasswordCheck, hashPassword, verifyPassword } from '@/lib/platform/crypto/password';
 import { AppError } from '@/lib/platform/http/errors';
 import { createFactoryTx } from '@/lib/domain/factories/service';
 import { firstRunSchema, signInSchema, signUpSchema, type FirstRunInput, type SignUpInput } from '@/lib/domain/users/schemas';

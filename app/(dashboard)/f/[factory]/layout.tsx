@@ -1,7 +1,7 @@
 import type { ReactNode } from 'react';
 import { AppShell } from '@/components/shell/app-shell';
 import { requireFactoryPage } from '@/lib/domain/auth/current-user';
-import { factoryNav } from '@/lib/domain/factories/nav';
+import { factoryNav } from '@/components/shell/factory-nav';
 import { listFactoriesForUser, mayCreateFactories } from '@/lib/domain/factories/service';
 
 export default async function FactoryLayout({ children, params }: { children: ReactNode; params: Promise<{ factory: string }> }) {
