@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { checkRepositoryAccess, OPERATOR_ACCESS, type Lookup } from '@/lib/domain/definitions/repository-access';
-import { forbiddenAddressReason, numericHostAddress } from '@/lib/domain/definitions/repository-address';
+import { forbiddenAddressReason, numericHostAddress } from '@/lib/platform/http/forbidden-address';
 import { parseRepositoryUrl, repositoryOrigin } from '@/lib/domain/definitions/repository-url';
 import { parseEnv, type RepositoryAccess } from '@/lib/platform/env';
 

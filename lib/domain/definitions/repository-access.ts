@@ -2,7 +2,7 @@ import 'server-only';
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import type { RepositoryAccess } from '@/lib/platform/env';
-import { forbiddenAddressReason, numericHostAddress } from '@/lib/domain/definitions/repository-address';
+import { forbiddenAddressReason, numericHostAddress } from '@/lib/platform/http/forbidden-address';
 import { parseRepositoryUrl, RepositoryUrlError, type ParsedRepositoryUrl } from '@/lib/domain/definitions/repository-url';
 
 // The one check every repository fetch passes, whoever asks (a dashboard

@@ -2,7 +2,7 @@ import 'server-only';
 import { lookup as dnsLookup } from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
 import { env } from '@/lib/platform/env';
-import { forbiddenAddressReason, numericHostAddress } from '@/lib/domain/definitions/repository-address';
+import { forbiddenAddressReason, numericHostAddress } from '@/lib/platform/http/forbidden-address';
 import { AppError } from '@/lib/platform/http/errors';
 
 // Notification URLs are chosen by factory admins but fetched by the server,

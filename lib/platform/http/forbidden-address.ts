@@ -1,6 +1,8 @@
 import { isIP } from 'node:net';
 
-// Which IP addresses a repository fetch may connect to. A dashboard admin
+// Which IP addresses an outbound connection a user chose may reach: a
+// repository fetch (lib/domain/definitions/repository-access.ts) and a
+// notification (lib/domain/notifications/address.ts). A dashboard admin
 // chooses the URL, but the server makes the connection: without this rule a
 // stranger with a factory of their own could probe the server's network
 // (its database, a cloud metadata service, an internal git host).
