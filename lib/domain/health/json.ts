@@ -1,6 +1,10 @@
-import type { DeliveryStats } from '@/lib/domain/health/service';
-import { healthJson } from '@/lib/domain/webhooks/json';
+import type { DeliveryStats, WebhookHealthView } from '@/lib/domain/health/service';
 import type { WebhookView } from '@/lib/domain/webhooks/service';
+
+/** A webhook's health as the management API returns it (docs/notifications.md, Health). */
+export function healthJson(health: WebhookHealthView) {
+  return { state: health.state, reason: health.reason, lastAcceptedAt: health.lastAcceptedAt?.toISOString() ?? null };
+}
 
 /** GET .../webhooks/{uid}/stats: the webhook's health, its requests per status and its accepted deliveries per event type, in total and per bucket. */
 export function statsJson(webhook: WebhookView, stats: DeliveryStats) {

@@ -1,10 +1,5 @@
-import type { WebhookHealthView } from '@/lib/domain/health/service';
+import { healthJson } from '@/lib/domain/health/json';
 import type { WebhookView } from '@/lib/domain/webhooks/service';
-
-/** A webhook's health as the management API returns it (docs/notifications.md, Health). */
-export function healthJson(health: WebhookHealthView) {
-  return { state: health.state, reason: health.reason, lastAcceptedAt: health.lastAcceptedAt?.toISOString() ?? null };
-}
 
 /** A webhook as the management API returns it. Never contains a secret. */
 export function webhookJson(webhook: WebhookView) {
