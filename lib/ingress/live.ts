@@ -9,7 +9,7 @@ import { putSecretTx } from '@/lib/domain/secrets/service';
 import { activeTriggersSql, type ActiveTrigger } from '@/lib/domain/runs/start';
 import type { EventTypeSource } from '@/lib/ingress/signatures/event-types';
 import { eventTypeSourceOf, type SchemeId } from '@/lib/ingress/signatures/registry';
-import { applyCredential, credentialContext } from '@/lib/domain/webhooks/credential';
+import { applyCredential, credentialContext } from '@/lib/ingress/credential';
 import { forgetWebhook, liveWebhookCache } from '@/lib/ingress/live-cache';
 import type { AuthMode } from '@/lib/domain/webhooks/schemas';
 

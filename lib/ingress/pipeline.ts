@@ -23,7 +23,7 @@ import { extractEventType } from '@/lib/ingress/signatures/event-types';
 import { getScheme } from '@/lib/ingress/signatures/registry';
 import { providerDeliveryId } from '@/lib/ingress/signatures/verify';
 import { findLiveWebhook, type LiveWebhook } from '@/lib/ingress/live';
-import { ingressUrl } from '@/lib/domain/webhooks/urls';
+import { ingressUrl } from '@/lib/ingress/urls';
 
 // POST /webhooks/w/<uid>[/<token>]: the hot path, in this order:
 //   1. find the live webhook (unknown, disabled, deleted: one identical 404)

@@ -14,7 +14,7 @@ import {
   updateWebhookTx,
   type ConfigSource,
 } from '@/lib/domain/webhooks/service';
-import { ingressUrl } from '@/lib/domain/webhooks/urls';
+import { ingressUrl } from '@/lib/ingress/urls';
 
 // Applying a set of definition files. All or nothing: the plan is made and
 // carried out in one transaction that holds the factory's row lock, the same

@@ -22,10 +22,10 @@ import {
   type AuthMode,
   type CreateWebhookInput,
 } from '@/lib/domain/webhooks/schemas';
-import { applyCredential, credentialContext } from '@/lib/domain/webhooks/credential';
+import { applyCredential, credentialContext } from '@/lib/ingress/credential';
 import { healthOf, type WebhookHealthView } from '@/lib/domain/health/service';
 import { enqueueEvent, factoryRef } from '@/lib/domain/notifications/service';
-import { ingressUrl } from '@/lib/domain/webhooks/urls';
+import { ingressUrl } from '@/lib/ingress/urls';
 
 // The webhook rules, written once for the dashboard, the API and the CLI.
 //

@@ -7,8 +7,9 @@ import { readSecretValue } from '@/lib/domain/secrets/service';
 import type { AuthMode } from '@/lib/domain/webhooks/schemas';
 
 // A webhook's applied credential: shared by the management rules
-// (service.ts) and the ingress's handshake capture (live.ts), so neither
-// imports the other.
+// (lib/domain/webhooks/service.ts) and the ingress's handshake capture
+// (live.ts). It lives in the ingress wing, which the domains may import and
+// which imports no webhook management code.
 
 /** The encryption context of a webhook's applied credential. */
 export const credentialContext = (uid: string) => `webhook-credential:${uid}`;
