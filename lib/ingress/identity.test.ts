@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { bodyHashId, deliveryIdentity, normaliseSenderId } from '@/lib/ingress/identity';
 import { parseJsonBody } from '@/lib/ingress/json';
 import { declaredTooLarge, readBodyWithLimit } from '@/lib/platform/http/body';
-import { redactHeaders } from '@/lib/ingress/headers';
+import { redactHeaders } from '@/lib/platform/http/sensitive-headers';
 
 const body = Buffer.from('{"a":1}');
 

@@ -4,7 +4,7 @@ import { authenticate } from '@/lib/ingress/authenticate';
 import { declaredTooLarge, readBodyWithLimit } from '@/lib/platform/http/body';
 import { requestNow } from '@/lib/ingress/clock';
 import { announceEntry } from '@/lib/domain/deliveries/wake';
-import { redactHeaders, signatureHeaderValues } from '@/lib/ingress/headers';
+import { redactHeaders, signatureHeaderValues } from '@/lib/platform/http/sensitive-headers';
 import { answerChallenge, answerHandshake } from '@/lib/ingress/handshakes';
 import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable, noteDatabaseUnavailable } from '@/lib/platform/db/unavailable';
 import { deliveryIdentity, normaliseSenderId, requestIdentity, type Identity } from '@/lib/ingress/identity';

@@ -159,7 +159,7 @@ export type AcceptInput = {
   size: number;
   body: string;
   headers: Record<string, string>;
-  /** The original values of the signature headers `headers` redacts (lib/ingress/headers.ts); null when none. */
+  /** The original values of the signature headers `headers` redacts (lib/platform/http/sensitive-headers.ts); null when none. */
   signatureHeaders?: Record<string, string> | null;
   remoteAddress: string | null;
   /** The kind of event, already bounded (lib/ingress/signatures/event-types.ts); null when none. */

@@ -1,4 +1,4 @@
-import { looksSensitive } from '@/lib/ingress/headers';
+import { looksSensitive } from '@/lib/platform/http/sensitive-headers';
 import { isPlainObject, type FilterScalar } from '@/lib/ingress/filters/types';
 
 // The field catalogue of a webhook (docs/filters.md, The field catalogue):

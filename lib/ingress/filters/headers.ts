@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { looksSensitive } from '@/lib/ingress/headers';
+import { looksSensitive } from '@/lib/platform/http/sensitive-headers';
 import { schemes } from '@/lib/ingress/signatures/registry';
 import { describeCheck, evaluateFilter, matchesFilter } from './evaluate';
 import { validateFilter, type FilterError } from './schema';
@@ -21,7 +21,7 @@ export type HeaderFilter = { [name: string]: HeaderCondition };
 const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
 // Every header a provider scheme signs with is stored redacted for webhooks of
-// that scheme (lib/ingress/headers.ts, redactHeaders), whatever its name.
+// that scheme (lib/platform/http/sensitive-headers.ts, redactHeaders), whatever its name.
 const SCHEME_HEADERS = new Map<string, string>();
 for (const scheme of Object.values(schemes)) {
   for (const header of scheme.signatureHeaders) if (!SCHEME_HEADERS.has(header.toLowerCase())) SCHEME_HEADERS.set(header.toLowerCase(), scheme.displayName);
