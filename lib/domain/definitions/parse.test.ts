@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { definitionFile, parseDefinitionFiles } from '@/lib/domain/definitions/parse';
+import { parseDefinitionFiles } from '@/lib/domain/definitions/parse';
+import { definitionFile } from '@/lib/domain/webhooks/definition-file';
 import { formatProblem } from '@/lib/domain/definitions/schemas';
 
 const problemsOf = (files: Record<string, string>) => parseDefinitionFiles(files).problems.map(formatProblem);

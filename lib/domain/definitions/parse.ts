@@ -1,14 +1,12 @@
-import { LineCounter, parseDocument, stringify } from 'yaml';
+import { LineCounter, parseDocument } from 'yaml';
 import {
-  DEFINITION_EXTENSION,
   MAX_DEFINITION_BYTES,
-  WEBHOOKS_DIR,
-  definitionPath,
   webhookDefinitionSchema,
   type DefinitionFiles,
   type DefinitionProblem,
   type WebhookDefinition,
 } from '@/lib/domain/definitions/schemas';
+import { DEFINITION_EXTENSION, WEBHOOKS_DIR } from '@/lib/domain/webhooks/definition-file';
 import { MAX_WEBHOOKS_PER_FACTORY, webhookNameSchema } from '@/lib/domain/webhooks/schemas';
 
 // Pure parsing and validation of a set of definition files: no database, so
@@ -113,21 +111,4 @@ export function parseDefinitionFiles(files: DefinitionFiles): ParseResult {
     });
   }
   return { definitions, problems, brokenNames };
-}
-
-/** The definition file text for a webhook, as the dashboard writes it. */
-export function serializeDefinition(definition: WebhookDefinition): string {
-  return stringify({
-    authMode: definition.authMode,
-    ...(definition.signatureScheme ? { signatureScheme: definition.signatureScheme } : {}),
-    secretName: definition.secretName,
-    ...(definition.deliveryIdHeader ? { deliveryIdHeader: definition.deliveryIdHeader } : {}),
-    ...(definition.eventTypeHeader ? { eventTypeHeader: definition.eventTypeHeader } : {}),
-    ...(definition.eventTypePath ? { eventTypePath: definition.eventTypePath } : {}),
-  });
-}
-
-/** The path and text of a webhook's definition file. */
-export function definitionFile(definition: WebhookDefinition): { path: string; content: string } {
-  return { path: definitionPath(definition.name), content: serializeDefinition(definition) };
 }

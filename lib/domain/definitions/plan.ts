@@ -1,7 +1,8 @@
 import 'server-only';
 import { prisma, type DbOrTx } from '@/lib/platform/db';
 import { parseDefinitionFiles, type ParsedDefinition } from '@/lib/domain/definitions/parse';
-import { definitionPath, type DefinitionFiles, type DefinitionProblem, type WebhookDefinition } from '@/lib/domain/definitions/schemas';
+import type { DefinitionFiles, DefinitionProblem, WebhookDefinition } from '@/lib/domain/definitions/schemas';
+import { definitionPath } from '@/lib/domain/webhooks/definition-file';
 import { isUrlSafe } from '@/lib/domain/secrets/schemas';
 import { readSecretValue } from '@/lib/domain/secrets/service';
 import { listWebhookDefinitions } from '@/lib/domain/webhooks/service';

@@ -20,7 +20,8 @@ import { decryptRepositoryCredential, encryptRepositoryCredential } from '@/lib/
 import { GitFailure, runGit, STDERR_LIMIT } from '@/lib/domain/definitions/repository-git';
 import { consumeRepositoryCheck, syncRunning, withRepositorySyncLock } from '@/lib/domain/definitions/repository-limits';
 import { repositoryOrigin, type RepositoryCredential } from '@/lib/domain/definitions/repository-url';
-import { MAX_DEFINITION_BYTES, WEBHOOKS_DIR, repositorySettingsSchema, type DefinitionFiles, type DefinitionProblem, type RepositorySettings, type RepositorySettingsInput } from '@/lib/domain/definitions/schemas';
+import { WEBHOOKS_DIR } from '@/lib/domain/webhooks/definition-file';
+import { MAX_DEFINITION_BYTES, repositorySettingsSchema, type DefinitionFiles, type DefinitionProblem, type RepositorySettings, type RepositorySettingsInput } from '@/lib/domain/definitions/schemas';
 import { clearApplyFailure, recordApplyFailure, type ApplyFailure } from '@/lib/domain/definitions/service';
 import { env, type RepositoryAccess } from '@/lib/platform/env';
 import { AppError } from '@/lib/platform/http/errors';

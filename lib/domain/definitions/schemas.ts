@@ -9,8 +9,6 @@ import { authModeSchema, checkEventTypeSetting, deliveryIdHeaderSchema, eventTyp
 // misspelt key silently ignored would apply a different webhook than the one
 // its author wrote.
 
-export const WEBHOOKS_DIR = 'webhooks';
-export const DEFINITION_EXTENSION = '.yaml';
 /** A definition is a few lines; anything larger is not one. */
 export const MAX_DEFINITION_BYTES = 16 * 1024;
 
@@ -64,9 +62,6 @@ export type DefinitionProblem = { file: string; key?: string; message: string };
 export function formatProblem(problem: DefinitionProblem): string {
   return `${problem.file}: ${problem.key ? `${problem.key}: ` : ''}${problem.message}`;
 }
-
-/** The file path of a webhook's definition. */
-export const definitionPath = (name: string) => `${WEBHOOKS_DIR}/${name}${DEFINITION_EXTENSION}`;
 
 /** A set of definition files as the API takes and returns it: path -> YAML text. */
 export const definitionFilesSchema = z.object({

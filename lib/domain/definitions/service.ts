@@ -1,6 +1,6 @@
 import 'server-only';
 import { prisma, type Db, type DbOrTx } from '@/lib/platform/db';
-import { definitionFile } from '@/lib/domain/definitions/parse';
+import { definitionFile } from '@/lib/domain/webhooks/definition-file';
 import type { DefinitionFiles, DefinitionProblem } from '@/lib/domain/definitions/schemas';
 import { readDefinitionFiles, replaceDefinitionFilesTx } from '@/lib/domain/definitions/store';
 import { enqueueEvent, factoryRef } from '@/lib/domain/notifications/service';

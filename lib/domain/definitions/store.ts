@@ -1,6 +1,7 @@
 import 'server-only';
 import { prisma, type DbOrTx, type Tx } from '@/lib/platform/db';
-import { definitionPath, type DefinitionFiles } from '@/lib/domain/definitions/schemas';
+import type { DefinitionFiles } from '@/lib/domain/definitions/schemas';
+import { writeDefinitionFileTx } from '@/lib/domain/webhooks/definition-file';
 
 // The definition files the service keeps for a factory (DefinitionFile rows):
 // on a managed factory they are the truth that the dashboard and `apply`
@@ -10,18 +11,6 @@ import { definitionPath, type DefinitionFiles } from '@/lib/domain/definitions/s
 export async function readDefinitionFiles(factoryId: string, db: DbOrTx = prisma): Promise<DefinitionFiles> {
   const rows = await db.definitionFile.findMany({ where: { factoryId }, select: { path: true, content: true }, orderBy: { path: 'asc' } });
   return Object.fromEntries(rows.map((row) => [row.path, row.content]));
-}
-
-export async function writeDefinitionFileTx(tx: Tx, factoryId: string, file: { path: string; content: string }): Promise<void> {
-  await tx.definitionFile.upsert({
-    where: { factoryId_path: { factoryId, path: file.path } },
-    create: { factoryId, path: file.path, content: file.content },
-    update: { content: file.content },
-  });
-}
-
-export async function removeDefinitionFileTx(tx: Tx, factoryId: string, webhookName: string): Promise<void> {
-  await tx.definitionFile.deleteMany({ where: { factoryId, path: definitionPath(webhookName) } });
 }
 
 /** Makes the stored files exactly `files`, writing only what differs. Returns whether anything was written. */

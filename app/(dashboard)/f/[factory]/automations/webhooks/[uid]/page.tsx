@@ -26,7 +26,7 @@ import { deliveryStatusFilters, type DeliveryStatusFilter } from '@/lib/domain/d
 import { listDeliveries, recentEventTypes } from '@/lib/domain/deliveries/service';
 import { eventPatternProblem } from '@/lib/ingress/filters/events';
 import { getFieldCatalogue } from '@/lib/domain/fields/service';
-import { definitionPath } from '@/lib/domain/definitions/schemas';
+import { definitionPath } from '@/lib/domain/webhooks/definition-file';
 import { readDefinitionFiles } from '@/lib/domain/definitions/service';
 import { AppError } from '@/lib/platform/http/errors';
 import { listSecrets } from '@/lib/domain/secrets/service';
