@@ -1,5 +1,5 @@
 import { getScheme } from '@/lib/ingress/signatures/registry';
-import { bytesEqual } from '@/lib/ingress/signatures/shared';
+import { bytesEqual } from '@/lib/platform/crypto/compare';
 import { verifySignature } from '@/lib/ingress/signatures/verify';
 import type { LiveWebhook } from '@/lib/ingress/live';
 

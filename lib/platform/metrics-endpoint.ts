@@ -5,7 +5,7 @@ import { bearerToken } from '@/lib/platform/http/bearer';
 import { env } from '@/lib/platform/env';
 import { errorFields, log } from '@/lib/platform/log';
 import { metrics } from '@/lib/platform/metrics';
-import { bytesEqual } from '@/lib/ingress/signatures/shared';
+import { bytesEqual } from '@/lib/platform/crypto/compare';
 
 // The /metrics endpoint: the bearer check, then the gauges that are read at
 // scrape time (run queue, database pool), then the registry's text format.

@@ -1,7 +1,8 @@
 // GitLab: no signature. `X-Gitlab-Token` carries the webhook's secret token
 // verbatim, so the check is exact equality with the stored secret: no
 // trimming or case folding, compared in constant time.
-import { OK, bytesEqual, fail, headerBytes, readHeader } from './shared';
+import { bytesEqual } from '@/lib/platform/crypto/compare';
+import { OK, fail, headerBytes, readHeader } from './shared';
 import type { Verifier } from './types';
 
 export const verify: Verifier = ({ headers, secret }) => {

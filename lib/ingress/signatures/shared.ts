@@ -1,6 +1,6 @@
 // Small helpers shared by the scheme verifiers. Everything here is total: it
 // returns null or false on hostile input instead of throwing.
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { VerifyFailure, VerifyResult } from './types';
 
 export const OK: VerifyResult = { ok: true };
@@ -46,16 +46,6 @@ export function anyDigestEqual(candidates: readonly Buffer[], expected: Buffer):
 /** Constant-time equality of two digests; unequal lengths are simply unequal. */
 export function digestsEqual(a: Buffer, b: Buffer): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
-}
-
-/**
- * Constant-time equality of two arbitrary byte strings (strings are taken as
- * UTF-8). Hashing first makes both sides 32 bytes, so neither the
- * comparison's duration nor a length check tells an attacker how long the
- * secret is.
- */
-export function bytesEqual(a: Buffer | string, b: Buffer | string): boolean {
-  return timingSafeEqual(createHash('sha256').update(a).digest(), createHash('sha256').update(b).digest());
 }
 
 const HEX = /^(?:[0-9a-fA-F]{2})+$/;

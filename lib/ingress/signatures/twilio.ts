@@ -9,7 +9,8 @@
 // also accept the URL with the default port added or removed, because Twilio
 // signs the URL as configured; so do we. No timestamp.
 import { createHash } from 'node:crypto';
-import { OK, anyDigestEqual, bytesEqual, decodeBase64Digest, fail, hmac, readHeader } from './shared';
+import { bytesEqual } from '@/lib/platform/crypto/compare';
+import { OK, anyDigestEqual, decodeBase64Digest, fail, hmac, readHeader } from './shared';
 import type { Verifier } from './types';
 
 /** The URL as given plus the same URL with its default port written out or dropped. */
