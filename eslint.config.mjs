@@ -1,8 +1,9 @@
 import nextVitals from 'eslint-config-next/core-web-vitals';
 import nextTs from 'eslint-config-next/typescript';
+import { layerRules } from './eslint/layers.mjs';
 import hotPath from './eslint/no-transitive-imports.mjs';
 
-// The hot path (ingress, signatures, filters) must stay independent of the UI.
+// The hot path (lib/ingress, with its signatures/ and filters/) must stay independent of the UI.
 const uiImports = {
   patterns: [
     { group: ['react', 'react-dom', 'react/*', 'next/navigation', 'next/headers', 'next-auth', 'next-auth/*'], message: 'The ingress path must not depend on React, pages or next-auth.' },
@@ -21,6 +22,7 @@ const hotPathTransitive = {
     { pattern: '@/lib/domain/runs/executors*', message: 'The hot path must not reach the run executors.' },
     { pattern: '@/lib/domain/runs/worker', message: 'The hot path must not reach the run worker.' },
     { pattern: '@/components/*', message: 'The hot path must not reach components.' },
+    { pattern: '@/lib/server/*', message: 'The hot path must not reach the composition root (lib/server).' },
     { pattern: 'yaml', message: 'The hot path must not load the YAML parser.' },
     { pattern: 'node:child_process', message: 'The hot path must not spawn processes.' },
     { pattern: 'child_process', message: 'The hot path must not spawn processes.' },
@@ -38,6 +40,8 @@ const config = [
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
     },
   },
+  // The direction of lib/'s layers (eslint/layers.mjs).
+  ...layerRules,
   {
     files: ['lib/ingress/**'],
     rules: { 'no-restricted-imports': ['error', uiImports] },

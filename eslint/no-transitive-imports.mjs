@@ -15,9 +15,9 @@ const extensions = ['.ts', '.tsx', '.mjs', '.js', '/index.ts', '/index.tsx'];
 const importPattern =
   /(?:^|\n)\s*(?:import|export)\s+(type\s+)?(?:[^'";]*?\sfrom\s+)?['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g;
 
-/** The runtime imports of a file: [specifier, resolved project file or null for a package]. */
+/** The runtime imports of a file: [specifier, resolved project file or null for a package]. Also read by tests/layers.test.ts. */
 const importsCache = new Map();
-function runtimeImports(file) {
+export function runtimeImports(file) {
   const mtime = fs.statSync(file).mtimeMs;
   const cached = importsCache.get(file);
   if (cached?.mtime === mtime) return cached.found;
