@@ -111,6 +111,8 @@ function folderSize(dir: string): number {
 export function runGit(args: string[], options: GitOptions): Promise<Buffer> {
   const fullArgs = options.gitDir ? ['--git-dir', options.gitDir, ...args] : args;
   return new Promise((resolve, reject) => {
+    // Measured before git starts: a fast first write must count against the limit.
+    const baseline = options.watch ? folderSize(options.watch.dir) : 0;
     const child = spawn('git', fullArgs, {
       env: gitEnvironment(options) as NodeJS.ProcessEnv,
       cwd: options.home,
@@ -132,7 +134,6 @@ export function runGit(args: string[], options: GitOptions): Promise<Buffer> {
       }
     };
     const timer = setTimeout(() => stop('timeout'), options.timeoutMs);
-    const baseline = options.watch ? folderSize(options.watch.dir) : 0;
     const watcher = options.watch
       ? setInterval(() => {
           if (folderSize(options.watch!.dir) - baseline > options.watch!.maxBytes) stop('too_large');
