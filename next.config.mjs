@@ -17,6 +17,15 @@ const nextConfig = {
   // The npm package (scripts/pack.mjs) serves Next's standalone output: the
   // build plus only the files of node_modules that the server loads.
   output: process.env.TRIPLINE_STANDALONE === '1' ? 'standalone' : undefined,
+  // The server resolves some files from a folder it is given at run time (the
+  // migrations, the embedded database's worker), so the file trace takes the
+  // whole project folder; these parts of it are never read by a server. Without
+  // this, a build in a checkout whose test-results/ holds the end-to-end
+  // databases traced (and a standalone build copied) gigabytes.
+  outputFileTracingExcludes: {
+    // Next matches these anywhere in a path (node_modules too): only names no package uses.
+    '*': ['test-results/**', 'playwright-report/**', '.data/**'],
+  },
   poweredByHeader: false,
   // Server action bodies: Next's default limit, stated so that it stays one
   // decision with the management API's 1 MB (lib/adapters/api/handler.ts readJson).
