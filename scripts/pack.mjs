@@ -4,7 +4,8 @@
 //   dist/app/cli.mjs       the command line, prebuilt with esbuild (no tsx at run time);
 //                          each command a chunk of its own, loaded when run
 //   dist/app/server.mjs    server.ts, prebuilt the same way
-//   dist/app/.next-pack/   the production build (Next.js's standalone output, static files)
+//   dist/app/<build>/      the production build (Next.js's standalone output, static files):
+//                          .next when `npm test`'s current build is taken as it is, else .next-pack
 //   dist/app/node_modules/ only the files of the packages the server and the CLI load
 //                          (Next.js's trace, plus the packages kept out of the bundles whole)
 //   dist/app/prisma/       the migrations and the schema the schema engine reads
@@ -17,10 +18,28 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { build } from 'esbuild';
 import nextConfig from '../next.config.mjs';
+import { buildIsCurrent } from './build-stamp.mjs';
 
 const root = path.resolve(import.meta.dirname, '..');
 process.chdir(root);
-const DIST_DIR = '.next-pack';
+/**
+ * `npm test` builds with Next's standalone output (scripts/test.mjs), so a pack
+ * right after it, as the package's end-to-end test does, takes that build as
+ * it is when the sources have not changed since: a second build of the same
+ * sources cost about 100 s of the CI's two cores. Any other pack builds its
+ * own, in a folder of its own (a developer's `npm start` build is not a
+ * standalone one). The folder keeps its name in the package: the build's
+ * routes carry it.
+ */
+function currentStandaloneBuild() {
+  const dir = process.env.NEXT_DIST_DIR || '.next';
+  const required = path.join(dir, 'required-server-files.json');
+  if (!fs.existsSync(required) || !fs.existsSync(path.join(dir, 'standalone'))) return null;
+  if (JSON.parse(fs.readFileSync(required, 'utf8')).config?.output !== 'standalone') return null;
+  return buildIsCurrent() ? dir : null;
+}
+const reused = process.env.TRIPLINE_PACK_REUSE_BUILD ? '.next-pack' : currentStandaloneBuild();
+const DIST_DIR = reused ?? '.next-pack';
 const out = path.join(root, 'dist');
 const app = path.join(out, 'app');
 
@@ -81,7 +100,9 @@ function unaliasExternals(linksDir, buildDir) {
 const started = Date.now();
 const step = (text) => console.log(`[pack] ${text} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
 
-if (!process.env.TRIPLINE_PACK_REUSE_BUILD) {
+if (reused) {
+  step(`taking the current standalone build in ${reused}`);
+} else {
   step('building the app (Next.js standalone output)');
   run(process.execPath, ['scripts/prisma-generate.mjs']);
   run(process.execPath, ['node_modules/next/dist/bin/next', 'build'], { NEXT_DIST_DIR: DIST_DIR, TRIPLINE_STANDALONE: '1', NEXT_TELEMETRY_DISABLED: '1' });
@@ -142,7 +163,8 @@ await build({
   external: [...EXTERNAL_PACKAGES, 'next'],
 });
 
-fs.writeFileSync(path.join(app, 'package.json'), `${JSON.stringify({ type: 'module', private: true }, null, 2)}\n`);
+// The launcher reads the build's folder name from here (tripline.buildDir).
+fs.writeFileSync(path.join(app, 'package.json'), `${JSON.stringify({ type: 'module', private: true, tripline: { buildDir: DIST_DIR } }, null, 2)}\n`);
 copy('scripts/pack/tripline.mjs', path.join(out, 'tripline.mjs'));
 fs.chmodSync(path.join(out, 'tripline.mjs'), 0o755);
 step('done: dist/');

@@ -126,7 +126,10 @@ if (lines) {
 }
 
 const stamp = sourceStamp();
-if (step('build', node, [bin('next', 'dist/bin/next'), 'build'])) {
+// A standalone build (Next's output for the npm package, beside the usual
+// one): the package's end-to-end test then packs this build instead of
+// building the same sources again (scripts/pack.mjs).
+if (step('build', node, [bin('next', 'dist/bin/next'), 'build'], { TRIPLINE_STANDALONE: '1' })) {
   // e2e/lifecycle starts `npm start`, which then serves this build as it is.
   writeStamp(stamp);
   // Two Playwright runs side by side, each with its own servers (e2e/global-setup.ts,

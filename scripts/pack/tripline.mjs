@@ -21,7 +21,8 @@ if (process.argv[2] === 'start') {
   // The build's own configuration: the package has no next.config.mjs (nor
   // the tools it would load), so Next.js takes it from here, as Next's own
   // standalone server does.
-  const { config } = JSON.parse(fs.readFileSync(path.join(app, '.next-pack', 'required-server-files.json'), 'utf8'));
+  const { buildDir } = JSON.parse(fs.readFileSync(path.join(app, 'package.json'), 'utf8')).tripline;
+  const { config } = JSON.parse(fs.readFileSync(path.join(app, buildDir, 'required-server-files.json'), 'utf8'));
   process.env.__NEXT_PRIVATE_STANDALONE_CONFIG = JSON.stringify(config);
 }
 await import(pathToFileURL(path.join(app, 'cli.mjs')).href);
