@@ -38,6 +38,8 @@ export const servers = {
   apiPostgresB: `http://localhost:${portBase + 4}`,
 };
 
+const firstStart = ['lifecycle/package.spec.ts', 'lifecycle/readme-quickstart.spec.ts'];
+
 export default defineConfig({
   testDir: 'e2e',
   outputDir: 'test-results/playwright',
@@ -70,9 +72,10 @@ export default defineConfig({
       testMatch: 'browser/**/*.spec.ts',
       use: { baseURL: servers.browser, viewport: { width: 1366, height: 850 } },
     },
-    { name: 'lifecycle', testMatch: 'lifecycle/**/*.spec.ts', testIgnore: 'lifecycle/package.spec.ts' },
-    // The npm package: packs (a build of its own) and installs it; npm test runs it beside the API specs, with the browser journeys.
-    { name: 'package', testMatch: 'lifecycle/package.spec.ts' },
+    { name: 'lifecycle', testMatch: 'lifecycle/**/*.spec.ts', testIgnore: firstStart },
+    // A newcomer's first start: the README's quick start, and the npm package packed and installed into an
+    // empty folder. npm test runs them with the browser journeys, beside the API and lifecycle specs.
+    { name: 'package', testMatch: firstStart },
     { name: 'api-pglite', testMatch: 'api/**/*.spec.ts', use: { baseURL: servers.apiPglite } },
     ...(withPostgres
       ? [{ name: 'api-postgres', testMatch: ['api/**/*.spec.ts', 'api-postgres/**/*.spec.ts'], use: { baseURL: servers.apiPostgres } }]

@@ -157,7 +157,7 @@ if (step('build', node, [bin('next', 'dist/bin/next'), 'build'], { TRIPLINE_STAN
     fs.rmSync(path.join(reports, 'e2e-secrets.txt'), { force: true });
     const api = ['api-pglite', ...(process.env.TEST_DATABASE_URL ? ['api-postgres'] : []), 'lifecycle'];
     const parts = [
-      // The package spec packs and installs the npm package (a build of its own): it evens the two runs out.
+      // The package project (the README's quick start and the npm package) evens the two runs out.
       { name: 'e2e-browser', servers: 'browser', projects: ['browser', 'package'] },
       { name: 'e2e-api', servers: 'api', projects: api },
     ];
