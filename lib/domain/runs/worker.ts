@@ -26,6 +26,10 @@ const logger = log('runs');
 
 // Idle workers poll this often; runs queued by this process wake them at once.
 const POLL_MS = 1_000;
+// How often a pool looks for abandoned runs. Their leases last the executor's
+// time limit plus a minute, so a sweep every 15 s adds little to that, where
+// one before every claim was most of an idle server's queries.
+const SWEEP_MS = 15_000;
 // Ready runs per factory that one claim considers (see claimRun).
 const HEAD = 16;
 const LEASE_MARGIN_MS = 60_000;
@@ -221,11 +225,15 @@ export function startWorkers(executor: ExecutorConfig, slots: number, options: {
       sleepers.add(done);
     });
 
+  let sweptAt = 0;
   const loop = async () => {
     while (!stopped) {
       let worked = false;
       try {
-        await failAbandonedRuns();
+        if (Date.now() - sweptAt >= SWEEP_MS) {
+          sweptAt = Date.now();
+          await failAbandonedRuns();
+        }
         worked = await processOne(worker, executor, { stopping: stopping.signal, cancel: cancel.signal });
       } catch (error) {
         if (stopped) break;
