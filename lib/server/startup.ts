@@ -17,6 +17,7 @@ import { pruneRuns } from '@/lib/domain/runs/retention';
 import { checkFailedRuns, checkWebhookHealth } from '@/lib/domain/health/monitor';
 import { sendDueNotifications } from '@/lib/domain/notifications/sender';
 import { startWorkers } from '@/lib/domain/runs/worker';
+import { replayWakers } from '@/lib/domain/replay-jobs/wake';
 import { workReplayJobs } from '@/lib/domain/replay-jobs/worker';
 import { onShutdown, setPhase, shutdownStage } from '@/lib/server/lifecycle';
 
@@ -31,18 +32,28 @@ const HOUR = 60 * 60 * 1000;
 const DAY = 24 * HOUR;
 const logger = log('startup');
 
-/** Runs `job` every `intervalMs`; a run still going when the next is due skips that turn. */
-function every(intervalMs: number, name: string, job: () => Promise<unknown>): NodeJS.Timeout {
+/** A turn of `job`: starts it unless a turn is still going (then this one is skipped). */
+function turns(name: string, job: () => Promise<unknown>): () => void {
   let running = false;
-  const timer = setInterval(() => {
+  return () => {
     if (running) return;
     running = true;
     job()
       .catch((error: unknown) => log('housekeeping').error({ job: name, ...errorFields(error) }, `${name} failed`))
       .finally(() => (running = false));
-  }, intervalMs);
+  };
+}
+
+/** Takes a turn every `intervalMs`. */
+function repeat(intervalMs: number, turn: () => void): NodeJS.Timeout {
+  const timer = setInterval(turn, intervalMs);
   timer.unref();
   return timer;
+}
+
+/** Runs `job` every `intervalMs`; a run still going when the next is due skips that turn. */
+function every(intervalMs: number, name: string, job: () => Promise<unknown>): NodeJS.Timeout {
+  return repeat(intervalMs, turns(name, job));
 }
 
 // Backtest's jsonb copies of new bodies (lib/domain/deliveries/body-json.ts): a
@@ -57,8 +68,11 @@ function copyBodies(embedded: boolean): Promise<number> {
 // before the ingress fills it.
 const SEARCH_MERGE_INTERVAL = 2_000;
 
-// How often an instance looks for a replay job to work when it has none.
-const REPLAY_POLL_INTERVAL = 1_000;
+// How often an instance looks for a replay job to work when it has none: a job
+// started on this instance wakes it at once (lib/domain/replay-jobs/wake.ts),
+// so the poll finds those started on another instance and those whose lease
+// expired. At 1 s it was the largest part of an idle server's queries.
+const REPLAY_POLL_INTERVAL = 5_000;
 
 export async function startServer(): Promise<void> {
   const line = (text: string) => logger.info(text);
@@ -125,7 +139,9 @@ export async function startServer(): Promise<void> {
   // Bulk replay jobs (lib/domain/replay-jobs/worker.ts): each instance looks for a job with a free lease every second and
   // works it at TRIPLINE_REPLAY_RATE; shutdown aborts the turn, which gives the lease back for the next instance.
   const replayShutdown = new AbortController();
-  timers.push(every(REPLAY_POLL_INTERVAL, 'replay jobs', () => workReplayJobs({ signal: replayShutdown.signal })));
+  const replayTurn = turns('replay jobs', () => workReplayJobs({ signal: replayShutdown.signal }));
+  timers.push(repeat(REPLAY_POLL_INTERVAL, replayTurn));
+  replayWakers.add(replayTurn);
   // Repository-backed factories apply new commits of their production branch.
   // Every instance checks; the factory row lock makes one apply each commit.
   const syncInterval = env().repositorySyncInterval;
@@ -144,6 +160,7 @@ export async function startServer(): Promise<void> {
     name: 'housekeeping',
     stage: shutdownStage.work,
     run: async () => {
+      replayWakers.delete(replayTurn);
       replayShutdown.abort();
       for (const timer of timers) clearInterval(timer);
     },

@@ -5,6 +5,7 @@ import { env } from '@/lib/platform/env';
 import { createFactory } from '@/lib/domain/factories/service';
 import { REPLAY_JOB_MAX, replaySelectionSchema } from '@/lib/domain/replay-jobs/schemas';
 import { cancelReplayJob, getReplayJob, previewSelection, startReplayJob } from '@/lib/domain/replay-jobs/service';
+import { replayWakers } from '@/lib/domain/replay-jobs/wake';
 import { claimReplayJob, replayNextItem, workReplayJobs } from '@/lib/domain/replay-jobs/worker';
 import { appError } from '@/tests/support/app-error';
 import { createTestDatabase, testDatabaseKinds, type TestDatabase } from '@/tests/support/databases';
@@ -101,11 +102,18 @@ describe.each(testDatabaseKinds())('bulk replay on %s', (kind) => {
 
   it('freezes the selection, replays each delivery once across an interrupted holder, and completes', async () => {
     const db = database.prisma;
+    // A job started here wakes this instance's replay worker (the others poll); a refused one does not.
+    const wakes: string[] = [];
+    const waker = () => wakes.push('woken');
+    replayWakers.add(waker);
     const job = await startReplayJob(factoryId, { webhook: uid, event: 'pull_request.opened' }, actor, db);
     expect(job).toMatchObject({ status: 'running', total: 10, done: 0, createdBy: actor.email, selection: { webhook: uid, status: 'accepted', event: 'pull_request.opened' } });
+    expect(wakes).toEqual(['woken']);
 
     // A second job while this one runs: 409 naming it.
     const second = await appError(startReplayJob(factoryId, { webhook: uid }, actor, db));
+    replayWakers.delete(waker);
+    expect(wakes).toEqual(['woken']);
     expect(second).toMatchObject({ code: 'conflict', fields: { job: job.id } });
     expect(second.message).toContain(job.id);
 

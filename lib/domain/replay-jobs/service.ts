@@ -8,6 +8,7 @@ import { timeOrderedId } from '@/lib/platform/crypto/random';
 import { deliveryLogQuery, webhookIdOrThrow } from '@/lib/domain/deliveries/service';
 import { AppError } from '@/lib/platform/http/errors';
 import { PREVIEW_ENTRIES, REPLAY_JOB_MAX, replaySelectionSchema, type ReplaySelection, type ReplaySelectionInput } from '@/lib/domain/replay-jobs/schemas';
+import { wakeReplayWorker } from '@/lib/domain/replay-jobs/wake';
 
 // Bulk replay (docs/replay.md): the selection, its preview, and the job's
 // start, state and cancel. The worker that replays the items is
@@ -197,6 +198,8 @@ export async function startReplayJob(factoryId: string, input: ReplaySelectionIn
     },
     { timeout: 30_000 },
   );
+  // This instance starts on it at once; the others would find it at their next poll.
+  wakeReplayWorker();
   return (await toViews(factoryId, [row], db))[0]!;
 }
 
