@@ -9,6 +9,7 @@ import { Webhook } from 'standardwebhooks';
 import { bearer, expect, test } from '../fixtures/api';
 import { createWebhook, deleteCreatedWebhooks, rawPost } from '../fixtures/ingress';
 import { listener, openStream, receiver } from '../fixtures/listen';
+import { scrapeMetrics } from '../fixtures/metrics';
 
 // The stream of a webhook's log over real HTTP (server-sent events), and
 // `tripline listen` run as a real process against the server, forwarding to a
@@ -104,6 +105,77 @@ test('a token may hold five open streams; the sixth gets 429 until one closes', 
     )
     .toBe(200);
   for (const stream of open) await stream.close();
+});
+
+test('a client that stops reading: the server stops reading the log for it and holds a bounded amount; once it reads again it gets every entry, in order', async ({ request, tokens, baseURL }) => {
+  test.setTimeout(90_000);
+  const hook = await createWebhook(request, tokens.admin, { name: 'unread' });
+  const streamUrl = new URL(`${baseURL}${base}/webhooks/${hook.uid}/deliveries/stream`);
+  const SENT = 'tripline_log_stream_sent_bytes_total';
+  const OPEN = 'tripline_log_streams_open';
+  const RSS = 'tripline_process_resident_memory_bytes';
+  const before = await scrapeMetrics(request, baseURL);
+  // A client that reads the headers, then nothing: no data listener, so node:http stops reading the socket at once.
+  const response = await new Promise<http.IncomingMessage>((resolve, reject) => {
+    http.get(streamUrl, { headers: bearer(tokens.admin) }, resolve).on('error', reject);
+  });
+  expect(response.statusCode).toBe(200);
+  response.pause();
+  expect((await scrapeMetrics(request, baseURL)).get(OPEN)).toBe((before.get(OPEN) ?? 0) + 1);
+
+  // 55 deliveries of 250 KB (the per-minute rate limit is 60): 13.75 MB for a stream that is not read.
+  const COUNT = 55;
+  const pad = 'x'.repeat(250_000);
+  for (let n = 0; n < COUNT; n++) {
+    const sent = await rawPost(baseURL!, hook.url, { Authorization: `Bearer ${hook.secret}`, 'Content-Type': 'application/json' }, Buffer.from(JSON.stringify({ n, pad })));
+    expect(sent.status, sent.body).toBe(202);
+  }
+  // The stream hands over what the connection takes (the kernel's buffers, at most 4 MB here, and an entry or two
+  // in Node's), then waits: what it has sent stops growing, far below what was accepted.
+  let sent = -1;
+  await expect
+    .poll(
+      async () => {
+        const previous = sent;
+        await new Promise((resolve) => setTimeout(resolve, 1_500));
+        sent = (await scrapeMetrics(request, baseURL)).get(SENT)! - (before.get(SENT) ?? 0);
+        return sent > 0 && sent === previous;
+      },
+      { timeout: 30_000, intervals: [0] },
+    )
+    .toBe(true);
+  const held = await scrapeMetrics(request, baseURL);
+  test.info().annotations.push({
+    type: 'figures',
+    description: `sent ${(sent / 1e6).toFixed(1)} MB of ${((COUNT * 250_000) / 1e6).toFixed(2)} MB accepted; resident memory ${(before.get(RSS)! / 1e6).toFixed(0)} MB before, ${(held.get(RSS)! / 1e6).toFixed(0)} MB while held`,
+  });
+  expect(sent).toBeLessThan(8 * 1024 * 1024);
+
+  // It reads again: every entry arrives, in order, once, with its exact body.
+  const received: number[] = [];
+  let buffer = '';
+  response.setEncoding('utf8');
+  response.on('data', (chunk: string) => {
+    buffer += chunk;
+    let end: number;
+    while ((end = buffer.indexOf('\n\n')) !== -1) {
+      const block = buffer.slice(0, end);
+      buffer = buffer.slice(end + 2);
+      const data = block.split('\n').find((line) => line.startsWith('data: '));
+      if (!block.includes('event: delivery') || !data) continue;
+      const entry = JSON.parse(data.slice(6));
+      const payload = JSON.parse(entry.body);
+      expect(payload.pad).toBe(pad);
+      received.push(payload.n);
+    }
+  });
+  response.resume();
+  await expect.poll(() => received.length, { timeout: 30_000 }).toBe(COUNT);
+  expect(received).toEqual([...Array(COUNT).keys()]);
+  expect((await scrapeMetrics(request, baseURL)).get(SENT)! - (before.get(SENT) ?? 0)).toBeGreaterThan(COUNT * 250_000);
+  // A client that goes away gives its slot back.
+  response.destroy();
+  await expect.poll(async () => (await scrapeMetrics(request, baseURL)).get(OPEN), { timeout: 10_000 }).toBe(before.get(OPEN) ?? 0);
 });
 
 // ---------------------------------------------------------------------------

@@ -81,7 +81,16 @@ function createMetrics() {
     labelNames: ['state'] as const,
     registers: [registry],
   });
-  return { registry, ingressRequests, ingressDuration, refusals, runs, runDuration, syncs, queueDepth, queueAge, pool };
+  // The log streams (GET .../deliveries/stream): how many are open, and what they
+  // have handed to their connections. A stream reads the log only as fast as its
+  // client reads, so the bytes stop growing while a client does not read.
+  const logStreamsOpen = new client.Gauge({ name: 'tripline_log_streams_open', help: 'Log streams (server-sent events) open on this instance', registers: [registry] });
+  const logStreamBytes = new client.Counter({
+    name: 'tripline_log_stream_sent_bytes_total',
+    help: 'Bytes of server-sent events the log streams have handed to their connections',
+    registers: [registry],
+  });
+  return { registry, ingressRequests, ingressDuration, refusals, runs, runDuration, syncs, queueDepth, queueAge, pool, logStreamsOpen, logStreamBytes };
 }
 
 export function metrics(): Metrics {

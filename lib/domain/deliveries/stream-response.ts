@@ -5,6 +5,7 @@ import type { FactoryContext } from '@/lib/domain/auth/guard';
 import type { streamDeliveriesSchema } from '@/lib/domain/deliveries/schemas';
 import { deliveryStream, openStreamLease, STREAM_LIFETIME_MS, streamEntryJson, streamStart, type StreamItem } from '@/lib/domain/deliveries/stream';
 import { errorFields, log } from '@/lib/platform/log';
+import { metrics } from '@/lib/platform/metrics';
 
 // The stream of a webhook's log as server-sent events (text/event-stream):
 //
@@ -28,6 +29,13 @@ const encoder = new TextEncoder();
 /** How long a client that has stopped reading keeps its stream after the stream should have ended. */
 export const UNREAD_GRACE_MS = 10_000;
 const logger = log('deliveries');
+
+/** Hands text to the connection, counted in tripline_log_stream_sent_bytes_total. */
+function send(controller: ReadableStreamDefaultController<Uint8Array>, text: string): void {
+  const bytes = encoder.encode(text);
+  metrics().logStreamBytes.inc(bytes.byteLength);
+  controller.enqueue(bytes);
+}
 
 export async function deliveryEventStream(args: {
   request: Request;
@@ -94,7 +102,7 @@ export async function deliveryEventStream(args: {
     {
       start(controller) {
         streamController = controller;
-        controller.enqueue(encoder.encode('retry: 2000\n\n'));
+        send(controller, 'retry: 2000\n\n');
       },
       async pull(controller) {
         let item: IteratorResult<StreamItem>;
@@ -103,7 +111,7 @@ export async function deliveryEventStream(args: {
         } catch (error) {
           // The database failed mid-stream: end it; the client resumes after the last entry it got.
           logger.warn({ ...errorFields(error) }, 'log stream ended by an error');
-          controller.enqueue(encoder.encode(`event: end\ndata: {"reason":"error"}\n\n`));
+          send(controller, `event: end\ndata: {"reason":"error"}\n\n`);
           controller.close();
           finish();
           return;
@@ -111,15 +119,15 @@ export async function deliveryEventStream(args: {
         const value = item.done ? ({ kind: 'end', reason: 'aborted' } as const) : item.value;
         if (value.kind === 'end') {
           const reason = value.reason;
-          if (reason !== 'aborted') controller.enqueue(encoder.encode(`event: end\ndata: ${JSON.stringify({ reason })}\n\n`));
+          if (reason !== 'aborted') send(controller, `event: end\ndata: ${JSON.stringify({ reason })}\n\n`);
           controller.close();
           finish();
           return;
         }
-        if (value.kind === 'heartbeat') controller.enqueue(encoder.encode(': heartbeat\n\n'));
+        if (value.kind === 'heartbeat') send(controller, ': heartbeat\n\n');
         else {
           const entry = value.entry;
-          controller.enqueue(encoder.encode(`id: ${entry.id}\nevent: delivery\ndata: ${JSON.stringify(streamEntryJson(entry, { signatures }))}\n\n`));
+          send(controller, `id: ${entry.id}\nevent: delivery\ndata: ${JSON.stringify(streamEntryJson(entry, { signatures }))}\n\n`);
         }
       },
       async cancel() {

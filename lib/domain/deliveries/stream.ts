@@ -5,6 +5,7 @@ import type { DeliveryStatusFilter } from '@/lib/domain/deliveries/schemas';
 import { onEntry } from '@/lib/domain/deliveries/wake';
 import { eventTypesToSql } from '@/lib/ingress/filters/events';
 import { AppError } from '@/lib/platform/http/errors';
+import { metrics } from '@/lib/platform/metrics';
 
 // The stream of a webhook's log (GET .../deliveries/stream, server-sent
 // events): every entry once, in the order the log wrote them, resumable after
@@ -257,6 +258,7 @@ export function openStreamLease(owner: string, kind: 'token' | 'session' = 'toke
   if (state.total >= STREAMS_PER_INSTANCE) throw new AppError('rate_limited', `This server already serves ${STREAMS_PER_INSTANCE} streams of delivery logs, the most it serves: try again later`, undefined, 30);
   state.open.set(owner, mine + 1);
   state.total += 1;
+  metrics().logStreamsOpen.inc();
   const controller = new AbortController();
   state.streams.add(controller);
   let released = false;
@@ -267,6 +269,7 @@ export function openStreamLease(owner: string, kind: 'token' | 'session' = 'toke
       released = true;
       state.streams.delete(controller);
       state.total -= 1;
+      metrics().logStreamsOpen.dec();
       const left = (state.open.get(owner) ?? 1) - 1;
       if (left > 0) state.open.set(owner, left);
       else state.open.delete(owner);
