@@ -62,6 +62,30 @@ function copy(from, to) {
 }
 
 /**
+ * Copies node_modules/<name> into the package's node_modules, with every
+ * package it depends on that npm hoisted out of its folder (those nested in
+ * its own node_modules come with it), found as Node.js resolves them: the
+ * package's own node_modules, then each one above it.
+ */
+function copyWithDependencies(name, from = path.join('node_modules', name), seen = new Set()) {
+  if (seen.has(from)) return;
+  // A package nested in one copied already came with its folder.
+  if (![...seen].some((copied) => from.startsWith(`${copied}/`))) copy(from, path.join(app, from));
+  seen.add(from);
+  const manifest = JSON.parse(fs.readFileSync(path.join(from, 'package.json'), 'utf8'));
+  for (const dependency of Object.keys(manifest.dependencies ?? {})) {
+    let found = null;
+    for (let dir = from; ; dir = path.dirname(dir)) {
+      const candidate = path.join(dir, 'node_modules', dependency);
+      if (fs.existsSync(path.join(candidate, 'package.json'))) found = candidate;
+      if (found || dir === '.') break;
+    }
+    if (!found) throw new Error(`${name} depends on ${dependency}, which is not installed`);
+    copyWithDependencies(dependency, found, seen);
+  }
+}
+
+/**
  * Turbopack loads a package kept out of the bundle under an alias
  * (<name>-<hash>), a symbolic link in <build>/node_modules to the package.
  * npm leaves symbolic links out of a package, so the build's code is given
@@ -128,9 +152,13 @@ for (const name of WHOLE_PACKAGES) {
   fs.rmSync(path.join(app, 'node_modules', name), { recursive: true, force: true });
   copy(from, path.join(app, 'node_modules', name));
 }
-// @node-rs/argon2's binary for this platform (an optional dependency of it).
+// @node-rs/argon2's bindings, with what they load: the native binary for
+// this platform (an optional dependency of it), and its WebAssembly build
+// (@node-rs/argon2-wasm32-wasi, a dev dependency of the project), which
+// @node-rs/argon2 loads where no native binary is present: the package then
+// runs on every platform Node.js runs on, not only the one it was packed on.
 for (const name of fs.readdirSync('node_modules/@node-rs')) {
-  if (name.startsWith('argon2-')) copy(path.join('node_modules/@node-rs', name), path.join(app, 'node_modules/@node-rs', name));
+  if (name.startsWith('argon2-')) copyWithDependencies(`@node-rs/${name}`);
 }
 
 copy('prisma/migrations', path.join(app, 'prisma/migrations'));

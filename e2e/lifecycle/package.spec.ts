@@ -2,7 +2,7 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { expect, test } from '@playwright/test';
+import { expect, request as playwrightRequest, test } from '@playwright/test';
 import { rememberSecrets } from '../fixtures/secrets';
 
 // The npm package, as someone without a clone gets it: `npm pack` (its
@@ -10,7 +10,9 @@ import { rememberSecrets } from '../fixtures/secrets';
 // an empty folder outside the repository, then only that folder's
 // `tripline` command: `tripline start` on a new embedded database (the time
 // to the first page is printed), `tripline setup` and a webhook, a delivery,
-// and the delivery in the log over the API. Nothing of the repository is on
+// and the delivery in the log over the API; then, with argon2's native binary
+// removed as on another platform, an account created and both accounts signed
+// in through the WebAssembly build. Nothing of the repository is on
 // the way: the folder is under the system's temporary folder, with no
 // node_modules above it, and the commands run with a PATH of Node alone.
 //
@@ -120,6 +122,29 @@ test('the npm package installs into an empty folder and serves Tripline with its
     expect(log.status).toBe(200);
     const { deliveries } = (await log.json()) as { deliveries: { deliveryId: string; status: string }[] };
     expect(deliveries.map((entry) => [entry.deliveryId, entry.status])).toEqual([['package-1', 'accepted']]);
+
+    // 5. Another platform: without argon2's native binary (removed here, as on a Mac or an ARM
+    // board), passwords are hashed and checked by its WebAssembly build, which the package carries.
+    await stop(server);
+    const bindings = path.join(installed, 'dist', 'app', 'node_modules', '@node-rs');
+    const native = fs.readdirSync(bindings).filter((name) => name.startsWith('argon2-') && name !== 'argon2-wasm32-wasi');
+    expect(native, 'the native binary of the platform it was packed on').toEqual(['argon2-linux-x64-gnu']);
+    fs.rmSync(path.join(bindings, native[0]!), { recursive: true });
+    expect(tripline(['user', 'create', '--email', 'wasm@example.test', '--password-stdin'], 'wasm password 12')).toContain('wasm@example.test');
+    server = startServer(folder, logFile);
+    await timeToFirstPage(server, logFile, Date.now());
+    const browser = await playwrightRequest.newContext({ baseURL: base });
+    try {
+      const { csrfToken } = (await (await browser.get('/api/auth/csrf')).json()) as { csrfToken: string };
+      // The hash setup made with the native binary, and the one made without it, both check.
+      for (const [email, password] of [['pat@example.test', 'package password 1'], ['wasm@example.test', 'wasm password 12']]) {
+        const signIn = await browser.post('/api/auth/callback/credentials', { form: { csrfToken, email: email!, password: password!, callbackUrl: '/', json: 'true' }, maxRedirects: 0 });
+        const cookies = signIn.headersArray().filter((header) => header.name.toLowerCase() === 'set-cookie').map((header) => header.value);
+        expect(cookies.some((cookie) => /session-token=[^;]/.test(cookie)), `${email} signs in`).toBe(true);
+      }
+    } finally {
+      await browser.dispose();
+    }
   } finally {
     if (server) await stop(server);
     fs.rmSync(work, { recursive: true, force: true });

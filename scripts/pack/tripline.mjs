@@ -14,6 +14,18 @@ process.env.TRIPLINE_APP_DIR = app;
 process.env.TRIPLINE_DATA_DIR = path.resolve(process.env.TRIPLINE_DATA_DIR || '.data');
 process.env.NEXT_TELEMETRY_DISABLED = '1';
 
+// Where argon2 has no native binary for the platform, its WebAssembly build
+// runs on Node.js's WASI, which warns "experimental" in every thread that
+// loads it: a line the user can do nothing about, repeated per command. The
+// warning is dropped here, and for the worker threads through their flags
+// (a worker takes the process's execArgv).
+const emitWarning = process.emitWarning;
+process.emitWarning = (warning, ...rest) => {
+  if (String(warning instanceof Error ? warning.message : warning).startsWith('WASI is an experimental feature')) return;
+  return emitWarning.call(process, warning, ...rest);
+};
+process.execArgv.push('--disable-warning=ExperimentalWarning');
+
 if (process.argv[2] === 'start') {
   // The server's modules load outside the CLI's react-server conditions (cli.mjs
   // is built with them); the server reads NODE_ENV when Next.js is imported.
