@@ -331,9 +331,11 @@ describe.each(testDatabaseKinds())('triggerToSql agrees with matchesTrigger on %
       RUN_OPTIONS,
     );
     expect(cases).toBeGreaterThanOrEqual(1_000);
-    // Both outcomes, and matches that passed an event type list.
+    // Both outcomes, and matches that passed an event type list. Those are rarer (about 1 to 2% of
+    // the cases with random seeds: a random type seldom fits a random pattern), so the check asks
+    // for a few, not a share: 1% of the cases failed now and then on an unlucky seed (10 of 1,040).
     expect(matched).toBeGreaterThan(cases * 0.05);
     expect(matched).toBeLessThan(cases * 0.9);
-    expect(typed).toBeGreaterThan(cases * 0.01);
+    expect(typed).toBeGreaterThanOrEqual(3);
   });
 });
