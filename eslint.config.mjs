@@ -51,6 +51,22 @@ const config = [
     plugins: { 'hot-path': hotPath },
     rules: { 'hot-path/no-transitive-imports': ['error', hotPathTransitive] },
   },
+  // A form submitted through React is a ClientForm: it cannot be submitted
+  // natively before hydration (components/forms/client-form.tsx). A GET
+  // search form that also works without React (method="get") is exempt.
+  {
+    files: ['app/**/*.tsx', 'components/**/*.tsx'],
+    ignores: ['components/forms/client-form.tsx'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "JSXOpeningElement[name.name='form']:not(:has(JSXAttribute[name.name='method'][value.value='get'])) > JSXAttribute[name.name='onSubmit']",
+          message: 'Use ClientForm from @/components/forms/client-form: a plain <form> can be submitted natively before React hydrates, putting its values in the URL.',
+        },
+      ],
+    },
+  },
   {
     files: ['e2e/**'],
     rules: { 'react-hooks/rules-of-hooks': 'off', 'no-empty-pattern': 'off' },

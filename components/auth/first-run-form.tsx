@@ -14,7 +14,7 @@ import { Input } from '@/components/ui/input';
 import { slugify } from '@/lib/domain/factories/schemas';
 import { completeFirstRunAction } from '@/lib/domain/users/actions';
 import { firstRunSchema, type FirstRunInput } from '@/lib/domain/users/schemas';
-import { useHydrated } from '@/components/forms/use-hydrated';
+import { ClientForm } from '@/components/forms/client-form';
 
 const fields = ['name', 'email', 'password', 'factoryName', 'factorySlug'] as const;
 
@@ -22,7 +22,6 @@ export function FirstRunForm() {
   const router = useRouter();
   const [formError, setFormError] = useState<string | null>(null);
   const [slugEdited, setSlugEdited] = useState(false);
-  const hydrated = useHydrated();
   const { register, handleSubmit, formState, setError, setValue } = useForm<FirstRunInput>({
     resolver: zodResolver(firstRunSchema),
     defaultValues: { name: '', email: '', password: '', factoryName: '', factorySlug: '' },
@@ -49,7 +48,7 @@ export function FirstRunForm() {
         title="Set up Tripline"
         description="Create the first account. It becomes the admin of your first factory, the workspace where webhooks and automations live."
       />
-      <form onSubmit={onSubmit} method="post" noValidate>
+      <ClientForm onSubmit={onSubmit}>
         <CardBody className="flex flex-col gap-5">
           <FormError message={formError} />
           <fieldset className="flex flex-col gap-4">
@@ -96,11 +95,11 @@ export function FirstRunForm() {
           </fieldset>
         </CardBody>
         <CardFooter>
-          <Button type="submit" disabled={!hydrated} loading={formState.isSubmitting}>
+          <Button type="submit" loading={formState.isSubmitting}>
             Create account and factory
           </Button>
         </CardFooter>
-      </form>
+      </ClientForm>
     </Card>
   );
 }

@@ -13,12 +13,11 @@ import { Field } from '@/components/ui/field';
 import { Input } from '@/components/ui/input';
 import { signInErrorMessage } from '@/lib/domain/auth/sign-in-messages';
 import { signInSchema, type SignInInput } from '@/lib/domain/users/schemas';
-import { useHydrated } from '@/components/forms/use-hydrated';
+import { ClientForm } from '@/components/forms/client-form';
 
 export function SignInForm({ callbackUrl, allowSignUp }: { callbackUrl: string; allowSignUp: boolean }) {
   const router = useRouter();
   const [formError, setFormError] = useState<string | null>(null);
-  const hydrated = useHydrated();
   const { register, handleSubmit, formState } = useForm<SignInInput>({
     resolver: zodResolver(signInSchema),
     defaultValues: { email: '', password: '' },
@@ -38,7 +37,7 @@ export function SignInForm({ callbackUrl, allowSignUp }: { callbackUrl: string; 
   return (
     <Card>
       <CardHeader title="Sign in" description="Welcome back to Tripline." />
-      <form onSubmit={onSubmit} method="post" noValidate>
+      <ClientForm onSubmit={onSubmit}>
         <CardBody className="flex flex-col gap-4">
           <FormError message={formError} />
           <Field label="Email" error={formState.errors.email?.message}>
@@ -56,11 +55,11 @@ export function SignInForm({ callbackUrl, allowSignUp }: { callbackUrl: string; 
           ) : (
             <span className="text-[13px] text-fg-subtle">New here? Ask an admin for an invitation link.</span>
           )}
-          <Button type="submit" disabled={!hydrated} loading={formState.isSubmitting}>
+          <Button type="submit" loading={formState.isSubmitting}>
             Sign in
           </Button>
         </CardFooter>
-      </form>
+      </ClientForm>
     </Card>
   );
 }

@@ -14,12 +14,11 @@ import { Field } from '@/components/ui/field';
 import { Input } from '@/components/ui/input';
 import { signUpAction } from '@/lib/domain/users/actions';
 import { signUpSchema, type SignUpInput } from '@/lib/domain/users/schemas';
-import { useHydrated } from '@/components/forms/use-hydrated';
+import { ClientForm } from '@/components/forms/client-form';
 
 export function SignUpForm() {
   const router = useRouter();
   const [formError, setFormError] = useState<string | null>(null);
-  const hydrated = useHydrated();
   const { register, handleSubmit, formState, setError } = useForm<SignUpInput>({
     resolver: zodResolver(signUpSchema),
     defaultValues: { name: '', email: '', password: '' },
@@ -43,7 +42,7 @@ export function SignUpForm() {
         title="Create your account"
         description="After signing up, ask an admin to invite you to their factory."
       />
-      <form onSubmit={onSubmit} method="post" noValidate>
+      <ClientForm onSubmit={onSubmit}>
         <CardBody className="flex flex-col gap-4">
           <FormError message={formError} />
           <Field label="Name" optional error={formState.errors.name?.message}>
@@ -60,11 +59,11 @@ export function SignUpForm() {
           <Link href="/signin" className="text-[13px] text-fg-muted hover:text-fg">
             Have an account? Sign in
           </Link>
-          <Button type="submit" disabled={!hydrated} loading={formState.isSubmitting}>
+          <Button type="submit" loading={formState.isSubmitting}>
             Create account
           </Button>
         </CardFooter>
-      </form>
+      </ClientForm>
     </Card>
   );
 }

@@ -36,6 +36,7 @@ import { Backtest } from './backtest';
 import { FilterCodeEditor } from './filter-code-editor';
 import { TestFilter, type TriggerToTest } from './test-filter';
 import { firesNever, TriggerWebhookBadge, webhookOptionLabel, type WebhookOption } from './webhook-option';
+import { ClientForm } from '@/components/forms/client-form';
 
 type FormControl = Control<AutomationFormValues, unknown, CreateAutomationInput>;
 
@@ -432,7 +433,7 @@ export function AutomationForm({
   };
 
   return (
-    <form onSubmit={onSubmit} noValidate aria-label={automationId ? 'Automation' : 'New automation'} className="flex flex-col gap-6">
+    <ClientForm onSubmit={onSubmit} aria-label={automationId ? 'Automation' : 'New automation'} className="flex flex-col gap-6">
       <FormError message={formError} />
       <Card>
         <CardHeader title="Automation" description="A run starts with the prompt, followed by an envelope that names the webhook and the delivery." />
@@ -524,6 +525,6 @@ export function AutomationForm({
           </CardFooter>
         )}
       </Card>
-    </form>
+    </ClientForm>
   );
 }

@@ -12,6 +12,7 @@ import { Field } from '@/components/ui/field';
 import { Input } from '@/components/ui/input';
 import { createFactoryAction } from '@/lib/domain/factories/actions';
 import { createFactorySchema, slugify, type CreateFactoryInput } from '@/lib/domain/factories/schemas';
+import { ClientForm } from '@/components/forms/client-form';
 
 export function CreateFactoryForm() {
   const router = useRouter();
@@ -37,7 +38,7 @@ export function CreateFactoryForm() {
 
   return (
     <Card className="max-w-xl">
-      <form onSubmit={onSubmit} noValidate>
+      <ClientForm onSubmit={onSubmit}>
         <CardBody className="flex flex-col gap-4">
           <FormError message={formError} />
           <Field label="Name" required error={formState.errors.name?.message}>
@@ -66,7 +67,7 @@ export function CreateFactoryForm() {
             Create factory
           </Button>
         </CardFooter>
-      </form>
+      </ClientForm>
     </Card>
   );
 }

@@ -13,6 +13,7 @@ import { Input } from '@/components/ui/input';
 import { Select } from '@/components/ui/select';
 import { setExpectedIntervalAction } from '@/lib/domain/webhooks/actions';
 import { expectedIntervalFormSchema, type ExpectedIntervalFormInput } from '@/lib/domain/webhooks/schemas';
+import { ClientForm } from '@/components/forms/client-form';
 
 function initialValues(seconds: number | null): ExpectedIntervalFormInput {
   if (seconds === null) return { amount: '', unit: 'hours' };
@@ -44,7 +45,7 @@ export function ExpectedIntervalForm({ factorySlug, uid, seconds }: { factorySlu
   });
 
   return (
-    <form onSubmit={onSubmit} noValidate className="flex flex-col gap-3" aria-label="Expected interval">
+    <ClientForm onSubmit={onSubmit} className="flex flex-col gap-3" aria-label="Expected interval">
       <FormError message={formError} />
       {saved ? <Alert tone="success">Saved.</Alert> : null}
       <div className="flex flex-wrap items-start gap-3">
@@ -68,6 +69,6 @@ export function ExpectedIntervalForm({ factorySlug, uid, seconds }: { factorySlu
           Save interval
         </Button>
       </div>
-    </form>
+    </ClientForm>
   );
 }

@@ -13,13 +13,12 @@ import { Field } from '@/components/ui/field';
 import { Input } from '@/components/ui/input';
 import { acceptInvitationAction, acceptWithNewAccountAction } from '@/lib/domain/invitations/actions';
 import { newAccountFormSchema, type NewAccountFormInput } from '@/lib/domain/invitations/schemas';
-import { useHydrated } from '@/components/forms/use-hydrated';
+import { ClientForm } from '@/components/forms/client-form';
 
 /** Creates the account for the invited email and joins the factory, then signs in. */
 export function NewAccountFromInvitation({ token, email, signInHref }: { token: string; email: string; signInHref: string }) {
   const router = useRouter();
   const [formError, setFormError] = useState<string | null>(null);
-  const hydrated = useHydrated();
   const { register, handleSubmit, formState, setError } = useForm<NewAccountFormInput>({
     resolver: zodResolver(newAccountFormSchema),
     defaultValues: { name: '', password: '' },
@@ -38,7 +37,7 @@ export function NewAccountFromInvitation({ token, email, signInHref }: { token: 
   });
 
   return (
-    <form onSubmit={onSubmit} method="post" noValidate aria-label="Create your account">
+    <ClientForm onSubmit={onSubmit} aria-label="Create your account">
       <CardBody className="flex flex-col gap-4">
         <FormError message={formError} />
         <Field label="Email" hint="The invitation is for this address.">
@@ -55,11 +54,11 @@ export function NewAccountFromInvitation({ token, email, signInHref }: { token: 
         <a href={signInHref} className="text-[13px] text-fg-muted hover:text-fg">
           Have an account? Sign in to accept
         </a>
-        <Button type="submit" disabled={!hydrated} loading={formState.isSubmitting}>
+        <Button type="submit" loading={formState.isSubmitting}>
           Create account and join
         </Button>
       </CardFooter>
-    </form>
+    </ClientForm>
   );
 }
 

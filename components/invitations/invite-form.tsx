@@ -16,6 +16,7 @@ import { roleDescriptions, roleLabels, roles, type Role } from '@/lib/domain/aut
 import { createInvitationAction } from '@/lib/domain/invitations/actions';
 import { createInvitationSchema, type CreateInvitationInput } from '@/lib/domain/invitations/schemas';
 import { dateTimeFormat } from '@/components/format';
+import { ClientForm } from '@/components/forms/client-form';
 
 /** Invites an email with a role; the link is shown once, from memory, and gone on reload. */
 export function InviteForm({ factorySlug }: { factorySlug: string }) {
@@ -54,7 +55,7 @@ export function InviteForm({ factorySlug }: { factorySlug: string }) {
           </Field>
         </Alert>
       ) : null}
-      <form onSubmit={onSubmit} noValidate className="flex flex-col gap-4" aria-label="Invite someone">
+      <ClientForm onSubmit={onSubmit} className="flex flex-col gap-4" aria-label="Invite someone">
         <FormError message={formError} />
         <div className="grid items-start gap-3 sm:grid-cols-[minmax(0,1fr)_11rem_auto]">
           <Field label="Email" error={formState.errors.email?.message} hint="Tripline makes a link; you send it to them.">
@@ -73,7 +74,7 @@ export function InviteForm({ factorySlug }: { factorySlug: string }) {
             Create invitation
           </Button>
         </div>
-      </form>
+      </ClientForm>
     </div>
   );
 }

@@ -14,6 +14,7 @@ import { Input } from '@/components/ui/input';
 import { Select } from '@/components/ui/select';
 import { createDestinationAction } from '@/lib/domain/notifications/actions';
 import { createDestinationSchema, notificationKindLabels, notificationKinds, type CreateDestinationInput } from '@/lib/domain/notifications/schemas';
+import { ClientForm } from '@/components/forms/client-form';
 
 /** Adds a notification destination; a signed one's secret is shown here once. */
 export function CreateDestinationForm({ factorySlug }: { factorySlug: string }) {
@@ -40,7 +41,7 @@ export function CreateDestinationForm({ factorySlug }: { factorySlug: string }) 
   });
 
   return (
-    <form onSubmit={onSubmit} noValidate className="flex flex-col gap-3" aria-label="Add destination">
+    <ClientForm onSubmit={onSubmit} className="flex flex-col gap-3" aria-label="Add destination">
       <FormError message={formError} />
       {secret ? (
         <Alert tone="success" title="Destination added. Copy its signing secret now: you will not see it again">
@@ -72,6 +73,6 @@ export function CreateDestinationForm({ factorySlug }: { factorySlug: string }) 
           Add destination
         </Button>
       </div>
-    </form>
+    </ClientForm>
   );
 }

@@ -12,6 +12,7 @@ import { Field } from '@/components/ui/field';
 import { Input } from '@/components/ui/input';
 import { createSecretAction } from '@/lib/domain/secrets/actions';
 import { createSecretSchema, type CreateSecretInput } from '@/lib/domain/secrets/schemas';
+import { ClientForm } from '@/components/forms/client-form';
 
 export function CreateSecretForm({ factorySlug }: { factorySlug: string }) {
   const router = useRouter();
@@ -36,7 +37,7 @@ export function CreateSecretForm({ factorySlug }: { factorySlug: string }) {
   });
 
   return (
-    <form onSubmit={onSubmit} noValidate className="flex flex-col gap-4" aria-label="Add a secret">
+    <ClientForm onSubmit={onSubmit} className="flex flex-col gap-4" aria-label="Add a secret">
       <FormError message={formError} />
       {added ? <Alert tone="success">{added} was added. Name it as a webhook’s secret name to use it.</Alert> : null}
       <div className="grid items-start gap-3 md:grid-cols-[minmax(0,1fr)_minmax(0,1fr)_auto]">
@@ -50,6 +51,6 @@ export function CreateSecretForm({ factorySlug }: { factorySlug: string }) {
           Add secret
         </Button>
       </div>
-    </form>
+    </ClientForm>
   );
 }

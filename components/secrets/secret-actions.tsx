@@ -13,6 +13,7 @@ import { Field } from '@/components/ui/field';
 import { Input } from '@/components/ui/input';
 import { deleteSecretAction, replaceSecretAction } from '@/lib/domain/secrets/actions';
 import { putSecretSchema } from '@/lib/domain/secrets/schemas';
+import { ClientForm } from '@/components/forms/client-form';
 
 type ReplaceValues = z.input<typeof putSecretSchema>;
 
@@ -68,12 +69,12 @@ function ReplaceValueDialog({ factorySlug, name, used }: { factorySlug: string; 
           </>
         }
       >
-        <form id={formId} onSubmit={onSubmit} noValidate className="flex flex-col gap-4">
+        <ClientForm id={formId} onSubmit={onSubmit} className="flex flex-col gap-4">
           <FormError message={formError} />
           <Field label="New value" error={formState.errors.value?.message}>
             <Input type="password" mono autoComplete="new-password" spellCheck={false} data-autofocus {...register('value')} />
           </Field>
-        </form>
+        </ClientForm>
       </Dialog>
     </>
   );

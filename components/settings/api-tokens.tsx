@@ -16,6 +16,7 @@ import { DataTable, TD, TR } from '@/components/ui/table';
 import { createApiTokenAction, revokeApiTokenAction } from '@/lib/domain/api-tokens/actions';
 import { createApiTokenSchema, type CreateApiTokenInput } from '@/lib/domain/api-tokens/schemas';
 import { dateTimeFormat } from '@/components/format';
+import { ClientForm } from '@/components/forms/client-form';
 
 export type TokenRow = { id: string; name: string; prefix: string; createdAt: string; lastUsedAt: string | null };
 
@@ -48,14 +49,14 @@ export function CreateApiTokenForm() {
           <CopyField value={created.token} aria-label="New API token" />
         </Alert>
       ) : null}
-      <form onSubmit={onSubmit} noValidate className="flex items-start gap-3" aria-label="Create an API token">
+      <ClientForm onSubmit={onSubmit} className="flex items-start gap-3" aria-label="Create an API token">
         <Field className="flex-1" label="Token name" error={formState.errors.name?.message} hint="What will use it, for example “Deploy pipeline”.">
           <Input {...register('name')} />
         </Field>
         <Button type="submit" className="mt-[1.625rem]" loading={formState.isSubmitting}>
           Create token
         </Button>
-      </form>
+      </ClientForm>
       <FormError message={formError} />
     </div>
   );

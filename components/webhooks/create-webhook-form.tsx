@@ -21,6 +21,7 @@ import { Select } from '@/components/ui/select';
 import { getScheme, schemeIds, schemes, type SchemeInfo } from '@/lib/ingress/signatures/registry';
 import { createWebhookAction } from '@/lib/domain/webhooks/actions';
 import { authModeLabels, authModes, createWebhookSchema, suggestFreeSecretName, type AuthMode } from '@/lib/domain/webhooks/schemas';
+import { ClientForm } from '@/components/forms/client-form';
 
 // 29 providers: alphabetical by name, so a person finds theirs at a glance.
 const schemeOptions = [...schemeIds].sort((a, b) => schemes[a].displayName.localeCompare(schemes[b].displayName, 'en'));
@@ -177,7 +178,7 @@ export function CreateWebhookForm({
 
   return (
     <Card className="max-w-3xl">
-      <form onSubmit={onSubmit} noValidate aria-label="New webhook">
+      <ClientForm onSubmit={onSubmit} aria-label="New webhook">
         <CardBody className="flex flex-col gap-6">
           <FormError message={formError} />
           <Field
@@ -322,7 +323,7 @@ export function CreateWebhookForm({
             Create webhook
           </Button>
         </CardFooter>
-      </form>
+      </ClientForm>
     </Card>
   );
 }

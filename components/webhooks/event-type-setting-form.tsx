@@ -12,6 +12,7 @@ import { Alert } from '@/components/ui/alert';
 import { Button } from '@/components/ui/button';
 import { setEventTypeSettingAction } from '@/lib/domain/webhooks/actions';
 import { eventTypeSettingFormSchema } from '@/lib/domain/webhooks/schemas';
+import { ClientForm } from '@/components/forms/client-form';
 
 type Output = z.output<typeof eventTypeSettingFormSchema>;
 
@@ -67,7 +68,7 @@ export function EventTypeSettingForm({
   });
 
   return (
-    <form onSubmit={onSubmit} noValidate className="flex flex-col gap-3" aria-label="Event type setting">
+    <ClientForm onSubmit={onSubmit} className="flex flex-col gap-3" aria-label="Event type setting">
       <FormError message={formError} />
       {saved ? <Alert tone="success">{saved}</Alert> : null}
       <div className="flex flex-col gap-3 lg:flex-row lg:items-start">
@@ -82,6 +83,6 @@ export function EventTypeSettingForm({
           Save event type
         </Button>
       </div>
-    </form>
+    </ClientForm>
   );
 }

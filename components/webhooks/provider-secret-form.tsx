@@ -13,6 +13,7 @@ import { Field } from '@/components/ui/field';
 import { Input } from '@/components/ui/input';
 import { setProviderSecretAction } from '@/lib/domain/webhooks/actions';
 import { providerSecretSchema } from '@/lib/domain/webhooks/schemas';
+import { ClientForm } from '@/components/forms/client-form';
 
 type Values = z.input<typeof providerSecretSchema>;
 
@@ -53,7 +54,7 @@ export function ProviderSecretForm({
   });
 
   return (
-    <form onSubmit={onSubmit} noValidate className="flex flex-col gap-3" aria-label={submitLabel}>
+    <ClientForm onSubmit={onSubmit} className="flex flex-col gap-3" aria-label={submitLabel}>
       <FormError message={formError} />
       {saved && successMessage ? <Alert tone="success">{successMessage}</Alert> : null}
       <div className="flex flex-wrap items-start gap-3">
@@ -64,6 +65,6 @@ export function ProviderSecretForm({
           {submitLabel}
         </Button>
       </div>
-    </form>
+    </ClientForm>
   );
 }
