@@ -1,4 +1,4 @@
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -78,9 +78,15 @@ test('the npm package installs into an empty folder and serves Tripline with its
     const folder = path.join(work, 'instance');
     fs.mkdirSync(folder);
     const installStarted = Date.now();
-    execFileSync('npm', ['install', '--no-audit', '--no-fund', '--no-package-lock', tarball], { cwd: folder, env: nodeOnlyEnv(folder), encoding: 'utf8', timeout: 180_000 });
+    const install = spawnSync('npm', ['install', '--no-audit', '--no-fund', '--no-package-lock', tarball], { cwd: folder, env: nodeOnlyEnv(folder), encoding: 'utf8', timeout: 180_000 });
+    expect(install.status, install.stderr).toBe(0);
     console.log(`npm install <tarball>: ${((Date.now() - installStarted) / 1000).toFixed(1)} s`);
+    // The package runs nothing at install: npm has no script to list for review (npm 11 warns of any).
+    expect(install.stderr).not.toContain('install-scripts');
     const installed = path.join(folder, 'node_modules', 'tripline');
+    expect(JSON.parse(fs.readFileSync(path.join(installed, 'package.json'), 'utf8')).scripts?.postinstall).toBeUndefined();
+    // ...and the clone keeps its own postinstall (the pack sets it aside only while packing).
+    expect(JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')).scripts.postinstall).toBeTruthy();
     // What a server does not need stays out of the package.
     for (const absent of ['e2e', 'tests', 'bench', 'docs', 'app', 'lib', 'cli', 'server.ts']) expect(fs.existsSync(path.join(installed, absent)), absent).toBe(false);
     // The only package installed: the package declares no dependencies.
