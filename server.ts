@@ -19,6 +19,10 @@
 // serves an ingress URL written with a trailing slash as the URL itself.
 //
 // Started by `npm start` (scripts/start.mjs) and `npm run dev`, with tsx.
+//
+// First of all, the server's V8 settings (scripts/server-flags.mjs): it may
+// restart this process with them before anything else is loaded.
+import './scripts/server-flags.mjs';
 import http from 'node:http';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';

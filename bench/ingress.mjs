@@ -16,7 +16,8 @@
 // database may be created; default TEST_DATABASE_URL or
 // postgresql://postgres@127.0.0.1:5432/postgres), BENCH_DURATION (seconds per
 // run, default 15), BENCH_CONNECTIONS (default 32), BENCH_ONLY (postgres|pglite),
-// BENCH_PROFILE (a folder for a CPU profile of the server), BENCH_SERVER
+// BENCH_PROFILE (a folder for a CPU profile of the server), BENCH_NODE_OPTIONS
+// (flags for the server's Node), BENCH_SERVER
 // (entry: server.ts, as `npm start` runs it, the default; next: `next start`).
 //
 // BENCH_MODE=flood (`node bench/ingress.mjs` with BENCH_MODE=flood): valid
@@ -190,7 +191,9 @@ async function benchDatabase(kind) {
   const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(process.env.BENCH_PROFILE)}`] : [];
   // The production entry (server.ts), as `npm start` runs it; BENCH_SERVER=next for `next start`.
   const command = serverKind === 'entry' ? ['scripts/serve.mjs'] : ['node_modules/next/dist/bin/next', 'start', '-p', String(port)];
-  const server = spawn(process.execPath, [...profile, ...command], {
+  // BENCH_NODE_OPTIONS: flags for the server's Node (e.g. --max-semi-space-size=4), as in bench/memory.mjs.
+  const flags = (process.env.BENCH_NODE_OPTIONS ?? '').split(/\s+/).filter(Boolean);
+  const server = spawn(process.execPath, [...flags, ...profile, ...command], {
     env: { ...process.env, ...env, PORT: String(port) },
     stdio: ['ignore', 'ignore', 'inherit'],
   });

@@ -10,6 +10,7 @@
 //                          (Next.js's trace, plus the packages kept out of the bundles whole)
 //   dist/app/prisma/       the migrations and the schema the schema engine reads
 //   dist/app/lib/platform/db/pglite-worker.mjs   the embedded database's thread
+//   dist/app/scripts/server-flags.mjs            the server's V8 settings
 //
 // The package needs no install step of its own: it declares no dependencies
 // (docs/decisions/0080-the-npm-package-is-self-contained.md).
@@ -164,6 +165,8 @@ for (const name of fs.readdirSync('node_modules/@node-rs')) {
 copy('prisma/migrations', path.join(app, 'prisma/migrations'));
 copy('prisma/schema.prisma', path.join(app, 'prisma/schema.prisma'));
 copy('lib/platform/db/pglite-worker.mjs', path.join(app, 'lib/platform/db/pglite-worker.mjs'));
+// Loaded by the launcher before anything else for `tripline start` (the server's V8 settings).
+copy('scripts/server-flags.mjs', path.join(app, 'scripts/server-flags.mjs'));
 
 step('bundling the server entry and the command line (esbuild)');
 const common = {

@@ -27,6 +27,9 @@ process.emitWarning = (warning, ...rest) => {
 process.execArgv.push('--disable-warning=ExperimentalWarning');
 
 if (process.argv[2] === 'start') {
+  // The server's V8 settings, first: this may restart the process with them
+  // (server.ts applies them too; here it happens before the CLI is loaded).
+  await import(pathToFileURL(path.join(app, 'scripts', 'server-flags.mjs')).href);
   // The server's modules load outside the CLI's react-server conditions (cli.mjs
   // is built with them); the server reads NODE_ENV when Next.js is imported.
   process.env.NODE_ENV ??= 'production';

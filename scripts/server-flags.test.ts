@@ -1,0 +1,52 @@
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+// The server entry's first import restarts the process with the server's V8
+// settings, in place (same pid), unless the operator chose their own.
+
+const probe = `
+await import(${JSON.stringify(path.join(import.meta.dirname, 'server-flags.mjs'))});
+const v8 = await import('node:v8');
+let keep = [];
+for (let i = 0; i < 3e6; i++) { keep.push({ i, s: "x" + i }); if (keep.length > 50000) keep = []; }
+const grown = v8.getHeapSpaceStatistics().find((s) => s.space_name === 'new_space');
+console.log(JSON.stringify({ pid: process.pid, argv: process.argv.slice(2), execArgv: process.execArgv, newSpaceMb: grown.space_size / 1048576 }));
+`;
+
+const probeFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'tripline-flags-')), 'probe.mjs');
+fs.writeFileSync(probeFile, probe);
+
+function run(env: Record<string, string> = {}, flags: string[] = []) {
+  const result = spawnSync(process.execPath, [...flags, probeFile, 'start', '--x'], { encoding: 'utf8', env: { ...process.env, ...env } });
+  expect(result.stderr).toBe('');
+  expect(result.status).toBe(0);
+  return { ...JSON.parse(result.stdout.trim().split('\n').at(-1)!), spawned: result.pid };
+}
+
+const canReplace = typeof (process as { execve?: unknown }).execve === 'function' && process.platform !== 'win32';
+
+describe('the server V8 settings', () => {
+  it.runIf(canReplace)('restarts the process in place with a 4 MB semi-space on the embedded database, keeping its arguments', () => {
+    const seen = run({ DATABASE_URL: '' });
+    expect(seen.execArgv).toEqual(['--max-semi-space-size=4']);
+    expect(seen.argv).toEqual(['start', '--x']);
+    expect(seen.pid).toBe(seen.spawned);
+    expect(seen.newSpaceMb).toBeLessThanOrEqual(8);
+  });
+
+  it.runIf(canReplace)('and with 16 MB on PostgreSQL', () => {
+    expect(run({ DATABASE_URL: 'postgresql://tripline@db.example/tripline' }).execArgv).toEqual(['--max-semi-space-size=16']);
+  });
+
+  it('leaves an operator’s own setting alone, on the command line or in NODE_OPTIONS', () => {
+    const flagged = run({ DATABASE_URL: '' }, ['--max-semi-space-size=32']);
+    expect(flagged.execArgv).toEqual(['--max-semi-space-size=32']);
+    expect(flagged.newSpaceMb).toBeGreaterThan(16);
+    const optioned = run({ NODE_OPTIONS: '--max-semi-space-size=32', DATABASE_URL: '' });
+    expect(optioned.execArgv).not.toContain('--max-semi-space-size=4');
+    expect(optioned.newSpaceMb).toBeGreaterThan(16);
+  });
+});
