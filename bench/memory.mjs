@@ -17,7 +17,8 @@
 // `npm start` serves it, the default; package: dist/tripline.mjs start, the npm
 // package's server, built by `node scripts/pack.mjs`), BENCH_NODE_OPTIONS
 // (flags for the server's Node, e.g. --max-semi-space-size=4),
-// BENCH_DATABASE_URL (default TEST_DATABASE_URL, then the local server).
+// BENCH_DATABASE_URL (default TEST_DATABASE_URL, then the local server),
+// BENCH_BACKTEST=0 (no Backtest caller). RSS is logged every 30 s of the load.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -87,16 +88,19 @@ async function benchDatabase(kind) {
     // The load, the Backtest caller, and RSS every second.
     let stop = false;
     let peak = 0;
+    const started = Date.now();
     const sampler = (async () => {
-      while (!stop) {
-        peak = Math.max(peak, rssKb(server.pid));
+      for (let second = 1; !stop; second++) {
+        const now = rssKb(server.pid);
+        peak = Math.max(peak, now);
+        if (second % 30 === 0) log(`${kind}: ${Math.round((Date.now() - started) / 1000)} s into the load, ${mb(now)} MB`);
         await sleep(1000);
       }
     })();
     const backtests = { answered: 0, other: {} };
     const backtestBody = JSON.stringify({ trigger: { provider: 'webhook', event: 'received', filter: { webhook_ids: [targets[0].uid], payload: { event: 'bench' } } } });
     const caller = (async () => {
-      while (!stop) {
+      while (!stop && process.env.BENCH_BACKTEST !== '0') {
         const response = await fetch(`${base}/api/v1/factories/memory/automations/backtest`, { method: 'POST', headers: auth, body: backtestBody }).catch(() => undefined);
         await response?.arrayBuffer();
         if (response?.status === 200) backtests.answered++;
