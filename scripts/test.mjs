@@ -20,6 +20,8 @@ fs.mkdirSync(reports, { recursive: true });
 const only = process.argv.slice(2);
 const totals = { passed: 0, failed: 0, skipped: 0 };
 let failedSteps = [];
+// Each failed test, named again at the end: a long run's output is often read from its tail only.
+const failedTests = [];
 
 /** Whether `npm test -- <steps>` asked for a step; `e2e` selects every e2e-* step. */
 const wanted = (name) => !only.length || only.includes(name) || only.includes(name.split('-')[0]);
@@ -82,6 +84,21 @@ function stepBeside(name, command, args, env) {
   });
 }
 
+/** The tests of a Playwright JSON report that did not end as expected: "[project] file:line > title". */
+function unexpectedTests(report) {
+  const found = [];
+  const visit = (suite, titles) => {
+    for (const spec of suite.specs ?? []) {
+      for (const test of spec.tests ?? []) {
+        if (test.status === 'unexpected') found.push(`[${test.projectName}] ${spec.file}:${spec.line} > ${[...titles, spec.title].join(' > ')}`);
+      }
+    }
+    for (const child of suite.suites ?? []) visit(child, child.title && child.title !== child.file ? [...titles, child.title] : titles);
+  };
+  for (const suite of report?.suites ?? []) visit(suite, []);
+  return found;
+}
+
 function readJson(file) {
   try {
     return JSON.parse(fs.readFileSync(file, 'utf8'));
@@ -115,6 +132,15 @@ step('vitest', node, [bin('vitest', 'vitest.mjs'), 'run', '--reporter=default', 
 const vitest = readJson(vitestReport);
 if (failedSteps.includes('vitest') && !vitest?.numFailedTests) totals.failed += 1;
 if (vitest) {
+  for (const file of vitest.testResults ?? []) {
+    for (const test of file.assertionResults ?? []) {
+      if (test.status === 'failed') failedTests.push(`vitest ${path.relative(root, file.name)} > ${test.fullName}`);
+    }
+    // A file that failed before its tests ran (an import error, a failing hook).
+    if (file.status === 'failed' && !(file.assertionResults ?? []).some((test) => test.status === 'failed')) {
+      failedTests.push(`vitest ${path.relative(root, file.name)}: ${String(file.message ?? 'failed').split('\n', 1)[0]}`);
+    }
+  }
   totals.passed += vitest.numPassedTests;
   totals.failed += vitest.numFailedTests;
   totals.skipped += vitest.numPendingTests + vitest.numTodoTests;
@@ -142,6 +168,7 @@ if (step('build', node, [bin('next', 'dist/bin/next'), 'build'], { TRIPLINE_STAN
   const countReport = (name, file) => {
     const report = readJson(file);
     if (failedSteps.includes(name) && !report?.stats?.unexpected) totals.failed += 1;
+    for (const title of unexpectedTests(report)) failedTests.push(`${name} ${title}`);
     if (report?.stats) {
       totals.passed += report.stats.expected + report.stats.flaky;
       totals.failed += report.stats.unexpected;
@@ -179,6 +206,7 @@ if (step('build', node, [bin('next', 'dist/bin/next'), 'build'], { TRIPLINE_STAN
 }
 
 if (failedSteps.length) console.log(`\nFailed steps: ${failedSteps.join(', ')}`);
+if (failedTests.length) console.log(`\nFailed tests:\n${failedTests.map((title) => `  ${title}`).join('\n')}`);
 if (process.env.CI === 'true' && totals.skipped > 0) {
   console.log(`\n${totals.skipped} tests were skipped, which CI does not allow.`);
   failedSteps.push('skipped tests');
