@@ -15,9 +15,12 @@ process.chdir(root);
 export const adminUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 export const distDir = process.env.NEXT_DIST_DIR || '.next';
 
+/** BENCH_NODE_OPTIONS: flags for the server's Node (e.g. --max-semi-space-size=32, V8's own size). */
+export const serverNodeFlags = () => (process.env.BENCH_NODE_OPTIONS ?? '').split(/\s+/).filter(Boolean);
+
 export function run(command, args, env = {}, input) {
   const result = spawnSync(command, args, { env: { ...process.env, ...env }, input, encoding: 'utf8' });
-  if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} failed:\n${result.stderr}`);
+  if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} failed:\n${result.stderr}\n${result.stdout}`);
   return result.stdout.trim();
 }
 

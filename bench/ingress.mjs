@@ -26,34 +26,25 @@
 // accepted deliveries per second in both runs and what the flood got. The
 // server runs through the server entry, so the client address (and with it
 // the failed-authentication budget) is the socket's.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 
-const root = path.resolve(import.meta.dirname, '..');
+import { adminUrl, cli, distDir, root, run, serverNodeFlags } from './harness.mjs';
+
 process.chdir(root);
 const duration = Number(process.env.BENCH_DURATION ?? 15);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 32);
-const adminUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 const port = Number(process.env.BENCH_PORT ?? 3790);
 const FACTORIES = 5;
 const WEBHOOKS_PER_FACTORY = 20;
-const distDir = process.env.NEXT_DIST_DIR || '.next';
 const mode = process.env.BENCH_MODE ?? 'throughput';
 const serverKind = process.env.BENCH_SERVER ?? 'entry';
 
 const log = (line) => console.error(`[bench] ${line}`);
-
-function run(command, args, env = {}, input) {
-  const result = spawnSync(command, args, { env: { ...process.env, ...env }, input, encoding: 'utf8' });
-  if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} failed:\n${result.stderr}\n${result.stdout}`);
-  return result.stdout.trim();
-}
-
-const cli = (env, args, input) => run(process.execPath, ['--conditions=react-server', '--import', 'tsx', 'cli/tripline.ts', ...args], env, input);
 
 async function waitFor(url, child) {
   for (let i = 0; i < 240; i++) {
@@ -191,8 +182,7 @@ async function benchDatabase(kind) {
   const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(process.env.BENCH_PROFILE)}`] : [];
   // The production entry (server.ts), as `npm start` runs it; BENCH_SERVER=next for `next start`.
   const command = serverKind === 'entry' ? ['scripts/serve.mjs'] : ['node_modules/next/dist/bin/next', 'start', '-p', String(port)];
-  // BENCH_NODE_OPTIONS: flags for the server's Node (e.g. --max-semi-space-size=4), as in bench/memory.mjs.
-  const flags = (process.env.BENCH_NODE_OPTIONS ?? '').split(/\s+/).filter(Boolean);
+  const flags = serverNodeFlags();
   const server = spawn(process.execPath, [...flags, ...profile, ...command], {
     env: { ...process.env, ...env, PORT: String(port) },
     stdio: ['ignore', 'ignore', 'inherit'],

@@ -23,7 +23,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { cli, root, scratchDatabase } from './harness.mjs';
+import { cli, root, scratchDatabase, serverNodeFlags } from './harness.mjs';
 
 const loadSeconds = Number(process.env.BENCH_LOAD ?? 600);
 const rate = Number(process.env.BENCH_RATE ?? 200);
@@ -51,7 +51,7 @@ async function waitReady(base, child) {
 
 function startServer(env) {
   const command = serverKind === 'package' ? [path.join(root, 'dist', 'tripline.mjs'), 'start'] : [path.join(root, 'scripts', 'serve.mjs')];
-  const flags = (process.env.BENCH_NODE_OPTIONS ?? '').split(/\s+/).filter(Boolean);
+  const flags = serverNodeFlags();
   return spawn(process.execPath, [...flags, ...command], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
 }
 

@@ -26,16 +26,15 @@
 // with V8's default. The database is PostgreSQL when DATABASE_URL is set in
 // the environment (as lib/platform/env.ts reads it).
 
-export function serverFlags(env = process.env) {
-  return [`--max-semi-space-size=${env.DATABASE_URL ? 16 : 4}`];
+const SEMI_SPACE = '--max-semi-space-size';
+
+/** Whether the operator set the flag (command line or NODE_OPTIONS; V8 takes `_` for `-`). */
+function operatorSet(name) {
+  const given = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)].map((flag) => flag.replaceAll('_', '-'));
+  return given.some((flag) => flag === name || flag.startsWith(`${name}=`));
 }
 
-function hasFlag(name) {
-  const given = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)];
-  return given.some((flag) => flag === name || flag.startsWith(`${name}=`) || flag.replaceAll('_', '-').startsWith(`${name}=`));
-}
-
-const missing = serverFlags().filter((flag) => !hasFlag(flag.split('=')[0]));
-if (missing.length > 0 && typeof process.execve === 'function' && process.platform !== 'win32') {
-  process.execve(process.execPath, [process.execPath, ...missing, ...process.execArgv, ...process.argv.slice(1)], process.env);
+if (!operatorSet(SEMI_SPACE) && typeof process.execve === 'function' && process.platform !== 'win32') {
+  const flag = `${SEMI_SPACE}=${process.env.DATABASE_URL ? 16 : 4}`;
+  process.execve(process.execPath, [process.execPath, flag, ...process.execArgv, ...process.argv.slice(1)], process.env);
 }
