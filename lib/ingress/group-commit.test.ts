@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { groupCommitter } from '@/lib/ingress/group-commit';
+import { CommitQueueBusy, groupCommitter } from '@/lib/ingress/group-commit';
 
 // The batching rules of the ingress's group commit, without a database
 // (group-commit.int.test.ts writes real deliveries on both databases).
@@ -86,5 +86,75 @@ describe('group commit', () => {
     expect((settled[2] as PromiseRejectedResult).reason).toEqual(new Error('batch of 1 failed'));
     // The first alone, then the four together (failed), then each alone again.
     expect(batches.map((batch) => batch.length)).toEqual([1, 4, 1, 1, 1, 1]);
+  });
+
+  describe('the waiting budget', () => {
+    /** A committer whose writes wait until `release()`: a database that stopped answering. */
+    function stuck(waiting: { maxItems: number; maxWeight: number; maxWaitMs: number }, clock = { now: 0 }) {
+      const written: number[][] = [];
+      const releases: (() => void)[] = [];
+      const committer = groupCommitter<{ n: number; size: number }, number>({
+        maxInFlight: () => 1,
+        maxBatch: 64,
+        weight: (item) => item.size,
+        write: async (items) => {
+          await new Promise<void>((resolve) => releases.push(resolve));
+          written.push(items.map((item) => item.n));
+          return items.map((item) => item.n);
+        },
+        waiting,
+        now: () => clock.now,
+      });
+      /** Lets the running write finish (waiting until one runs). */
+      const release = async () => {
+        while (releases.length === 0) await new Promise((resolve) => setTimeout(resolve, 1));
+        releases.splice(0).forEach((resolve) => resolve());
+      };
+      return { committer, written, release, clock };
+    }
+    const reasonOf = async (promise: Promise<unknown>) => ((await promise.catch((error: unknown) => error)) as CommitQueueBusy).reason;
+
+    it('refuses at once what would pass the count of waiting items, and never the first', async () => {
+      const { committer, written, release } = stuck({ maxItems: 2, maxWeight: 1e9, maxWaitMs: 60_000 });
+      // The first goes out at once (the database holds it); two wait; the fourth is over the count.
+      const taken = [0, 1, 2].map((n) => committer.submit({ n, size: 1 }));
+      expect(await reasonOf(committer.submit({ n: 3, size: 1 }))).toBe('items');
+      expect(committer.stats()).toMatchObject({ waiting: 2, refused: 1 });
+      await release();
+      await release();
+      expect(await Promise.all(taken)).toEqual([0, 1, 2]);
+      expect(written).toEqual([[0], [1, 2]]);
+    });
+
+    it('refuses what would pass the bytes waiting, and takes a lighter item after it', async () => {
+      const { committer, release } = stuck({ maxItems: 100, maxWeight: 100, maxWaitMs: 60_000 });
+      const first = committer.submit({ n: 0, size: 1_000 });
+      const waiting = committer.submit({ n: 1, size: 80 });
+      expect(await reasonOf(committer.submit({ n: 2, size: 30 }))).toBe('weight');
+      const light = committer.submit({ n: 3, size: 20 });
+      await release();
+      await release();
+      expect(await first).toBe(0);
+      expect(await Promise.all([waiting, light])).toEqual([1, 3]);
+    });
+
+    it('rejects the items that waited past the limit, never one its batch already holds', async () => {
+      const { committer, written, release, clock } = stuck({ maxItems: 100, maxWeight: 1e9, maxWaitMs: 30 });
+      const held = committer.submit({ n: 0, size: 1 });
+      const early = committer.submit({ n: 1, size: 1 });
+      clock.now = 20;
+      const late = committer.submit({ n: 2, size: 1 });
+      clock.now = 31;
+      // The expiry timer fires about maxWaitMs after the oldest waiting item arrived.
+      expect(await reasonOf(early)).toBe('wait');
+      expect(committer.stats().waiting).toBe(1);
+      clock.now = 51;
+      expect(await reasonOf(late)).toBe('wait');
+      await release();
+      // The item the stuck write held is written and answered as usual.
+      expect(await held).toBe(0);
+      expect(written).toEqual([[0]]);
+      expect(committer.stats()).toMatchObject({ waiting: 0, refused: 2 });
+    });
   });
 });

@@ -14,6 +14,15 @@ import 'server-only';
 // deliveries in a batch with one rate-limit update). When a batch fails,
 // each of its items is retried alone, so one bad delivery cannot fail the
 // others.
+//
+// The queue has a budget (`waiting`): items and bytes waiting at most, and
+// how long an item may wait to be taken. A database that stops answering
+// (or a load past what it can write) would otherwise hold every arriving
+// delivery, body and all, in memory until the process runs out of it. Past
+// the budget, `submit` rejects with CommitQueueBusy at once, and an item that
+// waited too long is taken off the queue and rejected: nothing of either was
+// written, so the caller answers 503 and the sender retries. An item in a
+// running batch is never rejected: its statement may still commit.
 
 export type GroupCommitOptions<T, R> = {
   /** Batches running at once (connections they may hold). */
@@ -25,32 +34,74 @@ export type GroupCommitOptions<T, R> = {
   maxWeight?: number;
   /** Writes the items in one transaction; returns one result per item, in order. */
   write: (items: T[]) => Promise<R[]>;
+  /** The queue's budget; unbounded without it. */
+  waiting?: { maxItems: number; maxWeight: number; maxWaitMs: number };
+  /** The clock for maxWaitMs (tests). */
+  now?: () => number;
 };
 
-type Pending<T, R> = { item: T; resolve: (result: R) => void; reject: (error: unknown) => void };
+/** Why an item was not written: the queue was over its budget, or the item waited past maxWaitMs. Nothing of it was written. */
+export class CommitQueueBusy extends Error {
+  readonly code = 'COMMIT_QUEUE_BUSY';
+  constructor(readonly reason: 'items' | 'weight' | 'wait') {
+    super(
+      reason === 'wait'
+        ? 'the database did not take the write within the wait limit'
+        : `too many writes are waiting for the database (${reason === 'items' ? 'count' : 'bytes'} over the limit)`,
+    );
+  }
+}
+
+type Pending<T, R> = { item: T; weight: number; since: number; resolve: (result: R) => void; reject: (error: unknown) => void };
 
 export type GroupCommitter<T, R> = {
   submit: (item: T) => Promise<R>;
   /** Batches written so far and the items in them (for the metrics and tests). */
-  stats: () => { batches: number; items: number; largest: number };
+  stats: () => { batches: number; items: number; largest: number; waiting: number; refused: number };
 };
 
 export function groupCommitter<T, R>(options: GroupCommitOptions<T, R>): GroupCommitter<T, R> {
   const queue: Pending<T, R>[] = [];
   let inFlight = 0;
-  const stats = { batches: 0, items: 0, largest: 0 };
+  let queuedWeight = 0;
+  const stats = { batches: 0, items: 0, largest: 0, refused: 0 };
+  const now = options.now ?? Date.now;
+  const waiting = options.waiting;
+  let expiry: NodeJS.Timeout | undefined;
 
   /** Takes the next batch off the queue, in arrival order, until the next item would pass a bound (the first always goes). */
   const take = (): Pending<T, R>[] => {
     let count = 0;
     let weight = 0;
     while (count < Math.min(queue.length, options.maxBatch)) {
-      const itemWeight = options.weight?.(queue[count]!.item) ?? 0;
+      const itemWeight = queue[count]!.weight;
       if (count > 0 && weight + itemWeight > (options.maxWeight ?? Infinity)) break;
       weight += itemWeight;
       count += 1;
     }
+    queuedWeight -= weight;
     return queue.splice(0, count);
+  };
+
+  /** Rejects the items at the head of the queue that waited past maxWaitMs (the queue is in arrival order); re-arms for the next head. */
+  const expire = () => {
+    expiry = undefined;
+    if (!waiting) return;
+    const cutoff = now() - waiting.maxWaitMs;
+    let count = 0;
+    while (count < queue.length && queue[count]!.since <= cutoff) count += 1;
+    for (const pending of queue.splice(0, count)) {
+      queuedWeight -= pending.weight;
+      stats.refused += 1;
+      pending.reject(new CommitQueueBusy('wait'));
+    }
+    arm();
+  };
+
+  const arm = () => {
+    if (!waiting || expiry || queue.length === 0) return;
+    expiry = setTimeout(expire, Math.max(0, queue[0]!.since + waiting.maxWaitMs - now()) + 1);
+    expiry.unref();
   };
 
   const pump = () => {
@@ -93,9 +144,21 @@ export function groupCommitter<T, R>(options: GroupCommitOptions<T, R>): GroupCo
   return {
     submit: (item) =>
       new Promise<R>((resolve, reject) => {
-        queue.push({ item, resolve, reject });
+        const weight = options.weight?.(item) ?? 0;
+        if (waiting && queue.length > 0) {
+          // Only while items wait: an item that can go out at once never counts against the budget.
+          const over = queue.length >= waiting.maxItems ? 'items' : queuedWeight + weight > waiting.maxWeight ? 'weight' : null;
+          if (over) {
+            stats.refused += 1;
+            reject(new CommitQueueBusy(over));
+            return;
+          }
+        }
+        queue.push({ item, weight, since: now(), resolve, reject });
+        queuedWeight += weight;
         pump();
+        arm();
       }),
-    stats: () => ({ ...stats }),
+    stats: () => ({ ...stats, waiting: queue.length }),
   };
 }

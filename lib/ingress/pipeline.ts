@@ -9,10 +9,12 @@ import { answerChallenge, answerHandshake } from '@/lib/ingress/handshakes';
 import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable, noteDatabaseUnavailable } from '@/lib/platform/db/unavailable';
 import { deliveryIdentity, normaliseSenderId, requestIdentity, type Identity } from '@/lib/ingress/identity';
 import { parseJsonBody } from '@/lib/ingress/json';
-import { MAX_BODY_BYTES } from '@/lib/ingress/limits';
+import { INGRESS_WAITING, MAX_BODY_BYTES } from '@/lib/ingress/limits';
 import { recordAuthFailure, recordUnauthenticated } from '@/lib/ingress/log-budget';
 import { consume, foldedDeliveryLimit, getLimiters } from '@/lib/ingress/rate-limit';
-import { recordAccepted, recordRejected, type RejectedStatus } from '@/lib/ingress/record';
+import { accepting, recordAccepted, recordRejected, type RejectedStatus } from '@/lib/ingress/record';
+import { CommitQueueBusy } from '@/lib/ingress/group-commit';
+import { log } from '@/lib/platform/log';
 import { runsToStart } from '@/lib/domain/runs/start';
 import { wakeWorkers } from '@/lib/domain/runs/wake';
 import { note, observeIngress } from '@/lib/ingress/observe';
@@ -66,14 +68,29 @@ export function handleIngress(request: Request, params: IngressParams): Promise<
 }
 
 /**
- * 503 with Retry-After when the database cannot be reached: the request is
- * fine, so the sender should retry it (a 500 says it failed). Nothing was
- * written, and deduplication makes the retry safe. Anything else is rethrown.
+ * 503 with Retry-After when the database cannot be reached, or when the
+ * deliveries waiting for it are over their budget (lib/ingress/limits.ts,
+ * INGRESS_WAITING): the request is fine, so the sender should retry it (a 500
+ * says it failed). Nothing was written, and deduplication makes the retry
+ * safe. Anything else is rethrown.
  */
 function unavailable(error: unknown): Response {
-  if (!isDatabaseUnavailable(error)) throw error;
-  noteDatabaseUnavailable(error);
+  if (error instanceof CommitQueueBusy) noteWaitingBudget(error);
+  else if (isDatabaseUnavailable(error)) noteDatabaseUnavailable(error);
+  else throw error;
   return ingressError('unavailable', { 'Retry-After': String(DATABASE_RETRY_AFTER_SECONDS) });
+}
+
+// One log line per episode of refusals by the waiting budget, like the database's outages.
+let waitingRefusedAt = 0;
+function noteWaitingBudget(error: CommitQueueBusy, now = Date.now()): void {
+  if (now - waitingRefusedAt > 15_000) {
+    log('ingress').warn(
+      { reason: error.reason, waiting: accepting().stats().waiting, retryAfterSeconds: DATABASE_RETRY_AFTER_SECONDS, ...INGRESS_WAITING },
+      'deliveries are waiting too long for the database: answering 503 with Retry-After (logged once per episode)',
+    );
+  }
+  waitingRefusedAt = now;
 }
 
 /** A 429 from the budget of unauthenticated entries (handshakes answer it themselves), noted for the metrics. */

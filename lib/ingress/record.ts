@@ -3,6 +3,7 @@ import { getDatabase } from '@/lib/platform/db';
 import { sql } from '@/lib/platform/db/sql';
 import { timeOrderedId } from '@/lib/platform/crypto/random';
 import { groupCommitter, type GroupCommitter } from '@/lib/ingress/group-commit';
+import { INGRESS_WAITING } from '@/lib/ingress/limits';
 import type { Identity } from '@/lib/ingress/identity';
 import { counterUpsert, type FoldedRateLimit } from '@/lib/ingress/rate-limit';
 import { newRunId, queueFullDetail, type NewRun } from '@/lib/domain/runs/start';
@@ -201,6 +202,7 @@ export function accepting(): GroupCommitter<AcceptInput, AcceptOutcome> {
     weight: (input) => input.size,
     maxWeight: MAX_BATCH_BYTES,
     write: recordAcceptedBatch,
+    waiting: INGRESS_WAITING,
   });
   return holder[committerKey];
 }
