@@ -18,7 +18,8 @@
 // package's server, built by `node scripts/pack.mjs`), BENCH_NODE_OPTIONS
 // (flags for the server's Node, e.g. --max-semi-space-size=4),
 // BENCH_DATABASE_URL (default TEST_DATABASE_URL, then the local server),
-// BENCH_BACKTEST=0 (no Backtest caller). RSS is logged every 30 s of the load.
+// BENCH_BACKTEST=0 (no Backtest caller), BENCH_SERVER_LOG (a file for the
+// server's log). RSS is logged every 30 s of the load.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -52,7 +53,9 @@ async function waitReady(base, child) {
 function startServer(env) {
   const command = serverKind === 'package' ? [path.join(root, 'dist', 'tripline.mjs'), 'start'] : [path.join(root, 'scripts', 'serve.mjs')];
   const flags = serverNodeFlags();
-  return spawn(process.execPath, [...flags, ...command], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
+  // BENCH_SERVER_LOG: a file for the server's log (its JSON lines), else dropped.
+  const out = process.env.BENCH_SERVER_LOG ? fs.openSync(process.env.BENCH_SERVER_LOG, 'a') : 'ignore';
+  return spawn(process.execPath, [...flags, ...command], { env: { ...process.env, ...env }, stdio: ['ignore', out, 'inherit'] });
 }
 
 async function benchDatabase(kind) {

@@ -1,7 +1,7 @@
 import 'server-only';
 import { getDatabase, setDatabase } from '@/lib/platform/db';
 import { prepareDatabase } from '@/lib/platform/db/prepare';
-import { vacuumEmbedded } from '@/lib/platform/db/vacuum';
+import { checkpointEmbedded, vacuumEmbedded } from '@/lib/platform/db/vacuum';
 import { deleteExpiredSessions } from '@/lib/domain/auth/sessions';
 import { copyPendingBodies, EMBEDDED_BATCH, SERVER_BATCH } from '@/lib/domain/deliveries/body-json';
 import { backfillEventTypes, EMBEDDED_TYPE_BATCH, SERVER_TYPE_BATCH } from '@/lib/domain/deliveries/event-type-backfill';
@@ -63,6 +63,10 @@ function copyBodies(embedded: boolean): Promise<number> {
   // PGlite's one connection is the ingress's too: small statements. PostgreSQL's instances take turns.
   return copyPendingBodies(undefined, embedded ? { batch: EMBEDDED_BATCH } : { batch: SERVER_BATCH, transaction: true });
 }
+
+// How often the embedded database's WAL since its last checkpoint is looked at
+// (lib/platform/db/vacuum.ts): at the ingress's full rate, about 200 MB of WAL.
+const EMBEDDED_CHECKPOINT_INTERVAL = 15_000;
 
 // The search index's pending list (lib/domain/deliveries/search-index.ts): merged
 // before the ingress fills it.
@@ -128,6 +132,15 @@ export async function startServer(): Promise<void> {
   ];
   // PostgreSQL: the search index's new entries are merged here, not by the insert that fills its list.
   if (!pglite) timers.push(every(SEARCH_MERGE_INTERVAL, 'search index merge', () => mergeSearchPendingList()));
+  // The embedded database: a checkpoint once 64 MB of WAL were written since the last (PGlite runs no checkpointer).
+  if (pglite) {
+    timers.push(
+      every(EMBEDDED_CHECKPOINT_INTERVAL, 'embedded checkpoint', async () => {
+        const done = await checkpointEmbedded(pglite);
+        if (done.ms !== null) log('housekeeping').debug({ job: 'checkpoint', walBytes: done.walBytes, ms: Math.round(done.ms) }, 'embedded database checkpointed');
+      }),
+    );
+  }
   // Health (rollups, state changes) and the notifications they queue.
   timers.push(
     every(env().healthInterval * 1000, 'health and notifications', async () => {
