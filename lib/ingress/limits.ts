@@ -10,8 +10,8 @@ export const MAX_DELIVERY_ID_LENGTH = 200;
 export const RATE_WINDOW_SECONDS = 60;
 
 // Accepted deliveries waiting for the database (lib/ingress/group-commit.ts):
-// past 4,000 of them or 64 MiB of their bodies, or after 10 s in the queue (a
+// past 1,000 of them or 64 MiB of their bodies, or after 10 s in the queue (a
 // sender's usual timeout: GitHub and Stripe wait 10 s), a delivery is
 // answered 503 with Retry-After instead of being held in memory. Nothing of it
 // was written, so the sender's retry is safe.
-export const INGRESS_WAITING = { maxItems: 4_000, maxWeight: 64 * 1024 * 1024, maxWaitMs: 10_000 };
+export const INGRESS_WAITING = { maxItems: 1_000, maxWeight: 64 * 1024 * 1024, maxWaitMs: 10_000 };
