@@ -116,8 +116,11 @@ if (!process.env.TEST_DATABASE_URL && process.env.CI === 'true') {
 }
 
 step('generate', node, ['scripts/prisma-generate.mjs']);
-step('typecheck', node, [bin('typescript', 'bin/tsc'), '--noEmit', '-p', '.']);
-step('lint', node, [bin('eslint', 'bin/eslint.js'), '--max-warnings=0', '.']);
+// Types and lint side by side: each is mostly one core's work.
+await Promise.all([
+  stepBeside('typecheck', node, [bin('typescript', 'bin/tsc'), '--noEmit', '-p', '.']),
+  stepBeside('lint', node, [bin('eslint', 'bin/eslint.js'), '--max-warnings=0', '.']),
+]);
 
 // The two-commands start on each Node.js LTS line (scripts/node-lines.mjs) runs
 // beside Vitest: it mostly waits on npm and on each clone's build, while
