@@ -18,6 +18,13 @@
 // for small machines, gets 4 MB: its thread, not the server's, bounds its
 // throughput. PostgreSQL, for larger ones, gets 16 MB.
 //
+// The old generation: under load, after a full collection left about 75 MB
+// alive, V8 let the heap grow to 300 MB before the next one (it grows by up
+// to 4 times what survived when collections are fast). Capped at 1.5 times
+// (--heap-growing-percent=50), the peak at 200 deliveries/s fell from 611-639
+// to 462 MB on the embedded database and from 477-497 to 294 MB on
+// PostgreSQL, for 3-5% of the ingress's throughput at full load.
+//
 // Heap sizes are fixed when the process starts and cannot be changed from
 // inside it, so the entry replaces its own process (same pid, same stdio,
 // same arguments) with one started with the flag. An operator's own
@@ -26,15 +33,21 @@
 // with V8's default. The database is PostgreSQL when DATABASE_URL is set in
 // the environment (as lib/platform/env.ts reads it).
 
-const SEMI_SPACE = '--max-semi-space-size';
-
 /** Whether the operator set the flag (command line or NODE_OPTIONS; V8 takes `_` for `-`). */
 function operatorSet(name) {
   const given = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)].map((flag) => flag.replaceAll('_', '-'));
   return given.some((flag) => flag === name || flag.startsWith(`${name}=`));
 }
 
-if (!operatorSet(SEMI_SPACE) && typeof process.execve === 'function' && process.platform !== 'win32') {
-  const flag = `${SEMI_SPACE}=${process.env.DATABASE_URL ? 16 : 4}`;
-  process.execve(process.execPath, [process.execPath, flag, ...process.execArgv, ...process.argv.slice(1)], process.env);
+const flags = [
+  ['--max-semi-space-size', process.env.DATABASE_URL ? 16 : 4],
+  // After a full collection V8 lets the old generation grow to up to 4 times
+  // what survived (by its speed); 50 caps that at 1.5 times.
+  ['--heap-growing-percent', 50],
+]
+  .filter(([name]) => !operatorSet(name))
+  .map(([name, value]) => `${name}=${value}`);
+
+if (flags.length > 0 && typeof process.execve === 'function' && process.platform !== 'win32') {
+  process.execve(process.execPath, [process.execPath, ...flags, ...process.execArgv, ...process.argv.slice(1)], process.env);
 }

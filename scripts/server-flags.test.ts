@@ -31,22 +31,23 @@ const canReplace = typeof (process as { execve?: unknown }).execve === 'function
 describe('the server V8 settings', () => {
   it.runIf(canReplace)('restarts the process in place with a 4 MB semi-space on the embedded database, keeping its arguments', () => {
     const seen = run({ DATABASE_URL: '' });
-    expect(seen.execArgv).toEqual(['--max-semi-space-size=4']);
+    expect(seen.execArgv).toEqual(['--max-semi-space-size=4', '--heap-growing-percent=50']);
     expect(seen.argv).toEqual(['start', '--x']);
     expect(seen.pid).toBe(seen.spawned);
     expect(seen.newSpaceMb).toBeLessThanOrEqual(8);
   });
 
-  it.runIf(canReplace)('and with 16 MB on PostgreSQL', () => {
-    expect(run({ DATABASE_URL: 'postgresql://tripline@db.example/tripline' }).execArgv).toEqual(['--max-semi-space-size=16']);
+  it.runIf(canReplace)('and with 16 MB on PostgreSQL; the old generation grows by half at most on both', () => {
+    expect(run({ DATABASE_URL: 'postgresql://tripline@db.example/tripline' }).execArgv).toEqual(['--max-semi-space-size=16', '--heap-growing-percent=50']);
   });
 
   it('leaves an operator’s own setting alone, on the command line or in NODE_OPTIONS', () => {
-    const flagged = run({ DATABASE_URL: '' }, ['--max-semi-space-size=32']);
-    expect(flagged.execArgv).toEqual(['--max-semi-space-size=32']);
+    const flagged = run({ DATABASE_URL: '' }, ['--max-semi-space-size=32', '--heap_growing_percent=0']);
+    expect(flagged.execArgv).toEqual(['--max-semi-space-size=32', '--heap_growing_percent=0']);
     expect(flagged.newSpaceMb).toBeGreaterThan(16);
     const optioned = run({ NODE_OPTIONS: '--max-semi-space-size=32', DATABASE_URL: '' });
-    expect(optioned.execArgv).not.toContain('--max-semi-space-size=4');
+    // The flag the operator left out is still added.
+    expect(optioned.execArgv).toEqual(['--heap-growing-percent=50']);
     expect(optioned.newSpaceMb).toBeGreaterThan(16);
   });
 });
