@@ -101,7 +101,7 @@ test('a token may hold five open streams; the sixth gets 429 until one closes', 
         controller.abort();
         return response.status;
       },
-      { timeout: 5_000 },
+      { timeout: 15_000 },
     )
     .toBe(200);
   for (const stream of open) await stream.close();
@@ -175,7 +175,7 @@ test('a client that stops reading: the server stops reading the log for it and h
   expect((await scrapeMetrics(request, baseURL)).get(SENT)! - (before.get(SENT) ?? 0)).toBeGreaterThan(COUNT * 250_000);
   // A client that goes away gives its slot back.
   response.destroy();
-  await expect.poll(async () => (await scrapeMetrics(request, baseURL)).get(OPEN), { timeout: 10_000 }).toBe(before.get(OPEN) ?? 0);
+  await expect.poll(async () => (await scrapeMetrics(request, baseURL)).get(OPEN), { timeout: 20_000 }).toBe(before.get(OPEN) ?? 0);
 });
 
 // ---------------------------------------------------------------------------
@@ -194,7 +194,7 @@ test('tripline listen forwards each delivery once, in order, with its exact byte
     for (let i = 0; i < 3; i++) sent.push(await sendGithub(baseURL!, hook.url, secret, { action: 'opened', n: i, text: 'exact  bytes\u00e9' }));
     await expect.poll(() => local.received.length, { timeout: 30_000 }).toBe(3);
     // The position is written after each forward: once it names the third entry, kill without warning.
-    await expect.poll(() => (fs.existsSync(stateFile) ? JSON.parse(fs.readFileSync(stateFile, 'utf8')).after : null), { timeout: 10_000 }).toMatch(/^dl_/);
+    await expect.poll(() => (fs.existsSync(stateFile) ? JSON.parse(fs.readFileSync(stateFile, 'utf8')).after : null), { timeout: 20_000 }).toMatch(/^dl_/);
     const stateAfterThree = JSON.parse(fs.readFileSync(stateFile, 'utf8'));
     running.child.kill('SIGKILL');
     await running.exited;

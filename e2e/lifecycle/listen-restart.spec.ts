@@ -40,7 +40,7 @@ test('a restart of the server ends the stream cleanly; the listener resumes and 
     await server.stop();
     expect(server.process.exitCode).toBe(0);
     expect(Date.now() - stopping).toBeLessThan(8_000);
-    await expect.poll(() => running!.output().stderr, { timeout: 10_000 }).toMatch(/Disconnected: the server ended the stream \(shutdown\)|Cannot reach/);
+    await expect.poll(() => running!.output().stderr, { timeout: 20_000 }).toMatch(/Disconnected: the server ended the stream \(shutdown\)|Cannot reach/);
 
     server = await startServer('listen-restart-2', port, env);
     await send(3);

@@ -33,7 +33,7 @@ test('a destination at a private IP address saved while allowed is refused at se
     expect(created.status(), await created.text()).toBe(201);
     id = (await created.json()).destination.id;
     expect((await request.post(`${server.url}${destinations}/${id}/test`, { headers: auth })).status()).toBe(202);
-    await expect.poll(() => receiver.received.length, { timeout: 15_000 }).toBe(1);
+    await expect.poll(() => receiver.received.length, { timeout: 30_000 }).toBe(1);
   } finally {
     await server.stop();
   }
@@ -47,7 +47,7 @@ test('a destination at a private IP address saved while allowed is refused at se
       const { notifications } = await (await request.get(`${server.url}/api/v1/factories/ops/notifications`, { headers: auth })).json();
       return notifications.find((n: { eventId: string }) => n.eventId === eventId) as { status: string; error: string | null; attempts: number };
     };
-    await expect.poll(async () => (await outcome())?.error ?? null, { timeout: 15_000 }).toMatch(/^Refused: private address/);
+    await expect.poll(async () => (await outcome())?.error ?? null, { timeout: 30_000 }).toMatch(/^Refused: private address/);
     expect(await outcome()).toMatchObject({ status: 'pending' });
     expect(receiver.received).toHaveLength(1);
   } finally {
