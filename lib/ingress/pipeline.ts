@@ -14,7 +14,7 @@ import { recordAuthFailure, recordUnauthenticated } from '@/lib/ingress/log-budg
 import { consume, foldedDeliveryLimit, getLimiters } from '@/lib/ingress/rate-limit';
 import { accepting, recordAccepted, recordRejected, type RejectedStatus } from '@/lib/ingress/record';
 import { CommitQueueBusy } from '@/lib/ingress/group-commit';
-import { log } from '@/lib/platform/log';
+import { episodes, log } from '@/lib/platform/log';
 import { runsToStart } from '@/lib/domain/runs/start';
 import { wakeWorkers } from '@/lib/domain/runs/wake';
 import { note, observeIngress } from '@/lib/ingress/observe';
@@ -82,15 +82,14 @@ function unavailable(error: unknown): Response {
 }
 
 // One log line per episode of refusals by the waiting budget, like the database's outages.
-let waitingRefusedAt = 0;
-function noteWaitingBudget(error: CommitQueueBusy, now = Date.now()): void {
-  if (now - waitingRefusedAt > 15_000) {
+const waitingEpisodeStarts = episodes(15_000);
+function noteWaitingBudget(error: CommitQueueBusy): void {
+  if (waitingEpisodeStarts()) {
     log('ingress').warn(
       { reason: error.reason, waiting: accepting().stats().waiting, retryAfterSeconds: DATABASE_RETRY_AFTER_SECONDS, ...INGRESS_WAITING },
       'deliveries are waiting too long for the database: answering 503 with Retry-After (logged once per episode)',
     );
   }
-  waitingRefusedAt = now;
 }
 
 /** A 429 from the budget of unauthenticated entries (handshakes answer it themselves), noted for the metrics. */

@@ -74,3 +74,17 @@ export function errorFields(error: unknown): { err: { message: string; stack?: s
   if (error instanceof Error) return { err: { message: error.message, stack: error.stack } };
   return { err: { message: String(error) } };
 }
+
+/**
+ * For a condition logged once per episode rather than once per request: the
+ * returned function is called at each occurrence and answers whether it starts
+ * a new episode (none in the `quietMs` before it).
+ */
+export function episodes(quietMs: number): (now?: number) => boolean {
+  let lastAt = Number.NEGATIVE_INFINITY;
+  return (now = Date.now()) => {
+    const starts = now - lastAt > quietMs;
+    lastAt = now;
+    return starts;
+  };
+}

@@ -1,4 +1,4 @@
-import { errorFields, log } from '@/lib/platform/log';
+import { episodes, errorFields, log } from '@/lib/platform/log';
 
 // A database that cannot be reached (stopped, restarting, failing over, or
 // out of connections) is not the request's fault: callers answer 503 with
@@ -34,17 +34,15 @@ export function isDatabaseUnavailable(error: unknown): boolean {
 }
 
 // One log line per outage, not one per request: an outage is a run of such
-// errors with less than QUIET_MS between them.
-const QUIET_MS = 15_000;
-let lastAt = 0;
+// errors with less than 15 s between them.
+const outageStarts = episodes(15_000);
 
 /** Notes a request answered 503 because the database is unreachable; logs the outage's first one. */
 export function noteDatabaseUnavailable(error: unknown, now = Date.now()): void {
-  if (now - lastAt > QUIET_MS) {
+  if (outageStarts(now)) {
     log('db').error(
       { ...errorFields(error), retryAfterSeconds: DATABASE_RETRY_AFTER_SECONDS },
       'database unreachable: answering 503 with Retry-After until it is back (logged once per outage)',
     );
   }
-  lastAt = now;
 }
