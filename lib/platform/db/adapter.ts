@@ -7,7 +7,8 @@ import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapt
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { serveBackups } from '@/lib/platform/db/dump';
 import { acquireEmbeddedLock, type EmbeddedLock } from '@/lib/platform/db/embedded-lock';
-import { asPGlite, ThreadedPGlite, type EmbeddedDatabase } from '@/lib/platform/db/pglite-thread';
+import { appDir } from '@/lib/platform/app-dir';
+import { asPGlite, EMBEDDED_TEMPLATE_FILE, ThreadedPGlite, type EmbeddedDatabase } from '@/lib/platform/db/pglite-thread';
 import { SESSION_TIME_ZONE_SQL } from '@/lib/platform/db/session';
 import { log } from '@/lib/platform/log';
 
@@ -82,7 +83,7 @@ export function openAdapter(target: DatabaseTarget, options: { poolSize?: number
   const lock = acquireEmbeddedLock(target.dataDir);
   // Whoever queries first sees the failure; this only keeps it from being an unhandled rejection.
   lock.catch(() => {});
-  const client = new ThreadedPGlite(target.dataDir, { before: lock });
+  const client = new ThreadedPGlite(target.dataDir, { before: lock, template: path.resolve(/*turbopackIgnore: true*/ appDir(), EMBEDDED_TEMPLATE_FILE) });
   // `tripline backup` asks the process that holds the folder for a copy.
   lock.then((held) => serveBackups(held, client), () => {});
   return {

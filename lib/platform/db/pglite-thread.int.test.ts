@@ -155,6 +155,38 @@ describe('the embedded database on its own thread, in a folder', () => {
     }
   });
 
+  it('starts a folder without a database from the template, and opens one with a database as it is', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tripline-template-'));
+    try {
+      // A template as the package's (scripts/pack/embedded-template.mjs): a database's dump, with a mark of its own.
+      const source = new ThreadedPGlite(path.join(dir, 'source'));
+      await source.exec(`CREATE TABLE origin (name text); INSERT INTO origin VALUES ('template'); CHECKPOINT`);
+      const template = path.join(dir, 'template.tar.gz');
+      fs.writeFileSync(template, Buffer.from(await (await source._runExclusiveQuery(() => source.dumpDataDir('gzip'))).arrayBuffer()));
+      await source.close();
+
+      // A new folder (created empty, as openAdapter does) starts from it...
+      const folder = path.join(dir, 'data');
+      fs.mkdirSync(folder);
+      const fresh = new ThreadedPGlite(folder, { template });
+      expect((await fresh.query<{ name: string }>('SELECT name FROM origin')).rows).toEqual([{ name: 'template' }]);
+      await fresh.query(`INSERT INTO origin VALUES ('written after')`);
+      await fresh.close();
+
+      // ...and once it holds a database, the template is not used again: what was written stays.
+      const reopened = new ThreadedPGlite(folder, { template });
+      expect((await reopened.query<{ name: string }>('SELECT name FROM origin ORDER BY name')).rows).toEqual([{ name: 'template' }, { name: 'written after' }]);
+      await reopened.close();
+
+      // Without a template file (a clone), a new folder is a new, empty database.
+      const plain = new ThreadedPGlite(path.join(dir, 'plain'), { template: path.join(dir, 'absent.tar.gz') });
+      expect((await plain.query<{ exists: boolean }>(`SELECT to_regclass('origin') IS NOT NULL AS exists`)).rows).toEqual([{ exists: false }]);
+      await plain.close();
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('fails every call with the reason when the folder cannot be opened', async () => {
     const busy = Promise.reject(new Error('the data folder is busy'));
     const database = new ThreadedPGlite(os.tmpdir(), { before: busy });

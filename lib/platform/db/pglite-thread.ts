@@ -43,6 +43,8 @@ type Reply = { id: number; result?: unknown; error?: RemoteError };
 type Pending = { resolve: (value: unknown) => void; reject: (error: Error) => void; sql?: string; params?: unknown[] };
 
 const WORKER_FILE = 'lib/platform/db/pglite-worker.mjs';
+/** The npm package's new database (scripts/pack/embedded-template.mjs); absent in a clone. */
+export const EMBEDDED_TEMPLATE_FILE = 'prisma/embedded-template.tar.gz';
 const logger = log('database');
 
 // The element types of PostgreSQL's array types, as PGlite reads them when it opens (BasePGlite._initArrayTypes).
@@ -77,11 +79,14 @@ export class ThreadedPGlite implements EmbeddedDatabase {
    * thread, once `before` has settled: the data folder's lock is held before
    * the database touches a file (lib/platform/db/embedded-lock.ts). `from`: a dump
    * of a data folder (dumpDataDir) to start from instead of a new one.
+   * `template`: a dump a folder without a database starts from (the npm
+   * package's, EMBEDDED_TEMPLATE_FILE), when the file exists.
    */
-  constructor(dataDir: string | undefined, options: { before?: Promise<unknown>; from?: ArrayBuffer } = {}) {
+  constructor(dataDir: string | undefined, options: { before?: Promise<unknown>; from?: ArrayBuffer; template?: string } = {}) {
     this.waitReady = (async () => {
       await options.before;
-      await this.#start(dataDir, options.from);
+      const { startedFrom } = (await this.#start(dataDir, options.from, options.template)) as { startedFrom: string | null };
+      if (startedFrom === 'template') logger.info({ template: options.template }, 'new embedded database: copied from the package’s template, which holds every migration it was built with');
       const arrays = await this.#query<{ oid: number; typarray: number }>(ARRAY_TYPES_SQL);
       for (const { oid, typarray } of arrays.rows) {
         this.#parsers[typarray] = (text) => types.arrayParser(text, this.#parsers[oid]!, typarray);
@@ -90,10 +95,10 @@ export class ThreadedPGlite implements EmbeddedDatabase {
     this.waitReady.catch(() => {});
   }
 
-  #start(dataDir: string | undefined, from: ArrayBuffer | undefined): Promise<unknown> {
+  #start(dataDir: string | undefined, from: ArrayBuffer | undefined, template: string | undefined): Promise<unknown> {
     // Resolved from Tripline's folder, as the migrations are (lib/platform/db/migrate.ts): the worker is not bundled.
     const worker = new Worker(path.resolve(/*turbopackIgnore: true*/ appDir(), WORKER_FILE), {
-      workerData: { dataDir: dataDir ?? null, sessionSql: PGLITE_SESSION_SQL, loadDataDir: from ?? null },
+      workerData: { dataDir: dataDir ?? null, sessionSql: PGLITE_SESSION_SQL, loadDataDir: from ?? null, template: template ?? null },
     });
     this.#worker = worker;
     // The thread keeps the process alive only while a call waits for it.

@@ -14,12 +14,32 @@
 //   { id, op: 'close' }                -> null
 // Values in rows are PostgreSQL's text, unparsed: the client parses them with
 // the parsers its caller asked for (functions cannot cross threads).
+import fs from 'node:fs';
+import path from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite, messages, types } from '@electric-sql/pglite';
 import { btree_gin } from '@electric-sql/pglite/contrib/btree_gin';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 
-const { dataDir, sessionSql, loadDataDir } = workerData;
+const { dataDir, sessionSql, loadDataDir, template } = workerData;
+
+// template: the npm package's new database (scripts/pack/embedded-template.mjs:
+// PGlite's dump of a folder with every migration applied). A folder that holds
+// no database yet starts as a copy of it instead of running initdb and every
+// migration, which took 5 of the 9 s to a new instance's first page
+// (docs/decisions/0088-a-new-embedded-database-starts-from-the-package-template.md).
+// A folder that holds one is opened as it is; migrations then run as always.
+function startingPoint() {
+  if (loadDataDir) return { blob: new Blob([loadDataDir]), from: 'dump' };
+  if (!dataDir || !template || fs.existsSync(path.join(dataDir, 'PG_VERSION'))) return { blob: undefined, from: null };
+  try {
+    return { blob: new Blob([fs.readFileSync(template)]), from: 'template' };
+  } catch (error) {
+    if (error.code === 'ENOENT') return { blob: undefined, from: null };
+    throw error;
+  }
+}
+const start = startingPoint();
 
 // The extensions the migrations create: the same list as lib/platform/db/pglite-extensions.ts.
 // (Options in one object: PGlite ignores a second argument when the first is not a folder.)
@@ -35,7 +55,7 @@ const pg = new PGlite({
   dataDir: dataDir ?? undefined,
   startParams: START_PARAMS,
   extensions: { btree_gin, pg_trgm },
-  loadDataDir: loadDataDir ? new Blob([loadDataDir]) : undefined,
+  loadDataDir: start.blob,
 });
 
 /** Every type the database would parse, left as text. */
@@ -81,7 +101,7 @@ function post(message) {
 }
 
 ready.then(
-  () => post({ id: 0, result: null }),
+  () => post({ id: 0, result: { startedFrom: start.from } }),
   (error) => post({ id: 0, error: describe(error) }),
 );
 
