@@ -2,6 +2,13 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 
 // Small helpers shared by the CLI commands.
 
+/**
+ * How the user runs the command line, for usage lines and hints: `tripline`
+ * from the npm package (its launcher, scripts/pack/tripline.mjs, says so),
+ * `npm run tripline --` in a clone.
+ */
+export const CLI = process.env.TRIPLINE_CLI_NAME || 'npm run tripline --';
+
 export class UsageError extends Error {}
 
 /** Parses a command's flags; a bad flag (or, with allowPositionals false, any positional) is a UsageError. */

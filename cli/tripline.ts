@@ -1,6 +1,7 @@
 // The `tripline` command line: `npm run tripline -- <command> [options]` in a
 // clone, `tripline <command>` from the npm package (scripts/pack.mjs).
 // Each command lives in cli/commands/<name>.ts and returns its exit code.
+import { CLI } from './args';
 
 type Command = { run: (args: string[]) => Promise<number> };
 
@@ -28,7 +29,7 @@ const commands: Record<string, { summary: string; load: () => Promise<Command> }
 
 function usage(): string {
   return [
-    'Usage: npm run tripline -- <command> [options]',
+    `Usage: ${CLI} <command> [options]`,
     '',
     'Commands:',
     ...Object.entries(commands).map(([name, { summary }]) => `  ${name.padEnd(10)}${summary}`),

@@ -1,6 +1,10 @@
 // `npm pack`'s prepack step: builds what the npm package holds, into dist/.
 //
 //   dist/tripline.mjs      the `tripline` command (scripts/pack/tripline.mjs)
+//   dist/unpack.mjs        unpacks the app on a version's first run (scripts/pack/unpack.mjs, with node-tar)
+//   dist/app.tar.gz        the app folder below, as one archive; dist/app.json names it
+//
+// The app folder, built in dist/app and then archived:
 //   dist/app/cli.mjs       the command line, prebuilt with esbuild (no tsx at run time);
 //                          each command a chunk of its own, loaded when run
 //   dist/app/server.mjs    server.ts, prebuilt the same way
@@ -8,16 +12,19 @@
 //                          .next when `npm test`'s current build is taken as it is, else .next-pack
 //   dist/app/node_modules/ only the files of the packages the server and the CLI load
 //                          (Next.js's trace, plus the packages kept out of the bundles whole)
-//   dist/app/prisma/       the migrations and the schema the schema engine reads
+//   dist/app/prisma/       the migrations and the schema the schema engine reads, and
+//                          the new embedded database with them applied (embedded-template.tar.gz)
 //   dist/app/lib/platform/db/pglite-worker.mjs   the embedded database's thread
 //   dist/app/scripts/server-flags.mjs            the server's V8 settings
 //
 // The package needs no install step of its own: it declares no dependencies
 // (docs/decisions/0080-the-npm-package-is-self-contained.md).
 import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { build } from 'esbuild';
+import * as tar from 'tar';
 import nextConfig from '../next.config.mjs';
 import { buildIsCurrent } from './build-stamp.mjs';
 
@@ -198,4 +205,48 @@ await build({
 fs.writeFileSync(path.join(app, 'package.json'), `${JSON.stringify({ type: 'module', private: true, tripline: { buildDir: DIST_DIR } }, null, 2)}\n`);
 copy('scripts/pack/tripline.mjs', path.join(out, 'tripline.mjs'));
 fs.chmodSync(path.join(out, 'tripline.mjs'), 0o755);
-step('done: dist/');
+
+step('migrating the embedded database a new instance starts from');
+run(process.execPath, ['scripts/pack/embedded-template.mjs', out]);
+
+// Files no server reads: the packages' source maps, type declarations and
+// tests, and PGlite's extensions other than the ones the migrations create
+// (the worker's list, lib/platform/db/pglite-worker.mjs).
+const PGLITE_EXTENSIONS = ['btree_gin', 'pg_trgm'];
+function prune(modules) {
+  let removed = 0;
+  const remove = (file) => {
+    fs.rmSync(file, { recursive: true, force: true });
+    removed++;
+  };
+  for (const entry of fs.readdirSync(modules, { recursive: true, withFileTypes: true })) {
+    const file = path.join(entry.parentPath, entry.name);
+    if (entry.isFile() && /\.(map|d\.ts|d\.cts|d\.mts)$/.test(entry.name)) remove(file);
+    // A package's own test folder (node_modules/<name>/test, node_modules/@scope/<name>/test).
+    else if (entry.isDirectory() && ['test', 'tests'].includes(entry.name) && fs.existsSync(path.join(entry.parentPath, 'package.json'))) remove(file);
+  }
+  const pgliteDist = path.join(modules, '@electric-sql', 'pglite', 'dist');
+  for (const name of fs.readdirSync(pgliteDist)) {
+    if (name.endsWith('.tar.gz') && !PGLITE_EXTENSIONS.includes(name.slice(0, -'.tar.gz'.length))) remove(path.join(pgliteDist, name));
+  }
+  return removed;
+}
+step(`${prune(path.join(app, 'node_modules'))} files and folders no server reads left out`);
+
+// One archive instead of its ~2,500 files: npm writes every file of a package
+// it installs up to three times (scripts/pack/unpack.mjs unpacks it once).
+step('archiving the app');
+const archive = path.join(out, 'app.tar.gz');
+let files = 0;
+let bytes = 0;
+for (const entry of fs.readdirSync(app, { recursive: true, withFileTypes: true })) {
+  if (!entry.isFile()) continue;
+  files++;
+  bytes += fs.statSync(path.join(entry.parentPath, entry.name)).size;
+}
+await tar.create({ gzip: true, file: archive, cwd: out, portable: true }, ['app']);
+const id = createHash('sha256').update(fs.readFileSync(archive)).digest('hex').slice(0, 16);
+fs.writeFileSync(path.join(out, 'app.json'), `${JSON.stringify({ id, files, bytes }, null, 2)}\n`);
+fs.rmSync(app, { recursive: true, force: true });
+await build({ ...common, entryPoints: ['scripts/pack/unpack.mjs'], outfile: path.join(out, 'unpack.mjs') });
+step(`done: dist/ (the app: ${files} files, ${(bytes / 1e6).toFixed(1)} MB, archived in ${(fs.statSync(archive).size / 1e6).toFixed(1)} MB)`);

@@ -3,11 +3,11 @@ import { targetFromEnv } from '@/lib/platform/db/adapter';
 import { dumpEmbeddedFolder, writeBackupFile, type BackupManifest } from '@/lib/platform/db/backup';
 import { env } from '@/lib/platform/env';
 import { AppError } from '@/lib/platform/http/errors';
-import { parseOptions, UsageError } from '../args';
+import { CLI, parseOptions, UsageError } from '../args';
 import { fingerprintOf, keyInfo, KEY_FILES, readKeyFile } from '../backup-keys';
 import { runCommand } from '../run-command';
 
-const usage = `Usage: npm run tripline -- backup <file> [--no-keys] [--force]
+const usage = `Usage: ${CLI} backup <file> [--no-keys] [--force]
 
 Copies the embedded database (TRIPLINE_DATA_DIR/pglite) into <file>. When a
 server has it open, the server makes the copy (consistent, no downtime);
@@ -24,7 +24,7 @@ TRIPLINE_SECRETS_KEY / TRIPLINE_AUTH_SECRET are never included.
   --no-keys   leave the key files out
   --force     replace <file> if it exists
 
-Restore with: npm run tripline -- restore <file>
+Restore with: ${CLI} restore <file>
 On PostgreSQL use pg_dump instead (docs/operations.md).`;
 
 export function run(args: string[]): Promise<number> {

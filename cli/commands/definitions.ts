@@ -5,7 +5,7 @@ import { parseDefinitionFiles } from '@/lib/domain/definitions/parse';
 import { describeAction, planDefinitions, type Plan } from '@/lib/domain/definitions/plan';
 import { formatProblem, type DefinitionFiles, type DefinitionProblem } from '@/lib/domain/definitions/schemas';
 import { WEBHOOKS_DIR } from '@/lib/domain/webhooks/definition-file';
-import { parseOptions, required, UsageError } from '../args';
+import { CLI, parseOptions, required, UsageError } from '../args';
 import { withDatabase } from '../database';
 import { factoryIdOrThrow } from '../factory';
 import { runCommand } from '../run-command';
@@ -63,7 +63,7 @@ function folderArgument(positionals: string[], index: number): string {
 
 export const validate = {
   run: (args: string[]) =>
-    runCommand(`Usage: npm run tripline -- validate <dir>\n\nChecks <dir>/webhooks/*.yaml without a database.\n${exitCodes}`, args, async () => {
+    runCommand(`Usage: ${CLI} validate <dir>\n\nChecks <dir>/webhooks/*.yaml without a database.\n${exitCodes}`, args, async () => {
       const { positionals } = parseOptions(args, {});
       const { definitions, problems } = parseDefinitionFiles(readDefinitionFolder(folderArgument(positionals, 0)));
       if (problems.length > 0) {
@@ -78,7 +78,7 @@ export const validate = {
 export const plan = {
   run: (args: string[]) =>
     runCommand(
-      `Usage: npm run tripline -- plan --factory <slug> [--exit-code] <dir>\n\nPrints the creates, updates and deletes an apply of <dir>/webhooks would make, and every problem; changes nothing.\n${exitCodes}\nWith --exit-code, valid files that would change something exit ${CHANGES_PENDING}.`,
+      `Usage: ${CLI} plan --factory <slug> [--exit-code] <dir>\n\nPrints the creates, updates and deletes an apply of <dir>/webhooks would make, and every problem; changes nothing.\n${exitCodes}\nWith --exit-code, valid files that would change something exit ${CHANGES_PENDING}.`,
       args,
       async () => {
         const { values, positionals } = parseOptions(args, { factory: { type: 'string' }, 'exit-code': { type: 'boolean' } });
@@ -100,7 +100,7 @@ export const plan = {
 export const apply = {
   run: (args: string[]) =>
     runCommand(
-      `Usage: npm run tripline -- apply --factory <slug> <dir>\n\nMakes the factory's webhooks what <dir>/webhooks defines, all or nothing, and prints the UIDs and ingress URLs of created webhooks. The factory must be managed (its settings); a repository-backed factory applies its branch.\n${exitCodes}`,
+      `Usage: ${CLI} apply --factory <slug> <dir>\n\nMakes the factory's webhooks what <dir>/webhooks defines, all or nothing, and prints the UIDs and ingress URLs of created webhooks. The factory must be managed (its settings); a repository-backed factory applies its branch.\n${exitCodes}`,
       args,
       async () => {
         const { values, positionals } = parseOptions(args, { factory: { type: 'string' } });

@@ -2,12 +2,12 @@ import { connectRepository } from '@/lib/domain/definitions/repository';
 import { getDefinitionsStatus, setConfigSource } from '@/lib/domain/definitions/service';
 import { formatProblem, repositorySettingsSchema } from '@/lib/domain/definitions/schemas';
 import { listAllFactories } from '@/lib/domain/instance/service';
-import { parseOptions, required, UsageError } from '../args';
+import { CLI, parseOptions, required, UsageError } from '../args';
 import { withDatabase } from '../database';
 import { factoryIdOrThrow } from '../factory';
 import { runCommand } from '../run-command';
 
-const usage = `Usage: npm run tripline -- factory <subcommand> --factory <slug> [options]
+const usage = `Usage: ${CLI} factory <subcommand> --factory <slug> [options]
 
   list                                       every factory with its member and webhook counts (no --factory)
   status                                     the kind of factory, and for a repository what applied last

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
-import { parseOptions, required, UsageError } from '../args';
+import { CLI, parseOptions, required, UsageError } from '../args';
 
 // `tripline listen`: forwards a webhook's deliveries from a Tripline server to
 // a local URL, for developing a handler on a laptop (docs/local-development.md).
@@ -15,7 +15,7 @@ import { parseOptions, required, UsageError } from '../args';
 // forward, so a listener stopped, asleep or offline resumes with what arrived
 // meanwhile, once, in order. It imports no Prisma and no lib/ module.
 
-const HELP = `Usage: tripline listen --url <server> --token <api token> --factory <slug> --webhook <uid> --forward <local url> [options]
+const HELP = `Usage: ${CLI} listen --url <server> --token <api token> --factory <slug> --webhook <uid> --forward <local url> [options]
 
 Forwards a webhook's accepted deliveries to a local URL, in order, each once,
 resuming where it stopped.

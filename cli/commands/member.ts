@@ -1,12 +1,12 @@
 import { addMember } from '@/lib/domain/members/service';
 import { AppError } from '@/lib/platform/http/errors';
-import { parseOptions, required } from '../args';
+import { CLI, parseOptions, required } from '../args';
 import { withDatabase } from '../database';
 import { runCommand } from '../run-command';
 
 // The operator's tool: it says when no account uses the email (the dashboard
 // and API invite instead, so they never reveal that).
-const usage = `Usage: npm run tripline -- member add --factory <slug> --email <email> --role <admin|editor|viewer>`;
+const usage = `Usage: ${CLI} member add --factory <slug> --email <email> --role <admin|editor|viewer>`;
 
 export function run(args: string[]): Promise<number> {
   return runCommand(usage, args, async () => {

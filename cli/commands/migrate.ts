@@ -8,14 +8,14 @@ import {
   resolveMigration,
 } from '@/lib/platform/db/migrate';
 import { env } from '@/lib/platform/env';
-import { parseOptions, UsageError } from '../args';
+import { CLI, parseOptions, UsageError } from '../args';
 
 // `tripline migrate`: Prisma Migrate's everyday commands on the WebAssembly
 // schema engine (lib/platform/db/migrate.ts). deploy/status/resolve act on the
 // configured database (DATABASE_URL, else embedded PGlite in
 // TRIPLINE_DATA_DIR); create/check need no database at all.
 
-const help = `Usage: npm run tripline -- migrate <subcommand> [options]
+const help = `Usage: ${CLI} migrate <subcommand> [options]
 
 Subcommands:
   deploy                    Apply pending migrations to the configured database
@@ -84,7 +84,7 @@ async function status(adapter: OpenedAdapter): Promise<number> {
   console.log(`Applied: ${applied.length}`);
   for (const name of applied) console.log(`  ${name}`);
   if (pending.length > 0) {
-    console.log(`Pending: ${pending.length} (run: npm run tripline -- migrate deploy)`);
+    console.log(`Pending: ${pending.length} (run: ${CLI} migrate deploy)`);
     for (const name of pending) console.log(`  ${name}`);
   }
   for (const problem of problems) console.error(`Problem: ${problem}`);
@@ -104,7 +104,7 @@ async function create(args: string[]): Promise<number> {
     return 0;
   }
   console.log(`Created ${path.relative(process.cwd(), path.join(created.directory, 'migration.sql'))}`);
-  console.log('Review the SQL, then apply it with: npm run tripline -- migrate deploy');
+  console.log(`Review the SQL, then apply it with: ${CLI} migrate deploy`);
   return 0;
 }
 
@@ -116,7 +116,7 @@ async function check(): Promise<number> {
   }
   console.error('prisma/schema.prisma has changes that no migration covers. The missing migration is:\n');
   console.error(sql.trimEnd());
-  console.error('\nCreate it with: npm run tripline -- migrate create --name <name>');
+  console.error(`\nCreate it with: ${CLI} migrate create --name <name>`);
   return 1;
 }
 

@@ -1,11 +1,11 @@
 import type { ReplaySelectionInput } from '@/lib/domain/replay-jobs/schemas';
 import { cancelReplayJob, getReplayJob, listReplayJobs, previewSelection, startReplayJob, type ReplayJobView } from '@/lib/domain/replay-jobs/service';
-import { parseOptions, required, UsageError } from '../args';
+import { CLI, parseOptions, required, UsageError } from '../args';
 import { withDatabase } from '../database';
 import { factoryIdOrThrow } from '../factory';
 import { runCommand } from '../run-command';
 
-const usage = `Usage: npm run tripline -- replay <subcommand> --factory <slug> [options]
+const usage = `Usage: ${CLI} replay <subcommand> --factory <slug> [options]
 
 Bulk replay (docs/replay.md): replay many of a webhook's Accepted deliveries
 against today's automations, in the background on the server.
@@ -74,7 +74,7 @@ export function run(args: string[]): Promise<number> {
         case 'start': {
           const job = await startReplayJob(factoryId, selection, CLI_ACTOR, db);
           console.log(`started ${job.id}: ${job.total} deliveries; the server replays them in the background`);
-          console.log(`follow it with: npm run tripline -- replay status --factory ${slug} --job ${job.id}`);
+          console.log(`follow it with: ${CLI} replay status --factory ${slug} --job ${job.id}`);
           return 0;
         }
         case 'status': {

@@ -4,11 +4,11 @@ import { targetFromEnv } from '@/lib/platform/db/adapter';
 import { NotABackupError, readBackupFile, restoreEmbedded, RestoreRefusedError } from '@/lib/platform/db/backup';
 import { env } from '@/lib/platform/env';
 import { AppError } from '@/lib/platform/http/errors';
-import { parseOptions, UsageError } from '../args';
+import { CLI, parseOptions, UsageError } from '../args';
 import { fingerprintOf, keyFilePath, keyInEffect, keyInfo, KEY_FILES, readKeyFile } from '../backup-keys';
 import { runCommand } from '../run-command';
 
-const usage = `Usage: npm run tripline -- restore <file>
+const usage = `Usage: ${CLI} restore <file>
 
 Replaces the embedded database (TRIPLINE_DATA_DIR/pglite) with the one in
 <file>, a file written by \`tripline backup\`. Stop the server first: restore

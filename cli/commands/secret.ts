@@ -1,10 +1,10 @@
 import { deleteSecret, listSecrets, putSecret } from '@/lib/domain/secrets/service';
-import { parseOptions, readStdin, required, UsageError } from '../args';
+import { CLI, parseOptions, readStdin, required, UsageError } from '../args';
 import { withDatabase } from '../database';
 import { factoryIdOrThrow } from '../factory';
 import { runCommand } from '../run-command';
 
-const usage = `Usage: npm run tripline -- secret <subcommand> --factory <slug> [options]
+const usage = `Usage: ${CLI} secret <subcommand> --factory <slug> [options]
 
   list                     names, versions and the webhooks that use them
   put --name <NAME>        reads the value from stdin (creates or replaces)

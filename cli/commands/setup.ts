@@ -2,11 +2,11 @@ import { verifyPassword } from '@/lib/platform/crypto/password';
 import { createFactory } from '@/lib/domain/factories/service';
 import { AppError } from '@/lib/platform/http/errors';
 import { createUser } from '@/lib/domain/users/service';
-import { parseOptions, readStdin, required } from '../args';
+import { CLI, parseOptions, readStdin, required } from '../args';
 import { withDatabase } from '../database';
 import { runCommand } from '../run-command';
 
-const usage = `Usage: npm run tripline -- setup --email <email> (--password <password> | --password-stdin) --factory <slug>
+const usage = `Usage: ${CLI} setup --email <email> (--password <password> | --password-stdin) --factory <slug>
                                   [--name <your name>] [--factory-name <name>]
 
 Creates the account (or reuses it when the password matches) and the factory

@@ -3,9 +3,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { runCommand } from '../run-command';
-import { UsageError } from '../args';
+import { CLI, UsageError } from '../args';
 
-const usage = `Usage: tripline start
+const usage = `Usage: ${CLI} start
 
 Serves Tripline on PORT (3000), with the embedded database in TRIPLINE_DATA_DIR
 (.data in the current folder) unless DATABASE_URL is set. Migrations are

@@ -1,10 +1,10 @@
 import { createApiToken } from '@/lib/domain/api-tokens/service';
 import { AppError } from '@/lib/platform/http/errors';
-import { parseOptions, required } from '../args';
+import { CLI, parseOptions, required } from '../args';
 import { withDatabase } from '../database';
 import { runCommand } from '../run-command';
 
-const usage = `Usage: npm run tripline -- token create --email <email> [--name <token name>]
+const usage = `Usage: ${CLI} token create --email <email> [--name <token name>]
 
 Prints the new token alone on stdout, so a script can capture it:
   TOKEN=$(npm run --silent tripline -- token create --email you@example.com)

@@ -1,10 +1,10 @@
 import { getUserIdByEmail, listUsers, setInstanceAdmin, setUserDisabled } from '@/lib/domain/instance/service';
 import { createUser } from '@/lib/domain/users/service';
-import { parseOptions, readStdin, required, UsageError } from '../args';
+import { CLI, parseOptions, readStdin, required, UsageError } from '../args';
 import { withDatabase } from '../database';
 import { runCommand } from '../run-command';
 
-const usage = `Usage: npm run tripline -- user <subcommand> [options]
+const usage = `Usage: ${CLI} user <subcommand> [options]
 
   create --email <email> (--password <password> | --password-stdin) [--name <name>]
                                    create an account (works whether or not sign-up is open)

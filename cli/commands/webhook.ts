@@ -1,11 +1,11 @@
 import { createWebhook, deleteWebhook, listWebhooks, rotateWebhookSecret, setEventTypeSetting, setProviderSecret, setWebhookEnabled } from '@/lib/domain/webhooks/service';
 import { authModeLabels } from '@/lib/domain/webhooks/schemas';
-import { parseOptions, readStdin, required, UsageError } from '../args';
+import { CLI, parseOptions, readStdin, required, UsageError } from '../args';
 import { withDatabase } from '../database';
 import { factoryIdOrThrow } from '../factory';
 import { runCommand } from '../run-command';
 
-const usage = `Usage: npm run tripline -- webhook <subcommand> --factory <slug> [options]
+const usage = `Usage: ${CLI} webhook <subcommand> --factory <slug> [options]
 
   list
   create --name <name> [--auth-mode token|url_token|signature] [--scheme <scheme>]

@@ -1,11 +1,11 @@
 import { env } from '@/lib/platform/env';
 import { startWorkers } from '@/lib/domain/runs/worker';
 import { parseEntryConfig } from '@/lib/platform/entry/entry-config';
-import { parseOptions, UsageError } from '../args';
+import { CLI, parseOptions, UsageError } from '../args';
 import { withWorkerDatabase } from '../database';
 import { runCommand } from '../run-command';
 
-const usage = `Usage: npm run tripline -- worker [--slots <n>] [--drain]
+const usage = `Usage: ${CLI} worker [--slots <n>] [--drain]
 
 Executes queued automation runs with the executor configured in the
 environment (TRIPLINE_RUN_COMMAND or TRIPLINE_RUN_HTTP_URL), alongside or

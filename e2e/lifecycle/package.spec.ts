@@ -65,6 +65,7 @@ test('the npm package installs into an empty folder and serves Tripline with its
   fs.mkdirSync(path.dirname(logFile), { recursive: true });
   fs.writeFileSync(logFile, '');
   let server: ChildProcess | undefined;
+  let npxGroup: number | undefined;
   try {
     // 1. Pack (prepack builds dist/) and install the tarball, as a user would.
     let tarball = process.env.TRIPLINE_PACKAGE_TARBALL;
@@ -92,11 +93,20 @@ test('the npm package installs into an empty folder and serves Tripline with its
     // The only package installed: the package declares no dependencies.
     expect(fs.readdirSync(path.join(folder, 'node_modules')).filter((name) => !name.startsWith('.'))).toEqual(['tripline']);
 
-    // 2. tripline start on a folder without data: migrations, generated keys, the first page.
+    // The app is one archive until the first run unpacks it (scripts/pack/unpack.mjs).
+    expect(fs.readdirSync(path.join(installed, 'dist')).sort()).toEqual(['app.json', 'app.tar.gz', 'tripline.mjs', 'unpack.mjs']);
+
+    // 2. tripline start on a folder without data: the app unpacked beside its archive, the
+    // database copied from the package's migrated template, generated keys, the first page.
     const started = Date.now();
     server = startServer(folder, logFile);
     const firstPage = await timeToFirstPage(server, logFile, started);
     console.log(`tripline start: first page after ${(firstPage / 1000).toFixed(1)} s`);
+    const firstLog = fs.readFileSync(logFile, 'utf8');
+    expect(firstLog).toContain(`tripline: unpacked this version's app into ${path.join(installed, 'dist', 'app')}`);
+    expect(firstLog).toContain('new embedded database: copied from the package’s template');
+    // The template holds every migration: none runs at the first start.
+    expect(firstLog).not.toContain('applied migration');
     const first = await fetch(`${base}/`, { redirect: 'manual' });
     expect(first.headers.get('location'), 'a new instance sends the visitor to its first-run page').toMatch(/\/setup$/);
     expect(fs.existsSync(path.join(folder, '.data', 'secrets.key')), 'the keys are generated in the folder’s .data').toBe(true);
@@ -107,6 +117,9 @@ test('the npm package installs into an empty folder and serves Tripline with its
     const tripline = (args: string[], input?: string) =>
       execFileSync(path.join(folder, 'node_modules', '.bin', 'tripline'), args, { cwd: folder, env: nodeOnlyEnv(folder), input, encoding: 'utf8', timeout: 120_000 }).trim();
     expect(fs.existsSync(path.join(folder, 'node_modules', 'tsx'))).toBe(false);
+    // Its help names the command as the user runs it, not as a clone does (npm run tripline --).
+    expect(tripline(['--help'])).toMatch(/^Usage: tripline <command>/);
+    expect(tripline(['webhook', '--help'])).toMatch(/^Usage: tripline webhook /);
     expect(tripline(['setup', '--email', 'pat@example.test', '--password-stdin', '--factory', 'acme', '--factory-name', 'Acme'], 'package password 1')).toContain('Created factory acme');
     const token = tripline(['token', 'create', '--email', 'pat@example.test']);
     const created = tripline(['webhook', 'create', '--factory', 'acme', '--name', 'orders']);
@@ -151,8 +164,32 @@ test('the npm package installs into an empty folder and serves Tripline with its
     } finally {
       await browser.dispose();
     }
+    await stop(server);
+
+    // 6. npx <tarball> start in another empty folder, with an empty npm cache: npx installs
+    // the package into its cache, then serves a new instance.
+    const npxFolder = path.join(work, 'npx');
+    fs.mkdirSync(npxFolder);
+    const npxEnv = nodeOnlyEnv(npxFolder, { npm_config_cache: path.join(work, 'npm-cache'), npm_config_yes: 'true' });
+    const npxStarted = Date.now();
+    const npxLog = fs.openSync(logFile, 'a');
+    // Its own process group: npx does not pass a signal on to the command it runs.
+    // (npx takes an absolute path for a command to run: file: makes it a package.)
+    server = spawn('npx', [`file:${tarball}`, 'start'], { cwd: npxFolder, env: npxEnv, stdio: ['ignore', npxLog, npxLog], detached: true });
+    npxGroup = server.pid;
+    console.log(`npx <tarball> start: first page after ${((await timeToFirstPage(server, logFile, npxStarted)) / 1000).toFixed(1)} s`);
+    expect(fs.existsSync(path.join(npxFolder, '.data', 'secrets.key')), 'the data folder is the one npx ran in').toBe(true);
+    process.kill(-server.pid!, 'SIGTERM');
+    await stop(server);
   } finally {
     if (server) await stop(server);
+    if (npxGroup) {
+      try {
+        process.kill(-npxGroup, 'SIGKILL');
+      } catch {
+        // The group has exited.
+      }
+    }
     fs.rmSync(work, { recursive: true, force: true });
   }
 });

@@ -4,15 +4,22 @@
 // folder is TRIPLINE_DATA_DIR or .data there, as with npm start in a clone,
 // while Tripline's own files (the build, the migrations, the embedded
 // database's worker) are read from the package's app folder.
+//
+// It imports only Node.js and dist/unpack.mjs: it is copied into the package
+// as it is, beside the bundle of that file.
 import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { appFolder } from './unpack.mjs';
 
-const app = path.join(import.meta.dirname, 'app');
+// The app ships as one archive, unpacked on the first run of each version (scripts/pack/unpack.mjs).
+const app = appFolder(import.meta.dirname);
 process.env.TRIPLINE_APP_DIR = app;
 // Resolved now, so that it means the same folder for every module that reads it.
 process.env.TRIPLINE_DATA_DIR = path.resolve(process.env.TRIPLINE_DATA_DIR || '.data');
 process.env.NEXT_TELEMETRY_DISABLED = '1';
+// The command's own name in usage lines and hints (cli/args.ts).
+process.env.TRIPLINE_CLI_NAME = 'tripline';
 
 // Where argon2 has no native binary for the platform, its WebAssembly build
 // runs on Node.js's WASI, which warns "experimental" in every thread that
