@@ -168,6 +168,8 @@ for (const name of WHOLE_PACKAGES) {
 for (const name of fs.readdirSync('node_modules/@node-rs')) {
   if (name.startsWith('argon2-')) copyWithDependencies(`@node-rs/${name}`);
 }
+// node-tar, with which the worker unpacks the template into a new data folder.
+copyWithDependencies('tar');
 
 copy('prisma/migrations', path.join(app, 'prisma/migrations'));
 copy('prisma/schema.prisma', path.join(app, 'prisma/schema.prisma'));

@@ -168,14 +168,21 @@ describe('the embedded database on its own thread, in a folder', () => {
       // A new folder (created empty, as openAdapter does) starts from it...
       const folder = path.join(dir, 'data');
       fs.mkdirSync(folder);
+      // A copy a killed start left half done beside it is never taken for the database, and is removed.
+      const killed = path.join(dir, 'data.template-12345');
+      fs.mkdirSync(killed);
+      fs.writeFileSync(path.join(killed, 'PG_VERSION'), '17\n');
       const fresh = new ThreadedPGlite(folder, { template });
       expect((await fresh.query<{ name: string }>('SELECT name FROM origin')).rows).toEqual([{ name: 'template' }]);
+      expect(fresh.fromTemplate).toBe(true);
+      expect(fs.readdirSync(dir).sort()).toEqual(['data', 'source', 'template.tar.gz']);
       await fresh.query(`INSERT INTO origin VALUES ('written after')`);
       await fresh.close();
 
       // ...and once it holds a database, the template is not used again: what was written stays.
       const reopened = new ThreadedPGlite(folder, { template });
       expect((await reopened.query<{ name: string }>('SELECT name FROM origin ORDER BY name')).rows).toEqual([{ name: 'template' }, { name: 'written after' }]);
+      expect(reopened.fromTemplate).toBe(false);
       await reopened.close();
 
       // Without a template file (a clone), a new folder is a new, empty database.

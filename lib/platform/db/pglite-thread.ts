@@ -65,6 +65,8 @@ function toError(remote: RemoteError, sql?: string, params?: unknown[]): Error {
 
 export class ThreadedPGlite implements EmbeddedDatabase {
   readonly waitReady: Promise<void>;
+  /** Once ready: whether the folder was new and became a copy of the template. */
+  fromTemplate = false;
   #worker: Worker | undefined;
   #pending = new Map<number, Pending>();
   #nextId = 1;
@@ -86,7 +88,8 @@ export class ThreadedPGlite implements EmbeddedDatabase {
     this.waitReady = (async () => {
       await options.before;
       const { startedFrom } = (await this.#start(dataDir, options.from, options.template)) as { startedFrom: string | null };
-      if (startedFrom === 'template') logger.info({ template: options.template }, 'new embedded database: copied from the package’s template, which holds every migration it was built with');
+      this.fromTemplate = startedFrom === 'template';
+      if (this.fromTemplate) logger.info({ template: options.template }, 'new embedded database: copied from the package’s template, which holds every migration it was built with');
       const arrays = await this.#query<{ oid: number; typarray: number }>(ARRAY_TYPES_SQL);
       for (const { oid, typarray } of arrays.rows) {
         this.#parsers[typarray] = (text) => types.arrayParser(text, this.#parsers[oid]!, typarray);

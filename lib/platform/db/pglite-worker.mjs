@@ -17,6 +17,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
+import { extract } from 'tar';
 import { PGlite, messages, types } from '@electric-sql/pglite';
 import { btree_gin } from '@electric-sql/pglite/contrib/btree_gin';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
@@ -24,22 +25,40 @@ import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 const { dataDir, sessionSql, loadDataDir, template } = workerData;
 
 // template: the npm package's new database (scripts/pack/embedded-template.mjs:
-// PGlite's dump of a folder with every migration applied). A folder that holds
-// no database yet starts as a copy of it instead of running initdb and every
-// migration, which took 5 of the 9 s to a new instance's first page
+// PGlite's dump of a folder with every migration applied, a gzipped tar of the
+// data folder). A folder that holds nothing yet becomes a copy of it instead
+// of running initdb and every migration, which took 5 of the 9 s to a new
+// instance's first page
 // (docs/decisions/0088-a-new-embedded-database-starts-from-the-package-template.md).
-// A folder that holds one is opened as it is; migrations then run as always.
-function startingPoint() {
-  if (loadDataDir) return { blob: new Blob([loadDataDir]), from: 'dump' };
-  if (!dataDir || !template || fs.existsSync(path.join(dataDir, 'PG_VERSION'))) return { blob: undefined, from: null };
+// It is unpacked as files, and PGlite then opens an existing database: loading
+// it through PGlite (loadDataDir) unpacks it inside the WebAssembly heap,
+// which grew by about 130 MB for good. The copy is whole or absent: unpacked
+// beside the folder, then renamed into its place. A folder that holds a
+// database is opened as it is; migrations then run as always.
+function startFromTemplate() {
+  if (!dataDir || !template || !fs.existsSync(template)) return false;
+  fs.mkdirSync(dataDir, { recursive: true });
+  // A database, or files of someone else's: PGlite decides, as without a template.
+  if (fs.readdirSync(dataDir).length > 0) return false;
+  const parent = path.dirname(path.resolve(dataDir));
+  const prefix = `${path.basename(path.resolve(dataDir))}.template-`;
+  // The folder's lock is held: no other process is unpacking here; any such folder is a killed start's.
+  for (const name of fs.readdirSync(parent)) if (name.startsWith(prefix)) fs.rmSync(path.join(parent, name), { recursive: true, force: true });
+  const partial = path.join(parent, `${prefix}${process.pid}`);
+  fs.mkdirSync(partial);
   try {
-    return { blob: new Blob([fs.readFileSync(template)]), from: 'template' };
-  } catch (error) {
-    if (error.code === 'ENOENT') return { blob: undefined, from: null };
-    throw error;
+    // PGlite names its entries from the root (/PG_VERSION): tar says it strips the /, and nothing else is tolerated.
+    const problems = [];
+    extract({ file: template, cwd: partial, sync: true, onwarn: (code, message) => code !== 'TAR_ENTRY_INFO' && problems.push(`${code}: ${message}`) });
+    if (problems.length > 0 || !fs.existsSync(path.join(partial, 'PG_VERSION'))) throw new Error(`the database template ${template} is damaged: ${problems[0] ?? 'no PG_VERSION'}`);
+    fs.rmdirSync(dataDir);
+    fs.renameSync(partial, dataDir);
+  } finally {
+    fs.rmSync(partial, { recursive: true, force: true });
   }
+  return true;
 }
-const start = startingPoint();
+const start = { blob: loadDataDir ? new Blob([loadDataDir]) : undefined, from: loadDataDir ? 'dump' : startFromTemplate() ? 'template' : null };
 
 // The extensions the migrations create: the same list as lib/platform/db/pglite-extensions.ts.
 // (Options in one object: PGlite ignores a second argument when the first is not a folder.)
