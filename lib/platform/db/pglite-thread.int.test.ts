@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -190,6 +191,33 @@ describe('the embedded database on its own thread, in a folder', () => {
       expect((await plain.query<{ exists: boolean }>(`SELECT to_regclass('origin') IS NOT NULL AS exists`)).rows).toEqual([{ exists: false }]);
       await plain.close();
     } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('loads the template through PGlite when the data folder cannot be replaced (a mount point, a parent it may not write)', async (context) => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tripline-template-fixed-'));
+    const parent = path.join(dir, 'parent');
+    try {
+      const source = new ThreadedPGlite(undefined);
+      await source.exec(`CREATE TABLE origin (name text); INSERT INTO origin VALUES ('template')`);
+      const template = path.join(dir, 'template.tar.gz');
+      fs.writeFileSync(template, Buffer.from(await (await source._runExclusiveQuery(() => source.dumpDataDir('gzip'))).arrayBuffer()));
+      await source.close();
+      fs.mkdirSync(path.join(parent, 'data'), { recursive: true });
+      // An immutable parent: nothing can be created beside the folder, nor the folder renamed, even by root.
+      const chattr = spawnSync('chattr', ['+i', parent], { encoding: 'utf8' });
+      if (chattr.status !== 0) {
+        if (process.env.CI) throw new Error(`chattr +i is needed for this test under CI: ${chattr.stderr || chattr.error}`);
+        context.skip(`chattr +i is not available here (${chattr.stderr || chattr.error})`);
+      }
+      const fixed = new ThreadedPGlite(path.join(parent, 'data'), { template });
+      expect((await fixed.query<{ name: string }>('SELECT name FROM origin')).rows).toEqual([{ name: 'template' }]);
+      expect(fixed.fromTemplate).toBe(true);
+      await fixed.close();
+      expect(fs.existsSync(path.join(parent, 'data', 'PG_VERSION'))).toBe(true);
+    } finally {
+      spawnSync('chattr', ['-i', parent]);
       fs.rmSync(dir, { recursive: true, force: true });
     }
   });

@@ -36,29 +36,40 @@ const { dataDir, sessionSql, loadDataDir, template } = workerData;
 // beside the folder, then renamed into its place. A folder that holds a
 // database is opened as it is; migrations then run as always.
 function startFromTemplate() {
-  if (!dataDir || !template || !fs.existsSync(template)) return false;
+  if (!dataDir || !template || !fs.existsSync(template)) return null;
   fs.mkdirSync(dataDir, { recursive: true });
   // A database, or files of someone else's: PGlite decides, as without a template.
-  if (fs.readdirSync(dataDir).length > 0) return false;
+  if (fs.readdirSync(dataDir).length > 0) return null;
   const parent = path.dirname(path.resolve(dataDir));
   const prefix = `${path.basename(path.resolve(dataDir))}.template-`;
-  // The folder's lock is held: no other process is unpacking here; any such folder is a killed start's.
-  for (const name of fs.readdirSync(parent)) if (name.startsWith(prefix)) fs.rmSync(path.join(parent, name), { recursive: true, force: true });
   const partial = path.join(parent, `${prefix}${process.pid}`);
-  fs.mkdirSync(partial);
+  let damaged;
   try {
+    // The folder's lock is held: no other process is unpacking here; any such folder is a killed start's.
+    for (const name of fs.readdirSync(parent)) if (name.startsWith(prefix)) fs.rmSync(path.join(parent, name), { recursive: true, force: true });
+    fs.mkdirSync(partial);
     // PGlite names its entries from the root (/PG_VERSION): tar says it strips the /, and nothing else is tolerated.
     const problems = [];
     extract({ file: template, cwd: partial, sync: true, onwarn: (code, message) => code !== 'TAR_ENTRY_INFO' && problems.push(`${code}: ${message}`) });
-    if (problems.length > 0 || !fs.existsSync(path.join(partial, 'PG_VERSION'))) throw new Error(`the database template ${template} is damaged: ${problems[0] ?? 'no PG_VERSION'}`);
+    if (problems.length > 0 || !fs.existsSync(path.join(partial, 'PG_VERSION'))) {
+      damaged = new Error(`the database template ${template} is damaged: ${problems[0] ?? 'no PG_VERSION'}`);
+      throw damaged;
+    }
     fs.rmdirSync(dataDir);
     fs.renameSync(partial, dataDir);
+    return { blob: undefined, from: 'template' };
+  } catch (error) {
+    if (error === damaged) throw error;
+    // The folder cannot be replaced (a mount point, a symbolic link, a parent
+    // that is not writable): PGlite loads the template itself, inside its
+    // heap. The same database, for more memory.
+    fs.mkdirSync(dataDir, { recursive: true });
+    return { blob: new Blob([fs.readFileSync(template)]), from: 'template' };
   } finally {
     fs.rmSync(partial, { recursive: true, force: true });
   }
-  return true;
 }
-const start = { blob: loadDataDir ? new Blob([loadDataDir]) : undefined, from: loadDataDir ? 'dump' : startFromTemplate() ? 'template' : null };
+const start = loadDataDir ? { blob: new Blob([loadDataDir]), from: 'dump' } : (startFromTemplate() ?? { blob: undefined, from: null });
 
 // The extensions the migrations create: the same list as lib/platform/db/pglite-extensions.ts.
 // (Options in one object: PGlite ignores a second argument when the first is not a folder.)
