@@ -23,10 +23,11 @@ const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'tripline-template-'));
 
 try {
   fs.rmSync(template, { force: true });
-  // The embedded database, whatever the packing shell's environment names.
-  // The command line as the package's launcher runs it (scripts/pack/tripline.mjs), on the app folder before it is archived.
+  // The command line as the package's launcher runs it (scripts/pack/tripline.mjs), on the app
+  // folder before it is archived, and on the embedded database with no keys, whatever the packing
+  // shell's environment names: nothing of the packer's instance goes into every user's database.
   const env = { ...process.env, TRIPLINE_APP_DIR: app, TRIPLINE_DATA_DIR: path.join(scratch, '.data') };
-  delete env.DATABASE_URL;
+  for (const name of ['DATABASE_URL', 'TRIPLINE_SECRETS_KEY', 'TRIPLINE_AUTH_SECRET']) delete env[name];
   const migrate = spawnSync(process.execPath, [path.join(app, 'cli.mjs'), 'migrate', 'deploy'], { cwd: scratch, env, encoding: 'utf8' });
   if (migrate.status !== 0) throw new Error(`tripline migrate deploy failed (${migrate.status}):\n${migrate.stdout}${migrate.stderr}`);
 
