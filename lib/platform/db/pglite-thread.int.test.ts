@@ -156,27 +156,35 @@ describe('the embedded database on its own thread, in a folder', () => {
     }
   });
 
-  it('starts a folder without a database from the template, and opens one with a database as it is', async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tripline-template-'));
-    try {
-      // A template as the package's (scripts/pack/embedded-template.mjs): a database's dump, with a mark of its own.
-      const source = new ThreadedPGlite(path.join(dir, 'source'));
-      await source.exec(`CREATE TABLE origin (name text); INSERT INTO origin VALUES ('template'); CHECKPOINT`);
-      const template = path.join(dir, 'template.tar.gz');
+  describe('from the package’s template', () => {
+    let dir: string;
+    let template: string;
+    // A template as the package's (scripts/pack/embedded-template.mjs): a database's dump, with a mark of its own.
+    beforeAll(async () => {
+      dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tripline-template-'));
+      const source = new ThreadedPGlite(undefined);
+      await source.exec(`CREATE TABLE origin (name text); INSERT INTO origin VALUES ('template')`);
+      template = path.join(dir, 'template.tar.gz');
       fs.writeFileSync(template, Buffer.from(await (await source._runExclusiveQuery(() => source.dumpDataDir('gzip'))).arrayBuffer()));
       await source.close();
+    });
+    afterAll(() => {
+      if (dir) fs.rmSync(dir, { recursive: true, force: true });
+    });
 
+    it('starts an empty folder from the template, and opens one with a database as it is', async () => {
+      const parent = fs.mkdtempSync(path.join(dir, 'new-'));
       // A new folder (created empty, as openAdapter does) starts from it...
-      const folder = path.join(dir, 'data');
+      const folder = path.join(parent, 'data');
       fs.mkdirSync(folder);
       // A copy a killed start left half done beside it is never taken for the database, and is removed.
-      const killed = path.join(dir, 'data.template-12345');
+      const killed = path.join(parent, 'data.template-12345');
       fs.mkdirSync(killed);
       fs.writeFileSync(path.join(killed, 'PG_VERSION'), '17\n');
       const fresh = new ThreadedPGlite(folder, { template });
       expect((await fresh.query<{ name: string }>('SELECT name FROM origin')).rows).toEqual([{ name: 'template' }]);
       expect(fresh.fromTemplate).toBe(true);
-      expect(fs.readdirSync(dir).sort()).toEqual(['data', 'source', 'template.tar.gz']);
+      expect(fs.readdirSync(parent)).toEqual(['data']);
       await fresh.query(`INSERT INTO origin VALUES ('written after')`);
       await fresh.close();
 
@@ -185,41 +193,28 @@ describe('the embedded database on its own thread, in a folder', () => {
       expect((await reopened.query<{ name: string }>('SELECT name FROM origin ORDER BY name')).rows).toEqual([{ name: 'template' }, { name: 'written after' }]);
       expect(reopened.fromTemplate).toBe(false);
       await reopened.close();
+      // (Without a template file, as in a clone, a new folder runs initdb: the test above, in a folder.)
+    });
 
-      // Without a template file (a clone), a new folder is a new, empty database.
-      const plain = new ThreadedPGlite(path.join(dir, 'plain'), { template: path.join(dir, 'absent.tar.gz') });
-      expect((await plain.query<{ exists: boolean }>(`SELECT to_regclass('origin') IS NOT NULL AS exists`)).rows).toEqual([{ exists: false }]);
-      await plain.close();
-    } finally {
-      fs.rmSync(dir, { recursive: true, force: true });
-    }
-  });
-
-  it('loads the template through PGlite when the data folder cannot be replaced (a mount point, a parent it may not write)', async (context) => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tripline-template-fixed-'));
-    const parent = path.join(dir, 'parent');
-    try {
-      const source = new ThreadedPGlite(undefined);
-      await source.exec(`CREATE TABLE origin (name text); INSERT INTO origin VALUES ('template')`);
-      const template = path.join(dir, 'template.tar.gz');
-      fs.writeFileSync(template, Buffer.from(await (await source._runExclusiveQuery(() => source.dumpDataDir('gzip'))).arrayBuffer()));
-      await source.close();
-      fs.mkdirSync(path.join(parent, 'data'), { recursive: true });
-      // An immutable parent: nothing can be created beside the folder, nor the folder renamed, even by root.
-      const chattr = spawnSync('chattr', ['+i', parent], { encoding: 'utf8' });
-      if (chattr.status !== 0) {
-        if (process.env.CI) throw new Error(`chattr +i is needed for this test under CI: ${chattr.stderr || chattr.error}`);
-        context.skip(`chattr +i is not available here (${chattr.stderr || chattr.error})`);
+    it('is loaded through PGlite when the data folder cannot be replaced (a mount point, a parent it may not write)', async (context) => {
+      const parent = fs.mkdtempSync(path.join(dir, 'fixed-'));
+      try {
+        fs.mkdirSync(path.join(parent, 'data'));
+        // An immutable parent: nothing can be created beside the folder, nor the folder renamed, even by root.
+        const chattr = spawnSync('chattr', ['+i', parent], { encoding: 'utf8' });
+        if (chattr.status !== 0) {
+          if (process.env.CI) throw new Error(`chattr +i is needed for this test under CI: ${chattr.stderr || chattr.error}`);
+          context.skip(`chattr +i is not available here (${chattr.stderr || chattr.error})`);
+        }
+        const fixed = new ThreadedPGlite(path.join(parent, 'data'), { template });
+        expect((await fixed.query<{ name: string }>('SELECT name FROM origin')).rows).toEqual([{ name: 'template' }]);
+        expect(fixed.fromTemplate).toBe(true);
+        await fixed.close();
+        expect(fs.existsSync(path.join(parent, 'data', 'PG_VERSION'))).toBe(true);
+      } finally {
+        spawnSync('chattr', ['-i', parent]);
       }
-      const fixed = new ThreadedPGlite(path.join(parent, 'data'), { template });
-      expect((await fixed.query<{ name: string }>('SELECT name FROM origin')).rows).toEqual([{ name: 'template' }]);
-      expect(fixed.fromTemplate).toBe(true);
-      await fixed.close();
-      expect(fs.existsSync(path.join(parent, 'data', 'PG_VERSION'))).toBe(true);
-    } finally {
-      spawnSync('chattr', ['-i', parent]);
-      fs.rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
 
   it('fails every call with the reason when the folder cannot be opened', async () => {
