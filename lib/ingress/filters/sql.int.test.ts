@@ -331,10 +331,11 @@ describe.each(testDatabaseKinds())('triggerToSql agrees with matchesTrigger on %
       RUN_OPTIONS,
     );
     expect(cases).toBeGreaterThanOrEqual(1_000);
-    // Both outcomes, and matches that passed an event type list. Those are rarer (about 1 to 2% of
-    // the cases with random seeds: a random type seldom fits a random pattern), so the check asks
-    // for a few, not a share: 1% of the cases failed now and then on an unlucky seed (10 of 1,040).
-    expect(matched).toBeGreaterThan(cases * 0.05);
+    // Both outcomes, and matches that passed an event type list. Over 400 samples of 1,040 cases,
+    // matches were 49-93 (median 68, 6.5%) and typed matches 9 or more (median 18): the floors sit
+    // well below the lowest, so only a generator that stopped producing matches fails them (a
+    // floor of 5%, 52, failed on about 1 seed in 100).
+    expect(matched).toBeGreaterThan(cases * 0.02);
     expect(matched).toBeLessThan(cases * 0.9);
     expect(typed).toBeGreaterThanOrEqual(3);
   });
