@@ -72,7 +72,9 @@ export default defineConfig({
       testMatch: 'browser/**/*.spec.ts',
       use: { baseURL: servers.browser, viewport: { width: 1366, height: 850 } },
     },
-    { name: 'lifecycle', testMatch: 'lifecycle/**/*.spec.ts', testIgnore: firstStart },
+    // Lifecycle specs start servers of their own (and the CLI before them), which a slow machine can
+    // take most of a minute for; a spec that needs longer still says so itself.
+    { name: 'lifecycle', testMatch: 'lifecycle/**/*.spec.ts', testIgnore: firstStart, timeout: 180_000 },
     // A newcomer's first start: the README's quick start, and the npm package packed and installed into an
     // empty folder. npm test runs them with the browser journeys, beside the API and lifecycle specs.
     { name: 'package', testMatch: firstStart },

@@ -156,7 +156,10 @@ test('SIGTERM under load answers every request, and a run in progress finishes w
     connection.close();
   };
   const senders = Array.from({ length: 8 }, (_, id) => sender(id));
-  await new Promise((resolve) => setTimeout(resolve, 1_500));
+  // Under load: the signal comes once more than 20 deliveries are in (about 1 s on a quiet machine,
+  // longer on a slow one), and while the slow run still has time left.
+  const loadedBy = Date.now() + 3_000;
+  while (accepted.length <= 20 && Date.now() < loadedBy) await new Promise((resolve) => setTimeout(resolve, 50));
   const acceptedBeforeSignal = accepted.length;
   signalledAt = Date.now();
   server.kill('SIGTERM');
