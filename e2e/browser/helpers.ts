@@ -1,4 +1,4 @@
-import { expect, type Browser, type Page } from '@playwright/test';
+import { expect, request, type APIRequestContext, type Browser, type Page } from '@playwright/test';
 import fs from 'node:fs';
 import path from 'node:path';
 import { rememberSecrets } from '../fixtures/secrets';
@@ -73,10 +73,34 @@ export async function acceptWithNewAccount(page: Page, link: string, user: TestU
   await expect(page).toHaveURL(/\/f\/[a-z0-9-]+\/automations$/);
 }
 
+let owner: { page: Page; api: APIRequestContext } | undefined;
+
+/**
+ * The instance owner, signed in once per Playwright worker: a page, and the
+ * management API with a token the owner created on the Settings page. Specs
+ * set up what they are not about (a factory, its invitations) through the
+ * API; the pages that do it have specs of their own (accounts.spec.ts).
+ */
+async function instanceOwnerSession(browser: Browser): Promise<{ page: Page; api: APIRequestContext }> {
+  if (owner && !owner.page.isClosed()) return owner;
+  const page = await (await browser.newContext()).newPage();
+  await signIn(page, instanceOwner.email, instanceOwner.password);
+  await page.goto('/settings');
+  await page.getByLabel('Token name').fill('End-to-end setup');
+  await page.getByRole('button', { name: 'Create token' }).click();
+  await expect(page.getByLabel('New API token')).toHaveValue(/^trl_/);
+  const token = await page.getByLabel('New API token').inputValue();
+  rememberSecrets(token);
+  const api = await request.newContext({ baseURL: new URL(page.url()).origin, extraHTTPHeaders: { Authorization: `Bearer ${token}` } });
+  owner = { page, api };
+  return owner;
+}
+
 /**
  * A fresh factory for one spec: the instance owner creates it and invites its
- * admin and a member (with a role), who create their accounts from the links;
- * then the owner leaves the factory. Returns the factory admin's page.
+ * admin and a member (with a role) through the API; they create their
+ * accounts from the links on the invitation page; then the owner leaves the
+ * factory on its Members page. Returns the factory admin's page.
  */
 export async function setUpFactory(
   browser: Browser,
@@ -88,14 +112,16 @@ export async function setUpFactory(
     contextOptions?: Parameters<Browser['newContext']>[0];
   },
 ): Promise<Page> {
-  const ownerPage = await (await browser.newContext()).newPage();
-  await signIn(ownerPage, instanceOwner.email, instanceOwner.password);
-  await ownerPage.goto('/factories/new');
-  await ownerPage.getByRole('textbox', { name: 'Name', exact: true }).fill(options.factory.name);
-  await ownerPage.getByRole('button', { name: 'Create factory' }).click();
-  await expect(ownerPage).toHaveURL(new RegExp(`/f/${options.factory.slug}/automations$`));
-  const adminLink = await invite(ownerPage, options.factory.slug, options.admin.email, 'admin');
-  const memberLink = await invite(ownerPage, options.factory.slug, options.member.email, options.role);
+  const { page: ownerPage, api } = await instanceOwnerSession(browser);
+  const created = await api.post('/api/v1/factories', { data: { name: options.factory.name, slug: options.factory.slug } });
+  expect(created.status(), await created.text()).toBe(201);
+  const inviteByApi = async (email: string, role: string): Promise<string> => {
+    const invited = await api.post(`/api/v1/factories/${options.factory.slug}/invitations`, { data: { email, role } });
+    expect(invited.status(), await invited.text()).toBe(201);
+    return ((await invited.json()) as { url: string }).url;
+  };
+  const adminLink = await inviteByApi(options.admin.email, 'admin');
+  const memberLink = await inviteByApi(options.member.email, options.role);
 
   const memberPage = await (await browser.newContext()).newPage();
   await acceptWithNewAccount(memberPage, memberLink, options.member);
@@ -109,7 +135,6 @@ export async function setUpFactory(
   await ownerPage.getByRole('row').filter({ hasText: instanceOwner.email }).getByRole('button', { name: 'Remove' }).click();
   await ownerPage.locator('dialog[open]').getByRole('button', { name: 'Remove member' }).click();
   await expect(ownerPage).not.toHaveURL(new RegExp(`/f/${options.factory.slug}/`));
-  await ownerPage.context().close();
   return page;
 }
 
