@@ -26,8 +26,8 @@
 // PostgreSQL, for 3-5% of the ingress's throughput at full load.
 //
 // Heap sizes are fixed when the process starts and cannot be changed from
-// inside it (nor can malloc's arenas, below), so the entry replaces its own process (same pid, same stdio,
-// same arguments) with one started with the flag. An operator's own
+// inside it (nor can malloc's arenas, below), so the entry replaces its own
+// process (same pid, same stdio, same arguments) with one started with the flags. An operator's own
 // --max-semi-space-size (command line or NODE_OPTIONS) is left alone, and so
 // is a Node.js without process.execve (Windows; 22.12 to 22.14), which runs
 // with V8's default. The database is PostgreSQL when DATABASE_URL is set in
@@ -55,8 +55,9 @@ const flags = [
 // benchmark showed no difference beyond its noise. Read by glibc when a process
 // starts, so it goes with the restart; an operator's own MALLOC_ARENA_MAX is
 // kept, and other C libraries ignore it.
-const env = process.env.MALLOC_ARENA_MAX || process.env.DATABASE_URL ? process.env : { ...process.env, MALLOC_ARENA_MAX: '2' };
+const setArenas = !process.env.MALLOC_ARENA_MAX && !process.env.DATABASE_URL;
 
-if ((flags.length > 0 || env !== process.env) && typeof process.execve === 'function' && process.platform !== 'win32') {
+if ((flags.length > 0 || setArenas) && typeof process.execve === 'function' && process.platform !== 'win32') {
+  const env = setArenas ? { ...process.env, MALLOC_ARENA_MAX: '2' } : process.env;
   process.execve(process.execPath, [process.execPath, ...flags, ...process.execArgv, ...process.argv.slice(1)], env);
 }

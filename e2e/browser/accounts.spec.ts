@@ -1,5 +1,6 @@
 import { expect, test, type Browser, type Page } from '@playwright/test';
-import { acceptWithNewAccount, callServerAction, instanceOwner, invite, screenshot, signIn, signOut } from './helpers';
+import { bearer } from '../fixtures/api';
+import { acceptWithNewAccount, callServerAction, createApiToken, instanceOwner, invite, screenshot, signIn, signOut } from './helpers';
 
 // One journey on an empty server (default configuration: sign-up closed,
 // factories created by instance admins): first run, sign out and in, sign-up
@@ -389,14 +390,10 @@ test.describe.serial('accounts, invitations, factories, members and the instance
     await page.goto('/settings');
     await page.getByRole('button', { name: 'Create token' }).click();
     await expect(page.getByText('Give the token a name')).toBeVisible();
-    await page.getByLabel('Token name').fill('Deploy pipeline');
-    await page.getByRole('button', { name: 'Create token' }).click();
-    const tokenField = page.getByLabel('New API token');
-    await expect(tokenField).toHaveValue(/^trl_/);
-    const token = await tokenField.inputValue();
+    const token = await createApiToken(page, 'Deploy pipeline');
     await screenshot(page, 'settings-token-created');
 
-    const listed = await request.get('/api/v1/factories', { headers: { Authorization: `Bearer ${token}` } });
+    const listed = await request.get('/api/v1/factories', { headers: bearer(token) });
     expect(await listed.json()).toEqual({
       factories: [
         { slug: 'acme-operations', name: 'Acme Operations', role: 'admin' },
@@ -409,7 +406,7 @@ test.describe.serial('accounts, invitations, factories, members and the instance
     await page.getByRole('row').filter({ hasText: 'Deploy pipeline' }).getByRole('button', { name: 'Revoke' }).click();
     await page.locator('dialog[open]').getByRole('button', { name: 'Revoke token' }).click();
     await expect(page.getByRole('row').filter({ hasText: 'Deploy pipeline' })).toHaveCount(0);
-    const revoked = await request.get('/api/v1/factories', { headers: { Authorization: `Bearer ${token}` } });
+    const revoked = await request.get('/api/v1/factories', { headers: bearer(token) });
     expect(revoked.status()).toBe(401);
   });
 });

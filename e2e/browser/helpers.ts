@@ -1,6 +1,7 @@
 import { expect, request, type APIRequestContext, type Browser, type Page } from '@playwright/test';
 import fs from 'node:fs';
 import path from 'node:path';
+import { bearer } from '../fixtures/api';
 import { rememberSecrets } from '../fixtures/secrets';
 
 export const shotsDir = path.resolve(import.meta.dirname, '..', '..', 'test-results', 'screenshots');
@@ -73,6 +74,18 @@ export async function acceptWithNewAccount(page: Page, link: string, user: TestU
   await expect(page).toHaveURL(/\/f\/[a-z0-9-]+\/automations$/);
 }
 
+/** Creates an API token on the Settings page as the signed-in user; returns it (shown once), remembered as a secret. */
+export async function createApiToken(page: Page, name: string): Promise<string> {
+  await page.goto('/settings');
+  await page.getByLabel('Token name').fill(name);
+  await page.getByRole('button', { name: 'Create token' }).click();
+  const field = page.getByLabel('New API token');
+  await expect(field).toHaveValue(/^trl_/);
+  const token = await field.inputValue();
+  rememberSecrets(token);
+  return token;
+}
+
 let owner: { page: Page; api: APIRequestContext } | undefined;
 
 /**
@@ -85,13 +98,8 @@ async function instanceOwnerSession(browser: Browser): Promise<{ page: Page; api
   if (owner && !owner.page.isClosed()) return owner;
   const page = await (await browser.newContext()).newPage();
   await signIn(page, instanceOwner.email, instanceOwner.password);
-  await page.goto('/settings');
-  await page.getByLabel('Token name').fill('End-to-end setup');
-  await page.getByRole('button', { name: 'Create token' }).click();
-  await expect(page.getByLabel('New API token')).toHaveValue(/^trl_/);
-  const token = await page.getByLabel('New API token').inputValue();
-  rememberSecrets(token);
-  const api = await request.newContext({ baseURL: new URL(page.url()).origin, extraHTTPHeaders: { Authorization: `Bearer ${token}` } });
+  const token = await createApiToken(page, 'End-to-end setup');
+  const api = await request.newContext({ baseURL: new URL(page.url()).origin, extraHTTPHeaders: bearer(token) });
   owner = { page, api };
   return owner;
 }

@@ -1,7 +1,7 @@
 import { AxeBuilder } from '@axe-core/playwright';
 import { expect, test, type Page } from '@playwright/test';
-import { rememberSecrets } from '../fixtures/secrets';
-import { completeFirstRunIfNeeded, createWebhook, instanceOwner, invite, screenshot, signIn } from './helpers';
+import { bearer } from '../fixtures/api';
+import { completeFirstRunIfNeeded, createApiToken, createWebhook, instanceOwner, invite, screenshot, signIn } from './helpers';
 
 // Every dashboard page on a phone (390 px) and on a desktop (1440 px), in one
 // browser context signed in as the instance owner (the only account that sees
@@ -82,14 +82,9 @@ test.describe.serial('every dashboard page on a phone and a desktop', () => {
     expect((await post('not-the-secret', 'evt-order-rejected')).status()).toBe(401);
 
     // An API token (listed on the user settings page) creates the automation whose run the delivery starts.
-    await page.goto('/settings');
-    await page.getByRole('button', { name: 'Create token' }).click();
-    await page.getByLabel('Token name').fill('Phone check');
-    await page.getByRole('button', { name: 'Create token' }).click();
-    const token = await page.getByLabel('New API token').inputValue();
-    rememberSecrets(token);
+    const token = await createApiToken(page, 'Phone check');
     const created = await page.request.post(`/api/v1/factories/${factory.slug}/automations`, {
-      headers: { Authorization: `Bearer ${token}` },
+      headers: bearer(token),
       data: {
         name: 'Summarise orders',
         prompt: 'Summarise the order in event-payload.json for the shop team.',
