@@ -6,7 +6,7 @@ import { servers } from '../playwright.config';
 import { METRICS_TOKEN } from './fixtures/metrics';
 import { rememberSecrets, secretsFile } from './fixtures/secrets';
 import { DEFINITIONS_SECRET, seedUsers } from './fixtures/seed';
-import { cliAsync as cli, startServer, type RunningServer, type ServerEnv } from './servers';
+import { cliAsync as cli, migratedDataDir, startServer, type RunningServer, type ServerEnv } from './servers';
 
 // Starts the servers the projects in playwright.config.ts talk to, each on
 // a fresh database, and seeds the API servers through the CLI, the way an
@@ -102,7 +102,7 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
   };
   const pglite = async () => {
     // API servers honour X-Tripline-Test-Now so signature vectors are checked at their own time.
-    const env = { ...common, TRIPLINE_TEST_CLOCK: 'true', TRIPLINE_DATA_DIR: path.join(runDir, 'api-pglite'), TRIPLINE_BASE_URL: servers.apiPglite };
+    const env = { ...common, TRIPLINE_TEST_CLOCK: 'true', TRIPLINE_DATA_DIR: migratedDataDir('api-pglite'), TRIPLINE_BASE_URL: servers.apiPglite };
     process.env.E2E_TOKENS_API_PGLITE = JSON.stringify(await seed(env));
     process.env.E2E_PID_API_PGLITE = String((await start('api-pglite', servers.apiPglite, env)).process.pid);
   };

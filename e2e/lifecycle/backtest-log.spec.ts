@@ -1,8 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import { rememberSecrets } from '../fixtures/secrets';
-import { cli, startServer, type RunningServer } from '../servers';
+import { cli, migratedDataDir, startServer, type RunningServer } from '../servers';
 
 // Backtest counts the whole retained log, not the latest 100: a server of its
 // own (so the delivery rate limit can be raised, as an operator would) takes
@@ -10,7 +9,6 @@ import { cli, startServer, type RunningServer } from '../servers';
 // housekeeping job has copied the bodies to jsonb (TypeScript) and again
 // after (SQL), with the same answer.
 
-const root = path.resolve(import.meta.dirname, '..', '..');
 const port = Number(process.env.E2E_PORT_BASE ?? 3210) + 7;
 const DELIVERIES = 150;
 const actions = ['opened', 'closed', 'reopened'];
@@ -23,7 +21,7 @@ test.afterAll(async () => {
 test('Backtest counts every retained delivery of the webhook, more than the latest 100', async () => {
   test.setTimeout(120_000);
   const env = {
-    TRIPLINE_DATA_DIR: path.join(root, 'test-results', 'e2e-data', `backtest-${Date.now().toString(36)}`),
+    TRIPLINE_DATA_DIR: migratedDataDir('backtest'),
     TRIPLINE_BASE_URL: `http://localhost:${port}`,
     TRIPLINE_SECRETS_KEY: randomBytes(32).toString('base64'),
     TRIPLINE_AUTH_SECRET: randomBytes(32).toString('base64url'),

@@ -5,7 +5,7 @@ import { expect, test } from '@playwright/test';
 import pg from 'pg';
 import { createPostgresDatabase } from '../../tests/support/postgres';
 import { rememberSecrets } from '../fixtures/secrets';
-import { cli, startServer, type RunningServer } from '../servers';
+import { cli, migratedDataDir, startServer, type RunningServer } from '../servers';
 
 // A 202 means the delivery and its runs are committed (the ingress's group
 // commit shares statements and commits between concurrent deliveries, and
@@ -25,7 +25,7 @@ for (const kind of ['pglite', 'postgres'] as Kind[]) {
   test(`every delivery answered 202 survives a SIGKILL under load, with its run (${kind})`, async () => {
     test.skip(kind === 'postgres' && !adminUrl, 'needs TEST_DATABASE_URL (always set under CI)');
     test.setTimeout(180_000);
-    const dataDir = path.join(root, 'test-results', 'e2e-data', `crash-${kind}-${Date.now().toString(36)}`);
+    const dataDir = kind === 'pglite' ? migratedDataDir(`crash-${kind}`) : path.join(root, 'test-results', 'e2e-data', `crash-${kind}-${Date.now().toString(36)}`);
     const database = kind === 'postgres' ? await createPostgresDatabase('tripline_e2e_crash', adminUrl) : undefined;
     const env: Record<string, string> = {
       TRIPLINE_DATA_DIR: dataDir,

@@ -3,7 +3,7 @@ import { createHmac, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect, test, type APIRequestContext } from '@playwright/test';
-import { cli, startServer, type RunningServer, type ServerEnv } from '../servers';
+import { cli, cliArgs, migratedDataDir, startServer, type RunningServer, type ServerEnv } from '../servers';
 
 // The embedded database's operations with real servers over HTTP: its lock
 // against a second process, a restart right after SIGKILL, and `tripline
@@ -14,10 +14,6 @@ import { cli, startServer, type RunningServer, type ServerEnv } from '../servers
 const root = path.resolve(import.meta.dirname, '..', '..');
 const port = Number(process.env.E2E_PORT_BASE ?? 3210) + 20;
 
-function dataDirFor(name: string): string {
-  return path.join(root, 'test-results', 'e2e-data', `${name}-${Date.now().toString(36)}`);
-}
-
 // Empty key variables count as unset: the server generates its keys into the
 // data folder, which is what a backup must carry.
 function envFor(dataDir: string): ServerEnv {
@@ -26,7 +22,7 @@ function envFor(dataDir: string): ServerEnv {
 
 /** Runs the CLI and returns its exit status and output (servers.ts's cli() throws on failure). */
 function tripline(env: ServerEnv, args: string[]): { status: number | null; output: string } {
-  const result = spawnSync(process.execPath, ['--conditions=react-server', '--import', 'tsx', 'cli/tripline.ts', ...args], {
+  const result = spawnSync(process.execPath, cliArgs(args), {
     cwd: root,
     env: { ...process.env, ...env },
     encoding: 'utf8',
@@ -44,7 +40,7 @@ function githubSignature(secret: string, body: string): Record<string, string> {
 
 test('a backup of a running server restores into a wiped data folder, and the webhooks keep their secrets', async ({ request }) => {
   test.setTimeout(240_000);
-  const dataDir = dataDirFor('backup');
+  const dataDir = migratedDataDir('backup');
   const env = envFor(dataDir);
   const backupFile = path.join(dataDir, '..', `${path.basename(dataDir)}.trlbackup`);
   cli(env, ['setup', '--email', 'ops@example.test', '--password-stdin', '--factory', 'ops'], `pw-${randomBytes(6).toString('hex')}`);
@@ -133,7 +129,7 @@ test('a backup of a running server restores into a wiped data folder, and the we
 
 test('restore without the keys says the server will refuse to start', async () => {
   test.setTimeout(120_000);
-  const dataDir = dataDirFor('backup-nokeys');
+  const dataDir = migratedDataDir('backup-nokeys');
   const env = envFor(dataDir);
   const backupFile = `${dataDir}.trlbackup`;
   cli(env, ['setup', '--email', 'ops@example.test', '--password-stdin', '--factory', 'ops'], `pw-${randomBytes(6).toString('hex')}`);
@@ -154,7 +150,7 @@ test('restore without the keys says the server will refuse to start', async () =
 
 test('a server starts again right after it was killed with SIGKILL', async ({ request }) => {
   test.setTimeout(120_000);
-  const env = envFor(dataDirFor('sigkill'));
+  const env = envFor(migratedDataDir('sigkill'));
   const first = await startServer('sigkill-1', port, env);
   first.process.kill('SIGKILL');
   // No wait for the killed process to be reaped.

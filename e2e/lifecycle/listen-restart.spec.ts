@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import { listener, receiver } from '../fixtures/listen';
-import { cli, startServer, type RunningServer } from '../servers';
+import { cli, migratedDataDir, startServer, type RunningServer } from '../servers';
 
 // `tripline listen` while its server restarts: SIGTERM ends the stream at
 // once (it never holds the drain), the listener says it lost the connection,
@@ -11,11 +11,10 @@ import { cli, startServer, type RunningServer } from '../servers';
 // once, in order.
 
 const port = Number(process.env.E2E_PORT_BASE ?? 3210) + 40;
-const dataDir = path.resolve(import.meta.dirname, '..', '..', 'test-results', 'e2e-data', `listen-restart-${Date.now().toString(36)}`);
-const env = { TRIPLINE_DATA_DIR: dataDir, TRIPLINE_BASE_URL: `http://localhost:${port}`, TRIPLINE_SECRETS_KEY: '', TRIPLINE_AUTH_SECRET: '' };
 
 test('a restart of the server ends the stream cleanly; the listener resumes and misses nothing', async () => {
   test.setTimeout(180_000);
+  const env = { TRIPLINE_DATA_DIR: migratedDataDir('listen-restart'), TRIPLINE_BASE_URL: `http://localhost:${port}`, TRIPLINE_SECRETS_KEY: '', TRIPLINE_AUTH_SECRET: '' };
   cli(env, ['setup', '--email', 'listen@example.test', '--password-stdin', '--factory', 'acme'], 'listen restart password');
   const token = cli(env, ['token', 'create', '--email', 'listen@example.test']);
   let server: RunningServer = await startServer('listen-restart-1', port, env);

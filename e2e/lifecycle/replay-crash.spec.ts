@@ -5,7 +5,7 @@ import { expect, test } from '@playwright/test';
 import pg from 'pg';
 import { createPostgresDatabase } from '../../tests/support/postgres';
 import { rememberSecrets } from '../fixtures/secrets';
-import { cli, startServer, type RunningServer } from '../servers';
+import { cli, migratedDataDir, startServer, type RunningServer } from '../servers';
 
 // A bulk replay of 1,000 deliveries survives a SIGKILL of the server in the
 // middle of the job: the restarted server resumes it once the dead
@@ -28,7 +28,7 @@ for (const kind of ['pglite', 'postgres'] as Kind[]) {
   test(`a replay job killed midway resumes after a restart and replays each delivery once (${kind})`, async () => {
     test.skip(kind === 'postgres' && !adminUrl, 'needs TEST_DATABASE_URL (always set under CI)');
     test.setTimeout(300_000);
-    const dataDir = path.join(root, 'test-results', 'e2e-data', `replay-crash-${kind}-${Date.now().toString(36)}`);
+    const dataDir = kind === 'pglite' ? migratedDataDir(`replay-crash-${kind}`) : path.join(root, 'test-results', 'e2e-data', `replay-crash-${kind}-${Date.now().toString(36)}`);
     const database = kind === 'postgres' ? await createPostgresDatabase('tripline_e2e_replay', adminUrl) : undefined;
     const env: Record<string, string> = {
       TRIPLINE_DATA_DIR: dataDir,

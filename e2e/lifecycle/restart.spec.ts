@@ -2,20 +2,20 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
-import { cli, startServer, type RunningServer } from '../servers';
+import { cli, migratedDataDir, startServer, type RunningServer } from '../servers';
 
 // `npm start` on the embedded database keeps everything across a restart:
 // the account and factory, API tokens, generated keys, and browser sessions.
 
 const port = Number(process.env.E2E_PORT_BASE ?? 3210) + 3;
-const dataDir = path.resolve(import.meta.dirname, '..', '..', 'test-results', 'e2e-data', `restart-${Date.now().toString(36)}`);
-// Empty key variables count as unset: the server generates its keys into the
-// data folder, as on a first `npm start`.
-const env = { TRIPLINE_DATA_DIR: dataDir, TRIPLINE_BASE_URL: `http://localhost:${port}`, TRIPLINE_SECRETS_KEY: '', TRIPLINE_AUTH_SECRET: '' };
 
 test('the embedded database, keys and sessions survive a restart', async ({ page, request }) => {
   // Two CLI runs and two server starts: over a minute on a loaded 2-core machine.
   test.setTimeout(180_000);
+  const dataDir = migratedDataDir('restart');
+  // Empty key variables count as unset: the server generates its keys into the
+  // data folder, as on a first `npm start`.
+  const env = { TRIPLINE_DATA_DIR: dataDir, TRIPLINE_BASE_URL: `http://localhost:${port}`, TRIPLINE_SECRETS_KEY: '', TRIPLINE_AUTH_SECRET: '' };
   const password = `pw-${randomBytes(6).toString('hex')}`;
   cli(env, ['setup', '--email', 'restart@example.test', '--password-stdin', '--factory', 'persist', '--factory-name', 'Persist'], password);
   const token = cli(env, ['token', 'create', '--email', 'restart@example.test']);

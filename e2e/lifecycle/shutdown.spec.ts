@@ -5,7 +5,7 @@ import http from 'node:http';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import { rememberSecrets } from '../fixtures/secrets';
-import { cli, startServer } from '../servers';
+import { cli, migratedDataDir, startServer } from '../servers';
 
 // A rolling deploy sends SIGTERM. `npm start`'s process must answer every
 // request it has taken (no connection reset, so no sender is left unsure
@@ -21,7 +21,7 @@ const agent = path.join(root, 'e2e', 'fixtures', 'agent.mjs');
 type Setup = { env: Record<string, string>; token: string; hook: { uid: string; secret: string }; logFile: string };
 
 function prepare(name: string, graceSeconds: number): Setup {
-  const dataDir = path.join(root, 'test-results', 'e2e-data', `${name}-${Date.now().toString(36)}`);
+  const dataDir = migratedDataDir(name);
   const env = {
     TRIPLINE_DATA_DIR: dataDir,
     TRIPLINE_BASE_URL: base,
