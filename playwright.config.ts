@@ -55,7 +55,10 @@ export default defineConfig({
   expect: { timeout: 10_000 },
   reporter: [['list'], ['json']],
   use: {
-    trace: 'retain-on-failure',
+    // A failed test keeps its trace: each action with the page's DOM before and after (and the
+    // screenshot below). Without the trace's screencast: recording it took a quarter of the browser
+    // specs' CPU (docs/testing.md).
+    trace: { mode: 'retain-on-failure', screenshots: false },
     screenshot: 'only-on-failure',
     launchOptions: {
       executablePath: chromiumExecutable(),
