@@ -122,13 +122,6 @@ await Promise.all([
   stepBeside('lint', node, [bin('eslint', 'bin/eslint.js'), '--max-warnings=0', '.']),
 ]);
 
-// The two-commands start on each Node.js LTS line (scripts/node-lines.mjs) runs
-// beside Vitest: it mostly waits on npm and on each clone's build, while
-// Vitest runs its files one at a time.
-const nodeLinesReport = path.join(reports, 'node-lines.json');
-const nodeLinesLog = path.join(reports, 'node-lines.log');
-const nodeLines = startBeside('node-lines', node, ['scripts/node-lines.mjs'], { NODE_LINES_REPORT: nodeLinesReport }, nodeLinesLog, nodeLinesReport);
-
 const vitestReport = path.join(reports, 'vitest.json');
 fs.rmSync(vitestReport, { force: true });
 step('vitest', node, [bin('vitest', 'vitest.mjs'), 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${vitestReport}`]);
@@ -149,23 +142,29 @@ if (vitest) {
   totals.skipped += vitest.numPendingTests + vitest.numTodoTests;
 }
 
-const lines = await nodeLines;
-if (lines) {
-  for (const result of lines) totals[result.ok ? 'passed' : 'failed'] += 1;
-}
-
 const stamp = sourceStamp();
 // A standalone build (Next's output for the npm package, beside the usual
 // one): the package's end-to-end test then packs this build instead of
 // building the same sources again (scripts/pack.mjs).
-if (step('build', node, [bin('next', 'dist/bin/next'), 'build'], { TRIPLINE_STANDALONE: '1' })) {
+const built = step('build', node, [bin('next', 'dist/bin/next'), 'build'], { TRIPLINE_STANDALONE: '1' });
+
+// The two-commands start on each Node.js LTS line (scripts/node-lines.mjs): a
+// fresh clone's npm install and build each. It runs beside the e2e runs, which
+// leave about half the machine idle (they wait on servers, timers and runs),
+// rather than beside Vitest, which keeps both cores busy.
+const nodeLinesReport = path.join(reports, 'node-lines.json');
+const nodeLinesLog = path.join(reports, 'node-lines.log');
+const nodeLines = startBeside('node-lines', node, ['scripts/node-lines.mjs'], { NODE_LINES_REPORT: nodeLinesReport }, nodeLinesLog, nodeLinesReport);
+
+if (built) {
   // e2e/lifecycle starts `npm start`, which then serves this build as it is.
   writeStamp(stamp);
-  // Two Playwright runs side by side, each with its own servers (e2e/global-setup.ts,
-  // E2E_SERVERS): the browser journeys, and the API and lifecycle specs. Each
-  // runs its files one at a time as before; much of their time is waiting (for
-  // servers to start, for runs, for time windows), which the other run fills.
-  // Then the logs project reads every server's log. E2E_SPLIT=0: one run.
+  // Three Playwright runs side by side, each with its own servers (e2e/global-setup.ts,
+  // E2E_SERVERS): the browser journeys, the API specs, and the lifecycle specs
+  // (which start servers of their own). Each runs its files one at a time; much
+  // of their time is waiting (for servers to start, for runs, for time windows,
+  // for a dead server's lease to expire), which the other runs fill. Then the
+  // logs project reads every server's log. E2E_SPLIT=0: one run.
   const playwright = [bin('@playwright/test', 'cli.js'), 'test'];
   const e2eReports = [];
   const countReport = (name, file) => {
@@ -185,18 +184,20 @@ if (step('build', node, [bin('next', 'dist/bin/next'), 'build'], { TRIPLINE_STAN
     countReport('e2e', report);
   } else {
     fs.rmSync(path.join(reports, 'e2e-secrets.txt'), { force: true });
-    const api = ['api-pglite', ...(process.env.TEST_DATABASE_URL ? ['api-postgres'] : []), 'lifecycle'];
+    const api = ['api-pglite', ...(process.env.TEST_DATABASE_URL ? ['api-postgres'] : [])];
     const parts = [
-      // The package project (the README's quick start and the npm package) evens the two runs out.
-      { name: 'e2e-browser', servers: 'browser', projects: ['browser', 'package'] },
-      { name: 'e2e-api', servers: 'api', projects: api },
+      // The package project (the README's quick start and the npm package) evens the runs out.
+      { name: 'e2e-browser', key: 'browser', servers: 'browser', projects: ['browser', 'package'] },
+      { name: 'e2e-api', key: 'api', servers: 'api', projects: api },
+      // Lifecycle specs start servers of their own (each on its own port), none of the shared ones.
+      { name: 'e2e-lifecycle', key: 'lifecycle', servers: 'none', projects: ['lifecycle'] },
     ];
     await Promise.all(
       parts.map((part) => {
-        const report = path.join(reports, `playwright-${part.servers}.json`);
+        const report = path.join(reports, `playwright-${part.key}.json`);
         e2eReports.push([part.name, report]);
         fs.rmSync(report, { force: true });
-        const args = [...playwright, ...part.projects.map((project) => `--project=${project}`), '--output', `test-results/playwright-${part.servers}`];
+        const args = [...playwright, ...part.projects.map((project) => `--project=${project}`), '--output', `test-results/playwright-${part.key}`];
         return stepBeside(part.name, node, args, { E2E_SERVERS: part.servers, PLAYWRIGHT_JSON_OUTPUT_NAME: report });
       }),
     );
@@ -206,6 +207,11 @@ if (step('build', node, [bin('next', 'dist/bin/next'), 'build'], { TRIPLINE_STAN
     step('e2e-logs', node, [...playwright, '--project=logs', '--no-deps'], { E2E_SERVERS: 'none', PLAYWRIGHT_JSON_OUTPUT_NAME: logsReport });
     for (const [name, report] of e2eReports) countReport(name, report);
   }
+}
+
+const lines = await nodeLines;
+if (lines) {
+  for (const result of lines) totals[result.ok ? 'passed' : 'failed'] += 1;
 }
 
 if (failedSteps.length) console.log(`\nFailed steps: ${failedSteps.join(', ')}`);
