@@ -1,6 +1,5 @@
 import net from 'node:net';
 import { expect, test } from '@playwright/test';
-import { servers } from '../../playwright.config';
 
 // A proxy in front keeps its idle connections to Tripline for up to a minute
 // or two (nginx 60 s, Caddy 2 min) and ignores the Keep-Alive hint. Tripline
@@ -32,8 +31,8 @@ function connection(url: string) {
   };
 }
 
-test('an idle keep-alive connection is kept for TRIPLINE_KEEP_ALIVE_SECONDS (125 s), past Node’s own 6 s', async () => {
-  const socket = connection(servers.apiPglite);
+test('an idle keep-alive connection is kept for TRIPLINE_KEEP_ALIVE_SECONDS (125 s), past Node’s own 6 s', async ({ baseURL }) => {
+  const socket = connection(baseURL!);
   try {
     const first = await socket.get('/healthz');
     expect(first).toMatch(/^HTTP\/1\.1 200 /);
