@@ -82,7 +82,7 @@ export default defineConfig({
     // take most of a minute for; a spec that needs longer still says so itself.
     { name: 'lifecycle', testMatch: 'lifecycle/**/*.spec.ts', testIgnore: firstStart, timeout: 180_000 },
     // A newcomer's first start: the README's quick start, and the npm package packed and installed into an
-    // empty folder. npm test runs them with the browser journeys, beside the API and lifecycle specs.
+    // empty folder. npm test runs them in the API specs' run, beside the browser journeys and the lifecycle specs.
     { name: 'package', testMatch: firstStart },
     { name: 'api-pglite', testMatch: 'api/**/*.spec.ts', use: { baseURL: servers.apiPglite } },
     ...(withPostgres

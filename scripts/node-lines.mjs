@@ -2,7 +2,7 @@
 // 26 (but the one running this, see below), a fresh clone of this repository runs README.md's `npm install && npm
 // start` (taken from its "Two commands" block, not copied here) with that
 // line's official Node.js build on PATH, on the embedded database, until the
-// first page is served. `npm test` runs it beside Vitest; alone:
+// first page is served. `npm test` runs it beside the e2e runs; alone:
 // `node scripts/node-lines.mjs [22 24 26]`.
 //
 // Node.js builds come from the npm registry (node-<platform>-<arch>@<major>,

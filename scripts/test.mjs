@@ -186,9 +186,9 @@ if (built) {
     fs.rmSync(path.join(reports, 'e2e-secrets.txt'), { force: true });
     const api = ['api-pglite', ...(process.env.TEST_DATABASE_URL ? ['api-postgres'] : [])];
     const parts = [
+      { name: 'e2e-browser', key: 'browser', servers: 'browser', projects: ['browser'] },
       // The package project (the README's quick start and the npm package) evens the runs out.
-      { name: 'e2e-browser', key: 'browser', servers: 'browser', projects: ['browser', 'package'] },
-      { name: 'e2e-api', key: 'api', servers: 'api', projects: api },
+      { name: 'e2e-api', key: 'api', servers: 'api', projects: [...api, 'package'] },
       // Lifecycle specs start servers of their own (each on its own port), none of the shared ones.
       { name: 'e2e-lifecycle', key: 'lifecycle', servers: 'none', projects: ['lifecycle'] },
     ];
