@@ -56,14 +56,19 @@ export function targetFromEnv(config: { databaseUrl?: string; dataDir: string })
 export function openAdapter(target: DatabaseTarget, options: { poolSize?: number } = {}): OpenedAdapter {
   if (target.kind === 'postgres') {
     // A database that does not answer fails a query in 5 s instead of hanging it (readiness, the ingress).
-    const pool = new pg.Pool({ connectionString: target.url, max: options.poolSize ?? 10, connectionTimeoutMillis: 5_000 });
+    const pool = new pg.Pool({
+      connectionString: target.url,
+      max: options.poolSize ?? 10,
+      connectionTimeoutMillis: 5_000,
+      // Each new connection's first statement (lib/platform/db/session.ts),
+      // done before the pool hands the connection out: a connection that
+      // cannot be set to UTC is closed and its query fails, rather than
+      // writing timestamps in another zone.
+      onConnect: (client) => client.query(SESSION_TIME_ZONE_SQL),
+    });
     // An idle connection that the server closes (a restart, a failover) must
     // not crash the process: the pool replaces it on next use.
     pool.on('error', (error) => log('database').error({ err: { message: error.message } }, 'database connection lost'));
-    // Each new connection's first statement, queued before whatever it was opened for (lib/platform/db/session.ts).
-    pool.on('connect', (client) => {
-      client.query(SESSION_TIME_ZONE_SQL).catch((error: Error) => log('database').error({ err: { message: error.message } }, 'could not set the session time zone to UTC'));
-    });
     const factory = new PrismaPg(pool);
     return { target, factory, pool, close: () => pool.end() };
   }
