@@ -27,6 +27,7 @@ import { build } from 'esbuild';
 import * as tar from 'tar';
 import nextConfig from '../next.config.mjs';
 import { buildIsCurrent } from './build-stamp.mjs';
+import { QUERY_COMPILER_WASM } from './query-compiler.mjs';
 
 const root = path.resolve(import.meta.dirname, '..');
 process.chdir(root);
@@ -174,6 +175,7 @@ copyWithDependencies('tar');
 copy('prisma/migrations', path.join(app, 'prisma/migrations'));
 copy('prisma/schema.prisma', path.join(app, 'prisma/schema.prisma'));
 copy('lib/platform/db/pglite-worker.mjs', path.join(app, 'lib/platform/db/pglite-worker.mjs'));
+copy(QUERY_COMPILER_WASM, path.join(app, QUERY_COMPILER_WASM));
 // Loaded by the launcher before anything else for `tripline start` (the server's V8 settings).
 copy('scripts/server-flags.mjs', path.join(app, 'scripts/server-flags.mjs'));
 

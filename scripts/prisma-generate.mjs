@@ -2,8 +2,12 @@
 // Prisma 7 client is engine-free, and generate only checks that a schema
 // engine file exists, so we point it at this script. Migrations use the
 // WebAssembly schema engine instead (lib/platform/db/migrate.ts).
+//
+// Then the generated client loads its query compiler from a binary file
+// (scripts/query-compiler.mjs) instead of Prisma's base64 module.
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { loadQueryCompilerFromFile } from './query-compiler.mjs';
 
 const result = spawnSync('npx', ['prisma', 'generate'], {
   stdio: ['ignore', 'inherit', 'inherit'],
@@ -14,4 +18,5 @@ const result = spawnSync('npx', ['prisma', 'generate'], {
     CHECKPOINT_DISABLE: '1',
   },
 });
-process.exit(result.status ?? 1);
+if (result.status !== 0) process.exit(result.status ?? 1);
+await loadQueryCompilerFromFile();
