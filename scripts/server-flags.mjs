@@ -26,7 +26,7 @@
 // PostgreSQL, for 3-5% of the ingress's throughput at full load.
 //
 // Heap sizes are fixed when the process starts and cannot be changed from
-// inside it (nor can malloc's arenas, below), so the entry replaces its own
+// inside it (nor can malloc's settings, below), so the entry replaces its own
 // process (same pid, same stdio, same arguments) with one started with the flags. An operator's own
 // --max-semi-space-size (command line or NODE_OPTIONS) is left alone, and so
 // is a Node.js without process.execve (Windows; 22.12 to 22.14), which runs
@@ -48,16 +48,26 @@ const flags = [
   .filter(([name]) => !operatorSet(name))
   .map(([name, value]) => `${name}=${value}`);
 
-// glibc's malloc gives each thread that allocates (the server's, the embedded
-// database's, libuv's and V8's helpers) an arena of its own, up to 8 per core,
-// and each keeps what it grew to. On the embedded database (memory first, as
-// above) two arenas: idle 335-352 MB instead of 366-380 MB; the ingress
-// benchmark showed no difference beyond its noise. Read by glibc when a process
-// starts, so it goes with the restart; an operator's own MALLOC_ARENA_MAX is
-// kept, and other C libraries ignore it.
-const setArenas = !process.env.MALLOC_ARENA_MAX && !process.env.DATABASE_URL;
+// glibc's malloc, read when a process starts, so it goes with the restart;
+// an operator's own setting is kept, and other C libraries ignore both.
+// - Arenas: malloc gives each thread that allocates (the server's, the
+//   embedded database's, libuv's and V8's helpers) an arena of its own, up to
+//   8 per core, and each keeps what it grew to. On the embedded database
+//   (memory first, as above) two arenas: idle 335-352 MB instead of
+//   366-380 MB; the ingress benchmark showed no difference beyond its noise.
+// - Where large blocks come from: by default malloc raises the size from
+//   which a block gets pages of its own (128 kB) to the largest block freed
+//   so far, up to 32 MB. Startup frees large blocks (WebAssembly binaries as
+//   they are compiled), so later large blocks came from the arenas, and the
+//   arenas kept them when they were freed: on the embedded database about
+//   75 MB of free memory stayed resident. Fixed at 128 kB, a large block's
+//   pages go back to the system when it is freed: idle 279-291 MB instead of
+//   327-349 MB; on PostgreSQL 158 MB instead of 159-169 MB (docs/decisions/0093).
+const malloc = Object.entries({
+  MALLOC_ARENA_MAX: process.env.DATABASE_URL ? undefined : '2',
+  MALLOC_MMAP_THRESHOLD_: String(128 * 1024),
+}).filter(([name, value]) => value !== undefined && !process.env[name]);
 
-if ((flags.length > 0 || setArenas) && typeof process.execve === 'function' && process.platform !== 'win32') {
-  const env = setArenas ? { ...process.env, MALLOC_ARENA_MAX: '2' } : process.env;
-  process.execve(process.execPath, [process.execPath, ...flags, ...process.execArgv, ...process.argv.slice(1)], env);
+if ((flags.length > 0 || malloc.length > 0) && typeof process.execve === 'function' && process.platform !== 'win32') {
+  process.execve(process.execPath, [process.execPath, ...flags, ...process.execArgv, ...process.argv.slice(1)], { ...process.env, ...Object.fromEntries(malloc) });
 }
