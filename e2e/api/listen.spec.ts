@@ -193,8 +193,12 @@ test('tripline listen forwards each delivery once, in order, with its exact byte
     let running = listener(args);
     for (let i = 0; i < 3; i++) sent.push(await sendGithub(baseURL!, hook.url, secret, { action: 'opened', n: i, text: 'exact  bytes\u00e9' }));
     await expect.poll(() => local.received.length, { timeout: 30_000 }).toBe(3);
-    // The position is written after each forward: once it names the third entry, kill without warning.
-    await expect.poll(() => (fs.existsSync(stateFile) ? JSON.parse(fs.readFileSync(stateFile, 'utf8')).after : null), { timeout: 20_000 }).toMatch(/^dl_/);
+    // The position is written after each forward: once it names the third entry (its id ends the
+    // third delivery's line), kill without warning. Killed before that write, the listener would
+    // forward the third again after its restart, as docs/local-development.md says.
+    const third = () => running.output().stdout.match(/\bdl_\w+/g)?.[2];
+    await expect.poll(third, { timeout: 20_000 }).toMatch(/^dl_/);
+    await expect.poll(() => (fs.existsSync(stateFile) ? JSON.parse(fs.readFileSync(stateFile, 'utf8')).after : null), { timeout: 20_000 }).toBe(third());
     const stateAfterThree = JSON.parse(fs.readFileSync(stateFile, 'utf8'));
     running.child.kill('SIGKILL');
     await running.exited;
