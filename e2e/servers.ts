@@ -1,4 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { buildSync } from 'esbuild';
@@ -46,6 +47,9 @@ function cliEntry(): string {
 /** Node's arguments for `tripline <args>`, run with cwd at the repository's root. */
 export const cliArgs = (args: string[]) => ['--conditions=react-server', cliEntry(), ...args];
 
+/** Where the specs' data folders go; kept after a run, for a failure's post-mortem. */
+const DATA_DIRS = path.join(root, 'test-results', 'e2e-data');
+
 /**
  * A new data folder for a spec, holding a migrated embedded database: a copy
  * of one that `tripline migrate deploy` made once per run (global-setup.ts
@@ -57,18 +61,36 @@ export const cliArgs = (args: string[]) => ['--conditions=react-server', cliEntr
  * npm package start on empty folders, as a new instance does.
  */
 export function migratedDataDir(name: string): string {
-  const base = path.join(root, 'test-results', 'e2e-data');
   let migrated = process.env.E2E_MIGRATED_PGLITE;
   if (!migrated || !fs.existsSync(path.join(migrated, 'PG_VERSION'))) {
-    const template = path.join(base, `migrated-${process.pid}`);
+    const template = path.join(DATA_DIRS, `migrated-${process.pid}`);
     fs.rmSync(template, { recursive: true, force: true });
     cli({ TRIPLINE_DATA_DIR: template, TRIPLINE_SECRETS_KEY: '', TRIPLINE_AUTH_SECRET: '', DATABASE_URL: '' }, ['migrate', 'deploy']);
     migrated = path.join(template, 'pglite');
     process.env.E2E_MIGRATED_PGLITE = migrated;
   }
-  const dataDir = path.join(base, `${name}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 6)}`);
+  const dataDir = newDataDir(name);
   fs.cpSync(migrated, path.join(dataDir, 'pglite'), { recursive: true });
   return dataDir;
+}
+
+/** A new data folder's path for a spec (not created): on PostgreSQL it holds only the server's own files. */
+export function newDataDir(name: string): string {
+  return path.join(DATA_DIRS, `${name}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 6)}`);
+}
+
+/**
+ * The environment of a server a spec starts itself (and of the CLI on its
+ * folder): its data folder, its base URL, keys of its own, then `extra`.
+ */
+export function serverEnv(dataDir: string, baseUrl: string, extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    TRIPLINE_DATA_DIR: dataDir,
+    TRIPLINE_BASE_URL: baseUrl,
+    TRIPLINE_SECRETS_KEY: randomBytes(32).toString('base64'),
+    TRIPLINE_AUTH_SECRET: randomBytes(32).toString('base64url'),
+    ...extra,
+  };
 }
 
 function cliResult(args: string[], status: number | null, stdout: string, stderr: string): string {

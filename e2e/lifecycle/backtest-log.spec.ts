@@ -1,7 +1,6 @@
-import { randomBytes } from 'node:crypto';
 import { expect, test } from '@playwright/test';
 import { rememberSecrets } from '../fixtures/secrets';
-import { cli, migratedDataDir, startServer, type RunningServer } from '../servers';
+import { cli, migratedDataDir, serverEnv, startServer, type RunningServer } from '../servers';
 
 // Backtest counts the whole retained log, not the latest 100: a server of its
 // own (so the delivery rate limit can be raised, as an operator would) takes
@@ -20,13 +19,7 @@ test.afterAll(async () => {
 
 test('Backtest counts every retained delivery of the webhook, more than the latest 100', async () => {
   test.setTimeout(120_000);
-  const env = {
-    TRIPLINE_DATA_DIR: migratedDataDir('backtest'),
-    TRIPLINE_BASE_URL: `http://localhost:${port}`,
-    TRIPLINE_SECRETS_KEY: randomBytes(32).toString('base64'),
-    TRIPLINE_AUTH_SECRET: randomBytes(32).toString('base64url'),
-    TRIPLINE_DELIVERY_RATE_LIMIT: '1000',
-  };
+  const env = serverEnv(migratedDataDir('backtest'), `http://localhost:${port}`, { TRIPLINE_DELIVERY_RATE_LIMIT: '1000' });
   cli(env, ['setup', '--email', 'backtest@example.test', '--password-stdin', '--factory', 'log', '--factory-name', 'Log'], 'correct horse battery');
   const token = cli(env, ['token', 'create', '--email', 'backtest@example.test']);
   const created = cli(env, ['webhook', 'create', '--factory', 'log', '--name', 'github']);

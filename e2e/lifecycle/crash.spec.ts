@@ -1,11 +1,10 @@
-import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { expect, test } from '@playwright/test';
 import pg from 'pg';
 import { createPostgresDatabase } from '../../tests/support/postgres';
 import { rememberSecrets } from '../fixtures/secrets';
-import { cli, migratedDataDir, startServer, type RunningServer } from '../servers';
+import { cli, migratedDataDir, newDataDir, serverEnv, startServer, type RunningServer } from '../servers';
 
 // A 202 means the delivery and its runs are committed (the ingress's group
 // commit shares statements and commits between concurrent deliveries, and
@@ -14,7 +13,6 @@ import { cli, migratedDataDir, startServer, type RunningServer } from '../server
 // that got a 202 is then in the log, read through a restarted server, with
 // its run, read in the database; on PostgreSQL and on the embedded database.
 
-const root = path.resolve(import.meta.dirname, '..', '..');
 const port = Number(process.env.E2E_PORT_BASE ?? 3210) + 7;
 const base = `http://localhost:${port}`;
 const adminUrl = process.env.TEST_DATABASE_URL;
@@ -25,18 +23,14 @@ for (const kind of ['pglite', 'postgres'] as Kind[]) {
   test(`every delivery answered 202 survives a SIGKILL under load, with its run (${kind})`, async () => {
     test.skip(kind === 'postgres' && !adminUrl, 'needs TEST_DATABASE_URL (always set under CI)');
     test.setTimeout(180_000);
-    const dataDir = kind === 'pglite' ? migratedDataDir(`crash-${kind}`) : path.join(root, 'test-results', 'e2e-data', `crash-${kind}-${Date.now().toString(36)}`);
+    const dataDir = kind === 'pglite' ? migratedDataDir(`crash-${kind}`) : newDataDir(`crash-${kind}`);
     const database = kind === 'postgres' ? await createPostgresDatabase('tripline_e2e_crash', adminUrl) : undefined;
-    const env: Record<string, string> = {
-      TRIPLINE_DATA_DIR: dataDir,
-      TRIPLINE_BASE_URL: base,
-      TRIPLINE_SECRETS_KEY: randomBytes(32).toString('base64'),
-      TRIPLINE_AUTH_SECRET: randomBytes(32).toString('base64url'),
+    const env = serverEnv(dataDir, base, {
       TRIPLINE_DELIVERY_RATE_LIMIT: '1000000',
       // Every accepted delivery starts its run (no executor: runs stay queued, so none is lost to a crash mid-run).
       TRIPLINE_RUN_QUEUE_LIMIT: '1000000',
       ...(database ? { DATABASE_URL: database.url } : {}),
-    };
+    });
     let server: RunningServer | undefined;
     try {
       cli(env, ['setup', '--email', `crash-${kind}@example.test`, '--password-stdin', '--factory', 'crash', '--factory-name', 'Crash'], 'correct horse battery');

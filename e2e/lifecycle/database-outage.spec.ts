@@ -1,11 +1,10 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import { rememberSecrets } from '../fixtures/secrets';
-import { cli, startServer, type RunningServer } from '../servers';
+import { cli, newDataDir, serverEnv, startServer, type RunningServer } from '../servers';
 
 // A database outage is not the sender's fault: while PostgreSQL is down, the
 // ingress and the API answer 503 with Retry-After in their JSON error shape
@@ -14,7 +13,6 @@ import { cli, startServer, type RunningServer } from '../servers';
 // the database is back. The database is a PostgreSQL cluster of the test's
 // own, stopped with an immediate shutdown, as a crash or a failover does.
 
-const root = path.resolve(import.meta.dirname, '..', '..');
 const portBase = Number(process.env.E2E_PORT_BASE ?? 3210);
 const port = portBase + 40;
 const pgPort = portBase + 41;
@@ -88,14 +86,10 @@ test('with PostgreSQL down, the ingress and the API answer 503 with Retry-After,
   try {
     await cluster.start();
     run(asPostgres(path.join(postgresBin(), 'createdb'), ['-h', '127.0.0.1', '-p', String(pgPort), '-U', 'postgres', 'tripline']));
-    const env: Record<string, string> = {
+    const env = serverEnv(newDataDir('outage'), base, {
       DATABASE_URL: `postgresql://postgres@127.0.0.1:${pgPort}/tripline`,
-      TRIPLINE_DATA_DIR: path.join(root, 'test-results', 'e2e-data', `outage-${Date.now().toString(36)}`),
-      TRIPLINE_BASE_URL: base,
-      TRIPLINE_SECRETS_KEY: randomBytes(32).toString('base64'),
-      TRIPLINE_AUTH_SECRET: randomBytes(32).toString('base64url'),
       TRIPLINE_DELIVERY_RATE_LIMIT: '100000',
-    };
+    });
     cli(env, ['setup', '--email', 'outage@example.test', '--password-stdin', '--factory', 'outage', '--factory-name', 'Outage'], 'correct horse battery');
     const token = cli(env, ['token', 'create', '--email', 'outage@example.test']);
     const created = cli(env, ['webhook', 'create', '--factory', 'outage', '--name', 'orders']);

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { expect, test } from '@playwright/test';
 import { startReceiver } from '../fixtures/receiver';
-import { cli, migratedDataDir, startServer, type RunningServer } from '../servers';
+import { cli, migratedDataDir, serverEnv, startServer, type RunningServer } from '../servers';
 
 // A notification destination is checked again at every send, not only when it
 // is saved. An operator who allowed private addresses, saved a destination at
@@ -12,13 +12,7 @@ import { cli, migratedDataDir, startServer, type RunningServer } from '../server
 const port = Number(process.env.E2E_PORT_BASE ?? 3210) + 8;
 
 test('a destination at a private IP address saved while allowed is refused at send once the allowance is gone', async ({ request }) => {
-  const base = {
-    TRIPLINE_DATA_DIR: migratedDataDir('notification-address'),
-    TRIPLINE_BASE_URL: `http://localhost:${port}`,
-    TRIPLINE_SECRETS_KEY: randomBytes(32).toString('base64'),
-    TRIPLINE_AUTH_SECRET: randomBytes(32).toString('base64url'),
-    TRIPLINE_HEALTH_INTERVAL: '1',
-  };
+  const base = serverEnv(migratedDataDir('notification-address'), `http://localhost:${port}`, { TRIPLINE_HEALTH_INTERVAL: '1' });
   const receiver = await startReceiver();
   cli(base, ['setup', '--email', 'ops@example.test', '--password-stdin', '--factory', 'ops', '--factory-name', 'Ops'], `pw-${randomBytes(6).toString('hex')}`);
   const auth = { Authorization: `Bearer ${cli(base, ['token', 'create', '--email', 'ops@example.test'])}` };

@@ -1,9 +1,7 @@
-import { randomBytes } from 'node:crypto';
-import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import pg from 'pg';
 import { createPostgresDatabase } from '../../tests/support/postgres';
-import { startServer } from '../servers';
+import { newDataDir, serverEnv, startServer } from '../servers';
 
 // `npm start` with DATABASE_URL pointing at an empty PostgreSQL database:
 // the server applies the migrations itself at start, recorded in
@@ -15,13 +13,7 @@ const port = Number(process.env.E2E_PORT_BASE ?? 3210) + 5;
 test('a server on an empty PostgreSQL database migrates it at start', async ({ page }) => {
   test.skip(!adminUrl, 'needs TEST_DATABASE_URL (always set under CI)');
   const database = await createPostgresDatabase('tripline_e2e_start', adminUrl);
-  const server = await startServer('postgres-start', port, {
-    DATABASE_URL: database.url,
-    TRIPLINE_DATA_DIR: path.resolve(import.meta.dirname, '..', '..', 'test-results', 'e2e-data', `postgres-start-${Date.now().toString(36)}`),
-    TRIPLINE_BASE_URL: `http://localhost:${port}`,
-    TRIPLINE_SECRETS_KEY: randomBytes(32).toString('base64'),
-    TRIPLINE_AUTH_SECRET: randomBytes(32).toString('base64url'),
-  });
+  const server = await startServer('postgres-start', port, serverEnv(newDataDir('postgres-start'), `http://localhost:${port}`, { DATABASE_URL: database.url }));
   try {
     const db = new pg.Client({ connectionString: database.url });
     await db.connect();

@@ -1,10 +1,9 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
-import { startServer } from '../servers';
+import { serverEnv, startServer } from '../servers';
 
 // /readyz follows the database: a real PostgreSQL server of this test's own
 // (so stopping it disturbs no other test) is stopped and started again, and
@@ -54,13 +53,7 @@ test('/readyz turns 503 while PostgreSQL is stopped and 200 when it is back', as
   const pgctl = (action: string) =>
     asPostgres(path.join(bin, 'pg_ctl'), ['-D', data, '-w', '-l', path.join(dir, 'postgres.log'), '-o', `-p ${pgPort} -k ${dir} -c listen_addresses=127.0.0.1`, action, ...(action === 'stop' ? ['-m', 'fast'] : [])]);
   pgctl('start');
-  const server = await startServer('readiness', port, {
-    DATABASE_URL: `postgresql://postgres@127.0.0.1:${pgPort}/postgres`,
-    TRIPLINE_DATA_DIR: path.join(dir, 'tripline'),
-    TRIPLINE_BASE_URL: `http://localhost:${port}`,
-    TRIPLINE_SECRETS_KEY: randomBytes(32).toString('base64'),
-    TRIPLINE_AUTH_SECRET: randomBytes(32).toString('base64url'),
-  });
+  const server = await startServer('readiness', port, serverEnv(path.join(dir, 'tripline'), `http://localhost:${port}`, { DATABASE_URL: `postgresql://postgres@127.0.0.1:${pgPort}/postgres` }));
   try {
     expect(await readyz(server.url)).toEqual({ status: 200, body: 'ready\n' });
 

@@ -1,11 +1,10 @@
-import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { expect, test } from '@playwright/test';
 import pg from 'pg';
 import { createPostgresDatabase } from '../../tests/support/postgres';
 import { rememberSecrets } from '../fixtures/secrets';
-import { cli, migratedDataDir, startServer, type RunningServer } from '../servers';
+import { cli, migratedDataDir, newDataDir, serverEnv, startServer, type RunningServer } from '../servers';
 
 // A bulk replay of 1,000 deliveries survives a SIGKILL of the server in the
 // middle of the job: the restarted server resumes it once the dead
@@ -15,7 +14,6 @@ import { cli, migratedDataDir, startServer, type RunningServer } from '../server
 // same deliveries is cancelled midway: nothing is replayed after the cancel
 // is answered.
 
-const root = path.resolve(import.meta.dirname, '..', '..');
 const port = Number(process.env.E2E_PORT_BASE ?? 3210) + 42;
 const base = `http://localhost:${port}`;
 const adminUrl = process.env.TEST_DATABASE_URL;
@@ -28,20 +26,16 @@ for (const kind of ['pglite', 'postgres'] as Kind[]) {
   test(`a replay job killed midway resumes after a restart and replays each delivery once (${kind})`, async () => {
     test.skip(kind === 'postgres' && !adminUrl, 'needs TEST_DATABASE_URL (always set under CI)');
     test.setTimeout(300_000);
-    const dataDir = kind === 'pglite' ? migratedDataDir(`replay-crash-${kind}`) : path.join(root, 'test-results', 'e2e-data', `replay-crash-${kind}-${Date.now().toString(36)}`);
+    const dataDir = kind === 'pglite' ? migratedDataDir(`replay-crash-${kind}`) : newDataDir(`replay-crash-${kind}`);
     const database = kind === 'postgres' ? await createPostgresDatabase('tripline_e2e_replay', adminUrl) : undefined;
-    const env: Record<string, string> = {
-      TRIPLINE_DATA_DIR: dataDir,
-      TRIPLINE_BASE_URL: base,
-      TRIPLINE_SECRETS_KEY: randomBytes(32).toString('base64'),
-      TRIPLINE_AUTH_SECRET: randomBytes(32).toString('base64url'),
+    const env = serverEnv(dataDir, base, {
       TRIPLINE_DELIVERY_RATE_LIMIT: '1000000',
       // No executor: runs stay queued, and the queue has room for all of them.
       TRIPLINE_RUN_QUEUE_LIMIT: '1000000',
       // Faster than the default 20/s, so that 1,000 take seconds, not a minute.
       TRIPLINE_REPLAY_RATE: '200',
       ...(database ? { DATABASE_URL: database.url } : {}),
-    };
+    });
     let server: RunningServer | undefined;
     let atCancel: Job | undefined;
     try {

@@ -1,11 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import { rememberSecrets } from '../fixtures/secrets';
-import { cli, migratedDataDir, startServer } from '../servers';
+import { cli, migratedDataDir, serverEnv, startServer } from '../servers';
 
 // A rolling deploy sends SIGTERM. `npm start`'s process must answer every
 // request it has taken (no connection reset, so no sender is left unsure
@@ -22,17 +21,13 @@ type Setup = { env: Record<string, string>; token: string; hook: { uid: string; 
 
 function prepare(name: string, graceSeconds: number): Setup {
   const dataDir = migratedDataDir(name);
-  const env = {
-    TRIPLINE_DATA_DIR: dataDir,
-    TRIPLINE_BASE_URL: base,
-    TRIPLINE_SECRETS_KEY: randomBytes(32).toString('base64'),
-    TRIPLINE_AUTH_SECRET: randomBytes(32).toString('base64url'),
+  const env = serverEnv(dataDir, base, {
     TRIPLINE_RUN_COMMAND: `"${process.execPath}" "${agent}"`,
     TRIPLINE_RUN_ENV: 'AGENT_LOG',
     TRIPLINE_SHUTDOWN_GRACE_SECONDS: String(graceSeconds),
     TRIPLINE_DELIVERY_RATE_LIMIT: '1000000',
     TRIPLINE_LOG_FORMAT: 'json',
-  };
+  });
   cli(env, ['setup', '--email', `${name}@example.test`, '--password-stdin', '--factory', 'drain', '--factory-name', 'Drain'], 'correct horse battery');
   const token = cli(env, ['token', 'create', '--email', `${name}@example.test`]);
   const created = cli(env, ['webhook', 'create', '--factory', 'drain', '--name', 'orders']);
