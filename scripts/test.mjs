@@ -115,6 +115,15 @@ if (!process.env.TEST_DATABASE_URL && process.env.CI === 'true') {
   process.exit(1);
 }
 
+// The two-commands start on each Node.js LTS line (scripts/node-lines.mjs): a
+// fresh clone's npm install and build each, about 100 CPU-seconds. It starts
+// first and runs beside every step at the lowest CPU priority, so it takes
+// only the time the others leave idle (Vitest's last files, the e2e runs'
+// waits) instead of stretching them; it is awaited at the end.
+const nodeLinesReport = path.join(reports, 'node-lines.json');
+const nodeLinesLog = path.join(reports, 'node-lines.log');
+const nodeLines = startBeside('node-lines', node, ['scripts/node-lines.mjs'], { NODE_LINES_REPORT: nodeLinesReport, NODE_LINES_NICE: '19' }, nodeLinesLog, nodeLinesReport);
+
 step('generate', node, ['scripts/prisma-generate.mjs']);
 // Types and lint side by side: each is mostly one core's work.
 await Promise.all([
@@ -147,14 +156,6 @@ const stamp = sourceStamp();
 // one): the package's end-to-end test then packs this build instead of
 // building the same sources again (scripts/pack.mjs).
 const built = step('build', node, [bin('next', 'dist/bin/next'), 'build'], { TRIPLINE_STANDALONE: '1' });
-
-// The two-commands start on each Node.js LTS line (scripts/node-lines.mjs): a
-// fresh clone's npm install and build each. It runs beside the e2e runs, which
-// leave about half the machine idle (they wait on servers, timers and runs),
-// rather than beside Vitest, which keeps both cores busy.
-const nodeLinesReport = path.join(reports, 'node-lines.json');
-const nodeLinesLog = path.join(reports, 'node-lines.log');
-const nodeLines = startBeside('node-lines', node, ['scripts/node-lines.mjs'], { NODE_LINES_REPORT: nodeLinesReport }, nodeLinesLog, nodeLinesReport);
 
 if (built) {
   // e2e/lifecycle starts `npm start`, which then serves this build as it is.
