@@ -22,7 +22,8 @@ const loader = `getQueryCompilerWasmModule: async () => {
     // Written by scripts/query-compiler.mjs: the binary from the app's folder, not base64 held in memory.
     const { readFile } = await import('node:fs/promises')
     const { join } = await import('node:path')
-    const file = join(/*turbopackIgnore: true*/ process.env.TRIPLINE_APP_DIR || process.cwd(), '${QUERY_COMPILER_WASM}')
+    const { appDir } = await import('../../../platform/app-dir')
+    const file = join(/*turbopackIgnore: true*/ appDir(), '${QUERY_COMPILER_WASM}')
     const bytes = await readFile(file).catch((error: Error) => {
       throw new Error(\`The database client's query compiler is missing (\${error.message}): \\\`npm install\\\` generates it\`)
     })
