@@ -9,6 +9,7 @@ import { serveBackups } from '@/lib/platform/db/dump';
 import { acquireEmbeddedLock, type EmbeddedLock } from '@/lib/platform/db/embedded-lock';
 import { appDir } from '@/lib/platform/app-dir';
 import { asPGlite, EMBEDDED_TEMPLATE_FILE, ThreadedPGlite, type EmbeddedDatabase } from '@/lib/platform/db/pglite-thread';
+import { serialTransactions } from '@/lib/platform/db/serial-transactions';
 import { SESSION_TIME_ZONE_SQL } from '@/lib/platform/db/session';
 import { log } from '@/lib/platform/log';
 
@@ -69,7 +70,8 @@ export function openAdapter(target: DatabaseTarget, options: { poolSize?: number
     // An idle connection that the server closes (a restart, a failover) must
     // not crash the process: the pool replaces it on next use.
     pool.on('error', (error) => log('database').error({ err: { message: error.message } }, 'database connection lost'));
-    const factory = new PrismaPg(pool);
+    // A transaction's statements go to its connection one at a time (serial-transactions.ts).
+    const factory = serialTransactions(new PrismaPg(pool));
     return { target, factory, pool, close: () => pool.end() };
   }
   if (target.kind === 'memory') {
