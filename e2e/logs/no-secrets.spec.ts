@@ -5,7 +5,8 @@ import { rememberedSecrets } from '../fixtures/secrets';
 
 // Runs after every other project (playwright.config.ts): the servers' logs of
 // the whole end-to-end journey hold no secret, token or credential the tests
-// used, and every line the servers wrote is a structured JSON log line.
+// used, their log entries are structured JSON lines, and no
+// server printed a Node.js warning.
 
 const serversDir = path.resolve(import.meta.dirname, '..', '..', 'test-results', 'servers');
 
@@ -36,4 +37,18 @@ test('the servers log JSON lines with a level, a time and, for requests, a reque
   expect(refused.length).toBeGreaterThan(5);
   for (const entry of refused) expect(entry.requestId).toMatch(/^[0-9a-f-]{36}$/);
   expect(entries.some((entry) => entry.msg === 'run succeeded' && typeof entry.runId === 'string')).toBe(true);
+});
+
+test('no server printed a Node.js warning: what is deprecated today fails in a later version', () => {
+  const warnings = fs
+    .readdirSync(serversDir)
+    .filter((name) => name.endsWith('.log'))
+    .flatMap((name) =>
+      fs
+        .readFileSync(path.join(serversDir, name), 'utf8')
+        .split('\n')
+        .filter((line) => /^\(node:\d+\) \w*Warning\b/.test(line))
+        .map((line) => `${name}: ${line}`),
+    );
+  expect(warnings).toEqual([]);
 });
