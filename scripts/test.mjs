@@ -39,16 +39,16 @@ function step(name, command, args, env = {}) {
 /**
  * Starts a step that runs beside the next ones; its output goes to a file and
  * is printed when it is awaited. Resolves to its JSON report (undefined when
- * skipped or missing).
+ * skipped or missing); `.child` is its process.
  */
 function startBeside(name, command, args, env, logFile, report) {
-  if (!wanted(name)) return Promise.resolve(undefined);
+  if (!wanted(name)) return Object.assign(Promise.resolve(undefined), { child: undefined });
   console.log(`\n=== ${name}: ${[command, ...args].join(' ')} (beside the next steps)`);
   fs.rmSync(report, { force: true });
   const started = Date.now();
   const out = fs.openSync(logFile, 'w');
   const child = spawn(command, args, { stdio: ['ignore', out, out], env: { ...process.env, ...env } });
-  return new Promise((resolve) => {
+  const done = new Promise((resolve) => {
     child.once('close', (status) => {
       console.log(`\n=== ${name} (ran beside):\n${fs.readFileSync(logFile, 'utf8').trimEnd()}`);
       console.log(`=== ${name}: ${status === 0 ? 'ok' : 'FAILED'} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
@@ -58,6 +58,7 @@ function startBeside(name, command, args, env, logFile, report) {
       resolve(result);
     });
   });
+  return Object.assign(done, { child });
 }
 
 /** Runs a step beside others, its output lines prefixed with its name; resolves when it ends. */
@@ -210,6 +211,8 @@ if (built) {
   }
 }
 
+// The other steps are done: the fresh-clone starts have the machine, and their time limit runs from now.
+nodeLines.child?.kill('SIGUSR2');
 const lines = await nodeLines;
 if (lines) {
   for (const result of lines) totals[result.ok ? 'passed' : 'failed'] += 1;
