@@ -126,13 +126,16 @@ async function tryLine(major, index, command) {
   // A session of its own (detached), so that the whole tree can be stopped at the end.
   const child = spawn('bash', ['-euo', 'pipefail', '-c', command], { cwd: clone, env: newcomerEnv(bin, port), stdio: ['ignore', log, log], detached: true });
   if (nice > 0) lowerSession(child.pid);
-  // Interrupted (Ctrl-C on npm test), the line's own session would outlive this process.
-  const stop = () => {
+  const endSession = () => {
     try {
       process.kill(-child.pid, 'SIGTERM');
     } catch {
       // Already gone.
     }
+  };
+  // Interrupted (Ctrl-C on npm test), the line's own session would outlive this process.
+  const stop = () => {
+    endSession();
     try {
       fs.rmSync(clone, { recursive: true, force: true, maxRetries: 5 });
     } catch {
@@ -151,11 +154,7 @@ async function tryLine(major, index, command) {
   } finally {
     process.off('SIGINT', stop);
     process.off('SIGTERM', stop);
-    try {
-      process.kill(-child.pid, 'SIGTERM');
-    } catch {
-      // Already gone.
-    }
+    endSession();
     await new Promise((resolve) => (child.exitCode !== null ? resolve() : child.once('exit', resolve)));
     fs.rmSync(clone, { recursive: true, force: true });
   }
