@@ -1,5 +1,10 @@
 import fs from 'node:fs';
 import { chromium, defineConfig } from '@playwright/test';
+import { budget, ensureSpeedFactor } from './scripts/speed.mjs';
+
+// Every timeout is a budget set on machine C, scaled by the speed factor that
+// npm test measured at its start (scripts/speed.mjs; measured here when unset).
+ensureSpeedFactor();
 
 // End-to-end tests against the production build (`next build` first), over
 // real HTTP, in Chromium. e2e/global-setup.ts starts the servers:
@@ -51,8 +56,8 @@ export default defineConfig({
   workers: 1,
   forbidOnly: process.env.CI === 'true',
   retries: 0,
-  timeout: 60_000,
-  expect: { timeout: 10_000 },
+  timeout: budget(60_000),
+  expect: { timeout: budget(10_000) },
   reporter: [['list'], ['json']],
   use: {
     // A failed test keeps its trace: each action with the page's DOM before and after (and the
@@ -80,7 +85,7 @@ export default defineConfig({
     },
     // Lifecycle specs start servers of their own (and the CLI before them), which a slow machine can
     // take most of a minute for; a spec that needs longer still says so itself.
-    { name: 'lifecycle', testMatch: 'lifecycle/**/*.spec.ts', testIgnore: firstStart, timeout: 180_000 },
+    { name: 'lifecycle', testMatch: 'lifecycle/**/*.spec.ts', testIgnore: firstStart, timeout: budget(180_000) },
     // A newcomer's first start: the README's quick start, and the npm package packed and installed into an
     // empty folder. npm test runs them in the API specs' run, beside the browser journeys and the lifecycle specs.
     { name: 'package', testMatch: firstStart },

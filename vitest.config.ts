@@ -2,6 +2,11 @@ import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
 import { defineConfig } from 'vitest/config';
+import { budget, ensureSpeedFactor } from './scripts/speed.mjs';
+
+// Timeouts are budgets set on machine C, scaled by the speed factor that npm
+// test measured at its start (scripts/speed.mjs; measured here when unset).
+ensureSpeedFactor();
 
 export default defineConfig({
   resolve: {
@@ -23,8 +28,8 @@ export default defineConfig({
       // Tests provoke failures on purpose; their expected warnings would bury the report.
       TRIPLINE_LOG_LEVEL: 'error',
     },
-    testTimeout: 60_000,
-    hookTimeout: 120_000,
+    testTimeout: budget(60_000),
+    hookTimeout: budget(120_000),
     // Two files at a time: each integration file creates its own databases
     // (a PGlite of its own, a PostgreSQL database of its own), and much of a
     // file's time is waiting (locks, timers, child processes), which the

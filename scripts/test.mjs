@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { sourceStamp, writeStamp } from './build-stamp.mjs';
 import { requireSupportedNode } from './node-version.mjs';
+import { describeSpeed, measureSpeedFactor } from './speed.mjs';
 
 requireSupportedNode();
 
@@ -106,6 +107,17 @@ function readJson(file) {
   } catch {
     return undefined;
   }
+}
+
+// The speed factor (scripts/speed.mjs), measured once before any step runs:
+// every test's time budget is its figure for machine C times this factor.
+// TRIPLINE_TEST_SPEED set by hand overrides it.
+if (!process.env.TRIPLINE_TEST_SPEED) {
+  const measured = await measureSpeedFactor();
+  process.env.TRIPLINE_TEST_SPEED = String(measured.factor);
+  console.log(`=== ${describeSpeed(measured)}`);
+} else {
+  console.log(`=== speed factor ${process.env.TRIPLINE_TEST_SPEED} (TRIPLINE_TEST_SPEED, as given)`);
 }
 
 const node = process.execPath;
