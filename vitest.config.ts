@@ -30,6 +30,8 @@ export default defineConfig({
     },
     testTimeout: budget(60_000),
     hookTimeout: budget(120_000),
+    // expect.poll's own default is one second, too short for a slow machine.
+    expect: { poll: { timeout: budget(5_000) } },
     // Two files at a time: each integration file creates its own databases
     // (a PGlite of its own, a PostgreSQL database of its own), and much of a
     // file's time is waiting (locks, timers, child processes), which the

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { composeEnvelope } from '@/lib/domain/runs/envelope';
 import { createTestDatabase, testDatabaseKinds, type TestDatabase } from '@/tests/support/databases';
 import { createPostgresDatabase } from '@/tests/support/postgres';
+import { budget } from '@/scripts/speed.mjs';
 
 // `tripline worker` as docs/security.md describes it: a separate process
 // (another OS user or host) that holds DATABASE_URL and the executor's
@@ -22,7 +23,7 @@ function worker(env: Record<string, string>) {
     cwd: root,
     env: given as NodeJS.ProcessEnv,
     encoding: 'utf8',
-    timeout: 120_000,
+    timeout: budget(120_000),
   });
 }
 

@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { QUERY_COMPILER_WASM } from './query-compiler.mjs';
+import { budget } from './speed.mjs';
 
 // `npm install` (prisma-generate.mjs) writes the database client's query
 // compiler as a binary file that the generated client reads from the app's
@@ -23,7 +24,7 @@ function firstQuery(appDir: string): string {
     cwd: root,
     env: { ...process.env, TRIPLINE_APP_DIR: appDir },
     encoding: 'utf8',
-    timeout: 60_000,
+    timeout: budget(60_000),
   });
   expect(result.status, result.stderr).toBe(0);
   return result.stdout;

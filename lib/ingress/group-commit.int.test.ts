@@ -93,6 +93,7 @@ describe.each(testDatabaseKinds())('group commit of accepted deliveries on %s', 
       const outcome = await recordAccepted(delivery(webhooks[5]!, `ordered-${n}`));
       if (outcome.limited) throw new Error('limited');
       written.push(outcome.id);
+      // About time passing: the next entry gets a later millisecond in its ID.
       await new Promise((resolve) => setTimeout(resolve, 2));
     }
     const byId = await database.prisma.delivery.findMany({ where: { id: { in: written } }, orderBy: { id: 'asc' }, select: { id: true } });

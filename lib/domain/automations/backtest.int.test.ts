@@ -7,6 +7,7 @@ import { matchesFilter, type PayloadFilter } from '@/lib/ingress/filters';
 import { appError } from '@/tests/support/app-error';
 import { createTestDatabase, testDatabaseKinds, type TestDatabase } from '@/tests/support/databases';
 import { createUser } from '@/lib/domain/users/service';
+import { budget } from '@/scripts/speed.mjs';
 
 // Backtest over the whole retained log: more deliveries than the old
 // "latest 100", counted in TypeScript before housekeeping has copied the
@@ -196,16 +197,17 @@ describe.each(testDatabaseKinds())('Backtest copies on %s', (kind) => {
         inserted();
         await commitPromise;
       },
-      { timeout: 30_000 },
+      { timeout: budget(30_000) },
     );
     await insertedPromise;
-    // Past the horizon's one-second margin, so only the open transaction holds the cursor back.
+    // About time passing: past the horizon's one-second margin, so only the open transaction holds the cursor back.
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     const pass = copyPendingBodies(db, { transaction: kind === 'postgres' });
     if (kind === 'postgres') expect(await pass).toBe(1); // 'early' only: 'late' is invisible
     commit();
     await late;
     await pass;
+    // About time passing: the next pass comes after the horizon's one-second margin, as housekeeping's next turn would.
     await new Promise((resolve) => setTimeout(resolve, 1_100));
     await copyPendingBodies(db, { transaction: kind === 'postgres' });
     const copies = await db.deliveryJson.findMany({ select: { deliveryId: true }, orderBy: { deliveryId: 'asc' } });

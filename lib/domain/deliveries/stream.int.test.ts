@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { setDatabase } from '@/lib/platform/db';
 import { parseSince, streamDeliveriesSchema } from '@/lib/domain/deliveries/schemas';
 import { deliveryStream, openStreamLease, STREAM_PAGE_ENTRIES, STREAMS_PER_TOKEN, streamEntryJson, streamPage, streamStart, type StreamItem, type StreamPosition } from '@/lib/domain/deliveries/stream';
@@ -10,6 +10,7 @@ import { createFactory } from '@/lib/domain/factories/service';
 import { recordAccepted, recordRejected } from '@/lib/ingress/record';
 import { createTestDatabase, testDatabaseKinds, type TestDatabase } from '@/tests/support/databases';
 import { createUser } from '@/lib/domain/users/service';
+import { budget } from '@/scripts/speed.mjs';
 
 // The stream of a webhook's log: its order, its pages, where it starts and
 // resumes, its filters, and the case a timestamp cursor gets wrong: an entry
@@ -175,25 +176,39 @@ describe.each(testDatabaseKinds())('the stream of the log on %s', (kind) => {
     for (let i = 0; i < 3 * STREAM_PAGE_ENTRIES; i++) await accept({ slow: i });
     let pages = 0;
     const controller = new AbortController();
-    const stream = deliveryStream({ webhookId, position, filters: {}, signal: controller.signal, onPage: () => (pages += 1), pollMs: 60_000, heartbeatMs: 400, lifetimeMs: 5_000 });
+    // Its poll and heartbeat are far off, so only an announcement can make it read again soon.
+    const idleMs = 30_000;
+    const stream = deliveryStream({ webhookId, position, filters: {}, signal: controller.signal, onPage: () => (pages += 1), pollMs: idleMs, heartbeatMs: idleMs, lifetimeMs: 5 * idleMs });
     // A consumer that takes one item and then stops reading: one page read, not three.
     expect((await stream.next()).value).toMatchObject({ kind: 'entry' });
+    // About time passing: the stream must not read ahead while nobody reads.
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(pages).toBe(1);
     for (let i = 1; i < 3 * STREAM_PAGE_ENTRIES; i++) expect((await stream.next()).value?.kind).toBe('entry');
-    // Idle: an announcement wakes the stream long before its 60 s poll; then a heartbeat; then the end on abort.
+    // Idle: the fourth read (the third page was full) finds nothing, and the stream waits right after it. An announcement
+    // then wakes it long before its poll; then the end on abort.
     const next = stream.next();
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await vi.waitFor(() => expect(pages).toBe(4), { timeout: budget(5_000) });
     const id = await accept({ woken: true });
     const started = Date.now();
     announceEntry(webhookId);
     const woken = (await next).value as StreamItem;
     expect(woken).toMatchObject({ kind: 'entry', entry: { id } });
-    expect(Date.now() - started).toBeLessThan(1_000);
-    expect((await stream.next()).value).toEqual({ kind: 'heartbeat' });
+    const wokenMs = Date.now() - started;
+    console.log(`the stream sent the announced entry ${wokenMs} ms after the announcement (its next poll: ${idleMs} ms)`);
+    expect(wokenMs).toBeLessThan(idleMs / 2);
     controller.abort();
     expect((await stream.next()).value).toEqual({ kind: 'end', reason: 'aborted' });
     expect((await stream.next()).done).toBe(true);
+  });
+
+  it('beats after its heartbeat interval without an entry', async () => {
+    const { position } = await streamStart(factoryId, uid, {});
+    const controller = new AbortController();
+    const stream = deliveryStream({ webhookId, position, filters: {}, signal: controller.signal, pollMs: 60_000, heartbeatMs: 400, lifetimeMs: 5_000 });
+    expect((await stream.next()).value).toEqual({ kind: 'heartbeat' });
+    controller.abort();
+    expect((await stream.next()).value).toEqual({ kind: 'end', reason: 'aborted' });
   });
 
   it('ends at its lifetime', async () => {
@@ -210,8 +225,8 @@ describe.each(testDatabaseKinds())('the stream of the log on %s', (kind) => {
     // Never read: all five slots but this one are free, then all five once the response is cut.
     const four = Array.from({ length: STREAMS_PER_TOKEN - 1 }, () => openStreamLease(caller.key));
     expect(() => openStreamLease(caller.key)).toThrow(/already has 5/);
-    await new Promise((resolve) => setTimeout(resolve, 800));
-    const fifth = openStreamLease(caller.key);
+    // Its slot comes back once the response is cut (lifetime 300 ms, then 200 ms of grace).
+    const fifth = await vi.waitFor(() => openStreamLease(caller.key), { timeout: budget(5_000), interval: 50 });
     for (const lease of [...four, fifth]) lease.release();
     await expect(response.text()).rejects.toThrow(/stopped reading/);
   });
@@ -235,6 +250,7 @@ describe.each(testDatabaseKinds())('the stream of the log on %s', (kind) => {
     try {
       await late.query('BEGIN');
       await insertOn(late, 'dl_late');
+      // About time passing: the entry committed next must get a later timestamp.
       await new Promise((resolve) => setTimeout(resolve, 20));
       const early = await accept({ committed: 'first' });
       const times = await database.prisma.delivery.findMany({ where: { id: { in: [early] } }, select: { receivedAt: true } });
