@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { buildSync } from 'esbuild';
+import { budget } from '../scripts/speed.mjs';
 
 // Starting and seeding real Tripline servers for the end-to-end tests.
 
@@ -138,7 +139,7 @@ export async function startServer(name: string, port: number, env: ServerEnv): P
     stdio: ['ignore', log, log],
   });
   const url = `http://localhost:${port}`;
-  const deadline = Date.now() + 60_000;
+  const deadline = Date.now() + budget(60_000);
   for (;;) {
     if (child.exitCode !== null) {
       throw new Error(`Server ${name} exited with ${child.exitCode}:\n${fs.readFileSync(logFile, 'utf8')}`);
@@ -162,7 +163,7 @@ export async function startServer(name: string, port: number, env: ServerEnv): P
         if (child.exitCode !== null) return resolve();
         child.once('exit', () => resolve());
         child.kill('SIGTERM');
-        setTimeout(() => child.kill('SIGKILL'), 10_000).unref();
+        setTimeout(() => child.kill('SIGKILL'), budget(10_000)).unref();
       }),
   };
 }

@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { budget } from '../../scripts/speed.mjs';
 import { bearer, expect, test } from '../fixtures/api';
 import { createWebhook, deleteCreatedWebhooks } from '../fixtures/ingress';
 
@@ -15,9 +16,9 @@ test('deliveries queued behind a stuck database get 503 with Retry-After after 1
   request,
   tokens,
 }) => {
-  test.setTimeout(90_000);
+  test.setTimeout(budget(90_000));
   const hook = await createWebhook(request, tokens.admin, { name: 'waiting' });
-  const send = (n: number) => request.post(hook.url, { data: { n }, headers: { Authorization: `Bearer ${hook.secret}`, 'X-Service-Delivery-Id': `wait-${n}` }, timeout: 60_000 });
+  const send = (n: number) => request.post(hook.url, { data: { n }, headers: { Authorization: `Bearer ${hook.secret}`, 'X-Service-Delivery-Id': `wait-${n}` }, timeout: budget(60_000) });
   const client = new pg.Client({ connectionString: process.env.E2E_API_POSTGRES_DATABASE_URL });
   await client.connect();
   try {
@@ -25,11 +26,16 @@ test('deliveries queued behind a stuck database get 503 with Retry-After after 1
     // Reads go on (the log, the dashboard); every insert into the log waits.
     await client.query('LOCK TABLE "Delivery" IN EXCLUSIVE MODE');
     // The ingress writes three batches at once on PostgreSQL: these three are taken at once and
-    // held, by the lock or by a pool whose connections the server's jobs hold waiting on it...
+    // held by the lock, each an accepting statement waiting on it...
     const held = [1, 2, 3].map(send);
-    const blocked = `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`;
-    await expect.poll(async () => (await client.query(blocked)).rows[0].n).toBeGreaterThan(0);
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    const blocked = `SELECT count(*)::int AS n FROM pg_stat_activity
+      WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%INSERT INTO "DeliveryIdentity"%'`;
+    const heldStatements = async () => {
+      // pg_stat_activity lists the sessions as they were at its first read in a transaction: read them anew.
+      await client.query('SELECT pg_stat_clear_snapshot()');
+      return (await client.query(blocked)).rows[0].n;
+    };
+    await expect.poll(heldStatements).toBe(3);
     // ...and these two wait in the server's queue behind them.
     const started = Date.now();
     const queued = await Promise.all([4, 5].map(send));

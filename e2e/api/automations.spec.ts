@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import type { APIRequestContext } from '@playwright/test';
+import { budget } from '../../scripts/speed.mjs';
 import { screenshot, signIn } from '../browser/helpers';
 import { bearer, expect, test } from '../fixtures/api';
 import { seedUsers } from '../fixtures/seed';
@@ -77,7 +78,7 @@ async function finishedRun(request: APIRequestContext, token: string, id: string
         run = (await (await request.get(`${base}/runs/${id}`, { headers: bearer(token) })).json()).run;
         return run!.status;
       },
-      { timeout: 20_000 },
+      { timeout: budget(20_000) },
     )
     .toMatch(/^(succeeded|failed)$/);
   return run!;

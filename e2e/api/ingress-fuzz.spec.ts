@@ -1,5 +1,6 @@
 import http from 'node:http';
 import fc from 'fast-check';
+import { budget } from '../../scripts/speed.mjs';
 import { bearer, expect, test } from '../fixtures/api';
 import { createWebhook, deleteCreatedWebhooks, signedHeaders, type Created } from '../fixtures/ingress';
 
@@ -49,13 +50,13 @@ function send(baseURL: string, method: string, path: string, headers: Record<str
   const payload = method === 'HEAD' ? null : body;
   const framed = payload === null ? headers : { ...headers, 'content-length': String(payload.length) };
   return new Promise((resolve, reject) => {
-    const req = http.request(new URL(baseURL), { agent: options.fresh ? false : agent, method, path, headers: framed, timeout: 20_000 }, (res) => {
+    const req = http.request(new URL(baseURL), { agent: options.fresh ? false : agent, method, path, headers: framed, timeout: budget(20_000) }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
       res.on('error', reject);
     });
-    req.on('timeout', () => req.destroy(new Error(`${method} ${path}: no answer in 20 s`)));
+    req.on('timeout', () => req.destroy(new Error(`${method} ${path}: no answer in ${budget(20_000)} ms`)));
     req.on('error', (error: NodeJS.ErrnoException) => {
       // A refused upload may be cut after the answer; only a missing answer fails.
       if (error.code === 'EPIPE' || error.code === 'ECONNRESET') resolve({ status: -1, body: error.code });
@@ -149,7 +150,7 @@ test.describe.configure({ mode: 'serial' });
 test.afterEach(({ request: api, tokens }) => deleteCreatedWebhooks(api, tokens.admin));
 
 test('random requests in every auth mode: never a 5xx, and valid deliveries are still accepted afterwards', async ({ request: api, tokens, baseURL }) => {
-  test.setTimeout(180_000);
+  test.setTimeout(budget(180_000));
   const statuses: Record<string, Record<number, number>> = {};
   for (const mode of modes) {
     const hook = await createWebhook(api, tokens.admin, { name: `fuzz-${mode.name}`, ...mode.data });

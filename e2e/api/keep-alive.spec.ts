@@ -1,5 +1,6 @@
 import net from 'node:net';
 import { expect, test } from '@playwright/test';
+import { budget } from '../../scripts/speed.mjs';
 
 // A proxy in front keeps its idle connections to Tripline for up to a minute
 // or two (nginx 60 s, Caddy 2 min) and ignores the Keep-Alive hint. Tripline
@@ -23,7 +24,7 @@ function connection(url: string) {
     async get(path: string): Promise<string> {
       received = '';
       socket.write(`GET ${path} HTTP/1.1\r\nHost: ${hostname}:${port}\r\n\r\n`);
-      const deadline = Date.now() + 5_000;
+      const deadline = Date.now() + budget(5_000);
       while (!received.includes('\r\n\r\n') && !closed && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
       return received.split('\r\n\r\n', 1)[0]!;
     },
@@ -37,7 +38,7 @@ test('an idle keep-alive connection is kept for TRIPLINE_KEEP_ALIVE_SECONDS (125
     const first = await socket.get('/healthz');
     expect(first).toMatch(/^HTTP\/1\.1 200 /);
     expect(first).toMatch(/\r\nKeep-Alive: timeout=125\r\n/i);
-    // Idle for longer than Node's default keep-alive (5 s, plus its 1 s buffer).
+    // About time passing: idle for longer than Node's default keep-alive (5 s, plus its 1 s buffer), a fixed figure of Node's, not scaled.
     await new Promise((resolve) => setTimeout(resolve, 7_000));
     expect(socket.closed).toBe(false);
     expect(await socket.get('/healthz')).toMatch(/^HTTP\/1\.1 200 /);

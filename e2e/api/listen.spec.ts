@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { sign, verify } from '@octokit/webhooks-methods';
 import { Webhook } from 'standardwebhooks';
+import { budget } from '../../scripts/speed.mjs';
 import { bearer, expect, test } from '../fixtures/api';
 import { createWebhook, deleteCreatedWebhooks, rawPost } from '../fixtures/ingress';
 import { listener, openStream, receiver } from '../fixtures/listen';
@@ -54,7 +55,9 @@ test('a stream hears a delivery, and a reconnect with Last-Event-ID or ?after= g
   const again = await openStream(streamUrl, tokens.admin, { 'Last-Event-ID': entry.id });
   const replayed = await again.take(3);
   expect(replayed.map((e) => JSON.parse(e.data).body)).toEqual(missed);
-  await new Promise((resolve) => setTimeout(resolve, 1_500));
+  // Nothing is sent twice: the next delivery the stream carries is one sent after the three (it sends in the log's order).
+  const next = await sendGithub(baseURL!, hook.url, secret, { action: 'closed' });
+  expect((await again.take(1)).map((e) => JSON.parse(e.data).body)).toEqual([next]);
   expect(again.pending()).toBe(0);
   await again.close();
   const afterSecond = await openStream(`${streamUrl}?after=${replayed[1]!.id}`, tokens.admin);
@@ -101,14 +104,14 @@ test('a token may hold five open streams; the sixth gets 429 until one closes', 
         controller.abort();
         return response.status;
       },
-      { timeout: 15_000 },
+      { timeout: budget(15_000) },
     )
     .toBe(200);
   for (const stream of open) await stream.close();
 });
 
 test('a client that stops reading: the server stops reading the log for it and holds a bounded amount; once it reads again it gets every entry, in order', async ({ request, tokens, baseURL }) => {
-  test.setTimeout(90_000);
+  test.setTimeout(budget(90_000));
   const hook = await createWebhook(request, tokens.admin, { name: 'unread' });
   const streamUrl = new URL(`${baseURL}${base}/webhooks/${hook.uid}/deliveries/stream`);
   const SENT = 'tripline_log_stream_sent_bytes_total';
@@ -137,11 +140,12 @@ test('a client that stops reading: the server stops reading the log for it and h
     .poll(
       async () => {
         const previous = sent;
-        await new Promise((resolve) => setTimeout(resolve, 1_500));
+        // About time passing: "stopped" means no growth over this interval (longer on a slower machine, whose server sends slower).
+        await new Promise((resolve) => setTimeout(resolve, budget(1_500)));
         sent = (await scrapeMetrics(request, baseURL)).get(SENT)! - (before.get(SENT) ?? 0);
         return sent > 0 && sent === previous;
       },
-      { timeout: 30_000, intervals: [0] },
+      { timeout: budget(30_000), intervals: [0] },
     )
     .toBe(true);
   const held = await scrapeMetrics(request, baseURL);
@@ -170,19 +174,19 @@ test('a client that stops reading: the server stops reading the log for it and h
     }
   });
   response.resume();
-  await expect.poll(() => received.length, { timeout: 30_000 }).toBe(COUNT);
+  await expect.poll(() => received.length, { timeout: budget(30_000) }).toBe(COUNT);
   expect(received).toEqual([...Array(COUNT).keys()]);
   expect((await scrapeMetrics(request, baseURL)).get(SENT)! - (before.get(SENT) ?? 0)).toBeGreaterThan(COUNT * 250_000);
   // A client that goes away gives its slot back.
   response.destroy();
-  await expect.poll(async () => (await scrapeMetrics(request, baseURL)).get(OPEN), { timeout: 20_000 }).toBe(before.get(OPEN) ?? 0);
+  await expect.poll(async () => (await scrapeMetrics(request, baseURL)).get(OPEN), { timeout: budget(20_000) }).toBe(before.get(OPEN) ?? 0);
 });
 
 // ---------------------------------------------------------------------------
 // tripline listen, as a process
 
 test('tripline listen forwards each delivery once, in order, with its exact bytes and signature, across a SIGKILL', async ({ request, tokens, baseURL }) => {
-  test.setTimeout(120_000);
+  test.setTimeout(budget(120_000));
   const secret = 'listen-github-secret';
   const hook = await createWebhook(request, tokens.admin, { name: 'listen', authMode: 'signature', signatureScheme: 'github', providerSecret: secret });
   const local = await receiver();
@@ -192,13 +196,13 @@ test('tripline listen forwards each delivery once, in order, with its exact byte
   try {
     let running = listener(args);
     for (let i = 0; i < 3; i++) sent.push(await sendGithub(baseURL!, hook.url, secret, { action: 'opened', n: i, text: 'exact  bytes\u00e9' }));
-    await expect.poll(() => local.received.length, { timeout: 30_000 }).toBe(3);
+    await expect.poll(() => local.received.length, { timeout: budget(30_000) }).toBe(3);
     // The position is written after each forward: once it names the third entry (its id ends the
     // third delivery's line), kill without warning. Killed before that write, the listener would
     // forward the third again after its restart, as docs/local-development.md says.
     const third = () => running.output().stdout.match(/\bdl_\w+/g)?.[2];
-    await expect.poll(third, { timeout: 20_000 }).toMatch(/^dl_/);
-    await expect.poll(() => (fs.existsSync(stateFile) ? JSON.parse(fs.readFileSync(stateFile, 'utf8')).after : null), { timeout: 20_000 }).toBe(third());
+    await expect.poll(third, { timeout: budget(20_000) }).toMatch(/^dl_/);
+    await expect.poll(() => (fs.existsSync(stateFile) ? JSON.parse(fs.readFileSync(stateFile, 'utf8')).after : null), { timeout: budget(20_000) }).toBe(third());
     const stateAfterThree = JSON.parse(fs.readFileSync(stateFile, 'utf8'));
     running.child.kill('SIGKILL');
     await running.exited;
@@ -207,9 +211,11 @@ test('tripline listen forwards each delivery once, in order, with its exact byte
     for (let i = 3; i < 6; i++) sent.push(await sendGithub(baseURL!, hook.url, secret, { action: 'edited', n: i }));
     expect(local.received).toHaveLength(3);
     running = listener(args);
-    await expect.poll(() => local.received.length, { timeout: 30_000 }).toBe(6);
-    await new Promise((resolve) => setTimeout(resolve, 2_000));
-    expect(local.received).toHaveLength(6);
+    await expect.poll(() => local.received.length, { timeout: budget(30_000) }).toBe(6);
+    // None is forwarded twice: a seventh, sent now, is the next to arrive (the listener forwards in the log's order).
+    sent.push(await sendGithub(baseURL!, hook.url, secret, { action: 'edited', n: 6 }));
+    await expect.poll(() => local.received.length, { timeout: budget(30_000) }).toBeGreaterThanOrEqual(7);
+    expect(local.received).toHaveLength(7);
     expect(running.output().stdout).toContain(`Resuming after ${stateAfterThree.after}`);
     running.child.kill('SIGTERM');
     expect(await running.exited).toBe(0);
@@ -221,7 +227,7 @@ test('tripline listen forwards each delivery once, in order, with its exact byte
       expect(r.headers['x-github-event']).toBe('issues');
       expect(r.headers['user-agent']).toBe('GitHub-Hookshot/e2e');
     }
-    expect(new Set(local.received.map((r) => r.headers['x-github-delivery'])).size).toBe(6);
+    expect(new Set(local.received.map((r) => r.headers['x-github-delivery'])).size).toBe(7);
     // One line per delivery: time, type, local status, duration.
     expect(running.output().stdout).toMatch(/\d\d:\d\d:\d\d {2}issues\.edited +204 +\d+ ms {2}dl_/);
   } finally {
@@ -239,7 +245,7 @@ test('tripline listen --resign signs for the local receiver with Standard Webhoo
   try {
     const response = await rawPost(baseURL!, hook.url, { Authorization: `Bearer ${hook.secret}`, 'Content-Type': 'application/json' }, Buffer.from('{"resigned":true}'));
     expect(response.status).toBe(202);
-    await expect.poll(() => local.received.length, { timeout: 30_000 }).toBe(1);
+    await expect.poll(() => local.received.length, { timeout: budget(30_000) }).toBe(1);
     const [got] = local.received;
     expect(got!.headers.authorization).toBeUndefined();
     const verified = new Webhook(whsec).verify(got!.body.toString('utf8'), {
@@ -256,7 +262,7 @@ test('tripline listen --resign signs for the local receiver with Standard Webhoo
 });
 
 test('tripline listen says clearly what is wrong: a bad token, an unknown webhook, a local URL that refuses', async ({ request, tokens, baseURL }) => {
-  test.setTimeout(90_000);
+  test.setTimeout(budget(90_000));
   const hook = await createWebhook(request, tokens.admin, { name: 'errors' });
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tripline-listen-'));
   const common = ['--url', baseURL!, '--factory', 'acme', '--forward', 'http://127.0.0.1:9/hook', '--state-file', path.join(dir, 'state.json')];
@@ -281,9 +287,9 @@ test('tripline listen says clearly what is wrong: a bad token, an unknown webhoo
   try {
     const response = await rawPost(baseURL!, hook.url, { Authorization: `Bearer ${hook.secret}`, 'Content-Type': 'application/json' }, Buffer.from('{"waits":true}'));
     expect(response.status).toBe(202);
-    await expect.poll(() => refusing.output().stderr, { timeout: 20_000 }).toMatch(new RegExp(`The local URL http://127.0.0.1:${port}/hook refused the delivery dl_\\S+ \\(ECONNREFUSED\\); trying it again in`));
+    await expect.poll(() => refusing.output().stderr, { timeout: budget(20_000) }).toMatch(new RegExp(`The local URL http://127.0.0.1:${port}/hook refused the delivery dl_\\S+ \\(ECONNREFUSED\\); trying it again in`));
     local = await receiver(port);
-    await expect.poll(() => local!.received.length, { timeout: 40_000 }).toBe(1);
+    await expect.poll(() => local!.received.length, { timeout: budget(40_000) }).toBe(1);
     expect(local.received[0]!.body.toString()).toBe('{"waits":true}');
   } finally {
     refusing.child.kill('SIGTERM');

@@ -1,5 +1,6 @@
 import { createHash, createHmac } from 'node:crypto';
 import type { APIRequestContext, APIResponse } from '@playwright/test';
+import { budget } from '../../scripts/speed.mjs';
 import { bearer, expect, test } from '../fixtures/api';
 import { createWebhook, deleteCreatedWebhooks } from '../fixtures/ingress';
 import { handshakeOfVector, loadVectors, schemeOf, type Vector } from '../../lib/ingress/signatures/fixtures/vectors';
@@ -83,7 +84,7 @@ function resignForUrl(scheme: SchemeId, vector: Vector, ingressUrl: string): { u
 const clock = (vector: Vector): Record<string, string> => (vector.now === null ? {} : { 'X-Tripline-Test-Now': String(vector.now) });
 
 test('every vector passes through the ingress as its provider requires', async ({ request, tokens }, testInfo) => {
-  test.setTimeout(180_000);
+  test.setTimeout(budget(180_000));
   const passedBy = new Map<SchemeId, number>();
   const totalBy = new Map<SchemeId, number>();
   const notes: string[] = [];

@@ -1,4 +1,5 @@
 import type { APIRequestContext } from '@playwright/test';
+import { budget } from '../../scripts/speed.mjs';
 import { bearer, expect, test } from '../fixtures/api';
 import { createWebhook, deleteCreatedWebhooks, rawPost, uniqueName, type Created } from '../fixtures/ingress';
 
@@ -114,7 +115,7 @@ test('starts a job that shows progress, completes, and starts each matching run 
   expect(conflict.message).toContain(created.id);
   expect(conflict.fields).toEqual({ job: created.id });
 
-  await expect.poll(async () => (await job(request, tokens.viewer, created.id)).status, { timeout: 30_000 }).toBe('completed');
+  await expect.poll(async () => (await job(request, tokens.viewer, created.id)).status, { timeout: budget(30_000) }).toBe('completed');
   const done = await job(request, tokens.viewer, created.id);
   expect(done).toMatchObject({ total: 10, done: 10, replayed: 10, skipped: 0, runsStarted: 10 });
   const runs = await replayRuns(request, tokens.admin, automationId);
@@ -142,7 +143,7 @@ test('cancels a job midway: no run starts after the cancel is acknowledged', asy
   expect(started.status(), await started.text()).toBe(201);
   const { id, total } = (await started.json()) as Job;
   expect(total).toBe(55);
-  await expect.poll(async () => (await job(request, tokens.viewer, id)).done, { timeout: 20_000 }).toBeGreaterThan(5);
+  await expect.poll(async () => (await job(request, tokens.viewer, id)).done, { timeout: budget(20_000) }).toBeGreaterThan(5);
   // Only admins cancel.
   expect((await request.post(`${base}/replay-jobs/${id}/cancel`, { headers: bearer(tokens.editor) })).status()).toBe(403);
   const cancel = await request.post(`${base}/replay-jobs/${id}/cancel`, { headers: bearer(tokens.admin) });
@@ -154,7 +155,8 @@ test('cancels a job midway: no run starts after the cancel is acknowledged', asy
   expect(cancelled.runsStarted).toBe(cancelled.done);
   const runsAtCancel = (await replayRuns(request, tokens.admin, cancelledAutomation)).length;
   expect(runsAtCancel).toBe(cancelled.runsStarted);
-  await new Promise((resolve) => setTimeout(resolve, 1_500));
+  // About time passing: at 5 a second, a job still running would start several runs in this while; a slower machine watches longer.
+  await new Promise((resolve) => setTimeout(resolve, budget(1_500)));
   expect((await replayRuns(request, tokens.admin, cancelledAutomation)).length).toBe(runsAtCancel);
   expect(await job(request, tokens.viewer, id)).toMatchObject({ status: 'cancelled', done: cancelled.done });
 });

@@ -1,4 +1,5 @@
 import { request as playwrightRequest, type APIRequestContext } from '@playwright/test';
+import { budget } from '../../scripts/speed.mjs';
 import { expect, test } from '../fixtures/api';
 import { seedUsers } from '../fixtures/seed';
 
@@ -27,7 +28,7 @@ async function attempt(context: APIRequestContext, csrfToken: string, password: 
 }
 
 test('40 sign-in attempts sent at once: the right password after 30 wrong ones (budget 10) opens no session', async ({ baseURL }) => {
-  test.setTimeout(120_000);
+  test.setTimeout(budget(120_000));
   const context = await playwrightRequest.newContext({ baseURL });
   try {
     const { csrfToken } = (await (await context.get('/api/auth/csrf')).json()) as { csrfToken: string };
