@@ -1,4 +1,5 @@
 import { expect, test, type APIRequestContext, type Locator, type Page } from '@playwright/test';
+import { budget } from '../../scripts/speed.mjs';
 import { completeFirstRunIfNeeded, createWebhook as createWebhookIn, screenshot, setUpFactory, signIn } from './helpers';
 
 // Automations in the dashboard, on this spec's own factory and accounts: an
@@ -134,7 +135,7 @@ test.describe.serial('automations', () => {
     await expect(rows).toHaveCount(1);
     await expect(rows.first()).toContainText('evt-issue-7');
     // Queued or running runs refresh on their own.
-    await expect(rows.first()).toContainText('Succeeded', { timeout: 20_000 });
+    await expect(rows.first()).toContainText('Succeeded', { timeout: budget(20_000) });
     await screenshot(page, 'automations-editor');
 
     await rows.first().getByRole('link', { name: /^View/ }).click();

@@ -5,6 +5,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
+import { budget } from '../../scripts/speed.mjs';
 import { completeFirstRunIfNeeded, screenshot, setUpFactory } from './helpers';
 
 // Factory as code in the dashboard: switching a factory to managed
@@ -161,8 +162,8 @@ test.describe.serial('factory as code', () => {
     // would, the test tries again once it has finished.
     await expect(async () => {
       await page.getByRole('button', { name: 'Sync now' }).click();
-      await expect(dialog).toBeVisible({ timeout: 5_000 });
-    }).toPass({ timeout: 60_000 });
+      await expect(dialog).toBeVisible({ timeout: budget(5_000) });
+    }).toPass({ timeout: budget(60_000) });
     await expect(dialog).toContainText(broken.slice(0, 12));
     const problems = dialog.getByRole('list', { name: 'Problems' });
     await expect(problems).toContainText('unknown key "colour"');

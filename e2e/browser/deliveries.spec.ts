@@ -1,4 +1,5 @@
 import { expect, test, type APIRequestContext, type Locator, type Page } from '@playwright/test';
+import { budget } from '../../scripts/speed.mjs';
 import { completeFirstRunIfNeeded, screenshot, setUpFactory, signIn } from './helpers';
 
 // The delivery log in the dashboard, on this spec's own factory and
@@ -115,7 +116,7 @@ test.describe.serial('the delivery log', () => {
     // While the page is open, a new delivery appears on its own: no reload, no navigation.
     await page.evaluate(() => ((window as unknown as { stillHere: boolean }).stillHere = true));
     expect((await post(request, JSON.stringify({ event: 'order.created', order: { id: 'ord_1004' } }))).status()).toBe(202);
-    await expect(rows.nth(0)).toContainText('sha256:', { timeout: 12_000 });
+    await expect(rows.nth(0)).toContainText('sha256:', { timeout: budget(12_000) });
     await expectLabels(rows, ['Accepted', 'Duplicate', 'Accepted', 'Rejected (too large)', 'Rejected (auth)', 'Rejected (invalid JSON)', 'Accepted']);
     expect(await page.evaluate(() => (window as unknown as { stillHere?: boolean }).stillHere)).toBe(true);
     await screenshot(page, 'deliveries-log');

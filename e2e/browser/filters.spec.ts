@@ -1,4 +1,5 @@
 import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
+import { budget } from '../../scripts/speed.mjs';
 import { completeFirstRunIfNeeded, createWebhook, screenshot, setUpFactory, signIn } from './helpers';
 
 // Filters written from real payloads (docs/filters.md, The field catalogue,
@@ -84,8 +85,8 @@ test.describe.serial('filters written from real payloads', () => {
     // opens on Ctrl+Space, as its hint says.
     await expect(async () => {
       if (!(await action.isVisible())) await page.keyboard.press('Control+Space');
-      await expect(action).toBeVisible({ timeout: 2_000 });
-    }).toPass({ timeout: 30_000 });
+      await expect(action).toBeVisible({ timeout: budget(2_000) });
+    }).toPass({ timeout: budget(30_000) });
     // With its values, most frequent first.
     await expect(action).toContainText('string · 100% · "created", "cancelled"');
     await screenshot(page, 'filters-editor-completes-fields');

@@ -1,4 +1,5 @@
 import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
+import { budget } from '../../scripts/speed.mjs';
 import { startReceiver, type Receiver } from '../fixtures/receiver';
 import { rememberSecrets } from '../fixtures/secrets';
 import { completeFirstRunIfNeeded, createWebhook, screenshot, setUpFactory } from './helpers';
@@ -55,8 +56,8 @@ test.describe.serial('webhook health and the delivery chart', () => {
     await page.goto(webhooksPath);
     await expect(async () => {
       await page.reload();
-      await expect(healthOf(page, 'bursty')).toHaveText('Rate limited', { timeout: 1_000 });
-    }).toPass({ timeout: 20_000 });
+      await expect(healthOf(page, 'bursty')).toHaveText('Rate limited', { timeout: budget(1_000) });
+    }).toPass({ timeout: budget(20_000) });
     await expect(healthOf(page, 'orders')).toHaveText('Healthy');
     await expect(healthOf(page, 'billing')).toHaveText('Failing auth');
     await expect(healthOf(page, 'imports')).toHaveText('Rejecting payloads');
@@ -125,11 +126,11 @@ test.describe.serial('webhook health and the delivery chart', () => {
     await expect(secret).toHaveValue(/^whsec_/);
     rememberSecrets(await secret.inputValue());
     await page.getByRole('button', { name: 'Send test notification to on-call' }).click();
-    await expect.poll(() => receiver.received.filter((r) => r.json.type === 'notification.test').length, { timeout: 15_000 }).toBe(1);
+    await expect.poll(() => receiver.received.filter((r) => r.json.type === 'notification.test').length, { timeout: budget(15_000) }).toBe(1);
     await expect(async () => {
       await page.reload();
-      await expect(page.getByRole('row').filter({ hasText: 'notification.test' })).toContainText('Sent', { timeout: 1_000 });
-    }).toPass({ timeout: 15_000 });
+      await expect(page.getByRole('row').filter({ hasText: 'notification.test' })).toContainText('Sent', { timeout: budget(1_000) });
+    }).toPass({ timeout: budget(15_000) });
     // Shown once: gone after the reload.
     await expect(page.getByLabel('Signing secret')).toHaveCount(0);
 

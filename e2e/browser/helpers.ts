@@ -1,3 +1,4 @@
+import { AxeBuilder } from '@axe-core/playwright';
 import { expect, request, type APIRequestContext, type Browser, type Page } from '@playwright/test';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -8,6 +9,15 @@ export const shotsDir = path.resolve(import.meta.dirname, '..', '..', 'test-resu
 
 export async function screenshot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: path.join(shotsDir, `${name}.png`), fullPage: true });
+}
+
+/** The axe-core rules the dashboard meets: WCAG 2.1 at levels A and AA. */
+const wcag21aa = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'];
+
+/** The page's WCAG 2.1 AA violations by axe-core, one line each with the elements they were found on (after `label` when given). */
+export async function axeViolations(page: Page, label?: string): Promise<string[]> {
+  const { violations } = await new AxeBuilder({ page }).withTags(wcag21aa).analyze();
+  return violations.map((v) => `${label ? `${label}: ` : ''}${v.id} (${v.impact}) ${v.help}: ${v.nodes.map((node) => node.target.join(' ')).join(', ')}`);
 }
 
 export async function signIn(page: Page, email: string, password: string): Promise<void> {

@@ -1,4 +1,5 @@
 import { expect, test } from '@playwright/test';
+import { budget } from '../../scripts/speed.mjs';
 import { completeFirstRunIfNeeded, createWebhook, setUpFactory } from './helpers';
 
 // The stream of a webhook's log read with the dashboard's session cookie, no
@@ -10,7 +11,7 @@ const viewer = { name: 'Ves Viewer', email: 'ves@log-stream.test', password: 've
 const factory = { name: 'Stream Desk', slug: 'stream-desk' };
 
 test('a signed-in page reads the log stream with its session, within the session’s limit', async ({ browser, request }) => {
-  test.setTimeout(120_000);
+  test.setTimeout(budget(120_000));
   await completeFirstRunIfNeeded(browser);
   const page = await setUpFactory(browser, { admin, factory, member: viewer, role: 'viewer' });
   const hook = await createWebhook(page, factory.slug, 'streamed');
@@ -25,7 +26,7 @@ test('a signed-in page reads the log stream with its session, within the session
   await expect.poll(() => page.evaluate(() => (window as unknown as { source: EventSource }).source.readyState)).toBe(1);
   const response = await request.post(hook.url, { headers: { Authorization: `Bearer ${hook.secret}`, 'Content-Type': 'application/json' }, data: Buffer.from('{"from":"the browser test"}') });
   expect(response.status()).toBe(202);
-  await expect.poll(() => page.evaluate(() => (window as unknown as { events: string[] }).events.length), { timeout: 15_000 }).toBe(1);
+  await expect.poll(() => page.evaluate(() => (window as unknown as { events: string[] }).events.length), { timeout: budget(15_000) }).toBe(1);
   const entry = JSON.parse(await page.evaluate(() => (window as unknown as { events: string[] }).events[0]!));
   expect(entry).toMatchObject({ status: 'accepted', body: '{"from":"the browser test"}', headers: { authorization: '[redacted]' } });
 

@@ -1,7 +1,8 @@
 import { execFileSync } from 'node:child_process';
 import { createHmac } from 'node:crypto';
 import path from 'node:path';
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test, type Page, type Request } from '@playwright/test';
+import { budget } from '../../scripts/speed.mjs';
 import { completeFirstRunIfNeeded, screenshot, setUpFactory, shotsDir } from './helpers';
 
 // Provider setup guides in the dashboard: creating a signature webhook shows
@@ -27,7 +28,7 @@ async function createSignatureWebhook(page: Page, name: string, scheme: string):
 
 /** Runs a curl command copied from the page, as a person would in a terminal. */
 function runCurl(command: string): string {
-  return execFileSync('bash', ['-c', `${command} --silent --show-error --write-out ' %{http_code}'`], { encoding: 'utf8', timeout: 15_000 });
+  return execFileSync('bash', ['-c', `${command} --silent --show-error --write-out ' %{http_code}'`], { encoding: 'utf8', timeout: budget(15_000) });
 }
 
 test.describe.serial('provider setup guides', () => {
@@ -65,7 +66,7 @@ test.describe.serial('provider setup guides', () => {
     expect(response.status()).toBe(202);
 
     const first = page.getByRole('status', { name: 'First delivery' });
-    await expect(first).toContainText('First delivery received', { timeout: 12_000 });
+    await expect(first).toContainText('First delivery received', { timeout: budget(12_000) });
     await expect(first).toContainText('Accepted');
     await expect(first).toContainText('d1e2f3a4-ping-0001');
     expect(await page.evaluate(() => (window as unknown as { stillHere?: boolean }).stillHere)).toBe(true);
@@ -136,7 +137,7 @@ test.describe.serial('provider setup guides', () => {
     expect(curl).toContain("-H 'webhook-id: msg_test_");
     expect(runCurl(curl)).toMatch(/\{"delivery_id":"msg_test_\d+"\} 202$/);
     const first = page.getByRole('status', { name: 'First delivery' });
-    await expect(first).toContainText('Accepted', { timeout: 12_000 });
+    await expect(first).toContainText('Accepted', { timeout: budget(12_000) });
     await screenshot(page, 'guide-standard-webhooks-curl');
   });
 
@@ -149,7 +150,7 @@ test.describe.serial('provider setup guides', () => {
     expect(curl).toContain("-H 'webhook-signature: v1,");
     await screenshot(page, 'guide-standard-webhooks-empty-log');
     expect(runCurl(curl)).toMatch(/ 202$/);
-    await expect(log.locator('tbody tr').first()).toContainText('msg_test_', { timeout: 12_000 });
+    await expect(log.locator('tbody tr').first()).toContainText('msg_test_', { timeout: budget(12_000) });
   });
 
   test('Notion: the page waits for its verification token, then shows it to an admin exactly once', async ({ request }) => {
@@ -169,7 +170,16 @@ test.describe.serial('provider setup guides', () => {
     await expect(alert.getByLabel('Verification token')).toHaveValue(token);
     await screenshot(page, 'guide-notion-token');
     // The live log refreshes the page every few seconds; the revealed token stays while the admin copies it.
-    await page.waitForTimeout(4_000);
+    // A refresh starts only once the one before it has rendered, so two refreshes begun since the reveal mean one was applied.
+    const pagePath = new URL(page.url()).pathname;
+    let refreshes = 0;
+    const onRequest = (sent: Request) => {
+      const headers = sent.headers();
+      if (headers.rsc === '1' && !headers['next-router-prefetch'] && new URL(sent.url()).pathname === pagePath) refreshes += 1;
+    };
+    page.on('request', onRequest);
+    await expect.poll(() => refreshes, { timeout: budget(15_000) }).toBeGreaterThanOrEqual(2);
+    page.off('request', onRequest);
     await expect(alert.getByLabel('Verification token')).toHaveValue(token);
     await page.reload();
     await expect(alert).toContainText('The token was already shown');

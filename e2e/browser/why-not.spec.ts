@@ -1,4 +1,5 @@
 import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
+import { budget } from '../../scripts/speed.mjs';
 import { completeFirstRunIfNeeded, createWebhook, screenshot, setUpFactory, signIn } from './helpers';
 
 // Why not, Replay and Backtest, on this spec's own factory and accounts: a
@@ -140,7 +141,7 @@ test.describe.serial('why not, replay and backtest', () => {
     await expect(row).toContainText('Started a run when the delivery was replayed');
     await expect(row).toContainText('Replay');
     await expect(page.getByRole('definition').filter({ hasText: /^Replayed once, last on .+ by rae@why-not\.test$/ })).toBeVisible();
-    await expect(runs.locator('tbody tr').first()).toContainText('Succeeded', { timeout: 20_000 });
+    await expect(runs.locator('tbody tr').first()).toContainText('Succeeded', { timeout: budget(20_000) });
     await screenshot(page, 'why-not-replayed');
 
     // A second replay starts nothing new.
