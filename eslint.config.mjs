@@ -71,6 +71,38 @@ const config = [
     files: ['e2e/**'],
     rules: { 'react-hooks/rules-of-hooks': 'off', 'no-empty-pattern': 'off' },
   },
+  // No test's verdict may depend on the machine's speed (decision 95): a
+  // test waits within a budget scaled by the speed factor npm test measured,
+  // polls for a condition rather than sleeping, and asserts no wall-clock
+  // duration. A wait that is about time passing says so in a disable comment.
+  {
+    files: ['e2e/**/*.ts', '**/*.test.ts', 'tests/support/**/*.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "Property[key.name='timeout'][value.type='Literal']",
+          message: 'A fixed timeout: use budget(ms) from scripts/speed.mjs, scaled by the speed factor.',
+        },
+        {
+          selector: "CallExpression[callee.object.name='test'][callee.property.name='setTimeout'][arguments.0.type='Literal'], CallExpression[callee.name=/^(it|test)$/][arguments.2.type='Literal']",
+          message: "A fixed test timeout: use budget(ms) from scripts/speed.mjs, scaled by the speed factor.",
+        },
+        {
+          selector: "VariableDeclarator[id.name=/deadline|until|By$/i] > BinaryExpression[operator='+'][left.callee.property.name='now'][right.type='Literal']",
+          message: "A wait loop's fixed deadline: use Date.now() + budget(ms) from scripts/speed.mjs.",
+        },
+        {
+          selector: "CallExpression[callee.property.name='waitForTimeout']",
+          message: 'A fixed wait: poll for the condition (expect.poll, toPass). If the test is about time passing, say so in a disable comment.',
+        },
+        {
+          selector: "CallExpression[callee.name='expect'] > BinaryExpression[operator='-'] > CallExpression.left[callee.object.name=/^(Date|performance)$/][callee.property.name='now']",
+          message: 'A wall-clock duration depends on the machine: bound it by what the product promises, or compare with a baseline measured in the same run, and print the figure.',
+        },
+      ],
+    },
+  },
 ];
 
 export default config;

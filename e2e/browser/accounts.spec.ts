@@ -286,7 +286,7 @@ test.describe.serial('accounts, invitations, factories, members and the instance
     ]);
     expect(invitation).toContain('"code":"rate_limited"');
     // The address's budget also covers sign-in: wait for the window before the next journeys sign in.
-    // A wait about time passing: the server's 15 s window, which began no later than the first of these refusals, must elapse.
+    // eslint-disable-next-line no-restricted-syntax -- about time passing: the server's 15 s window, which began no later than the first of these refusals, must elapse.
     await visitor.waitForTimeout(15_500);
     const again = await callServerAction(visitor, `/invite/${unknownToken}`, 'acceptWithNewAccountAction', [
       { token: unknownToken, name: 'Mallory', password: 'mallory password 1' },
@@ -381,7 +381,7 @@ test.describe.serial('accounts, invitations, factories, members and the instance
     await expect(alert).toHaveText(/Too many failed sign-in attempts/);
     await expect(visitor).toHaveURL(/\/signin/);
     // After the window (TRIPLINE_SIGNIN_WINDOW_SECONDS=15) the right password works.
-    // A wait about time passing: the window began no later than the attempts above, so it has ended however slowly this machine got here.
+    // eslint-disable-next-line no-restricted-syntax -- about time passing: the window began no later than the attempts above, so it has ended however slowly this machine got here.
     await visitor.waitForTimeout(15_500);
     await attempt(cy.password);
     await expect(visitor).toHaveURL(/\/f\/acme-operations\/automations$/);

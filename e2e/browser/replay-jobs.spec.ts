@@ -90,7 +90,8 @@ test.describe.serial('bulk replay', () => {
     await expect(running).toContainText(`cancelled by ${admin.email}`);
     const done = Number(await running.getByRole('progressbar').getAttribute('aria-valuenow'));
     expect(done).toBeLessThan(50);
-    // It stays where it stopped. A wait about time passing: at the test servers' 5 replays a second, 1.5 s would replay about 7 more.
+    // It stays where it stopped.
+    // eslint-disable-next-line no-restricted-syntax -- about time passing: at the test servers' 5 replays a second, 1.5 s would replay about 7 more.
     await page.waitForTimeout(1_500);
     await page.reload();
     expect(Number(await page.getByRole('region', { name: 'Replay jobs' }).locator('[data-replay-job]').first().getByRole('progressbar').getAttribute('aria-valuenow'))).toBe(done);
