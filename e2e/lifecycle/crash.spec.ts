@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { expect, test } from '@playwright/test';
+import { budget } from '../../scripts/speed.mjs';
 import pg from 'pg';
 import { createPostgresDatabase } from '../../tests/support/postgres';
 import { rememberSecrets } from '../fixtures/secrets';
@@ -22,7 +23,7 @@ type Kind = 'pglite' | 'postgres';
 for (const kind of ['pglite', 'postgres'] as Kind[]) {
   test(`every delivery answered 202 survives a SIGKILL under load, with its run (${kind})`, async () => {
     test.skip(kind === 'postgres' && !adminUrl, 'needs TEST_DATABASE_URL (always set under CI)');
-    test.setTimeout(180_000);
+    test.setTimeout(budget(180_000));
     const dataDir = kind === 'pglite' ? migratedDataDir(`crash-${kind}`) : newDataDir(`crash-${kind}`);
     const database = kind === 'postgres' ? await createPostgresDatabase('tripline_e2e_crash', adminUrl) : undefined;
     const env = serverEnv(dataDir, base, {
@@ -72,7 +73,7 @@ for (const kind of ['pglite', 'postgres'] as Kind[]) {
       };
       const senders = Array.from({ length: 16 }, (_, id) => sender(id));
       // Kill it once the load has run for a while, mid-flight.
-      const deadline = Date.now() + 30_000;
+      const deadline = Date.now() + budget(30_000);
       while (accepted.length < 400 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
       killed = true;
       server.process.kill('SIGKILL');

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
+import { budget } from '../../scripts/speed.mjs';
 import { rememberSecrets } from '../fixtures/secrets';
 import { cli, newDataDir, serverEnv, startServer, type RunningServer } from '../servers';
 
@@ -52,15 +53,16 @@ class Cluster {
   async start(): Promise<void> {
     const argv = asPostgres(path.join(this.bin, 'postgres'), ['-D', this.dir, '-p', String(pgPort), '-k', this.dir, '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off']);
     this.process = spawn(argv[0]!, argv.slice(1), { stdio: 'ignore' });
-    for (let i = 0; i < 100; i += 1) {
+    const deadline = Date.now() + budget(15_000);
+    for (;;) {
       try {
         run(asPostgres(path.join(this.bin, 'pg_isready'), ['-q', '-h', '127.0.0.1', '-p', String(pgPort)]));
         return;
       } catch {
+        if (Date.now() > deadline) throw new Error('the test PostgreSQL did not start');
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
     }
-    throw new Error('the test PostgreSQL did not start');
   }
 
   /** An immediate shutdown: every backend is killed, no checkpoint, like a crash. */
@@ -80,7 +82,7 @@ class Cluster {
 }
 
 test('with PostgreSQL down, the ingress and the API answer 503 with Retry-After, log it once, and recover', async () => {
-  test.setTimeout(180_000);
+  test.setTimeout(budget(180_000));
   const cluster = Cluster.create();
   let server: RunningServer | undefined;
   try {
@@ -126,12 +128,7 @@ test('with PostgreSQL down, the ingress and the API answer 503 with Retry-After,
 
     // Back: the same deliveries are accepted (the senders' retries), and the API answers.
     await cluster.start();
-    let recovered = 0;
-    for (let attempt = 0; attempt < 100 && recovered !== 202; attempt += 1) {
-      recovered = (await deliver(1)).status;
-      if (recovered !== 202) await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-    expect(recovered).toBe(202);
+    await expect.poll(async () => (await deliver(1)).status, { timeout: budget(30_000), intervals: [200] }).toBe(202);
     const after = await api();
     expect(after.status).toBe(200);
     const { deliveries } = (await after.json()) as { deliveries: { deliveryId: string; status: string }[] };

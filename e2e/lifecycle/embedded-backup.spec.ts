@@ -3,6 +3,7 @@ import { createHmac, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect, test, type APIRequestContext } from '@playwright/test';
+import { budget } from '../../scripts/speed.mjs';
 import { cli, cliArgs, migratedDataDir, startServer, type RunningServer, type ServerEnv } from '../servers';
 
 // The embedded database's operations with real servers over HTTP: its lock
@@ -39,7 +40,7 @@ function githubSignature(secret: string, body: string): Record<string, string> {
 }
 
 test('a backup of a running server restores into a wiped data folder, and the webhooks keep their secrets', async ({ request }) => {
-  test.setTimeout(240_000);
+  test.setTimeout(budget(240_000));
   const dataDir = migratedDataDir('backup');
   const env = envFor(dataDir);
   const backupFile = path.join(dataDir, '..', `${path.basename(dataDir)}.trlbackup`);
@@ -128,7 +129,7 @@ test('a backup of a running server restores into a wiped data folder, and the we
 });
 
 test('restore without the keys says the server will refuse to start', async () => {
-  test.setTimeout(120_000);
+  test.setTimeout(budget(120_000));
   const dataDir = migratedDataDir('backup-nokeys');
   const env = envFor(dataDir);
   const backupFile = `${dataDir}.trlbackup`;
@@ -149,7 +150,7 @@ test('restore without the keys says the server will refuse to start', async () =
 });
 
 test('a server starts again right after it was killed with SIGKILL', async ({ request }) => {
-  test.setTimeout(120_000);
+  test.setTimeout(budget(120_000));
   const env = envFor(migratedDataDir('sigkill'));
   const first = await startServer('sigkill-1', port, env);
   first.process.kill('SIGKILL');

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { expect, test } from '@playwright/test';
+import { budget } from '../../scripts/speed.mjs';
 import { startReceiver } from '../fixtures/receiver';
 import { cli, migratedDataDir, serverEnv, startServer, type RunningServer } from '../servers';
 
@@ -25,7 +26,7 @@ test('a destination at a private IP address saved while allowed is refused at se
     expect(created.status(), await created.text()).toBe(201);
     id = (await created.json()).destination.id;
     expect((await request.post(`${server.url}${destinations}/${id}/test`, { headers: auth })).status()).toBe(202);
-    await expect.poll(() => receiver.received.length, { timeout: 30_000 }).toBe(1);
+    await expect.poll(() => receiver.received.length, { timeout: budget(30_000) }).toBe(1);
   } finally {
     await server.stop();
   }
@@ -39,7 +40,7 @@ test('a destination at a private IP address saved while allowed is refused at se
       const { notifications } = await (await request.get(`${server.url}/api/v1/factories/ops/notifications`, { headers: auth })).json();
       return notifications.find((n: { eventId: string }) => n.eventId === eventId) as { status: string; error: string | null; attempts: number };
     };
-    await expect.poll(async () => (await outcome())?.error ?? null, { timeout: 30_000 }).toMatch(/^Refused: private address/);
+    await expect.poll(async () => (await outcome())?.error ?? null, { timeout: budget(30_000) }).toMatch(/^Refused: private address/);
     expect(await outcome()).toMatchObject({ status: 'pending' });
     expect(receiver.received).toHaveLength(1);
   } finally {

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect, request as playwrightRequest, test } from '@playwright/test';
+import { budget } from '../../scripts/speed.mjs';
 import { rememberSecrets } from '../fixtures/secrets';
 
 // The npm package, as someone without a clone gets it: `npm pack` (its
@@ -43,7 +44,7 @@ async function stop(server: ChildProcess): Promise<void> {
   if (server.exitCode !== null || server.signalCode !== null) return;
   const exited = new Promise((resolve) => server.once('exit', resolve));
   server.kill('SIGTERM');
-  await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 20_000))]);
+  await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, budget(20_000)))]);
   if (server.exitCode === null && server.signalCode === null) server.kill('SIGKILL');
 }
 
@@ -53,13 +54,13 @@ async function timeToFirstPage(server: ChildProcess, logFile: string, started: n
     if (server.exitCode !== null) throw new Error(`tripline start exited with ${server.exitCode}:\n${fs.readFileSync(logFile, 'utf8')}`);
     const response = await fetch(`${base}/`).catch(() => undefined);
     if (response?.ok && (await response.text()).includes('</html>')) return Date.now() - started;
-    if (Date.now() - started > 120_000) throw new Error(`no page after 120 s:\n${fs.readFileSync(logFile, 'utf8')}`);
+    if (Date.now() - started > budget(120_000)) throw new Error(`no page after ${budget(120_000) / 1000} s:\n${fs.readFileSync(logFile, 'utf8')}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
 
 test('the npm package installs into an empty folder and serves Tripline with its own tripline command', async () => {
-  test.setTimeout(600_000);
+  test.setTimeout(budget(600_000));
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'tripline-package-'));
   const logFile = path.join(root, 'test-results', 'servers', 'package.log');
   fs.mkdirSync(path.dirname(logFile), { recursive: true });
@@ -72,14 +73,14 @@ test('the npm package installs into an empty folder and serves Tripline with its
     if (!tarball) {
       const packStarted = Date.now();
       // The build's output goes to the test's output; the tarball is the one file npm writes into `work`.
-      execFileSync('npm', ['pack', '--pack-destination', work], { cwd: root, stdio: ['ignore', 'inherit', 'inherit'], timeout: 420_000 });
+      execFileSync('npm', ['pack', '--pack-destination', work], { cwd: root, stdio: ['ignore', 'inherit', 'inherit'], timeout: budget(420_000) });
       tarball = path.join(work, fs.readdirSync(work).find((name) => name.endsWith('.tgz'))!);
       console.log(`npm pack: ${((Date.now() - packStarted) / 1000).toFixed(1)} s`);
     }
     const folder = path.join(work, 'instance');
     fs.mkdirSync(folder);
     const installStarted = Date.now();
-    const install = spawnSync('npm', ['install', '--no-audit', '--no-fund', '--no-package-lock', tarball], { cwd: folder, env: nodeOnlyEnv(folder), encoding: 'utf8', timeout: 180_000 });
+    const install = spawnSync('npm', ['install', '--no-audit', '--no-fund', '--no-package-lock', tarball], { cwd: folder, env: nodeOnlyEnv(folder), encoding: 'utf8', timeout: budget(180_000) });
     expect(install.status, install.stderr).toBe(0);
     console.log(`npm install <tarball>: ${((Date.now() - installStarted) / 1000).toFixed(1)} s`);
     // The package runs nothing at install: npm has no script to list for review (npm 11 warns of any).
@@ -115,7 +116,7 @@ test('the npm package installs into an empty folder and serves Tripline with its
 
     // 3. tripline setup, a token and a webhook, with the package's command line (no tsx installed).
     const tripline = (args: string[], input?: string) =>
-      execFileSync(path.join(folder, 'node_modules', '.bin', 'tripline'), args, { cwd: folder, env: nodeOnlyEnv(folder), input, encoding: 'utf8', timeout: 120_000 }).trim();
+      execFileSync(path.join(folder, 'node_modules', '.bin', 'tripline'), args, { cwd: folder, env: nodeOnlyEnv(folder), input, encoding: 'utf8', timeout: budget(120_000) }).trim();
     expect(fs.existsSync(path.join(folder, 'node_modules', 'tsx'))).toBe(false);
     // Its help names the command as the user runs it, not as a clone does (npm run tripline --).
     expect(tripline(['--help'])).toMatch(/^Usage: tripline <command>/);

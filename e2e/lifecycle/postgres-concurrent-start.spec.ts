@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
+import { budget } from '../../scripts/speed.mjs';
 import pg from 'pg';
 import { createPostgresDatabase } from '../../tests/support/postgres';
 import { startServer, type RunningServer } from '../servers';
@@ -48,7 +49,7 @@ function appliedIn(server: RunningServer): string[] {
 
 test('three servers starting at once on one PostgreSQL database: all serve, each migration applied once', async ({ request }) => {
   test.skip(!adminUrl, 'needs TEST_DATABASE_URL (always set under CI)');
-  test.setTimeout(240_000);
+  test.setTimeout(budget(240_000));
   const database = await createPostgresDatabase('tripline_e2e_concurrent', adminUrl);
   const keys = { TRIPLINE_SECRETS_KEY: randomBytes(32).toString('base64'), TRIPLINE_AUTH_SECRET: randomBytes(32).toString('base64url') };
   try {

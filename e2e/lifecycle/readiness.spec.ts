@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
+import { budget } from '../../scripts/speed.mjs';
 import { serverEnv, startServer } from '../servers';
 
 // /readyz follows the database: a real PostgreSQL server of this test's own
@@ -35,7 +36,7 @@ async function readyz(url: string): Promise<{ status: number; body: string }> {
 }
 
 async function eventually(url: string, status: number): Promise<{ status: number; body: string }> {
-  const deadline = Date.now() + 20_000;
+  const deadline = Date.now() + budget(20_000);
   for (;;) {
     const answer = await readyz(url);
     if (answer.status === status || Date.now() > deadline) return answer;
@@ -44,7 +45,7 @@ async function eventually(url: string, status: number): Promise<{ status: number
 }
 
 test('/readyz turns 503 while PostgreSQL is stopped and 200 when it is back', async () => {
-  test.setTimeout(120_000);
+  test.setTimeout(budget(120_000));
   const bin = postgresBin();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tripline-readyz-pg-'));
   const data = path.join(dir, 'data');

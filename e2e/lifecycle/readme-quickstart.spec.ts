@@ -2,6 +2,7 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect as baseExpect, test } from '@playwright/test';
+import { budget } from '../../scripts/speed.mjs';
 
 // The README's quick start, followed as a newcomer would: its commands are
 // taken from README.md (the fenced blocks after a `<!-- quickstart: ... -->`
@@ -19,8 +20,8 @@ const dataDir = path.join(root, 'test-results', 'e2e-data', `quickstart-${Date.n
 
 // A fresh server's first renders are slow on a loaded machine: generous waits,
 // since what this test checks is the README's steps, not speed.
-const expect = baseExpect.configure({ timeout: 60_000 });
-test.use({ navigationTimeout: 120_000, actionTimeout: 60_000 });
+const expect = baseExpect.configure({ timeout: budget(60_000) });
+test.use({ navigationTimeout: budget(120_000), actionTimeout: budget(60_000) });
 
 type Block = { kind: 'run' | 'values' | 'filter'; text: string };
 
@@ -45,11 +46,11 @@ function freshShellEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
 }
 
 function runCommand(block: string, vars: Record<string, string>): string {
-  return execFileSync('bash', ['-euo', 'pipefail', '-c', block], { cwd: root, env: freshShellEnv(vars), encoding: 'utf8', timeout: 30_000 });
+  return execFileSync('bash', ['-euo', 'pipefail', '-c', block], { cwd: root, env: freshShellEnv(vars), encoding: 'utf8', timeout: budget(30_000) });
 }
 
 test('the README quick start works as written, from npm start to a run', async ({ page }) => {
-  test.setTimeout(600_000);
+  test.setTimeout(budget(600_000));
   const blocks = quickStartBlocks();
   expect(blocks.map((block) => block.kind), 'the quick start blocks README.md marks').toEqual(['run', 'values', 'run', 'filter', 'run']);
   const [start, values, firstDelivery, filter, trigger] = blocks as [Block, Block, Block, Block, Block];
@@ -64,7 +65,7 @@ test('the README quick start works as written, from npm start to a run', async (
   const base = `http://localhost:${port}`;
   try {
     await expect
-      .poll(async () => (await fetch(`${base}/readyz`).catch(() => undefined))?.status, { timeout: 180_000, intervals: [500] })
+      .poll(async () => (await fetch(`${base}/readyz`).catch(() => undefined))?.status, { timeout: budget(180_000), intervals: [500] })
       .toBe(200);
 
     // 2. Create your account on the first-run page.
@@ -139,7 +140,7 @@ test('the README quick start works as written, from npm start to a run', async (
     if (server.pid !== undefined && server.exitCode === null) {
       const exited = new Promise((resolve) => server.once('exit', resolve));
       process.kill(-server.pid, 'SIGTERM');
-      await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 15_000))]);
+      await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, budget(15_000)))]);
     }
   }
 });

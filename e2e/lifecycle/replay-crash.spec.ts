@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { expect, test } from '@playwright/test';
+import { budget } from '../../scripts/speed.mjs';
 import pg from 'pg';
 import { createPostgresDatabase } from '../../tests/support/postgres';
 import { rememberSecrets } from '../fixtures/secrets';
@@ -25,7 +26,7 @@ type Job = { id: string; status: string; total: number; done: number; runsStarte
 for (const kind of ['pglite', 'postgres'] as Kind[]) {
   test(`a replay job killed midway resumes after a restart and replays each delivery once (${kind})`, async () => {
     test.skip(kind === 'postgres' && !adminUrl, 'needs TEST_DATABASE_URL (always set under CI)');
-    test.setTimeout(300_000);
+    test.setTimeout(budget(300_000));
     const dataDir = kind === 'pglite' ? migratedDataDir(`replay-crash-${kind}`) : newDataDir(`replay-crash-${kind}`);
     const database = kind === 'postgres' ? await createPostgresDatabase('tripline_e2e_replay', adminUrl) : undefined;
     const env = serverEnv(dataDir, base, {
@@ -76,7 +77,7 @@ for (const kind of ['pglite', 'postgres'] as Kind[]) {
       const job = async () => (await (await api(`/replay-jobs/${id}`)).json()) as Job;
 
       // Kill the server mid-job: no drain, no lease handed back.
-      await expect.poll(async () => (await job()).done, { timeout: 60_000, intervals: [250] }).toBeGreaterThan(100);
+      await expect.poll(async () => (await job()).done, { timeout: budget(60_000), intervals: [250] }).toBeGreaterThan(100);
       server.process.kill('SIGKILL');
       await new Promise<void>((resolve) => (server!.process.exitCode !== null || server!.process.signalCode !== null ? resolve() : server!.process.once('exit', () => resolve())));
       server = await startServer(`replay-crash-${kind}-restarted`, port, env);
@@ -84,7 +85,7 @@ for (const kind of ['pglite', 'postgres'] as Kind[]) {
       expect(resumedFrom).toBeGreaterThan(100);
       expect(resumedFrom).toBeLessThan(COUNT);
 
-      await expect.poll(async () => (await job()).status, { timeout: 120_000, intervals: [1000] }).toBe('completed');
+      await expect.poll(async () => (await job()).status, { timeout: budget(120_000), intervals: [1000] }).toBe('completed');
       expect(await job()).toMatchObject({ total: COUNT, done: COUNT, skipped: 0, runsStarted: COUNT });
 
       // A second job over the same 1,000, for an automation created since (a replay starts only
@@ -99,14 +100,15 @@ for (const kind of ['pglite', 'postgres'] as Kind[]) {
       expect(second.status, await second.clone().text()).toBe(201);
       const secondId = ((await second.json()) as Job).id;
       const secondJob = async () => (await (await api(`/replay-jobs/${secondId}`)).json()) as Job;
-      await expect.poll(async () => (await secondJob()).done, { timeout: 60_000, intervals: [200] }).toBeGreaterThan(50);
+      await expect.poll(async () => (await secondJob()).done, { timeout: budget(60_000), intervals: [200] }).toBeGreaterThan(50);
       const cancel = await api(`/replay-jobs/${secondId}/cancel`, { method: 'POST' });
       expect(cancel.status).toBe(200);
       atCancel = (await cancel.json()) as Job;
       expect(atCancel.status).toBe('cancelled');
       expect(atCancel.done).toBeLessThan(COUNT);
       expect(atCancel.runsStarted).toBe(atCancel.done);
-      await new Promise((resolve) => setTimeout(resolve, 3_000));
+      // Proves nothing happens after the cancel: a replay still under way would show within this window (longer on a slower machine).
+      await new Promise((resolve) => setTimeout(resolve, budget(3_000)));
       expect(await secondJob()).toMatchObject({ status: 'cancelled', done: atCancel.done, runsStarted: atCancel.runsStarted });
       await server.stop();
       server = undefined;

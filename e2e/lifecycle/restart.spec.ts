@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
+import { budget } from '../../scripts/speed.mjs';
 import { cli, migratedDataDir, startServer, type RunningServer } from '../servers';
 
 // `npm start` on the embedded database keeps everything across a restart:
@@ -11,7 +12,7 @@ const port = Number(process.env.E2E_PORT_BASE ?? 3210) + 3;
 
 test('the embedded database, keys and sessions survive a restart', async ({ page, request }) => {
   // Two CLI runs and two server starts: over a minute on a loaded 2-core machine.
-  test.setTimeout(180_000);
+  test.setTimeout(budget(180_000));
   const dataDir = migratedDataDir('restart');
   // Empty key variables count as unset: the server generates its keys into the
   // data folder, as on a first `npm start`.

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
+import { budget } from '../../scripts/speed.mjs';
 import { rememberSecrets } from '../fixtures/secrets';
 import { cli, migratedDataDir, serverEnv, startServer } from '../servers';
 
@@ -19,10 +20,10 @@ const agent = path.join(root, 'e2e', 'fixtures', 'agent.mjs');
 
 type Setup = { env: Record<string, string>; token: string; hook: { uid: string; secret: string }; logFile: string };
 
-function prepare(name: string, graceSeconds: number): Setup {
+function prepare(name: string, graceSeconds: number, runCommand = `"${process.execPath}" "${agent}"`): Setup {
   const dataDir = migratedDataDir(name);
   const env = serverEnv(dataDir, base, {
-    TRIPLINE_RUN_COMMAND: `"${process.execPath}" "${agent}"`,
+    TRIPLINE_RUN_COMMAND: runCommand,
     TRIPLINE_RUN_ENV: 'AGENT_LOG',
     TRIPLINE_SHUTDOWN_GRACE_SECONDS: String(graceSeconds),
     TRIPLINE_DELIVERY_RATE_LIMIT: '1000000',
@@ -44,7 +45,7 @@ async function npmStart(setup: Setup): Promise<ChildProcess> {
   // Its own process group, so that a failing test can stop npm and the server under it.
   const child = spawn('npm', ['start'], { cwd: root, env: { ...process.env, ...setup.env, PORT: String(port) }, stdio: ['ignore', log, log], detached: true });
   running.add(child);
-  const deadline = Date.now() + 90_000;
+  const deadline = Date.now() + budget(90_000);
   for (;;) {
     if (child.exitCode !== null) throw new Error(`npm start exited:\n${fs.readFileSync(setup.logFile, 'utf8')}`);
     const ready = await fetch(`${base}/readyz`).then((response) => response.ok, () => false);
@@ -76,6 +77,9 @@ async function createAutomation(setup: Setup): Promise<void> {
   });
   expect(response.status, await response.text()).toBe(201);
 }
+
+const runStatuses = async (setup: Setup) =>
+  ((await (await fetch(`${base}/api/v1/factories/drain/runs`, { headers: { Authorization: `Bearer ${setup.token}` } })).json()) as { runs: { status: string }[] }).runs.map((run) => run.status);
 
 const deliver = (setup: Setup, body: unknown) =>
   fetch(`${base}/webhooks/w/${setup.hook.uid}`, {
@@ -114,14 +118,12 @@ function ownConnection(setup: Setup) {
 }
 
 test('SIGTERM under load answers every request, and a run in progress finishes within the grace period', async () => {
-  test.setTimeout(180_000);
-  const setup = prepare('drain', 20);
+  test.setTimeout(budget(180_000));
+  const graceSeconds = 30;
+  // A run of 10 s (the agent sleeps 5 s at most): long enough to be still going when the signal comes, on any machine.
+  const setup = prepare('drain', graceSeconds, 'sleep 10');
   let server = await npmStart(setup);
   await createAutomation(setup);
-
-  // A run that takes 4 s starts just before the signal.
-  const slow = await deliver(setup, { sleepMs: 4_000, slow: true });
-  expect(slow.status).toBe(202);
 
   // Eight senders post as fast as they can, each on its own keep-alive connection.
   const accepted: string[] = [];
@@ -129,7 +131,7 @@ test('SIGTERM under load answers every request, and a run in progress finishes w
   const failures: string[] = [];
   let refused = 0;
   const sender = async (id: number) => {
-    const until = Date.now() + 60_000;
+    const until = Date.now() + budget(60_000);
     const connection = ownConnection(setup);
     for (let n = 0; Date.now() < until; n += 1) {
       try {
@@ -151,26 +153,30 @@ test('SIGTERM under load answers every request, and a run in progress finishes w
     connection.close();
   };
   const senders = Array.from({ length: 8 }, (_, id) => sender(id));
-  // Under load: the signal comes once more than 20 deliveries are in (about 1 s on a quiet machine,
-  // longer on a slow one), and while the slow run still has time left.
-  const loadedBy = Date.now() + 3_000;
-  while (accepted.length <= 20 && Date.now() < loadedBy) await new Promise((resolve) => setTimeout(resolve, 50));
+  // Under load (more than 20 deliveries in), the slow run starts; the signal comes as soon as it is running.
+  await expect.poll(() => accepted.length, { timeout: budget(30_000), intervals: [50] }).toBeGreaterThan(20);
+  expect((await deliver(setup, { slow: true })).status).toBe(202);
+  await expect.poll(() => runStatuses(setup), { timeout: budget(30_000), intervals: [100] }).toContain('running');
   const acceptedBeforeSignal = accepted.length;
   signalledAt = Date.now();
   server.kill('SIGTERM');
   await Promise.all(senders);
   const code = await exited(server);
-  const shutdownSeconds = (Date.now() - signalledAt) / 1000;
+  const shutdownMs = Date.now() - signalledAt;
+  test.info().annotations.push({ type: 'measured', description: `SIGTERM to exit, waiting for the run: ${shutdownMs} ms (grace period ${graceSeconds} s)` });
+  console.log(`SIGTERM to exit, waiting for the run: ${shutdownMs} ms (grace period ${graceSeconds} s)`);
 
   expect(failures, 'requests cut mid-flight or refused').toEqual([]);
   expect(acceptedBeforeSignal).toBeGreaterThan(20);
   expect(refused).toBe(8); // every sender ran until the listener closed
   expect(code).toBe(0);
-  // The run had about 4 s left; the grace is 20 s.
-  expect(shutdownSeconds).toBeLessThan(20);
+  // The run ended within the grace period: it succeeded (at the end of the grace it would be stopped, and fail),
+  // after the signal (so it was in progress when it came), and the server exited before the grace was over.
+  expect(shutdownMs).toBeLessThan(graceSeconds * 1000);
   const log = fs.readFileSync(setup.logFile, 'utf8');
   expect(log).toMatch(/"msg":"shutting down: readiness is 503/);
   expect(log).toMatch(/"msg":"run succeeded"/);
+  expect(log.indexOf('"msg":"run succeeded"')).toBeGreaterThan(log.indexOf('"msg":"shutting down: readiness is 503'));
 
   // After a restart: every delivery that got a 202 is in the log, and the slow run succeeded.
   server = await npmStart(setup);
@@ -187,11 +193,9 @@ test('SIGTERM under load answers every request, and a run in progress finishes w
       cursor = page.nextCursor ?? undefined;
     } while (cursor);
     expect(accepted.filter((id) => !logged.has(id))).toEqual([]);
-    const runs = (await (await fetch(`${base}/api/v1/factories/drain/runs`, { headers: { Authorization: `Bearer ${setup.token}` } })).json()) as {
-      runs: { status: string }[];
-    };
-    expect(runs.runs.map((run) => run.status)).toContain('succeeded');
-    expect(runs.runs.filter((run) => run.status === 'failed')).toEqual([]);
+    const statuses = await runStatuses(setup);
+    expect(statuses).toContain('succeeded');
+    expect(statuses.filter((status) => status === 'failed')).toEqual([]);
   } finally {
     server.kill('SIGTERM');
     await exited(server);
@@ -199,32 +203,54 @@ test('SIGTERM under load answers every request, and a run in progress finishes w
 });
 
 test('a second signal exits at once, even with a run in progress', async () => {
-  test.setTimeout(120_000);
-  const setup = prepare('second-signal', 60);
+  test.setTimeout(budget(120_000));
+  const graceSeconds = 60;
+  // The run outlasts the grace period: without the second signal, the server would keep draining for a minute.
+  // The run's program writes its process ID, so the test can stop it: the server exits without it.
+  const pidFile = path.join(root, 'test-results', 'servers', 'second-signal.run.pid');
+  fs.rmSync(pidFile, { force: true });
+  const setup = prepare('second-signal', graceSeconds, `echo $$ > "${pidFile}"; exec sleep 120`);
   const server = await startServer('second-signal', port, setup.env);
   running.add(server.process);
-  await createAutomation(setup);
-  expect((await deliver(setup, { sleepMs: 5_000, slow: true })).status).toBe(202);
-  await new Promise((resolve) => setTimeout(resolve, 1_000));
-  server.process.kill('SIGTERM');
-  await new Promise((resolve) => setTimeout(resolve, 300));
-  const signalledAt = Date.now();
-  server.process.kill('SIGTERM');
-  expect(await exited(server.process)).toBe(1);
-  expect(Date.now() - signalledAt).toBeLessThan(1_500);
+  try {
+    await createAutomation(setup);
+    expect((await deliver(setup, { slow: true })).status).toBe(202);
+    await expect.poll(() => runStatuses(setup), { timeout: budget(30_000) }).toContain('running');
+    server.process.kill('SIGTERM');
+    // The second signal comes once the first one's drain is under way.
+    await expect.poll(() => fs.readFileSync(server.logFile, 'utf8'), { timeout: budget(10_000) }).toMatch(/"msg":"shutting down: readiness is 503/);
+    const signalledAt = Date.now();
+    server.process.kill('SIGTERM');
+    expect(await exited(server.process)).toBe(1);
+    const exitMs = Date.now() - signalledAt;
+    test.info().annotations.push({ type: 'measured', description: `second SIGTERM to exit: ${exitMs} ms (grace period ${graceSeconds} s, run 120 s)` });
+    console.log(`second SIGTERM to exit: ${exitMs} ms (grace period ${graceSeconds} s, run 120 s)`);
+    // At once: not after the grace period, nor after the run (which is still going).
+    expect(exitMs).toBeLessThan((graceSeconds * 1000) / 2);
+    expect(fs.readFileSync(server.logFile, 'utf8')).toMatch(/"msg":"second signal: exiting at once"/);
+    expect(fs.existsSync(pidFile), 'the run was in progress').toBe(true);
+  } finally {
+    const pid = fs.existsSync(pidFile) ? Number(fs.readFileSync(pidFile, 'utf8')) : 0;
+    try {
+      if (pid > 0) process.kill(-pid, 'SIGKILL');
+    } catch {
+      // it has ended
+    }
+  }
 });
 
 test('while it drains, /readyz answers 503 and requests are still served until the listener closes', async () => {
-  test.setTimeout(120_000);
+  test.setTimeout(budget(120_000));
   const setup = prepare('drain-delay', 10);
   const server = await startServer('drain-delay', port, { ...setup.env, TRIPLINE_SHUTDOWN_DELAY_SECONDS: '3' });
   running.add(server.process);
   expect((await fetch(`${base}/readyz`)).status).toBe(200);
   server.process.kill('SIGTERM');
-  await new Promise((resolve) => setTimeout(resolve, 500));
-  const readyz = await fetch(`${base}/readyz`);
-  expect(readyz.status).toBe(503);
-  expect(await readyz.text()).toBe('not ready: shutting down\n');
+  const readyz = async () => {
+    const response = await fetch(`${base}/readyz`);
+    return { status: response.status, text: await response.text() };
+  };
+  await expect.poll(readyz, { timeout: budget(10_000) }).toEqual({ status: 503, text: 'not ready: shutting down\n' });
   // Still serving during the delay, so a load balancer has time to notice.
   expect((await deliver(setup, { during: 'delay' })).status).toBe(202);
   expect(await exited(server.process)).toBe(0);
