@@ -1,5 +1,6 @@
 import { expect, test } from '@playwright/test';
 import { budget } from '../../scripts/speed.mjs';
+import { METRICS_TOKEN, scrapeMetrics } from '../fixtures/metrics';
 import { rememberSecrets } from '../fixtures/secrets';
 import { cli, migratedDataDir, serverEnv, startServer, type RunningServer } from '../servers';
 
@@ -16,17 +17,15 @@ const DELIVERIES = 150;
 const IN_ORDER_FROM = 135;
 const SENDERS = 4;
 const actions = ['opened', 'closed', 'reopened'];
-// The housekeeping job copies new bodies to jsonb every 5 s (BODY_COPY_INTERVAL in lib/server/startup.ts).
-const BODY_COPY_INTERVAL_MS = 5_000;
 
 let server: RunningServer | undefined;
 test.afterAll(async () => {
   await server?.stop();
 });
 
-test('Backtest counts every retained delivery of the webhook, more than the latest 100', async () => {
+test('Backtest counts every retained delivery of the webhook, more than the latest 100', async ({ request }) => {
   test.setTimeout(budget(120_000));
-  const env = serverEnv(migratedDataDir('backtest'), `http://localhost:${port}`, { TRIPLINE_DELIVERY_RATE_LIMIT: '1000' });
+  const env = serverEnv(migratedDataDir('backtest'), `http://localhost:${port}`, { TRIPLINE_DELIVERY_RATE_LIMIT: '1000', TRIPLINE_METRICS_TOKEN: METRICS_TOKEN });
   cli(env, ['setup', '--email', 'backtest@example.test', '--password-stdin', '--factory', 'log', '--factory-name', 'Log'], 'correct horse battery');
   const token = cli(env, ['token', 'create', '--email', 'backtest@example.test']);
   const created = cli(env, ['webhook', 'create', '--factory', 'log', '--name', 'github']);
@@ -81,9 +80,9 @@ test('Backtest counts every retained delivery of the webhook, more than the late
     deliveries: body.deliveries.map(({ deliveryId, wouldTrigger, failures }) => ({ deliveryId, wouldTrigger, failures })),
   });
   expect(summary(await backtest())).toEqual(expected);
-  // Then the count comes from SQL. Nothing outside the server shows the copies' progress (no metric, log line or
-  // API, and the embedded database is the server's alone), so this waits for the job's next turn, which time alone
-  // brings, and for the copy itself, which takes longer on a slower machine. The answer must be the same either way.
-  await new Promise((resolve) => setTimeout(resolve, BODY_COPY_INTERVAL_MS + budget(1_000)));
+  // Then the count comes from SQL, once the housekeeping job (every 5 s) has copied every body to jsonb.
+  await expect
+    .poll(async () => (await scrapeMetrics(request, server!.url)).get('tripline_backtest_copies_total') ?? 0, { timeout: budget(30_000) })
+    .toBeGreaterThanOrEqual(DELIVERIES);
   expect(summary(await backtest())).toEqual(expected);
 });

@@ -69,6 +69,11 @@ function createMetrics() {
     labelNames: ['outcome'] as const,
     registers: [registry],
   });
+  const backtestCopies = new client.Counter({
+    name: 'tripline_backtest_copies_total',
+    help: "Delivery bodies copied to jsonb for Backtest's SQL path by this instance (a few seconds behind the ingress)",
+    registers: [registry],
+  });
   const queueDepth = new client.Gauge({ name: 'tripline_run_queue_depth', help: 'Runs queued (all factories)', registers: [registry] });
   const queueAge = new client.Gauge({
     name: 'tripline_run_queue_oldest_age_seconds',
@@ -90,7 +95,7 @@ function createMetrics() {
     help: 'Bytes of server-sent events the log streams have handed to their connections',
     registers: [registry],
   });
-  return { registry, ingressRequests, ingressDuration, refusals, runs, runDuration, syncs, queueDepth, queueAge, pool, logStreamsOpen, logStreamBytes };
+  return { registry, ingressRequests, ingressDuration, refusals, runs, runDuration, syncs, backtestCopies, queueDepth, queueAge, pool, logStreamsOpen, logStreamBytes };
 }
 
 export function metrics(): Metrics {

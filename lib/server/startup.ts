@@ -13,6 +13,7 @@ import { moveRepositoryCredentials } from '@/lib/domain/definitions/repository-c
 import { env } from '@/lib/platform/env';
 import { servedByEntry } from '@/lib/platform/entry/client-address';
 import { errorFields, log } from '@/lib/platform/log';
+import { metrics } from '@/lib/platform/metrics';
 import { pruneRuns } from '@/lib/domain/runs/retention';
 import { checkFailedRuns, checkWebhookHealth } from '@/lib/domain/health/monitor';
 import { sendDueNotifications } from '@/lib/domain/notifications/sender';
@@ -59,9 +60,11 @@ function every(intervalMs: number, name: string, job: () => Promise<unknown>): N
 // Backtest's jsonb copies of new bodies (lib/domain/deliveries/body-json.ts): a
 // few seconds behind the ingress.
 const BODY_COPY_INTERVAL = 5_000;
-function copyBodies(embedded: boolean): Promise<number> {
+async function copyBodies(embedded: boolean): Promise<number> {
   // PGlite's one connection is the ingress's too: small statements. PostgreSQL's instances take turns.
-  return copyPendingBodies(undefined, embedded ? { batch: EMBEDDED_BATCH } : { batch: SERVER_BATCH, transaction: true });
+  const copied = await copyPendingBodies(undefined, embedded ? { batch: EMBEDDED_BATCH } : { batch: SERVER_BATCH, transaction: true });
+  metrics().backtestCopies.inc(copied);
+  return copied;
 }
 
 // How often the embedded database's WAL since its last checkpoint is looked at
