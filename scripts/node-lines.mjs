@@ -16,6 +16,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { LTS_LINES } from './node-version.mjs';
+import { budget } from './speed.mjs';
 
 const root = path.resolve(import.meta.dirname, '..');
 const cache = process.env.TRIPLINE_NODE_LINES_DIR ?? path.join(os.homedir(), '.cache', 'tripline', 'node-lines');
@@ -30,9 +31,10 @@ const basePort = Number(process.env.E2E_PORT_BASE ?? 3210) + 60;
 // when it has the machine: from its own start when run alone, and, at the
 // lowest priority beside npm test's other steps, from when npm test says they
 // are done (SIGUSR2). Until then only a 60-minute bound applies: a line starved
-// by the tests is waiting, not hanging.
-const TIME_ALONE_MS = 10 * 60_000;
-const TIME_BESIDE_MS = 60 * 60_000;
+// by the tests is waiting, not hanging. Both are budgets, scaled by the speed
+// factor npm test measured (scripts/speed.mjs).
+const TIME_ALONE_MS = budget(10 * 60_000);
+const TIME_BESIDE_MS = budget(60 * 60_000);
 let othersDoneAt = process.env.NODE_LINES_NICE ? undefined : 0;
 process.on('SIGUSR2', () => {
   othersDoneAt ??= Date.now();
