@@ -46,6 +46,7 @@ describe('definition files', () => {
         'webhooks/i.yaml': 'authMode: signature\nsignatureScheme: github\nsecretName: I\neventTypeHeader: X-GitHub-Event\n',
         'webhooks/j.yaml': 'secretName: J\neventTypeHeader: X-Kind\neventTypePath: type\n',
         'webhooks/k.yaml': 'secretName: K\neventTypePath: data..type\n',
+        'webhooks/l.yaml': 'secretName: L\neventTypeHeader: Authorization\n',
       }),
     ).toEqual([
       'webhooks/a.yaml: unknown key "secretname" (allowed: authMode, signatureScheme, secretName, deliveryIdHeader, eventTypeHeader, eventTypePath)',
@@ -60,6 +61,7 @@ describe('definition files', () => {
       'webhooks/i.yaml: eventTypeHeader: only applies when authMode is token or url_token: a signature webhook takes its event type from its provider scheme (docs/providers.md)',
       'webhooks/j.yaml: eventTypePath: set eventTypeHeader or eventTypePath, not both',
       'webhooks/k.yaml: eventTypePath: Write keys separated by single dots, such as data.type, with no empty key',
+      'webhooks/l.yaml: eventTypeHeader: "authorization" cannot be the event type header: its name suggests a credential (authorization, cookie, token, secret, signature…), and the event type is shown to every member of the factory, viewers included: choose a header that names the kind of event, such as X-Event-Type',
     ]);
   });
 

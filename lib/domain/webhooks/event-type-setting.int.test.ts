@@ -5,7 +5,7 @@ import { handleIngress } from '@/lib/ingress/pipeline';
 import { createTestDatabase, testDatabaseKinds, type TestDatabase } from '@/tests/support/databases';
 import { createUser } from '@/lib/domain/users/service';
 import { findLiveWebhook } from '@/lib/ingress/live';
-import { createWebhook } from '@/lib/domain/webhooks/service';
+import { createWebhook, setEventTypeSetting } from '@/lib/domain/webhooks/service';
 
 // The Event type setting of webhooks without a provider scheme: the ingress
 // stores each delivery's type from the configured header or body path, and
@@ -70,6 +70,34 @@ describe.each(testDatabaseKinds())('the Event type setting at the ingress on %s'
     expect(await send(uid, { token }, { data: { events: [{ type: { nested: true } }] } })).toBeNull();
     expect(await send(uid, { token }, { data: { events: [{ type: 'bad\u0007type' }] } })).toBeNull();
     expect(await send(uid, { token }, [1, 2, 3])).toBeNull();
+  });
+
+  it('stores null for a type the body names with a bidirectional or zero-width character', async () => {
+    const created = await createWebhook(factoryId, { name: 'invisible', authMode: 'url_token', eventTypePath: 'kind' }, database.prisma);
+    const { uid } = created.webhook;
+    const token = created.secret!;
+    // U+202E shows "invoice.paid" for this text; U+200B makes a "push" that is not push.
+    expect(await send(uid, { token }, { kind: 'invoice.\u202Ediap' })).toBeNull();
+    expect(await send(uid, { token }, { kind: 'pu\u200Bsh' })).toBeNull();
+    expect(await send(uid, { token }, { kind: '\u2066push\u2069' })).toBeNull();
+    expect(await send(uid, { token }, { kind: 'push' })).toBe('push');
+  });
+
+  it('never takes the type from a credential header: refused when set, ignored when stored before the refusal', async () => {
+    const created = await createWebhook(factoryId, { name: 'bearer-typed', eventTypeHeader: 'X-Job-Kind' }, database.prisma);
+    const { uid } = created.webhook;
+    const bearer = created.secret!;
+    await expect(setEventTypeSetting(factoryId, uid, { eventTypeHeader: 'Authorization' }, database.prisma)).rejects.toThrow(/cannot be the event type header/);
+    await expect(createWebhook(factoryId, { name: 'bearer-leak', eventTypeHeader: 'Authorization' }, database.prisma)).rejects.toThrow(/cannot be the event type header/);
+
+    // As a setting saved before the schemas refused it would be (the row trigger tells the live cache).
+    await database.prisma.webhook.update({ where: { uid }, data: { eventTypeHeader: 'authorization' } });
+    expect((await findLiveWebhook(uid))?.eventTypeSource).toBeNull();
+    expect(await send(uid, { bearer }, { n: 1 }, { 'X-Job-Kind': 'nightly.build' })).toBeNull();
+    const stored = await database.prisma.delivery.findMany({ where: { webhook: { uid } }, select: { eventType: true } });
+    expect(stored.map((row) => row.eventType)).toEqual([null]);
+    const leaked = await database.prisma.delivery.count({ where: { eventType: { contains: bearer } } });
+    expect(leaked).toBe(0);
   });
 
   it('stores null for a bearer webhook without the setting', async () => {

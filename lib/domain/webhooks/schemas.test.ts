@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { createWebhookSchema, suggestFreeSecretName, suggestSecretName } from '@/lib/domain/webhooks/schemas';
+import { createWebhookSchema, eventTypeSettingFormSchema, suggestFreeSecretName, suggestSecretName, updateWebhookSchema } from '@/lib/domain/webhooks/schemas';
+import { redactedHeaderReason } from '@/lib/ingress/filters/headers';
+import { schemes } from '@/lib/ingress/signatures/registry';
 
 // The suggestion the server names a new team secret with, and the form shows.
 describe('suggestFreeSecretName', () => {
@@ -34,7 +36,38 @@ describe('the Event type setting', () => {
     expect(problems({ eventTypeHeader: 'x'.repeat(101) })).toEqual(['eventTypeHeader: Use at most 100 characters']);
   });
 
+  it('refuses a credential header, at the field, wherever the setting is written', () => {
+    // The type is shown to every viewer: "Authorization" would show them the webhook's bearer token.
+    const message =
+      '"authorization" cannot be the event type header: its name suggests a credential (authorization, cookie, token, secret, signature…), and the event type is shown to every member of the factory, viewers included: choose a header that names the kind of event, such as X-Event-Type';
+    const issues = (result: { success: boolean; error?: { issues: { path: PropertyKey[]; message: string }[] } }) =>
+      result.success ? [] : result.error!.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
+    expect(problems({ eventTypeHeader: 'Authorization' })).toEqual([`eventTypeHeader: ${message}`]);
+    expect(problems({ authMode: 'url_token', eventTypeHeader: ' AUTHORIZATION ' })).toEqual([`eventTypeHeader: ${message}`]);
+    expect(issues(updateWebhookSchema.safeParse({ eventTypeHeader: 'Authorization' }))).toEqual([`eventTypeHeader: ${message}`]);
+    expect(issues(eventTypeSettingFormSchema.safeParse({ eventTypeHeader: 'Authorization', eventTypePath: '' }))).toEqual([`eventTypeHeader: ${message}`]);
+    // Definition files: lib/domain/definitions/parse.test.ts.
+    for (const name of ['Cookie', 'X-Api-Key', 'X-Auth-Token', 'X-Webhook-Secret', 'Proxy-Authorization', 'X-Gitlab-Token', 'X-Hub-Signature-256', 'svix-id']) {
+      expect(problems({ eventTypeHeader: name }), name).toEqual([expect.stringMatching(/^eventTypeHeader: ".+" cannot be the event type header: /)]);
+    }
+    expect(problems({ eventTypeHeader: 'X-Event-Type' })).toEqual([]);
+  });
+
+  it('refuses exactly the headers a header filter refuses: those the delivery log stores redacted', () => {
+    const names = [
+      ...Object.values(schemes).flatMap((scheme) => scheme.signatureHeaders as readonly string[]),
+      ...['authorization', 'cookie', 'set-cookie', 'x-api-key', 'x-apikey', 'x-password', 'x-hmac', 'x-client-secret'],
+      ...['x-event-type', 'x-github-event', 'x-request-id', 'content-type', 'user-agent', 'x-job-kind'],
+    ];
+    for (const name of names) {
+      const refused = !createWebhookSchema.safeParse({ name: 'jobs', eventTypeHeader: name }).success;
+      expect(refused, name).toBe(redactedHeaderReason(name) !== null);
+    }
+  });
+
   it('refuses a path that the extractor could not read, saying how to write it', () => {
+    expect(problems({ eventTypePath: 'data.\u202Etype' })).toEqual(['eventTypePath: Use printable characters only']);
+    expect(problems({ eventTypePath: 'data\u200B.type' })).toEqual(['eventTypePath: Use printable characters only']);
     expect(problems({ eventTypePath: 'data..type' })).toEqual(['eventTypePath: Write keys separated by single dots, such as data.type, with no empty key']);
     expect(problems({ eventTypePath: '.type' })).toEqual(['eventTypePath: Write keys separated by single dots, such as data.type, with no empty key']);
     expect(problems({ eventTypePath: '$.data.type' })).toEqual(['eventTypePath: Leave out the leading $: write the keys separated by dots, such as data.type']);

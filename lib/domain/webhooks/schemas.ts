@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { secretNameSchema } from '@/lib/domain/secrets/schemas';
 import { MAX_EXPECTED_INTERVAL_SECONDS, MIN_EXPECTED_INTERVAL_SECONDS } from '@/lib/domain/health/classify';
-import { schemeIds, type SchemeId } from '@/lib/ingress/signatures/registry';
+import { eventTypeHeaderRefusal, schemeIds, type SchemeId } from '@/lib/ingress/signatures/registry';
+import { UNPRINTABLE } from '@/lib/ingress/signatures/event-types';
 
 // A webhook's name is also its definition file's name (webhooks/<name>.yaml),
 // so it is kept to characters that are safe in file names everywhere.
@@ -46,8 +47,12 @@ export const deliveryIdHeaderSchema = headerNameSchema('X-Request-Id');
 
 // The Event type setting of bearer and URL token webhooks (signature webhooks
 // take the type from their provider scheme): a request header, or a path into
-// the JSON body as lib/ingress/signatures/event-types.ts reads it.
-export const eventTypeHeaderSchema = headerNameSchema('X-Event-Type');
+// the JSON body as lib/ingress/signatures/event-types.ts reads it. A header
+// that carries a credential is refused: every viewer would read it as the type.
+export const eventTypeHeaderSchema = headerNameSchema('X-Event-Type').superRefine((header, ctx) => {
+  const refusal = eventTypeHeaderRefusal(header);
+  if (refusal) ctx.addIssue({ code: 'custom', message: refusal });
+});
 
 export const MAX_EVENT_TYPE_PATH_LENGTH = 200;
 export const MAX_EVENT_TYPE_PATH_SEGMENTS = 32;
@@ -66,7 +71,7 @@ function eventTypePathProblem(path: string): string | null {
   if (path.startsWith('$')) return 'Leave out the leading $: write the keys separated by dots, such as data.type';
   if (/[[\]]/.test(path)) return 'Write an array position as a segment of digits, such as events.0.type, not in brackets';
   // Printable only: the path is shown in the dashboard and in definition files.
-  if (/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/.test(path)) return 'Use printable characters only';
+  if (UNPRINTABLE.test(path)) return 'Use printable characters only';
   const segments = path.split('.');
   if (segments.some((segment) => segment === '')) return 'Write keys separated by single dots, such as data.type, with no empty key';
   if (segments.length > MAX_EVENT_TYPE_PATH_SEGMENTS) return `Use at most ${MAX_EVENT_TYPE_PATH_SEGMENTS} keys`;

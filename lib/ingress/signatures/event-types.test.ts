@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { boundEventType, extractEventType, headerLookup, MAX_EVENT_TYPE_LENGTH } from './event-types';
 import { loadVectors, schemeOf } from './fixtures/vectors';
-import { schemeIds, schemes, type SchemeId } from './registry';
+import { eventTypeHeaderRefusal, eventTypeSourceOf, schemeIds, schemes, type SchemeId } from './registry';
 
 const typeOf = (id: SchemeId, body: unknown, headers: Record<string, string> = {}) =>
   extractEventType(schemes[id].eventType, { header: headerLookup(headers), body });
@@ -128,6 +128,36 @@ describe('bounds', () => {
     expect(boundEventType('commande.créée')).toBe('commande.créée');
   });
 
+  it('a type with a bidirectional, zero-width or other invisible formatting character is null, as one with a control character is', () => {
+    // Each would let the dashboard show one type for another, or hide text in a run's RUN_EVENT_TYPE.
+    const invisible = [
+      ...[0x202a, 0x202b, 0x202c, 0x202d, 0x202e], // embeddings and overrides
+      ...[0x2066, 0x2067, 0x2068, 0x2069], // isolates
+      ...[0x200b, 0x200c, 0x200d, 0x200e, 0x200f], // zero-width space, non-joiner, joiner; LTR and RTL marks
+      0x061c, // Arabic letter mark
+      0x2060, // word joiner
+      0xfeff, // zero-width no-break space
+      0x00ad, // soft hyphen
+      0xe0041, // a tag character
+    ];
+    for (const code of invisible) {
+      const character = String.fromCodePoint(code);
+      expect(boundEventType(`push${character}.merged`), `U+${code.toString(16).toUpperCase()}`).toBeNull();
+      expect(boundEventType(`p${character}ush`), `U+${code.toString(16).toUpperCase()} in a word`).toBeNull();
+    }
+    // Around the type, U+FEFF is white space to String.prototype.trim, and goes with the rest of it.
+    expect(boundEventType('\ufeffpush')).toBe('push');
+    expect(boundEventType('push\ud800')).toBeNull();
+    // Through the extractor, from a body path and from a header.
+    expect(typeOf('stripe', { type: 'invoice.\u202Ediap' })).toBeNull();
+    expect(typeOf('shopify', {}, { 'X-Shopify-Topic': 'orders/\u200Bcreate' })).toBeNull();
+    // Visible text of any script stays: accents, CJK, a no-break space, an emoji without a joiner.
+    expect(boundEventType('commande.créée')).toBe('commande.créée');
+    expect(boundEventType('注文.作成')).toBe('注文.作成');
+    expect(boundEventType('order\u00a0paid')).toBe('order\u00a0paid');
+    expect(boundEventType('deploy.🚀')).toBe('deploy.🚀');
+  });
+
   it('a 10 KB header, a type with control characters, or a composed label past the bound is null', () => {
     expect(typeOf('shopify', {}, { 'X-Shopify-Topic': 'x'.repeat(10_240) })).toBeNull();
     expect(typeOf('stripe', { type: 'charge.succeeded\u001b[31m' })).toBeNull();
@@ -142,5 +172,28 @@ describe('bounds', () => {
     expect(typeOf('pagerduty', { event: 'incident.triggered' })).toBeNull();
     expect(typeOf('stripe', Object.create({ type: 'inherited' }))).toBeNull();
     expect(typeOf('github', { action: { opened: true } }, { 'X-GitHub-Event': 'issues' })).toBe('issues');
+  });
+});
+
+describe('the Event type setting of a bearer or URL token webhook', () => {
+  const token = (eventTypeHeader: string | null, eventTypePath: string | null = null) => ({ authMode: 'token', signatureScheme: null, eventTypeHeader, eventTypePath });
+
+  it('reads the header it names', () => {
+    expect(eventTypeSourceOf(token('x-job-kind'))).toMatchObject({ kind: 'rules', rules: [{ parts: [{ header: 'x-job-kind' }] }] });
+    expect(extractEventType(eventTypeSourceOf(token('x-job-kind')), { header: headerLookup({ 'X-Job-Kind': 'build' }), body: null })).toBe('build');
+  });
+
+  it('never reads a credential header, even one stored before the setting refused it', () => {
+    const headers = headerLookup({ Authorization: 'Bearer VtfecxQ-the-webhook-secret', Cookie: 'sid=1', 'X-Api-Key': 'k', 'svix-id': 'msg_1' });
+    for (const name of ['authorization', 'cookie', 'x-api-key', 'x-gitlab-token', 'x-hub-signature-256', 'svix-id', 'x-slack-request-timestamp']) {
+      expect(eventTypeHeaderRefusal(name), name).not.toBeNull();
+      expect(eventTypeSourceOf(token(name)), name).toBeNull();
+      expect(extractEventType(eventTypeSourceOf(token(name)), { header: headers, body: null }), name).toBeNull();
+    }
+    expect(eventTypeHeaderRefusal('Authorization')).toBe(
+      '"authorization" cannot be the event type header: its name suggests a credential (authorization, cookie, token, secret, signature…), and the event type is shown to every member of the factory, viewers included: choose a header that names the kind of event, such as X-Event-Type',
+    );
+    expect(eventTypeHeaderRefusal('svix-id')).toMatch(/^"svix-id" cannot be the event type header: Standard Webhooks \(and Svix\) signs deliveries with it, so the delivery log stores it redacted/);
+    expect(eventTypeHeaderRefusal('x-event-type')).toBeNull();
   });
 });

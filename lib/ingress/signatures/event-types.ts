@@ -32,8 +32,20 @@ export type EventTypeInput = {
   body: unknown;
 };
 
-// C0 controls, DEL, C1 controls, and the line and paragraph separators.
-const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
+/**
+ * What a type (or the setting that reads it) may not hold: control characters
+ * (C0, DEL, C1), the line and paragraph separators, unpaired surrogates, and
+ * format characters (Unicode's Cf). Format characters are invisible and change
+ * how the text around them shows: the bidirectional embeddings, overrides and
+ * isolates (U+202A-202E, U+2066-2069) can make the dashboard show
+ * `push.merged` for a type that reads otherwise, and the zero-width characters
+ * (U+200B-200F, U+2060, U+FEFF) and tag characters (U+E0000-E007F) make two
+ * types that look the same differ, or carry text nobody sees into a run's
+ * RUN_EVENT_TYPE. No provider's type holds one; a type that does is stored
+ * as none, like one with a control character, rather than edited into a type
+ * the sender did not send.
+ */
+export const UNPRINTABLE = /[\p{Cc}\p{Cf}\p{Cs}\u2028\u2029]/u;
 
 /** A type as stored: at most 200 printable characters, trimmed; anything else is null (never a rejection). */
 export function boundEventType(value: string | null | undefined): string | null {

@@ -1,6 +1,7 @@
 // Provider signature schemes: one registry with each scheme's metadata. The
 // identifiers are the allowed values of a webhook's `signatureScheme`.
 // Verification lives beside this file (one file per scheme, see the ingress).
+import { looksSensitive } from '@/lib/platform/http/sensitive-headers';
 import type { EventTypeSource } from './event-types';
 
 export type SecretSource =
@@ -685,13 +686,47 @@ export function getScheme(id: string): SchemeInfo | undefined {
 /** A webhook's own Event type setting (bearer and URL token webhooks): a header name or a dot path into the body, at most one set. */
 export type EventTypeSetting = { eventTypeHeader?: string | null; eventTypePath?: string | null };
 
+// Each header a provider scheme signs with, by lowercase name, with the first scheme that uses it.
+const SIGNING_HEADERS = new Map<string, string>();
+for (const scheme of Object.values(schemes) as SchemeInfo[]) {
+  for (const header of scheme.signatureHeaders) if (!SIGNING_HEADERS.has(header.toLowerCase())) SIGNING_HEADERS.set(header.toLowerCase(), scheme.displayName);
+}
+
+/**
+ * Why a request header may not be a webhook's Event type header, or null.
+ * A delivery's event type is shown to every member of the factory, viewers
+ * included, and handed to each run (RUN_EVENT_TYPE), so a header holding a
+ * credential would copy it there: `Authorization` would show every viewer
+ * the webhook's bearer token. The names refused are those the delivery log
+ * stores redacted, which header filters refuse too (redactedHeaderReason in
+ * lib/ingress/filters/headers.ts): a name suggesting a credential, or a
+ * header a provider scheme signs with. The schemas refuse such a setting
+ * when it is written (dashboard, API, definition files); eventTypeSourceOf
+ * ignores one stored before they did.
+ */
+export function eventTypeHeaderRefusal(name: string): string | null {
+  const lower = name.trim().toLowerCase();
+  const why = 'and the event type is shown to every member of the factory, viewers included: choose a header that names the kind of event, such as X-Event-Type';
+  if (looksSensitive(lower)) {
+    return `"${lower}" cannot be the event type header: its name suggests a credential (authorization, cookie, token, secret, signature…), ${why}`;
+  }
+  const scheme = SIGNING_HEADERS.get(lower);
+  if (scheme) return `"${lower}" cannot be the event type header: ${scheme} signs deliveries with it, so the delivery log stores it redacted, ${why}`;
+  return null;
+}
+
 /**
  * Where a webhook's deliveries name their event type: its provider scheme's
- * source when it verifies one; otherwise its Event type setting, or none.
+ * source when it verifies one; otherwise its Event type setting, or none. A
+ * setting that names a credential header (stored before the schemas refused
+ * it) gives none: its deliveries are accepted as always, without a type.
  */
 export function eventTypeSourceOf(webhook: { authMode: string; signatureScheme: string | null } & EventTypeSetting): EventTypeSource | null {
   if (webhook.authMode === 'signature') return webhook.signatureScheme ? (getScheme(webhook.signatureScheme)?.eventType ?? null) : null;
-  if (webhook.eventTypeHeader) return { kind: 'rules', rules: [{ parts: [{ header: webhook.eventTypeHeader }] }], source: 'the webhook’s Event type setting' };
+  if (webhook.eventTypeHeader) {
+    if (eventTypeHeaderRefusal(webhook.eventTypeHeader)) return null;
+    return { kind: 'rules', rules: [{ parts: [{ header: webhook.eventTypeHeader }] }], source: 'the webhook’s Event type setting' };
+  }
   if (webhook.eventTypePath) return { kind: 'rules', rules: [{ parts: [{ body: webhook.eventTypePath }] }], source: 'the webhook’s Event type setting' };
   return null;
 }
