@@ -4,7 +4,7 @@
 // write (docs/decisions/0072-streams-poll-the-log.md) with figures:
 //
 // 1. Polling by cursor, as built: two servers on one scratch PostgreSQL
-//    database. With 1 and with 50 streams open on instance A: the database
+//    database. With 1 and with 25 streams open on instance A (a factory's most): the database
 //    transactions per second the idle streams cost (pg_stat_database's
 //    xact_commit of the scratch database, minus the same count with no stream
 //    open), and the latency from sending a delivery to the event on every
@@ -23,6 +23,8 @@ import { cli, distDir, ensureBuild, scratchDatabase } from './harness.mjs';
 
 const port = Number(process.env.BENCH_PORT ?? 3810);
 const DELIVERIES = Number(process.env.BENCH_DELIVERIES ?? 20);
+// A factory's most open streams (STREAMS_PER_FACTORY in lib/domain/deliveries/stream.ts).
+const MOST_STREAMS = 25;
 const log = (line) => console.error(`[bench] ${line}`);
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -115,8 +117,13 @@ const name = new URL(url).pathname.slice(1);
 const servers = [];
 try {
   cli(env, ['setup', '--email', 'bench@example.test', '--password-stdin', '--factory', 'bench'], 'bench password 123');
-  // Five streams per token: eleven tokens for fifty-one streams.
-  const tokens = Array.from({ length: 11 }, () => cli(env, ['token', 'create', '--email', 'bench@example.test']));
+  // A factory holds at most 25 open streams, an account 10 and a token 5: three members with two tokens each.
+  const members = ['bench@example.test', 'bench-2@example.test', 'bench-3@example.test'];
+  for (const email of members.slice(1)) {
+    cli(env, ['user', 'create', '--email', email, '--password-stdin'], 'bench password 123');
+    cli(env, ['member', 'add', '--factory', 'bench', '--email', email, '--role', 'viewer']);
+  }
+  const tokens = members.flatMap((email) => [cli(env, ['token', 'create', '--email', email]), cli(env, ['token', 'create', '--email', email])]);
   servers.push(await startServer(env, port), await startServer(env, port + 1));
   const a = `http://localhost:${port}`;
   const b = `http://localhost:${port + 1}`;
@@ -137,10 +144,10 @@ try {
   log('idle, no stream: counting the database transactions of two idle servers for 10 s');
   const baseline = await idleRate(10);
   const rows = [];
-  for (const streams of [1, 50]) {
+  for (const streams of [1, MOST_STREAMS]) {
     const arrivals = new Map();
     const open = [];
-    for (let i = 0; i < streams; i++) open.push(await openStream(streamUrl, tokens[1 + Math.floor(i / 5)], arrivals));
+    for (let i = 0; i < streams; i++) open.push(await openStream(streamUrl, tokens[Math.floor(i / 5)], arrivals));
     await sleep(1_500);
     log(`${streams} stream(s): idle for 10 s`);
     const idle = await idleRate(10);

@@ -494,7 +494,7 @@ export function openApiDocument(baseUrl: string) {
         get: {
           summary: 'The delivery log as server-sent events: each entry once, in the order the log wrote them, resumable',
           description:
-            'text/event-stream. Each entry is an event `delivery` whose `id` is the entry’s id and whose data is the entry’s JSON as the log lists it; Accepted entries add `body` (the exact text received; `bodyEncoding` says `utf8`, or `base64` for bytes that are not UTF-8), `headers` (the sender’s, credentials and signatures redacted) and `signatureHeaders`: `original` when the caller may replay deliveries (admin) and the original signature headers are in `headers`, `redacted` otherwise, `none` when the webhook checks no signature. Starts after the newest entry, after the entry named by `Last-Event-ID` or `after`, or at the first entry received at or after `since`. A comment every 15 s without an entry; the server ends a stream after 30 minutes, and at shutdown, with an event `end` (`{"reason"}`): reconnect with Last-Event-ID. At most 5 open streams per API token per instance (429).',
+            'text/event-stream. Each entry is an event `delivery` whose `id` is the entry’s id and whose data is the entry’s JSON as the log lists it; Accepted entries add `body` (the exact text received; `bodyEncoding` says `utf8`, or `base64` for bytes that are not UTF-8), `headers` (the sender’s, credentials and signatures redacted) and `signatureHeaders`: `original` when the caller may replay deliveries (admin) and the original signature headers are in `headers`, `redacted` otherwise, `none` when the webhook checks no signature. Starts after the newest entry, after the entry named by `Last-Event-ID` or `after`, or at the first entry received at or after `since`. A comment every 15 s without an entry; the server ends a stream after 30 minutes, and at shutdown, with an event `end` (`{"reason"}`): reconnect with Last-Event-ID. At most 5 open streams per API token, 10 per account and 25 per factory on each instance (429 with Retry-After).',
           parameters: [
             { name: 'after', in: 'query', schema: { type: 'string', maxLength: 200 }, description: 'Resume after this entry id (as the Last-Event-ID header does); 422 when the entry is no longer in the log' },
             { name: 'since', in: 'query', schema: { type: 'string', maxLength: 40 }, description: 'Start at the first entry received at or after this time: a duration back from now (90s, 30m, 1h, 2d) or an ISO 8601 time; at most 366 days' },
@@ -506,7 +506,7 @@ export function openApiDocument(baseUrl: string) {
             200: { description: 'The stream', content: { 'text/event-stream': { schema: { type: 'string' } } } },
             ...standardErrors,
             422: errorResponse('Invalid query, or an `after` entry no longer in the log'),
-            429: errorResponse('Too many open streams for this token'),
+            429: errorResponse('Too many open streams for this token, account or factory'),
           },
         },
       },

@@ -1,7 +1,7 @@
 import 'server-only';
 import { createHash, randomBytes } from 'node:crypto';
-import { prisma, type DbOrTx } from '@/lib/platform/db';
-import { createApiTokenSchema, type CreateApiTokenInput } from '@/lib/domain/api-tokens/schemas';
+import { prisma, type Db, type DbOrTx } from '@/lib/platform/db';
+import { createApiTokenSchema, MAX_API_TOKENS_PER_USER, type CreateApiTokenInput } from '@/lib/domain/api-tokens/schemas';
 import { AppError } from '@/lib/platform/http/errors';
 import { publicUserSelect, type PublicUser } from '@/lib/domain/users/service';
 
@@ -20,17 +20,31 @@ export type ApiTokenSummary = { id: string; name: string; prefix: string; create
 
 const summary = { id: true, name: true, prefix: true, createdAt: true, lastUsedAt: true } as const;
 
-/** Creates a token; the returned `token` is the only time it exists in clear. */
+/**
+ * Creates a token; the returned `token` is the only time it exists in clear.
+ * An account holds at most MAX_API_TOKENS_PER_USER (409 past it, from the
+ * dashboard and the CLI alike).
+ */
 export async function createApiToken(
   userId: string,
   input: CreateApiTokenInput,
-  db: DbOrTx = prisma,
+  db: Db = prisma,
 ): Promise<{ token: string; apiToken: ApiTokenSummary }> {
   const data = createApiTokenSchema.parse(input);
   const token = TOKEN_PREFIX + randomBytes(32).toString('base64url');
-  const apiToken = await db.apiToken.create({
-    data: { userId, name: data.name, tokenHash: hashApiToken(token), prefix: token.slice(0, TOKEN_PREFIX.length + 6) },
-    select: summary,
+  const apiToken = await db.$transaction(async (tx) => {
+    // The user row's lock serialises an account's creations, so the bound holds under concurrent requests on any instance.
+    await tx.$queryRawUnsafe('SELECT "id" FROM "User" WHERE "id" = $1 FOR UPDATE', userId);
+    if ((await tx.apiToken.count({ where: { userId } })) >= MAX_API_TOKENS_PER_USER) {
+      throw new AppError(
+        'conflict',
+        `This account already has ${MAX_API_TOKENS_PER_USER} API tokens, the most one account may have. Revoke one it no longer uses (Settings, API tokens) to create another.`,
+      );
+    }
+    return tx.apiToken.create({
+      data: { userId, name: data.name, tokenHash: hashApiToken(token), prefix: token.slice(0, TOKEN_PREFIX.length + 6) },
+      select: summary,
+    });
   });
   return { token, apiToken };
 }

@@ -40,7 +40,7 @@ function send(controller: ReadableStreamDefaultController<Uint8Array>, text: str
 export async function deliveryEventStream(args: {
   request: Request;
   context: FactoryContext;
-  /** The token or session the wrapper authenticated: streams are counted per caller. */
+  /** The token or session the wrapper authenticated: streams are counted per caller, and per account and factory. */
   caller: Caller;
   uid: string;
   input: z.output<typeof streamDeliveriesSchema>;
@@ -51,7 +51,7 @@ export async function deliveryEventStream(args: {
   const { request, context, caller, uid, input } = args;
   const unreadGraceMs = args.unreadGraceMs ?? UNREAD_GRACE_MS;
   const lifetimeMs = args.lifetimeMs ?? STREAM_LIFETIME_MS;
-  const lease = openStreamLease(caller.key, caller.kind);
+  const lease = openStreamLease({ ...caller, userId: context.user.id, factory: context.factory });
   let start;
   try {
     const lastEventId = request.headers.get('last-event-id')?.trim().slice(0, 200) || undefined;

@@ -2,7 +2,20 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { setDatabase } from '@/lib/platform/db';
 import { parseSince, streamDeliveriesSchema } from '@/lib/domain/deliveries/schemas';
-import { deliveryStream, openStreamLease, STREAM_PAGE_ENTRIES, STREAMS_PER_TOKEN, streamEntryJson, streamPage, streamStart, type StreamItem, type StreamPosition } from '@/lib/domain/deliveries/stream';
+import {
+  deliveryStream,
+  openStreamLease,
+  STREAM_PAGE_ENTRIES,
+  STREAMS_PER_FACTORY,
+  STREAMS_PER_TOKEN,
+  STREAMS_PER_USER,
+  streamEntryJson,
+  streamPage,
+  streamStart,
+  type StreamItem,
+  type StreamOwner,
+  type StreamPosition,
+} from '@/lib/domain/deliveries/stream';
 import { deliveryEventStream } from '@/lib/domain/deliveries/stream-response';
 import { announceEntry } from '@/lib/domain/deliveries/wake';
 import type { FactoryContext } from '@/lib/domain/auth/guard';
@@ -10,6 +23,7 @@ import { createFactory } from '@/lib/domain/factories/service';
 import { recordAccepted, recordRejected } from '@/lib/ingress/record';
 import { createTestDatabase, testDatabaseKinds, type TestDatabase } from '@/tests/support/databases';
 import { createUser } from '@/lib/domain/users/service';
+import { AppError } from '@/lib/platform/http/errors';
 import { budget } from '@/scripts/speed.mjs';
 
 // The stream of a webhook's log: its order, its pages, where it starts and
@@ -217,29 +231,95 @@ describe.each(testDatabaseKinds())('the stream of the log on %s', (kind) => {
     expect((await stream.next()).value).toEqual({ kind: 'end', reason: 'lifetime' });
   });
 
+  /** A caller of its own account in a factory of its own, unless told otherwise. */
+  const owner = (key: string, of: Partial<StreamOwner> = {}): StreamOwner => ({
+    key: `${key}-${kind}`,
+    kind: 'token',
+    userId: `user-${key}-${kind}`,
+    factory: { id: `factory-${key}-${kind}`, name: 'Acme Ops' },
+    ...of,
+  });
+  /** The refusal a lease gets, which must be a 429 with its Retry-After. */
+  const refusal = (who: StreamOwner): AppError => {
+    let refused: unknown;
+    try {
+      openStreamLease(who).release();
+    } catch (error) {
+      refused = error;
+    }
+    expect(refused).toBeInstanceOf(AppError);
+    expect((refused as AppError).status).toBe(429);
+    return refused as AppError;
+  };
+
   it('cuts the response of a client that stops reading once its stream should end, and gives its slot back', async () => {
-    const context = { factory: { id: factoryId }, can: () => true } as unknown as FactoryContext;
-    const caller = { kind: 'token' as const, key: `unread-${kind}` };
+    const caller = owner('unread', { factory: { id: factoryId, name: 'Stream' } });
+    const context = { user: { id: caller.userId }, factory: caller.factory, can: () => true } as unknown as FactoryContext;
     const response = await deliveryEventStream({ request: new Request('http://tripline.test/'), context, caller, uid, input: {}, lifetimeMs: 300, unreadGraceMs: 200 });
     for (let i = 0; i < 5; i++) await accept({ unread: i });
     // Never read: all five slots but this one are free, then all five once the response is cut.
-    const four = Array.from({ length: STREAMS_PER_TOKEN - 1 }, () => openStreamLease(caller.key));
-    expect(() => openStreamLease(caller.key)).toThrow(/already has 5/);
+    const four = Array.from({ length: STREAMS_PER_TOKEN - 1 }, () => openStreamLease(caller));
+    expect(() => openStreamLease(caller)).toThrow(/already has 5/);
     // Its slot comes back once the response is cut (lifetime 300 ms, then 200 ms of grace).
-    const fifth = await vi.waitFor(() => openStreamLease(caller.key), { timeout: budget(5_000), interval: 50 });
+    const fifth = await vi.waitFor(() => openStreamLease(caller), { timeout: budget(5_000), interval: 50 });
     for (const lease of [...four, fifth]) lease.release();
     await expect(response.text()).rejects.toThrow(/stopped reading/);
   });
 
   it('limits the open streams of one token, and gives a slot back once', () => {
-    const leases = Array.from({ length: STREAMS_PER_TOKEN }, () => openStreamLease(`owner-${kind}`));
-    expect(() => openStreamLease(`owner-${kind}`)).toThrow(/already has 5 open streams/);
-    expect(openStreamLease(`other-${kind}`).release).toBeTypeOf('function');
+    const leases = Array.from({ length: STREAMS_PER_TOKEN }, () => openStreamLease(owner('owner')));
+    expect(refusal(owner('owner')).message).toMatch(/^This API token already has 5 open streams/);
+    expect(refusal(owner('owner')).retryAfterSeconds).toBe(5);
+    expect(refusal(owner('owner', { kind: 'session' })).message).toMatch(/^This browser session already has 5 open streams/);
+    expect(openStreamLease(owner('other')).release).toBeTypeOf('function');
     leases[0]!.release();
     leases[0]!.release();
-    const again = openStreamLease(`owner-${kind}`);
-    expect(() => openStreamLease(`owner-${kind}`)).toThrow(/already has 5/);
+    const again = openStreamLease(owner('owner'));
+    expect(() => openStreamLease(owner('owner'))).toThrow(/already has 5/);
     for (const lease of [...leases, again]) lease.release();
+  });
+
+  it('limits the open streams of one account across its tokens and sessions, wherever they read', () => {
+    expect(STREAMS_PER_USER).toBe(10);
+    const account = { userId: `user-many-tokens-${kind}` };
+    // Two tokens' worth, in two factories: the account's count spans its factories.
+    const first = Array.from({ length: 5 }, () => openStreamLease(owner('token-a', account)));
+    const second = Array.from({ length: 5 }, () => openStreamLease(owner('token-b', { ...account, factory: { id: `elsewhere-${kind}`, name: 'Globex' } })));
+    const refused = refusal(owner('token-c', account));
+    expect(refused.message).toBe(
+      'Your account already has 10 open streams of delivery logs on this server, counting all its API tokens and browser sessions, the most one account may have: close one first',
+    );
+    expect(refused.retryAfterSeconds).toBe(5);
+    expect(refusal(owner('session-d', { ...account, kind: 'session' })).message).toMatch(/^Your account already has 10/);
+    // Another member of the same factory is not held back; one stream closed frees a slot for any of the account's callers.
+    const colleague = openStreamLease(owner('colleague', { factory: owner('token-a').factory }));
+    first.pop()!.release();
+    const third = openStreamLease(owner('token-c', account));
+    expect(refusal(owner('token-a', account)).message).toMatch(/^Your account already has 10/);
+    for (const lease of [...first, ...second, third, colleague]) lease.release();
+  });
+
+  it('limits the open streams of one factory across its members', () => {
+    expect(STREAMS_PER_FACTORY).toBe(25);
+    const factory = { id: `busy-factory-${kind}`, name: 'Acme Ops' };
+    const member = (n: number, token = 'a') => owner(`member-${n}-${token}`, { userId: `member-${n}-${kind}`, factory });
+    // Three members: 10, 10 and 5 streams, each within its own token's and account's limits.
+    const leases = [1, 2, 3].flatMap((n) => [
+      ...Array.from({ length: 5 }, () => openStreamLease(member(n, 'a'))),
+      ...(n < 3 ? Array.from({ length: 5 }, () => openStreamLease(member(n, 'b'))) : []),
+    ]);
+    expect(leases).toHaveLength(25);
+    const refused = refusal(member(4));
+    expect(refused.message).toBe(
+      'The factory Acme Ops already has 25 open streams of delivery logs on this server, counting all its members, the most one factory may have: close one, or try again later',
+    );
+    expect(refused.retryAfterSeconds).toBe(30);
+    // The same member reading another factory's log is not held back; one stream closed frees a slot.
+    const elsewhere = openStreamLease(owner('member-4-a', { userId: `member-4-${kind}` }));
+    leases.pop()!.release();
+    const fourth = openStreamLease(member(4));
+    expect(refusal(member(3, 'b')).message).toMatch(/^The factory Acme Ops already has 25/);
+    for (const lease of [...leases, elsewhere, fourth]) lease.release();
   });
 
   postgresOnly('never skips an entry whose transaction commits after a later entry was read', async () => {

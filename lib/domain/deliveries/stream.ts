@@ -27,8 +27,9 @@ import { metrics } from '@/lib/platform/metrics';
 // after a day reads the day page by page, and only as fast as the client
 // reads: the route pulls the next page when the last is sent); a heartbeat
 // comment every 15 s; a stream ends after 30 minutes (the client reconnects
-// with Last-Event-ID); at most 5 open streams per API token (or session) per instance and
-// 500 per instance; all end when the server drains.
+// with Last-Event-ID); open streams are limited per instance: 5 per API token
+// (or session), 10 per account, 25 per factory, 500 in all; all end when the
+// server drains.
 
 export const STREAM_PAGE_ENTRIES = 100;
 export const STREAM_PAGE_BYTES = 4 * 1024 * 1024;
@@ -38,7 +39,15 @@ export const STREAM_LIFETIME_MS = 30 * 60_000;
 export const STREAM_POLL_MS = 1_000;
 /** After an in-process wake-up that found nothing (a concurrent transaction still running), read again after these delays. */
 const RECHECK_MS = [25, 50, 100, 200, 400];
+// A `tripline listen` holds one stream (one webhook). Per token: a developer
+// listening to a few webhooks at once. Per account: two tokens' worth, so one
+// member cannot take a factory's or the instance's slots by minting tokens
+// (the tokens of an account are bounded too: MAX_API_TOKENS_PER_USER). Per
+// factory: a listener on each of its at most 20 webhooks with room to spare,
+// so it takes members of 20 factories, not one member, to fill an instance.
 export const STREAMS_PER_TOKEN = 5;
+export const STREAMS_PER_USER = 10;
+export const STREAMS_PER_FACTORY = 25;
 export const STREAMS_PER_INSTANCE = 500;
 
 export type StreamPosition = { txid: string; id: string };
@@ -231,32 +240,70 @@ export function streamEntryJson(entry: StreamEntry, options: { signatures: boole
 }
 
 // ---------------------------------------------------------------------------
-// Open streams: counted per token and per instance, closed together at shutdown.
+// Open streams: counted per token, per account, per factory and per instance,
+// closed together at shutdown. In memory, per instance (decision 74): a count
+// shared through the database would cost a write per connect and disconnect.
 
-type Registry = { open: Map<string, number>; total: number; closing: boolean; streams: Set<AbortController> };
+type Registry = {
+  open: Map<string, number>;
+  users: Map<string, number>;
+  factories: Map<string, number>;
+  total: number;
+  closing: boolean;
+  streams: Set<AbortController>;
+};
 const registryKey = Symbol.for('tripline.deliveries.streams');
 
 function registry(): Registry {
   const holder = globalThis as Record<symbol, Registry | undefined>;
-  holder[registryKey] ??= { open: new Map(), total: 0, closing: false, streams: new Set() };
+  holder[registryKey] ??= { open: new Map(), users: new Map(), factories: new Map(), total: 0, closing: false, streams: new Set() };
   return holder[registryKey];
+}
+
+/** Who opens a stream: the token or session (its hash), the account behind it, and the factory whose log it reads. */
+export type StreamOwner = { key: string; kind: 'token' | 'session'; userId: string; factory: { id: string; name: string } };
+
+const count = (counts: Map<string, number>, key: string) => counts.get(key) ?? 0;
+
+function giveBack(counts: Map<string, number>, key: string): void {
+  const left = count(counts, key) - 1;
+  if (left > 0) counts.set(key, left);
+  else counts.delete(key);
 }
 
 /**
  * Takes one of the caller's open-stream slots, or throws 429 (503 while the
- * server drains). The returned lease gives it back, once, and its signal
- * aborts when the server shuts down.
+ * server drains). The narrowest limit that is reached is the one named. The
+ * returned lease gives the slot back, once, and its signal aborts when the
+ * server shuts down.
  */
-export function openStreamLease(owner: string, kind: 'token' | 'session' = 'token'): { signal: AbortSignal; release: () => void } {
+export function openStreamLease(owner: StreamOwner): { signal: AbortSignal; release: () => void } {
   const state = registry();
   if (state.closing) throw new AppError('unavailable', 'The server is shutting down: reconnect in a moment');
-  const mine = state.open.get(owner) ?? 0;
-  if (mine >= STREAMS_PER_TOKEN) {
-    const who = kind === 'token' ? 'This API token' : 'This browser session';
+  if (count(state.open, owner.key) >= STREAMS_PER_TOKEN) {
+    const who = owner.kind === 'token' ? 'This API token' : 'This browser session';
     throw new AppError('rate_limited', `${who} already has ${STREAMS_PER_TOKEN} open streams of delivery logs on this server, the most it may have: close one first`, undefined, 5);
   }
+  if (count(state.users, owner.userId) >= STREAMS_PER_USER) {
+    throw new AppError(
+      'rate_limited',
+      `Your account already has ${STREAMS_PER_USER} open streams of delivery logs on this server, counting all its API tokens and browser sessions, the most one account may have: close one first`,
+      undefined,
+      5,
+    );
+  }
+  if (count(state.factories, owner.factory.id) >= STREAMS_PER_FACTORY) {
+    throw new AppError(
+      'rate_limited',
+      `The factory ${owner.factory.name} already has ${STREAMS_PER_FACTORY} open streams of delivery logs on this server, counting all its members, the most one factory may have: close one, or try again later`,
+      undefined,
+      30,
+    );
+  }
   if (state.total >= STREAMS_PER_INSTANCE) throw new AppError('rate_limited', `This server already serves ${STREAMS_PER_INSTANCE} streams of delivery logs, the most it serves: try again later`, undefined, 30);
-  state.open.set(owner, mine + 1);
+  state.open.set(owner.key, count(state.open, owner.key) + 1);
+  state.users.set(owner.userId, count(state.users, owner.userId) + 1);
+  state.factories.set(owner.factory.id, count(state.factories, owner.factory.id) + 1);
   state.total += 1;
   metrics().logStreamsOpen.inc();
   const controller = new AbortController();
@@ -270,9 +317,9 @@ export function openStreamLease(owner: string, kind: 'token' | 'session' = 'toke
       state.streams.delete(controller);
       state.total -= 1;
       metrics().logStreamsOpen.dec();
-      const left = (state.open.get(owner) ?? 1) - 1;
-      if (left > 0) state.open.set(owner, left);
-      else state.open.delete(owner);
+      giveBack(state.open, owner.key);
+      giveBack(state.users, owner.userId);
+      giveBack(state.factories, owner.factory.id);
     },
   };
 }
