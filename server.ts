@@ -36,7 +36,13 @@ import { parseEntryConfig } from '@/lib/platform/entry/entry-config';
 import { runShutdownStage, setPhase, shutdownStage } from '@/lib/server/lifecycle';
 import { requestStore } from '@/lib/platform/entry/request-context';
 import { securityHeaders } from '@/lib/platform/http/security-headers';
+import { keepNewFilesPrivate } from '@/lib/platform/private-files';
 import { requireSupportedNode } from './scripts/node-version.mjs';
+
+// Before Next.js starts the app, which opens the data folder: what the server
+// creates is its user's alone (lib/platform/private-files.ts). After npm
+// start's build, which ran in a process of its own with the shell's umask.
+keepNewFilesPrivate();
 
 const dev = process.argv.includes('--dev');
 // Before Next is loaded: it reads NODE_ENV at import.

@@ -1,7 +1,12 @@
 // The `tripline` command line: `npm run tripline -- <command> [options]` in a
 // clone, `tripline <command>` from the npm package (scripts/pack.mjs).
 // Each command lives in cli/commands/<name>.ts and returns its exit code.
+import { keepNewFilesPrivate } from '@/lib/platform/private-files';
 import { CLI } from './args';
+
+// Before any command touches the data folder: what it creates there (the
+// embedded database's files, keys, a backup) is the user's alone (lib/platform/private-files.ts).
+keepNewFilesPrivate();
 
 type Command = { run: (args: string[]) => Promise<number> };
 

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { backoff, defaultStateFile, forwardHeaders, listen } from './listen';
+import { backoff, defaultStateFile, forwardHeaders, isLoopbackHost, listen } from './listen';
 
 // tripline listen's pieces without a server (e2e/api/listen.spec.ts runs the
 // command against real ones): the delay between reconnections, the headers it
@@ -45,6 +45,17 @@ describe('tripline listen', () => {
     });
     expect(Object.fromEntries(headers)).toEqual({ 'content-type': 'application/json; charset=utf-8', 'x-github-event': 'push', 'x-hub-signature-256': 'sha256=abc' });
     expect(redacted).toEqual(['authorization']);
+  });
+
+  it('trusts http:// only to a loopback address written in the URL (cli/listen.int.test.ts: the refusal)', () => {
+    const loopback = (url: string) => isLoopbackHost(new URL(url).hostname);
+    for (const url of ['http://localhost:3000', 'http://LOCALHOST/', 'http://127.0.0.1:3000', 'http://127.8.9.10/', 'http://127.1/', 'http://[::1]:3000', 'http://[0:0:0:0:0:0:0:1]/']) {
+      expect(loopback(url), url).toBe(true);
+    }
+    // A name is not resolved to decide: one that points at 127.0.0.1 today may not tomorrow.
+    for (const url of ['http://hooks.example.com', 'http://localhost.example.com', 'http://127.0.0.1.nip.io', 'http://10.0.0.1', 'http://0.0.0.0', 'http://[::ffff:127.0.0.1]', 'http://[fe80::1]']) {
+      expect(loopback(url), url).toBe(false);
+    }
   });
 
   it('keeps its state per server, factory and webhook under the state directory', () => {

@@ -1,4 +1,6 @@
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
@@ -21,7 +23,10 @@ Forwards a webhook's accepted deliveries to a local URL, in order, each once,
 resuming where it stopped.
 
 Options:
-  --url <url>          the Tripline server (https://hooks.example.com)
+  --url <url>          the Tripline server (https://hooks.example.com); http://
+                       only for a loopback address (localhost, 127.0.0.1, [::1])
+  --insecure           allow an http:// --url on another host: the token then
+                       crosses the network in clear
   --token <token>      an API token (or TRIPLINE_TOKEN); a factory admin's token
                        forwards the original signature headers
   --factory <slug>     the factory
@@ -33,7 +38,9 @@ Options:
                        keep a body and are forwarded)
   --event <pattern>    only this event type, or a pattern with * segments
   --resign <whsec_...> sign each forwarded request with Standard Webhooks
-                       (webhook-id, webhook-timestamp, webhook-signature)
+                       (webhook-id, webhook-timestamp, webhook-signature); or
+                       TRIPLINE_RESIGN_SECRET, which keeps the secret out of
+                       the process list and the shell's history
   --state-file <path>  where the position is kept (default: see below)
   --help
 
@@ -88,18 +95,31 @@ function readState(file: string, expected: Omit<State, 'after' | 'receivedAt'>):
   return state;
 }
 
-/** Written to a temporary file and renamed over the old one: a crash leaves the old state or the new, never half of one. */
+/**
+ * Written to a temporary file and renamed over the old one: a crash leaves the
+ * old state or the new, never half of one. The temporary name is random and
+ * opened with 'wx' (O_CREAT|O_EXCL, which also refuses a symbolic link): in a
+ * folder other users can write (a shared --state-file location), a link
+ * planted at a name they could predict would otherwise be followed, and the
+ * state written into whatever file it points at.
+ */
 function writeState(file: string, state: State): void {
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  const temporary = `${file}.${process.pid}.tmp`;
-  const fd = fs.openSync(temporary, 'w', 0o600);
+  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+  const temporary = `${file}.${randomBytes(8).toString('hex')}.tmp`;
+  const fd = fs.openSync(temporary, 'wx', 0o600);
   try {
-    fs.writeSync(fd, JSON.stringify(state) + '\n');
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
+    try {
+      fs.writeSync(fd, JSON.stringify(state) + '\n');
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+    fs.renameSync(temporary, file);
+  } catch (error) {
+    // The file is ours (created above): a failed write or rename leaves nothing behind.
+    fs.rmSync(temporary, { force: true });
+    throw error;
   }
-  fs.renameSync(temporary, file);
 }
 
 const colours = { green: 32, yellow: 33, red: 31, dim: 2, cyan: 36 } as const;
@@ -342,7 +362,7 @@ async function errorMessage(response: Response): Promise<string> {
   return text.slice(0, 200).trim() || response.statusText;
 }
 
-function httpUrl(value: string, flag: string): string {
+function httpUrl(value: string, flag: string): URL {
   let url: URL;
   try {
     url = new URL(value);
@@ -350,7 +370,38 @@ function httpUrl(value: string, flag: string): string {
     throw new UsageError(`--${flag} must be a URL (http:// or https://), not ${value}`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`--${flag} must be an http:// or https:// URL`);
+  return url;
+}
+
+/**
+ * Whether a URL's host (as URL parses it: lower case, IPv4 in dotted form,
+ * IPv6 compressed and in brackets) is this machine's loopback interface,
+ * where http:// crosses no network: localhost, 127.0.0.0/8 or ::1. No DNS
+ * lookup: another name that resolves to 127.0.0.1 is not trusted with the token.
+ */
+export function isLoopbackHost(hostname: string): boolean {
+  if (hostname === 'localhost' || hostname === '[::1]') return true;
+  return net.isIPv4(hostname) && hostname.startsWith('127.');
+}
+
+/** The server's URL: https://, or http:// where the token crosses no network, or with --insecure. */
+function serverUrl(value: string, insecure: boolean): string {
+  const url = httpUrl(value, 'url');
+  if (url.protocol === 'http:' && !insecure && !isLoopbackHost(url.hostname)) {
+    throw new UsageError(
+      `--url ${url.origin} is http:// on another host: the API token would cross the network in clear. ` +
+        'Use https://, or add --insecure to send it over http:// anyway (http:// needs neither on a loopback address: localhost, 127.0.0.1, [::1]).',
+    );
+  }
   return url.toString();
+}
+
+/** The --resign secret, from the flag or TRIPLINE_RESIGN_SECRET (out of ps and the shell's history). */
+function resignSecret(flag: string | undefined): StandardWebhook | undefined {
+  const [value, source] = flag !== undefined ? [flag, '--resign'] : [process.env.TRIPLINE_RESIGN_SECRET || undefined, 'TRIPLINE_RESIGN_SECRET'];
+  if (value === undefined) return undefined;
+  if (!/^whsec_[A-Za-z0-9+/=]{16,}$/.test(value)) throw new UsageError(`${source} must be a Standard Webhooks secret: whsec_ followed by base64 (at least 16 characters)`);
+  return new StandardWebhook(value);
 }
 
 export async function run(args: string[]): Promise<number> {
@@ -366,6 +417,7 @@ export async function run(args: string[]): Promise<number> {
       status: { type: 'string' },
       event: { type: 'string' },
       resign: { type: 'string' },
+      insecure: { type: 'boolean' },
       'state-file': { type: 'string' },
       help: { type: 'boolean' },
     },
@@ -377,22 +429,18 @@ export async function run(args: string[]): Promise<number> {
   }
   let options: Options;
   try {
-    const server = httpUrl(required(values.url, 'url'), 'url');
+    const server = serverUrl(required(values.url, 'url'), values.insecure === true);
     const factory = required(values.factory, 'factory');
     const webhook = required(values.webhook, 'webhook');
     const token = values.token ?? process.env.TRIPLINE_TOKEN;
     if (!token) throw new UsageError('Missing --token (or TRIPLINE_TOKEN): an API token of the server');
-    let resign: StandardWebhook | undefined;
-    if (values.resign !== undefined) {
-      if (!/^whsec_[A-Za-z0-9+/=]{16,}$/.test(values.resign)) throw new UsageError('--resign must be a Standard Webhooks secret: whsec_ followed by base64 (at least 16 characters)');
-      resign = new StandardWebhook(values.resign);
-    }
+    const resign = resignSecret(values.resign);
     options = {
       server,
       token,
       factory,
       webhook,
-      forward: httpUrl(required(values.forward, 'forward'), 'forward'),
+      forward: httpUrl(required(values.forward, 'forward'), 'forward').toString(),
       since: values.since,
       status: values.status ?? 'accepted',
       event: values.event,

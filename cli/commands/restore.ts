@@ -3,6 +3,7 @@ import path from 'node:path';
 import { targetFromEnv } from '@/lib/platform/db/adapter';
 import { NotABackupError, readBackupFile, restoreEmbedded, RestoreRefusedError } from '@/lib/platform/db/backup';
 import { env } from '@/lib/platform/env';
+import { privateFolder } from '@/lib/platform/private-files';
 import { AppError } from '@/lib/platform/http/errors';
 import { CLI, parseOptions, UsageError } from '../args';
 import { fingerprintOf, keyFilePath, keyInEffect, keyInfo, KEY_FILES, readKeyFile } from '../backup-keys';
@@ -57,7 +58,7 @@ export function run(args: string[]): Promise<number> {
             const existing = readKeyFile(name);
             if (existing === content) continue;
             const file = keyFilePath(name);
-            fs.mkdirSync(path.dirname(file), { recursive: true });
+            privateFolder(path.dirname(file));
             if (existing !== undefined) {
               fs.renameSync(file, `${file}.before-restore-${stamp}`);
               changes.push(`${name} restored from the backup (the previous one is kept as ${name}.before-restore-${stamp})`);

@@ -12,7 +12,10 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { appFolder } from './unpack.mjs';
 
-// The app ships as one archive, unpacked on the first run of each version (scripts/pack/unpack.mjs).
+// The app ships as one archive, unpacked on the first run of each version (scripts/pack/unpack.mjs),
+// under the user's own umask: a global install's app folder is read by every user who runs it.
+// The data folder is another matter: cli.mjs (cli/tripline.ts) makes everything created from then
+// on private before it loads any command (lib/platform/private-files.ts).
 const app = appFolder(import.meta.dirname);
 process.env.TRIPLINE_APP_DIR = app;
 // Resolved now, so that it means the same folder for every module that reads it.

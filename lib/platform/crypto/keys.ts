@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { env } from '@/lib/platform/env';
 import { log } from '@/lib/platform/log';
+import { privateFolder } from '@/lib/platform/private-files';
 
 // Key material. Each key comes from its environment variable or, when that is
 // unset, from a file in the data folder that is generated on first start
@@ -22,7 +23,7 @@ function readOrCreateKeyFile(fileName: string, create: () => string): { value: s
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
-  fs.mkdirSync(dir, { recursive: true });
+  privateFolder(dir);
   const value = create();
   try {
     // 'wx' fails if another process created the file first; then read theirs.

@@ -1,5 +1,4 @@
 import 'server-only';
-import fs from 'node:fs';
 import path from 'node:path';
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
@@ -12,6 +11,7 @@ import { asPGlite, EMBEDDED_TEMPLATE_FILE, ThreadedPGlite, type EmbeddedDatabase
 import { serialTransactions } from '@/lib/platform/db/serial-transactions';
 import { SESSION_TIME_ZONE_SQL } from '@/lib/platform/db/session';
 import { log } from '@/lib/platform/log';
+import { privateFolder } from '@/lib/platform/private-files';
 
 // Chooses the database: PostgreSQL when a connection URL is given, otherwise
 // the embedded PGlite database in the data folder. Both speak PostgreSQL, so
@@ -19,7 +19,8 @@ import { log } from '@/lib/platform/log';
 
 export type DatabaseTarget =
   | { kind: 'postgres'; url: string }
-  | { kind: 'embedded'; dataDir: string }
+  // dataFolder: the data folder that holds it (TRIPLINE_DATA_DIR: its keys, its lock), made private with it.
+  | { kind: 'embedded'; dataDir: string; dataFolder?: string }
   // In memory, for tests; `from`: a dump of a data folder to start from (tests/support/databases.ts).
   | { kind: 'memory'; from?: ArrayBuffer };
 
@@ -51,7 +52,7 @@ export function describeTarget(target: DatabaseTarget): string {
 export function targetFromEnv(config: { databaseUrl?: string; dataDir: string }): DatabaseTarget {
   return config.databaseUrl
     ? { kind: 'postgres', url: config.databaseUrl }
-    : { kind: 'embedded', dataDir: path.join(config.dataDir, 'pglite') };
+    : { kind: 'embedded', dataDir: path.join(config.dataDir, 'pglite'), dataFolder: config.dataDir };
 }
 
 export function openAdapter(target: DatabaseTarget, options: { poolSize?: number } = {}): OpenedAdapter {
@@ -85,8 +86,11 @@ export function openAdapter(target: DatabaseTarget, options: { poolSize?: number
   // database opens on first use), so the database opens once the lock is
   // held, before it touches a file of the folder. A busy folder fails the
   // first query with EmbeddedDatabaseBusyError. The database runs on a
-  // thread of its own (pglite-thread.ts).
-  fs.mkdirSync(target.dataDir, { recursive: true });
+  // thread of its own (pglite-thread.ts). The database's folder and the data
+  // folder around it are the user's alone, also when they were created before
+  // that rule (private-files.ts).
+  if (target.dataFolder) privateFolder(target.dataFolder);
+  privateFolder(target.dataDir);
   const lock = acquireEmbeddedLock(target.dataDir);
   // Whoever queries first sees the failure; this only keeps it from being an unhandled rejection.
   lock.catch(() => {});

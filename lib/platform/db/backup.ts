@@ -7,6 +7,7 @@ import { acquireEmbeddedLock, EmbeddedDatabaseBusyError, describeHolder, lockSoc
 import { pgliteExtensions } from '@/lib/platform/db/pglite-extensions';
 import { openAdapter } from '@/lib/platform/db/adapter';
 import { dumpEmbedded, type Dump, type KeyFingerprints } from '@/lib/platform/db/dump';
+import { privateFolder } from '@/lib/platform/private-files';
 
 // Backups of the embedded database. A backup file is
 //
@@ -155,6 +156,8 @@ export async function restoreEmbedded(
       fs.rmSync(dataDir, { recursive: true, force: true });
     }
     fs.renameSync(staging, dataDir);
+    // PGlite created the staging folder under the process's umask; the restored database is private whatever that was.
+    privateFolder(dataDir);
     return { previous, keyChanges: keys.apply() };
   } finally {
     fs.rmSync(staging, { recursive: true, force: true });

@@ -79,7 +79,8 @@ const HELLO_TIMEOUT_MS = 3_000;
  */
 export async function acquireEmbeddedLock(dataDir: string): Promise<EmbeddedLock> {
   const socketPath = lockSocketPath(dataDir);
-  fs.mkdirSync(path.dirname(socketPath), { recursive: true });
+  // Created as the data folder's other parts are (lib/platform/private-files.ts).
+  fs.mkdirSync(path.dirname(socketPath), { recursive: true, mode: 0o700 });
   const handlers = new Map<string, LockRequestHandler>();
   const since = new Date().toISOString();
   const info: HolderInfo = { pid: process.pid, process: describeThisProcess(), since };

@@ -204,6 +204,28 @@ describe('the embedded database on its own thread, in a folder', () => {
       // (Without a template file, as in a clone, a new folder runs initdb: the test above, in a folder.)
     });
 
+    it('copies it private: the folder 0700, every folder and file of the template 0700 and 0600, whatever the umask', async () => {
+      const parent = fs.mkdtempSync(path.join(dir, 'modes-'));
+      const folder = path.join(parent, 'data');
+      // The umask a user's shell usually has; the servers' entries set a private one (lib/platform/private-files.ts), this process does not.
+      const umask = process.umask(0o022);
+      try {
+        fs.mkdirSync(folder);
+        const copied = new ThreadedPGlite(folder, { template });
+        await copied.waitReady;
+        expect(copied.fromTemplate).toBe(true);
+        // What the copy holds before PGlite writes anything of its own (which the umask governs).
+        const modes = (fs.readdirSync(folder, { recursive: true }) as string[])
+          .map((name) => [name, fs.statSync(path.join(folder, name))] as const)
+          .filter(([, stat]) => (stat.mode & 0o777) !== (stat.isDirectory() ? 0o700 : 0o600))
+          .map(([name, stat]) => `${name} ${(stat.mode & 0o777).toString(8)}`);
+        await copied.close();
+        expect({ folder: (fs.statSync(folder).mode & 0o777).toString(8), modes: modes.slice(0, 20) }).toEqual({ folder: '700', modes: [] });
+      } finally {
+        process.umask(umask);
+      }
+    });
+
     it('is loaded through PGlite when the data folder cannot be replaced (a mount point, a parent it may not write)', async (context) => {
       const parent = fs.mkdtempSync(path.join(dir, 'fixed-'));
       try {

@@ -35,9 +35,13 @@ const { dataDir, sessionSql, loadDataDir, template } = workerData;
 // which grew by about 130 MB for good. The copy is whole or absent: unpacked
 // beside the folder, then renamed into its place. A folder that holds a
 // database is opened as it is; migrations then run as always.
+//
+// Its folders are 0700 and its files 0600, whatever the archive says and
+// whatever the umask (lib/platform/private-files.ts): the copy holds the
+// database that will hold password hashes and every delivery.
 function startFromTemplate() {
   if (!dataDir || !template || !fs.existsSync(template)) return null;
-  fs.mkdirSync(dataDir, { recursive: true });
+  fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   // A database, or files of someone else's: PGlite decides, as without a template.
   if (fs.readdirSync(dataDir).length > 0) return null;
   const parent = path.dirname(path.resolve(dataDir));
@@ -47,10 +51,21 @@ function startFromTemplate() {
   try {
     // The folder's lock is held: no other process is unpacking here; any such folder is a killed start's.
     for (const name of fs.readdirSync(parent)) if (name.startsWith(prefix)) fs.rmSync(path.join(parent, name), { recursive: true, force: true });
-    fs.mkdirSync(partial);
+    fs.mkdirSync(partial, { mode: 0o700 });
     // PGlite names its entries from the root (/PG_VERSION): tar says it strips the /, and nothing else is tolerated.
     const problems = [];
-    extract({ file: template, cwd: partial, sync: true, onwarn: (code, message) => code !== 'TAR_ENTRY_INFO' && problems.push(`${code}: ${message}`) });
+    extract({
+      file: template,
+      cwd: partial,
+      sync: true,
+      dmode: 0o700,
+      fmode: 0o600,
+      // Each entry's own mode, replaced before it is written (this runs ahead of the extraction's own listener).
+      onReadEntry: (entry) => {
+        entry.mode = entry.type === 'Directory' ? 0o700 : 0o600;
+      },
+      onwarn: (code, message) => code !== 'TAR_ENTRY_INFO' && problems.push(`${code}: ${message}`),
+    });
     if (problems.length > 0 || !fs.existsSync(path.join(partial, 'PG_VERSION'))) {
       damaged = new Error(`the database template ${template} is damaged: ${problems[0] ?? 'no PG_VERSION'}`);
       throw damaged;
@@ -63,7 +78,7 @@ function startFromTemplate() {
     // The folder cannot be replaced (a mount point, a symbolic link, a parent
     // that is not writable): PGlite loads the template itself, inside its
     // heap. The same database, for more memory.
-    fs.mkdirSync(dataDir, { recursive: true });
+    fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
     return { blob: new Blob([fs.readFileSync(template)]), from: 'template' };
   } finally {
     fs.rmSync(partial, { recursive: true, force: true });
