@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { expect, request as playwrightRequest, test } from '@playwright/test';
 import { budget } from '../../scripts/speed.mjs';
+import { countEntries, nonPrivateModes } from '../../tests/support/file-modes';
 import { rememberSecrets } from '../fixtures/secrets';
 
 // The npm package, as someone without a clone gets it: `npm pack` (its
@@ -67,6 +68,9 @@ test('the npm package installs into an empty folder and serves Tripline with its
   fs.writeFileSync(logFile, '');
   let server: ChildProcess | undefined;
   let npxGroup: number | undefined;
+  // The umask most users' shells have (the package's processes inherit it): what they create in
+  // the data folder must be private all the same (lib/platform/private-files.ts).
+  const umask = process.umask(0o022);
   try {
     // 1. Pack (prepack builds dist/) and install the tarball, as a user would.
     let tarball = process.env.TRIPLINE_PACKAGE_TARBALL;
@@ -113,6 +117,11 @@ test('the npm package installs into an empty folder and serves Tripline with its
     expect(fs.existsSync(path.join(folder, '.data', 'secrets.key')), 'the keys are generated in the folder’s .data').toBe(true);
     // The embedded database has one owner at a time: the commands below run while the server is stopped.
     await stop(server);
+    // The data folder the first run made (the template's copy, the keys, what the database wrote
+    // while serving): folders 0700, files 0600, nothing another local user can read.
+    const dataFolder = path.join(folder, '.data');
+    expect(countEntries(dataFolder), 'the database’s files are there to check').toBeGreaterThan(100);
+    expect(nonPrivateModes(dataFolder).slice(0, 20), 'modes in .data after the first run').toEqual([]);
 
     // 3. tripline setup, a token and a webhook, with the package's command line (no tsx installed).
     const tripline = (args: string[], input?: string) =>
@@ -127,6 +136,8 @@ test('the npm package installs into an empty folder and serves Tripline with its
     const uid = /^uid: (\S+)$/m.exec(created)![1]!;
     const secret = /^secret: (\S+)$/m.exec(created)![1]!;
     rememberSecrets(token, secret, fs.readFileSync(path.join(folder, '.data', 'secrets.key'), 'utf8').trim(), fs.readFileSync(path.join(folder, '.data', 'auth.secret'), 'utf8').trim());
+    // ...and what the package's command line wrote there is private too.
+    expect(nonPrivateModes(dataFolder).slice(0, 20), 'modes in .data after the commands').toEqual([]);
 
     // 4. Started again: a delivery, then the delivery in the log.
     const restarted = Date.now();
@@ -192,5 +203,6 @@ test('the npm package installs into an empty folder and serves Tripline with its
       }
     }
     fs.rmSync(work, { recursive: true, force: true });
+    process.umask(umask);
   }
 });

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { expect as baseExpect, test } from '@playwright/test';
 import { budget } from '../../scripts/speed.mjs';
+import { countEntries, nonPrivateModes } from '../../tests/support/file-modes';
 
 // The README's quick start, followed as a newcomer would: its commands are
 // taken from README.md (the fenced blocks after a `<!-- quickstart: ... -->`
@@ -56,7 +57,9 @@ test('the README quick start works as written, from npm start to a run', async (
   const [start, values, firstDelivery, filter, trigger] = blocks as [Block, Block, Block, Block, Block];
   expect(start.text).toMatch(/npm start$/);
 
-  // 1. Start Tripline, exactly as written (npm start serves the build `npm test` made).
+  // 1. Start Tripline, exactly as written (npm start serves the build `npm test` made), under the
+  // umask most shells have, in a data folder that exists already, open to all as that umask makes it.
+  const umask = process.umask(0o022);
   fs.mkdirSync(dataDir, { recursive: true });
   const logFile = path.join(root, 'test-results', 'servers', 'readme-quickstart.log');
   fs.mkdirSync(path.dirname(logFile), { recursive: true });
@@ -128,6 +131,12 @@ test('the README quick start works as written, from npm start to a run', async (
     await runs.first().getByRole('link', { name: /^View/ }).click();
     await expect(page.getByRole('region', { name: 'Outcome', exact: true })).toContainText('"version": "1.0.1"');
 
+    // What this first start keeps (the database with the account, the webhook's encrypted secret
+    // and both deliveries; the generated keys) is its user's alone: folders 0700, files 0600, the
+    // folder made open above included (lib/platform/private-files.ts).
+    expect(countEntries(dataDir), 'the database’s files are there to check').toBeGreaterThan(100);
+    expect(nonPrivateModes(dataDir).slice(0, 20), `modes in ${dataDir}`).toEqual([]);
+
     if (process.env.README_SCREENSHOT === '1') {
       for (const version of ['1.0.2', '1.1.0', '1.1.1']) runCommand(trigger.text.replace('1.0.1', version), shown);
       runCommand(firstDelivery.text.replace('$SECRET', 'wrong-secret'), shown);
@@ -142,5 +151,6 @@ test('the README quick start works as written, from npm start to a run', async (
       process.kill(-server.pid, 'SIGTERM');
       await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, budget(15_000)))]);
     }
+    process.umask(umask);
   }
 });
