@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { looksSensitive } from '@/lib/platform/http/sensitive-headers';
-import { schemes } from '@/lib/ingress/signatures/registry';
+import { signingScheme } from '@/lib/ingress/signatures/registry';
 import { describeCheck, evaluateFilter, matchesFilter } from './evaluate';
 import { validateFilter, type FilterError } from './schema';
 import { filterToSql, type SqlParams } from './sql';
@@ -20,20 +20,14 @@ export type HeaderFilter = { [name: string]: HeaderCondition };
 // RFC 9110's token: what a header name may hold.
 const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
-// Every header a provider scheme signs with is stored redacted for webhooks of
-// that scheme (lib/platform/http/sensitive-headers.ts, redactHeaders), whatever its name.
-const SCHEME_HEADERS = new Map<string, string>();
-for (const scheme of Object.values(schemes)) {
-  for (const header of scheme.signatureHeaders) if (!SCHEME_HEADERS.has(header.toLowerCase())) SCHEME_HEADERS.set(header.toLowerCase(), scheme.displayName);
-}
-
 /** Why a header cannot be filtered on (the log stores it redacted), or null. */
 export function redactedHeaderReason(name: string): string | null {
   const lower = name.toLowerCase();
   if (looksSensitive(lower)) {
     return `"${lower}" cannot be filtered on: its name suggests a credential (authorization, cookie, token, secret, signature…), so the delivery log stores it redacted and a filter would only ever see "[redacted]"`;
   }
-  const scheme = SCHEME_HEADERS.get(lower);
+  // A header a provider scheme signs with is stored redacted too (lib/platform/http/sensitive-headers.ts, redactHeaders).
+  const scheme = signingScheme(lower);
   if (scheme) return `"${lower}" cannot be filtered on: ${scheme} signs deliveries with it, so the delivery log stores it redacted and a filter would only ever see "[redacted]"`;
   return null;
 }

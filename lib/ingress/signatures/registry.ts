@@ -686,10 +686,16 @@ export function getScheme(id: string): SchemeInfo | undefined {
 /** A webhook's own Event type setting (bearer and URL token webhooks): a header name or a dot path into the body, at most one set. */
 export type EventTypeSetting = { eventTypeHeader?: string | null; eventTypePath?: string | null };
 
-// Each header a provider scheme signs with, by lowercase name, with the first scheme that uses it.
+// Each header a provider scheme signs with, by lowercase name, with the first scheme that uses it:
+// the log stores these redacted for webhooks of that scheme, whatever their name.
 const SIGNING_HEADERS = new Map<string, string>();
 for (const scheme of Object.values(schemes) as SchemeInfo[]) {
   for (const header of scheme.signatureHeaders) if (!SIGNING_HEADERS.has(header.toLowerCase())) SIGNING_HEADERS.set(header.toLowerCase(), scheme.displayName);
+}
+
+/** The display name of the (first) provider scheme that signs deliveries with this header, or undefined. */
+export function signingScheme(header: string): string | undefined {
+  return SIGNING_HEADERS.get(header.toLowerCase());
 }
 
 /**
@@ -710,7 +716,7 @@ export function eventTypeHeaderRefusal(name: string): string | null {
   if (looksSensitive(lower)) {
     return `"${lower}" cannot be the event type header: its name suggests a credential (authorization, cookie, token, secret, signature…), ${why}`;
   }
-  const scheme = SIGNING_HEADERS.get(lower);
+  const scheme = signingScheme(lower);
   if (scheme) return `"${lower}" cannot be the event type header: ${scheme} signs deliveries with it, so the delivery log stores it redacted, ${why}`;
   return null;
 }
