@@ -9,7 +9,7 @@ import { createInvitationSchema } from '@/lib/domain/invitations/schemas';
 import { putSecretSchema } from '@/lib/domain/secrets/schemas';
 import { schemeIds } from '@/lib/ingress/signatures/registry';
 import { healthStates } from '@/lib/domain/health/classify';
-import { createDestinationSchema, notificationEventTypes, notificationKinds } from '@/lib/domain/notifications/schemas';
+import { createDestinationSchema, notificationEventTypes, notificationKinds, updateDestinationSchema } from '@/lib/domain/notifications/schemas';
 import { authModes, providerSecretSchema, updateWebhookSchema } from '@/lib/domain/webhooks/schemas';
 
 // The OpenAPI 3.1 description of /api/v1, served at /api/v1/openapi.json.
@@ -369,6 +369,11 @@ export function openApiDocument(baseUrl: string) {
       },
       '/factories/{factory}/notifications/destinations/{id}': {
         parameters: [factoryParam, idParam('The destination’s id')],
+        patch: {
+          summary: 'Enable or disable a destination (admin). A disabled destination receives nothing, and its queued notifications are marked failed.',
+          requestBody: body(jsonSchema(updateDestinationSchema)),
+          responses: { 200: json({ type: 'object', properties: { destination: { $ref: '#/components/schemas/NotificationDestination' } } }), ...standardErrors, 422: errorResponse('Invalid fields') },
+        },
         delete: { summary: 'Delete a destination (admin); its queued notifications go with it', responses: { 204: { description: 'Deleted' }, ...standardErrors } },
       },
       '/factories/{factory}/notifications/destinations/{id}/test': {
