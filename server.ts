@@ -68,18 +68,37 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 // then, and will be answered with `Connection: close`.
 const IDLE_GRACE_MS = 2_000;
 
-/** A path whose percent-encoding cannot be decoded, answered the way its area answers a wrong URL. */
-function malformedPath(url: string): Response | null {
-  const pathname = url.split('?', 1)[0] ?? '';
-  try {
-    for (const segment of pathname.split('/')) decodeURIComponent(segment);
-    return null;
-  } catch {
-    // The spec makes any wrong ingress URL the one identical 404.
-    if (pathname.startsWith('/webhooks/')) return ingressNotFound();
-    if (pathname.startsWith('/api/')) return errorResponse(new AppError('bad_request', 'The URL has malformed percent-encoding'), { 'Cache-Control': 'no-store' });
-    return new Response('Bad request: the URL has malformed percent-encoding\n', { status: 400, headers: { 'Content-Type': 'text/plain' } });
+/** The first part of a URL whose percent-encoding cannot be decoded to UTF-8: a path segment, or (for the API) a query parameter. */
+function undecodable(url: string, withQuery: boolean): string | null {
+  const [pathname = '', query = ''] = url.split(/\?(.*)/s, 2);
+  const decodes = (text: string) => {
+    try {
+      decodeURIComponent(text.replace(/\+/g, ' '));
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  const segment = pathname.split('/').find((part) => !decodes(part));
+  if (segment !== undefined) return `the path segment "${segment.slice(0, 80)}"`;
+  if (!withQuery) return null;
+  for (const pair of query.split('&')) {
+    const [name = '', value = ''] = pair.split(/=(.*)/s, 2);
+    if (!decodes(name)) return 'the name of a query parameter';
+    if (!decodes(value)) return `the query parameter ${decodeURIComponent(name.replace(/\+/g, ' ')).slice(0, 80)}`;
   }
+  return null;
+}
+
+/** A URL whose percent-encoding cannot be decoded, answered the way its area answers a wrong URL. */
+function malformedPath(url: string): Response | null {
+  const api = url.startsWith('/api/');
+  const where = undecodable(url, api);
+  if (where === null) return null;
+  // The spec makes any wrong ingress URL the one identical 404.
+  if (url.startsWith('/webhooks/')) return ingressNotFound();
+  if (api) return errorResponse(new AppError('bad_request', `The URL has malformed percent-encoding in ${where}: it does not decode to UTF-8 text`), { 'Cache-Control': 'no-store' });
+  return new Response('Bad request: the URL has malformed percent-encoding\n', { status: 400, headers: { 'Content-Type': 'text/plain' } });
 }
 
 /**

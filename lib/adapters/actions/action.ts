@@ -6,6 +6,7 @@ import type { Permission } from '@/lib/domain/auth/roles';
 import { AppError, errorBody, toAppError, type ErrorBody } from '@/lib/platform/http/errors';
 import type { PublicUser } from '@/lib/domain/users/service';
 import { errorFields, log } from '@/lib/platform/log';
+import { refuseUnsafeBody, unsafeText } from '@/lib/platform/http/unsafe-input';
 
 // Server actions go through these wrappers, so authentication, the role
 // check, input validation and error mapping cannot be forgotten. Actions
@@ -18,6 +19,12 @@ function failure(error: unknown): ActionResult<never> {
   const appError = toAppError(error);
   if (appError.code === 'internal') log('actions').error(errorFields(error), 'server action failed');
   return { ok: false, ...errorBody(appError) };
+}
+
+/** The input through the same boundary as the API's bodies (no NUL, lone surrogate or inexact number), then its schema. */
+function parse<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
+  refuseUnsafeBody(input);
+  return schema.parse(input);
 }
 
 async function currentUserOrThrow(): Promise<PublicUser> {
@@ -34,7 +41,7 @@ export function userAction<S extends z.ZodType, R>(
   return async (input) => {
     try {
       const user = await currentUserOrThrow();
-      return { ok: true, data: await handler(user, schema.parse(input)) };
+      return { ok: true, data: await handler(user, parse(schema, input)) };
     } catch (error) {
       return failure(error);
     }
@@ -50,8 +57,9 @@ export function factoryAction<S extends z.ZodType, R>(
   return async (factorySlug, input) => {
     try {
       const user = await currentUserOrThrow();
+      if (unsafeText(String(factorySlug))) throw new AppError('not_found', 'No such factory');
       const context = await authorizeFactory(user, String(factorySlug), permission);
-      return { ok: true, data: await handler(context, schema.parse(input)) };
+      return { ok: true, data: await handler(context, parse(schema, input)) };
     } catch (error) {
       return failure(error);
     }
@@ -67,7 +75,7 @@ export function instanceAction<S extends z.ZodType, R>(
     try {
       const user = await currentUserOrThrow();
       if (!user.instanceAdmin) throw new AppError('forbidden', 'Only instance admins can do this');
-      return { ok: true, data: await handler(user, schema.parse(input)) };
+      return { ok: true, data: await handler(user, parse(schema, input)) };
     } catch (error) {
       return failure(error);
     }
@@ -81,7 +89,7 @@ export function publicAction<S extends z.ZodType, R>(
 ): (input: z.input<S>) => Promise<ActionResult<R>> {
   return async (input) => {
     try {
-      return { ok: true, data: await handler(schema.parse(input)) };
+      return { ok: true, data: await handler(parse(schema, input)) };
     } catch (error) {
       return failure(error);
     }

@@ -11,6 +11,7 @@ import { declaredTooLarge, readBodyWithLimit } from '@/lib/platform/http/body';
 import { AppError, errorResponse } from '@/lib/platform/http/errors';
 import type { PublicUser } from '@/lib/domain/users/service';
 import { bearerToken } from '@/lib/platform/http/bearer';
+import { refuseUnsafeBody, refuseUnsafeUrl } from '@/lib/platform/http/unsafe-input';
 
 // Every /api/v1 route handler is wrapped once: bearer-token authentication,
 // the factory role check and error mapping happen here, not in each route.
@@ -54,17 +55,23 @@ const tooLarge = () => new AppError('payload_too_large', `The request body is la
  * The JSON body of an /api/v1 request: every route reads its body here, and
  * only after the wrapper authenticated the caller. A declared Content-Length
  * over 1 MB is refused before anything is read; a streamed body is read
- * chunk by chunk and abandoned as soon as it passes the limit.
+ * chunk by chunk and abandoned as soon as it passes the limit. Any string
+ * holding a NUL character or a lone surrogate, and any number past 2^53, is
+ * refused with a 422 naming the field (lib/platform/http/unsafe-input.ts).
  */
 export async function readJson(request: Request): Promise<unknown> {
   if (declaredTooLarge(request.headers, MAX_API_BODY_BYTES) !== null) throw tooLarge();
   const read = await readBodyWithLimit(request.body, MAX_API_BODY_BYTES);
   if (!read.ok) throw tooLarge();
+  let body: unknown;
   try {
-    return JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(read.bytes)) as unknown;
+    body = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(read.bytes)) as unknown;
   } catch {
     throw new AppError('bad_request', 'The request body must be valid JSON');
   }
+  // No NUL, lone surrogate or inexact number reaches a schema or the database.
+  refuseUnsafeBody(body);
+  return body;
 }
 
 /** A route handler for a signed-in API user. */
@@ -74,7 +81,9 @@ export function withUser<P = Record<string, never>>(
   return async (request: Request, context: RouteContext<P>): Promise<Response> => {
     try {
       const { user } = await authenticate(request);
-      return await handler({ request, user, params: await context.params });
+      const params = await context.params;
+      refuseUnsafeUrl((params ?? {}) as Record<string, string>, new URL(request.url));
+      return await handler({ request, user, params });
     } catch (error) {
       return respond(error);
     }
@@ -132,6 +141,8 @@ export function withFactory<P extends FactoryParams>(
     try {
       const { user, caller } = await authenticate(request, { session: options.session && (request.method === 'GET' || request.method === 'HEAD') });
       const params = await routeContext.params;
+      // Path and query values that no field can hold are refused before any lookup.
+      refuseUnsafeUrl(params, new URL(request.url));
       const context = await authorizeFactory(user, params.factory, permission);
       const input = schema ? await readInput(request, schema) : undefined;
       return await handler({ request, context, params, input, caller });

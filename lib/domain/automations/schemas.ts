@@ -28,6 +28,16 @@ export const promptSchema = z
   .min(1, 'Write the prompt the run starts with')
   .max(MAX_PROMPT_LENGTH, `Use at most ${MAX_PROMPT_LENGTH.toLocaleString('en-US')} characters`);
 
+/** An object's error: names the first unexpected key (quoted, cut at 40 characters), else says what the object holds. */
+const shapeError = (what: string, holds: string) => (issue: { code: string; keys?: string[] }) => {
+  if (issue.code === 'unrecognized_keys' && issue.keys?.length) {
+    const key = JSON.stringify((issue.keys[0] ?? '').slice(0, 40));
+    const more = issue.keys.length > 1 ? ` (and ${issue.keys.length - 1} more)` : '';
+    return `${what} has no key ${key}${more}: it holds ${holds}`;
+  }
+  return `${what} is an object with ${holds}`;
+};
+
 const webhookUidSchema = z.string().trim().regex(/^wh_[A-Za-z0-9]{1,64}$/, 'Pick a webhook (a UID such as wh_…)');
 
 export const triggerSchema = z.strictObject(
@@ -44,10 +54,10 @@ export const triggerSchema = z.strictObject(
         headers: headerFilterSchema.nullish(),
         payload: payloadFilterSchema.nullish(),
       },
-      { error: 'A trigger needs a filter with "webhook_ids"' },
+      { error: (issue) => (issue.code === 'unrecognized_keys' ? shapeError('A trigger’s filter', 'webhook_ids, events, headers and payload')(issue) : 'A trigger needs a filter with "webhook_ids"') },
     ),
   },
-  { error: 'A trigger is an object with provider, event and filter' },
+  { error: shapeError('A trigger', 'provider, event and filter') },
 );
 
 export type TriggerInput = z.output<typeof triggerSchema>;

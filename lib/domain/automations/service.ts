@@ -2,6 +2,7 @@ import 'server-only';
 import { prisma, type DbOrTx, type Tx } from '@/lib/platform/db';
 import { lockFactory } from '@/lib/platform/db/locks';
 import { AppError, notFound, type FieldErrors } from '@/lib/platform/http/errors';
+import { findUnsafeValue } from '@/lib/platform/http/unsafe-input';
 import {
   MAX_AUTOMATIONS_PER_FACTORY,
   createAutomationSchema,
@@ -132,7 +133,8 @@ function decodeAutomationCursor(cursor: string): AutomationCursor {
   } catch {
     value = undefined;
   }
-  if (!Array.isArray(value) || value.length !== 2 || typeof value[0] !== 'string' || typeof value[1] !== 'string') {
+  // The decoded text is the caller's too: it must be text PostgreSQL can hold.
+  if (!Array.isArray(value) || value.length !== 2 || typeof value[0] !== 'string' || typeof value[1] !== 'string' || findUnsafeValue(value)) {
     throw new AppError('validation_failed', 'The cursor is not valid', { cursor: 'Use the nextCursor of a previous page' });
   }
   return { name: value[0], id: value[1] };

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { eventPatternProblem } from '@/lib/ingress/filters/events';
+import { parseIsoInstant } from '@/lib/platform/instant';
 
 export const deliveryStatuses = ['accepted', 'duplicate', 'rejected_auth', 'rejected_invalid_json', 'rejected_too_large'] as const;
 export type DeliveryStatus = (typeof deliveryStatuses)[number];
@@ -59,7 +60,7 @@ const UNIT_MS = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
 /** `since` as a duration before now (`90s`, `30m`, `1h`, `2d`) or an ISO 8601 time; the Date it names. */
 export function parseSince(value: string, now = Date.now()): Date | string {
   const duration = DURATION.exec(value);
-  const at = duration ? new Date(now - Number(duration[1]) * UNIT_MS[duration[2] as keyof typeof UNIT_MS]) : /^\d{4}-\d{2}-\d{2}T/.test(value) ? new Date(value) : null;
+  const at = duration ? new Date(now - Number(duration[1]) * UNIT_MS[duration[2] as keyof typeof UNIT_MS]) : parseIsoInstant(value);
   if (!at || Number.isNaN(at.getTime())) return 'since must be a duration (90s, 30m, 1h, 2d) or an ISO 8601 time (2026-11-27T08:00:00Z)';
   if (now - at.getTime() > MAX_SINCE_DAYS * UNIT_MS.d) return `since may go back at most ${MAX_SINCE_DAYS} days`;
   return at;

@@ -3,6 +3,8 @@ import { prisma, type DbOrTx } from '@/lib/platform/db';
 import { listDeliveriesSchema, searchesPayloads, type DeliveryStatusFilter, type ListDeliveriesInput } from '@/lib/domain/deliveries/schemas';
 import { eventTypesToSql } from '@/lib/ingress/filters/events';
 import { AppError } from '@/lib/platform/http/errors';
+import { unsafeText } from '@/lib/platform/http/unsafe-input';
+import { parseIsoInstant } from '@/lib/platform/instant';
 
 // The delivery log of one webhook: newest first, filtered by status,
 // searched by delivery ID or body text, paged with an opaque keyset cursor
@@ -44,8 +46,9 @@ function encodeCursor(row: { receivedAt: Date; id: string }): string {
 
 function decodeCursor(cursor: string): Cursor {
   const [at, id] = Buffer.from(cursor, 'base64url').toString('utf8').split('|');
-  const date = new Date(at ?? '');
-  if (!id || Number.isNaN(date.getTime())) throw new AppError('validation_failed', 'The cursor is not valid', { cursor: 'Use the nextCursor of a previous page' });
+  // A cursor is the caller's text too: an ISO time and an ID PostgreSQL can hold, or refused.
+  const date = parseIsoInstant(at ?? '');
+  if (!id || !date || unsafeText(id) || id.length > 100) throw new AppError('validation_failed', 'The cursor is not valid', { cursor: 'Use the nextCursor of a previous page' });
   return { at: date, id };
 }
 

@@ -35,7 +35,7 @@ export const STREAM_PAGE_ENTRIES = 100;
 export const STREAM_PAGE_BYTES = 4 * 1024 * 1024;
 export const STREAM_HEARTBEAT_MS = 15_000;
 export const STREAM_LIFETIME_MS = 30 * 60_000;
-/** How often an idle stream reads the log for entries other instances wrote (docs/benchmarks.md, "The log stream"). */
+/** How often an idle stream reads the log for entries other instances wrote (docs/benchmarks/history.md, "The log stream"). */
 export const STREAM_POLL_MS = 1_000;
 /** After an in-process wake-up that found nothing (a concurrent transaction still running), read again after these delays. */
 const RECHECK_MS = [25, 50, 100, 200, 400];

@@ -95,6 +95,10 @@ describe.each(testDatabaseKinds())('bulk replay on %s', (kind) => {
     await expect(previewSelection(factoryId, { webhook: uid, status: 'rejected_auth' as never }, db)).rejects.toThrow(/Only Accepted deliveries can be replayed/);
     await expect(previewSelection(factoryId, { automation: automationId, q: 'x' }, db)).rejects.toThrow(/not both/);
     await expect(previewSelection(factoryId, { webhook: uid, from: 'yesterday' }, db)).rejects.toThrow(/from must be a date and time/);
+    // Only ISO 8601 in years a database holds: never Date.parse's reading of "0" as 2000-01-01.
+    for (const from of ['0', '-271821-04-20T00:00:00Z', '2026-02-30T00:00:00Z']) {
+      await expect(previewSelection(factoryId, { webhook: uid, from }, db), from).rejects.toThrow(/from must be a date and time in ISO 8601/);
+    }
     expect(await appError(previewSelection(factoryId, { webhook: 'wh_nope' }, db))).toMatchObject({ code: 'validation_failed', fields: { webhook: 'No webhook with UID wh_nope in this factory' } });
     expect(await appError(previewSelection(factoryId, { automation: automationId, trigger: 3 }, db))).toMatchObject({ code: 'validation_failed', fields: { trigger: 'Use a trigger index from 0 to 0' } });
     expect(await appError(startReplayJob(factoryId, { webhook: uid, q: 'nothing-matches-this' }, actor, db))).toMatchObject({ code: 'validation_failed', fields: { selection: 'No Accepted delivery matches' } });

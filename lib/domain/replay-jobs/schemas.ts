@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { eventPatternProblem } from '@/lib/ingress/filters/events';
+import { ISO_INSTANT_HINT, parseIsoInstant } from '@/lib/platform/instant';
 
 // What a bulk replay selects (docs/replay.md): a webhook's Accepted
 // deliveries by the log's own filters (search text, event type, time
@@ -20,10 +21,12 @@ const instant = (field: string) =>
     z
       .string()
       .max(40)
-      // A date and time without a zone (what a datetime-local field sends) is UTC, as the dashboard shows times.
-      .transform((value) => (/T\d\d:\d\d(:\d\d(\.\d+)?)?$/.test(value) ? `${value}Z` : value))
-      .refine((value) => !Number.isNaN(Date.parse(value)), `${field} must be a date and time (ISO 8601, e.g. 2026-11-27T09:00:00Z)`)
-      .transform((value) => new Date(value))
+      // ISO 8601 only (a time without a zone, what a datetime-local field sends, is UTC, as the dashboard shows times).
+      .transform((value, context) => {
+        const at = parseIsoInstant(value);
+        if (!at) context.addIssue({ code: 'custom', message: `${field} must be ${ISO_INSTANT_HINT}` });
+        return at ?? z.NEVER;
+      })
       .optional(),
   );
 
