@@ -233,6 +233,7 @@ export async function listen(options: Options, out: { line: (text: string) => vo
   let attempt = 0;
   let warnedRedacted = false;
   let sinceUsed = false;
+  let listening = false;
 
   out.line(`Forwarding ${paint('cyan', options.webhook)} of ${options.factory} on ${identity.server} to ${options.forward}`);
   out.line(
@@ -315,7 +316,13 @@ export async function listen(options: Options, out: { line: (text: string) => vo
       await sleep(wait, signal);
       continue;
     }
-    if (attempt > 0) out.error(paintErr('green', 'Connected again.'));
+    // The server fixed the stream's start before answering: from here, every delivery it accepts is forwarded.
+    // The line is documented (docs/local-development.md) so a script can wait for it; it is printed once, uncoloured.
+    if (!listening) {
+      listening = true;
+      const from = state ? `after ${state.after}` : options.since ? `from ${options.since} back` : 'from now';
+      out.line(`Listening: forwarding ${options.webhook}'s deliveries ${from} to ${options.forward}`);
+    } else if (attempt > 0) out.error(paintErr('green', 'Connected again.'));
     attempt = 0;
     sinceUsed = true;
     let ended = 'the connection closed';

@@ -261,6 +261,31 @@ test('tripline listen --resign signs for the local receiver with Standard Webhoo
   }
 });
 
+test('tripline listen prints "Listening:" once connected: every delivery accepted after that line is forwarded, none from before it', async ({ request, tokens, baseURL }) => {
+  const hook = await createWebhook(request, tokens.admin, { name: 'listening' });
+  const local = await receiver();
+  const stateFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'tripline-listen-')), 'state.json');
+  const post = async (body: string) => {
+    const response = await rawPost(baseURL!, hook.url, { Authorization: `Bearer ${hook.secret}`, 'Content-Type': 'application/json' }, Buffer.from(body));
+    expect(response.status).toBe(202);
+  };
+  // Accepted before the listener starts: "from now" leaves it out.
+  await post('{"before":true}');
+  const running = listener(['--url', baseURL!, '--token', tokens.admin, '--factory', 'acme', '--webhook', hook.uid, '--forward', local.url, '--state-file', stateFile]);
+  try {
+    // A script waits for the documented line, then sends: nothing sleeps, and nothing is missed.
+    await expect.poll(() => running.output().stdout, { timeout: budget(30_000) }).toMatch(new RegExp(`^Listening: forwarding ${hook.uid}'s deliveries from now to ${local.url.replace(/[.]/g, '\\.')}$`, 'm'));
+    expect(running.output().stdout.match(/^Listening:/gm)).toHaveLength(1);
+    await post('{"after":true}');
+    await expect.poll(() => local.received.length, { timeout: budget(30_000) }).toBe(1);
+    expect(local.received[0]!.body.toString('utf8')).toBe('{"after":true}');
+  } finally {
+    running.child.kill('SIGTERM');
+    await running.exited;
+    await local.close();
+  }
+});
+
 test('tripline listen says clearly what is wrong: a bad token, an unknown webhook, a local URL that refuses', async ({ request, tokens, baseURL }) => {
   test.setTimeout(budget(90_000));
   const hook = await createWebhook(request, tokens.admin, { name: 'errors' });
