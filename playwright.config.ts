@@ -43,6 +43,7 @@ export const servers = {
   // portBase + 35: e2e/lifecycle/package.spec.ts
   // portBase + 40, 41: e2e/lifecycle/database-outage.spec.ts (the server, its own PostgreSQL)
   // portBase + 42: e2e/lifecycle/replay-crash.spec.ts
+  // portBase + 43: e2e/lifecycle/full-disk.spec.ts
   apiPostgresB: `http://localhost:${portBase + 4}`,
 };
 

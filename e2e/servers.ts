@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { buildSync } from 'esbuild';
 import { budget } from '../scripts/speed.mjs';
+import { rememberSecrets } from './fixtures/secrets';
 
 // Starting and seeding real Tripline servers for the end-to-end tests.
 
@@ -123,6 +124,22 @@ export function cliAsync(env: ServerEnv, args: string[], input?: string): Promis
       }
     });
   });
+}
+
+/**
+ * An operator's first steps through the CLI, before the server starts: an
+ * account that owns `factory`, an API token of it, and a bearer webhook named
+ * `webhook`. The secrets are remembered for the logs check (e2e/logs).
+ */
+export function seedWebhook(env: ServerEnv, factory: string, webhook: string): { token: string; uid: string; secret: string } {
+  const email = `${factory}@example.test`;
+  cli(env, ['setup', '--email', email, '--password-stdin', '--factory', factory, '--factory-name', factory], 'correct horse battery');
+  const token = cli(env, ['token', 'create', '--email', email]);
+  const created = cli(env, ['webhook', 'create', '--factory', factory, '--name', webhook]);
+  const uid = /^uid: (\S+)$/m.exec(created)![1]!;
+  const secret = /^secret: (\S+)$/m.exec(created)![1]!;
+  rememberSecrets(token, secret, env.TRIPLINE_SECRETS_KEY ?? '', env.TRIPLINE_AUTH_SECRET ?? '');
+  return { token, uid, secret };
 }
 
 export type RunningServer = { url: string; process: ChildProcess; logFile: string; stop: () => Promise<void> };

@@ -1,8 +1,7 @@
 import { expect, test } from '@playwright/test';
 import { budget } from '../../scripts/speed.mjs';
 import { METRICS_TOKEN, scrapeMetrics } from '../fixtures/metrics';
-import { rememberSecrets } from '../fixtures/secrets';
-import { cli, migratedDataDir, serverEnv, startServer, type RunningServer } from '../servers';
+import { migratedDataDir, type RunningServer, seedWebhook, serverEnv, startServer } from '../servers';
 
 // Backtest counts the whole retained log, not the latest 100: a server of its
 // own (so the delivery rate limit can be raised, as an operator would) takes
@@ -26,12 +25,7 @@ test.afterAll(async () => {
 test('Backtest counts every retained delivery of the webhook, more than the latest 100', async ({ request }) => {
   test.setTimeout(budget(120_000));
   const env = serverEnv(migratedDataDir('backtest'), `http://localhost:${port}`, { TRIPLINE_DELIVERY_RATE_LIMIT: '1000', TRIPLINE_METRICS_TOKEN: METRICS_TOKEN });
-  cli(env, ['setup', '--email', 'backtest@example.test', '--password-stdin', '--factory', 'log', '--factory-name', 'Log'], 'correct horse battery');
-  const token = cli(env, ['token', 'create', '--email', 'backtest@example.test']);
-  const created = cli(env, ['webhook', 'create', '--factory', 'log', '--name', 'github']);
-  const uid = /^uid: (\S+)$/m.exec(created)![1]!;
-  const secret = /^secret: (\S+)$/m.exec(created)![1]!;
-  rememberSecrets(token, secret, env.TRIPLINE_SECRETS_KEY, env.TRIPLINE_AUTH_SECRET);
+  const { token, uid, secret } = seedWebhook(env, 'log', 'github');
   server = await startServer('backtest-log', port, env);
 
   const send = async (i: number) => {

@@ -4,8 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import { budget } from '../../scripts/speed.mjs';
-import { rememberSecrets } from '../fixtures/secrets';
-import { cli, newDataDir, serverEnv, startServer, type RunningServer } from '../servers';
+import { newDataDir, type RunningServer, seedWebhook, serverEnv, startServer } from '../servers';
 
 // A database outage is not the sender's fault: while PostgreSQL is down, the
 // ingress and the API answer 503 with Retry-After in their JSON error shape
@@ -92,12 +91,7 @@ test('with PostgreSQL down, the ingress and the API answer 503 with Retry-After,
       DATABASE_URL: `postgresql://postgres@127.0.0.1:${pgPort}/tripline`,
       TRIPLINE_DELIVERY_RATE_LIMIT: '100000',
     });
-    cli(env, ['setup', '--email', 'outage@example.test', '--password-stdin', '--factory', 'outage', '--factory-name', 'Outage'], 'correct horse battery');
-    const token = cli(env, ['token', 'create', '--email', 'outage@example.test']);
-    const created = cli(env, ['webhook', 'create', '--factory', 'outage', '--name', 'orders']);
-    const uid = /^uid: (\S+)$/m.exec(created)![1]!;
-    const secret = /^secret: (\S+)$/m.exec(created)![1]!;
-    rememberSecrets(token, secret, env.TRIPLINE_SECRETS_KEY, env.TRIPLINE_AUTH_SECRET);
+    const { token, uid, secret } = seedWebhook(env, 'outage', 'orders');
     server = await startServer('database-outage', port, env);
 
     const deliver = (n: number) =>

@@ -1,4 +1,5 @@
 import 'server-only';
+import { noteDatabaseWrote } from '@/lib/platform/db/unavailable';
 import { log } from '@/lib/platform/log';
 import { countRefusal, metrics, type Budget, type IngressOutcome } from '@/lib/platform/metrics';
 
@@ -44,6 +45,8 @@ export async function observeIngress(request: Request, uid: string, serve: () =>
   ingressRequests.inc({ outcome, auth_mode: facts?.authMode ?? 'unknown', scheme: facts?.scheme ?? 'none' });
   ingressDuration.observe({ outcome }, seconds);
   if (outcome === 'rate_limited') countRefusal(facts?.budget ?? 'delivery_rate');
+  // A delivery written: a full disk, if there was one, has room again (/readyz stops reporting it).
+  if (outcome === 'accepted') noteDatabaseWrote();
   // 503: the database is unreachable, logged once per outage (lib/platform/db/unavailable.ts), not per request.
   if (response.status >= 400 && response.status !== 404 && response.status !== 503) {
     // One line per refused request (never a header or body: the sender's credentials are in them).

@@ -1,5 +1,6 @@
 import 'server-only';
 import { peekDatabase } from '@/lib/platform/db';
+import { databaseDiskFull, DISK_FULL_REPORT_MS } from '@/lib/platform/db/unavailable';
 import { loadMigrationList } from '@/lib/platform/db/migrate';
 import { keyFingerprints } from '@/lib/platform/db/prepare';
 import { sql } from '@/lib/platform/db/sql';
@@ -7,9 +8,9 @@ import { errorFields, log } from '@/lib/platform/log';
 import { isDraining, phase, phaseReason } from '@/lib/server/lifecycle';
 
 // Readiness: may a load balancer send this instance traffic? Only when it
-// has started, is not draining, its database answers, every migration this
-// build knows is applied, and its keys are the ones the database was set up
-// with. Liveness (/healthz) asks none of this: a process that cannot reach
+// has started, is not draining, its database answers and has room to write,
+// every migration this build knows is applied, and its keys are the ones the
+// database was set up with. Liveness (/healthz) asks none of this: a process that cannot reach
 // its database should be taken out of rotation, not restarted.
 
 const QUERY_TIMEOUT_MS = 2_000;
@@ -43,6 +44,10 @@ export async function readiness(): Promise<Readiness> {
   const current = phase();
   if (current === 'failed') return { ready: false, reason: `failed to start: ${phaseReason() ?? 'see the server log'}` };
   if (current !== 'ready' || !peekDatabase()) return { ready: false, reason: 'starting' };
+  // Reads still work on a full disk, so the queries below would pass: report it from the writes that failed.
+  if (databaseDiskFull()) {
+    return { ready: false, reason: `the database's disk is full: writes are refused until space is freed (reported until one succeeds, or ${DISK_FULL_REPORT_MS / 1000} s after the last refused one)` };
+  }
   try {
     const applied = await withTimeout(
       sql<{ migration_name: string }>(`SELECT "migration_name" FROM "_prisma_migrations" WHERE "finished_at" IS NOT NULL AND "rolled_back_at" IS NULL`),

@@ -6,6 +6,11 @@ import { episodes, errorFields, log } from '@/lib/platform/log';
 // request failed". Recognised from every layer an error can come through:
 // node-postgres (socket codes, SQLSTATE classes 08 and 57P), Prisma's driver
 // adapter (DriverAdapterError kinds) and Prisma's own codes (P1001...).
+//
+// A database whose disk is full (SQLSTATE 53100, or ENOSPC from the embedded
+// database's files) is the same for a caller: the write did not happen, and
+// it will once space is freed. It gets its own log line, and /readyz reports
+// it until a write succeeds again (or no write has failed for a while).
 
 /** Seconds a caller is asked to wait before retrying. */
 export const DATABASE_RETRY_AFTER_SECONDS = 5;
@@ -18,10 +23,26 @@ const ADAPTER_KINDS = new Set(['DatabaseNotReachable', 'ConnectionClosed', 'Sock
 // node-postgres's own messages, which carry no code.
 const MESSAGES = /^(Connection terminated|Client has encountered a connection error|timeout exceeded when trying to connect|Client was closed|Cannot use a pool after calling end)/;
 
+const DISK_FULL_CODES = new Set(['53100', 'ENOSPC']);
+const DISK_FULL_MESSAGE = /No space left on device|could not (extend|write to) file/;
+
 type Probe = { code?: unknown; kind?: unknown; message?: unknown; cause?: unknown; meta?: { driverAdapterError?: unknown } };
 
-/** Whether `error` (or anything it wraps) says the database cannot be reached. */
+/** Whether `error` (or anything it wraps) says the database's disk is full. */
+export function isDatabaseDiskFull(error: unknown): boolean {
+  let current: unknown = error;
+  for (let depth = 0; depth < 6 && current && typeof current === 'object'; depth += 1) {
+    const probe = current as Probe;
+    if (typeof probe.code === 'string' && DISK_FULL_CODES.has(probe.code)) return true;
+    if (typeof probe.message === 'string' && DISK_FULL_MESSAGE.test(probe.message)) return true;
+    current = probe.meta?.driverAdapterError ?? probe.cause;
+  }
+  return false;
+}
+
+/** Whether `error` (or anything it wraps) says the database cannot be reached, or cannot write for want of disk. */
 export function isDatabaseUnavailable(error: unknown): boolean {
+  if (isDatabaseDiskFull(error)) return true;
   let current: unknown = error;
   for (let depth = 0; depth < 6 && current && typeof current === 'object'; depth += 1) {
     const probe = current as Probe;
@@ -34,15 +55,42 @@ export function isDatabaseUnavailable(error: unknown): boolean {
 }
 
 // One log line per outage, not one per request: an outage is a run of such
-// errors with less than 15 s between them.
+// errors with less than 15 s between them. A full disk is an episode of its own.
 const outageStarts = episodes(15_000);
+const diskFullStarts = episodes(15_000);
 
-/** Notes a request answered 503 because the database is unreachable; logs the outage's first one. */
+/** How long after the last write refused for want of disk /readyz still reports it, when no write succeeded since. */
+export const DISK_FULL_REPORT_MS = 30_000;
+let diskFullAt: number | null = null;
+
+/** Notes a request answered 503 because the database is unreachable or its disk is full; logs the episode's first one. */
 export function noteDatabaseUnavailable(error: unknown, now = Date.now()): void {
+  if (isDatabaseDiskFull(error)) {
+    diskFullAt = now;
+    if (diskFullStarts(now)) {
+      log('db').error(
+        { ...errorFields(error), retryAfterSeconds: DATABASE_RETRY_AFTER_SECONDS },
+        "the database's disk is full: answering 503 with Retry-After until space is freed; nothing acknowledged is lost (logged once per episode)",
+      );
+    }
+    return;
+  }
   if (outageStarts(now)) {
     log('db').error(
       { ...errorFields(error), retryAfterSeconds: DATABASE_RETRY_AFTER_SECONDS },
       'database unreachable: answering 503 with Retry-After until it is back (logged once per outage)',
     );
   }
+}
+
+/** A write succeeded: the disk has room again. Logs the end of a full-disk episode. */
+export function noteDatabaseWrote(): void {
+  if (diskFullAt === null) return;
+  diskFullAt = null;
+  log('db').warn({}, "the database's disk has room again: accepting writes");
+}
+
+/** Whether a write failed for want of disk recently, with none succeeding since (for /readyz). */
+export function databaseDiskFull(now = Date.now()): boolean {
+  return diskFullAt !== null && now - diskFullAt < DISK_FULL_REPORT_MS;
 }

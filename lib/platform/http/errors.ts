@@ -1,5 +1,5 @@
 import { ZodError } from 'zod';
-import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable, noteDatabaseUnavailable } from '@/lib/platform/db/unavailable';
+import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseDiskFull, isDatabaseUnavailable, noteDatabaseUnavailable } from '@/lib/platform/db/unavailable';
 import { errorFields, log } from '@/lib/platform/log';
 
 // One error type for the whole domain. Services throw AppError; every adapter
@@ -73,6 +73,7 @@ export function toAppError(error: unknown): AppError {
   if (error instanceof AppError) return error;
   if (isDatabaseUnavailable(error)) {
     noteDatabaseUnavailable(error);
+    if (isDatabaseDiskFull(error)) return new AppError('unavailable', `Tripline's database has no disk space left right now, so nothing was saved. Try again in ${DATABASE_RETRY_AFTER_SECONDS} seconds.`);
     return new AppError('unavailable', `Tripline cannot reach its database right now. Try again in ${DATABASE_RETRY_AFTER_SECONDS} seconds.`);
   }
   if (error instanceof ZodError) {
