@@ -44,6 +44,7 @@ export const servers = {
   // portBase + 40, 41: e2e/lifecycle/database-outage.spec.ts (the server, its own PostgreSQL)
   // portBase + 42: e2e/lifecycle/replay-crash.spec.ts
   // portBase + 43: e2e/lifecycle/full-disk.spec.ts
+  // portBase + 44: e2e/lifecycle/tracing.spec.ts
   apiPostgresB: `http://localhost:${portBase + 4}`,
 };
 

@@ -1,5 +1,6 @@
 import { env } from '@/lib/platform/env';
 import { startWorkers } from '@/lib/domain/runs/worker';
+import { startTracing, stopTracing } from '@/lib/platform/tracing';
 import { parseEntryConfig } from '@/lib/platform/entry/entry-config';
 import { CLI, parseOptions, UsageError } from '../args';
 import { withWorkerDatabase } from '../database';
@@ -28,6 +29,8 @@ export function run(args: string[]): Promise<number> {
     const slots = values.slots === undefined ? runWorkers || 2 : Number(values.slots);
     if (!Number.isInteger(slots) || slots < 1 || slots > 64) throw new UsageError('--slots must be a whole number from 1 to 64');
     return withWorkerDatabase(async () => {
+      // OpenTelemetry, when OTEL_* asks for it (docs/tracing.md): each run's span continues its delivery's trace.
+      await startTracing('tripline-worker');
       const pool = startWorkers(executor, slots, { drain: values.drain === true, log: (line) => console.error(`tripline: ${line}`) });
       // SIGTERM/SIGINT: claim nothing more, let running runs finish for up to
       // TRIPLINE_SHUTDOWN_GRACE_SECONDS (then stop them), put claimed runs that
@@ -43,6 +46,7 @@ export function run(args: string[]): Promise<number> {
       process.on('SIGTERM', stop);
       process.on('SIGINT', stop);
       await pool.done;
+      await stopTracing();
       return 0;
     });
   });

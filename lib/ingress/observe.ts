@@ -1,5 +1,6 @@
 import 'server-only';
 import { noteDatabaseWrote } from '@/lib/platform/db/unavailable';
+import { annotate, inSpan } from '@/lib/platform/tracing';
 import { log } from '@/lib/platform/log';
 import { countRefusal, metrics, type Budget, type IngressOutcome } from '@/lib/platform/metrics';
 
@@ -8,7 +9,7 @@ import { countRefusal, metrics, type Budget, type IngressOutcome } from '@/lib/p
 // auth mode and scheme, a duplicate, which budget refused) on the request;
 // everything else follows from the status code.
 
-type Note = { authMode?: string; scheme?: string | null; duplicate?: boolean; budget?: Budget; detail?: string };
+type Note = { authMode?: string; scheme?: string | null; duplicate?: boolean; budget?: Budget; detail?: string; eventType?: string | null; runs?: number };
 
 const notes = new WeakMap<Request, Note>();
 const logger = log('ingress');
@@ -34,13 +35,29 @@ function outcomeOf(status: number, facts: Note | undefined): IngressOutcome {
   return outcomeByStatus[status] ?? (status === 204 ? 'handshake' : 'not_found');
 }
 
-/** Runs the pipeline, then counts the answer and logs it when it was a refusal. */
-export async function observeIngress(request: Request, uid: string, serve: () => Promise<Response>): Promise<Response> {
+/**
+ * Runs the pipeline in the request's span (with traces on), then counts the
+ * answer and logs it when it was a refusal.
+ */
+export function observeIngress(request: Request, uid: string, serve: () => Promise<Response>): Promise<Response> {
+  return inSpan('tripline.ingress', { attributes: { 'tripline.webhook.uid': uid, 'http.request.method': request.method } }, () => observed(request, uid, serve));
+}
+
+async function observed(request: Request, uid: string, serve: () => Promise<Response>): Promise<Response> {
   const started = performance.now();
   const response = await serve();
   const seconds = (performance.now() - started) / 1000;
   const facts = notes.get(request);
   const outcome = outcomeOf(response.status, facts);
+  // What the span may say: never a header's value or the body.
+  annotate({
+    'http.response.status_code': response.status,
+    'tripline.ingress.outcome': outcome,
+    ...(facts?.authMode ? { 'tripline.webhook.auth_mode': facts.authMode } : {}),
+    ...(facts?.scheme ? { 'tripline.webhook.scheme': facts.scheme } : {}),
+    ...(facts?.eventType ? { 'tripline.event_type': facts.eventType } : {}),
+    ...(facts?.runs !== undefined ? { 'tripline.runs_started': facts.runs } : {}),
+  });
   const { ingressRequests, ingressDuration } = metrics();
   ingressRequests.inc({ outcome, auth_mode: facts?.authMode ?? 'unknown', scheme: facts?.scheme ?? 'none' });
   ingressDuration.observe({ outcome }, seconds);

@@ -7,6 +7,7 @@ import { announceEntry } from '@/lib/domain/deliveries/wake';
 import { redactHeaders, signatureHeaderValues } from '@/lib/platform/http/sensitive-headers';
 import { answerChallenge, answerHandshake } from '@/lib/ingress/handshakes';
 import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable, noteDatabaseUnavailable } from '@/lib/platform/db/unavailable';
+import { currentTraceparent, inSpan } from '@/lib/platform/tracing';
 import { deliveryIdentity, normaliseSenderId, requestIdentity, type Identity } from '@/lib/ingress/identity';
 import { parseJsonBody } from '@/lib/ingress/json';
 import { INGRESS_WAITING, MAX_BODY_BYTES } from '@/lib/ingress/limits';
@@ -183,7 +184,9 @@ async function serve(request: Request, params: IngressParams): Promise<Response>
   const signatures = webhook.authMode === 'signature' && scheme ? signatureHeaderValues(headers, scheme.signatureHeaders) : null;
   // From the headers and the body parsed above; null when the delivery names none (never a rejection).
   const eventType = extractEventType(webhook.eventTypeSource, { header: (name) => headers.get(name), body: json.value });
-  const outcome = await recordAccepted({
+  // Runs continue the request's trace: their executor's span is this span's child.
+  const traceparent = currentTraceparent();
+  const outcome = await inSpan('tripline.ingress.record', { attributes: { 'db.system.name': 'postgresql', 'db.operation.name': 'record delivery' } }, () => recordAccepted({
     webhookId: webhook.id,
     factoryId: webhook.factoryId,
     identity,
@@ -197,8 +200,10 @@ async function serve(request: Request, params: IngressParams): Promise<Response>
     eventType,
     runQueueLimit: env().runQueueLimit,
     rateLimit: folded ?? undefined,
-  });
+    traceparent,
+  }));
   if (outcome.limited) return rateLimited(outcome.retryAfterSeconds);
+  note(request, { eventType, runs: outcome.runs });
   if (outcome.runs > 0) wakeWorkers();
   announceEntry(webhook.id);
   if (outcome.status === 'duplicate') note(request, { duplicate: true });

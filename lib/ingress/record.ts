@@ -169,6 +169,8 @@ export type AcceptInput = {
   /** Queued runs per factory past which this delivery starts none. */
   runQueueLimit: number;
   rateLimit?: FoldedRateLimit;
+  /** The W3C trace context its runs continue (with traces on), else null. */
+  traceparent?: string | null;
 };
 
 /**
@@ -331,8 +333,8 @@ function acceptingCtes(input: AcceptInput, n: number, param: Param, allowed: str
      )`);
     queueFull = `NOT (SELECT "ok" FROM ${name('room')})`;
     ctes.push(`${name('runs')} AS (
-       INSERT INTO "Run" ("id", "factoryId", "automationId", "deliveryId", "status", "prompt", "envelope", "createdAt")
-       SELECT r."id", ${factoryId}, r."automationId", ${rowId}, 'queued'::"RunStatus", a."prompt", r."envelope"::jsonb, now()
+       INSERT INTO "Run" ("id", "factoryId", "automationId", "deliveryId", "status", "prompt", "envelope", "traceparent", "createdAt")
+       SELECT r."id", ${factoryId}, r."automationId", ${rowId}, 'queued'::"RunStatus", a."prompt", r."envelope"::jsonb, ${param(input.traceparent ?? null, 'text')}, now()
          FROM unnest(${param(input.runs.map(newRunId), 'text[]')}, ${param(
            input.runs.map((r) => r.automationId),
            'text[]',

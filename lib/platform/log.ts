@@ -1,3 +1,4 @@
+import { isSpanContextValid, trace } from '@opentelemetry/api';
 import pino, { type Logger } from 'pino';
 import pretty from 'pino-pretty';
 import { currentRequestId } from '@/lib/platform/entry/request-context';
@@ -44,10 +45,12 @@ function createLogger(): Logger {
     redact: { paths: REDACT, censor: '[redacted]' },
     timestamp: pino.stdTimeFunctions.isoTime,
     formatters: { level: (label: string) => ({ level: label }) },
-    // Every line written while serving a request names it.
+    // Every line written while serving a request names it, and, with traces on, the trace and span it was written in.
     mixin: () => {
       const requestId = currentRequestId();
-      return requestId ? { requestId } : {};
+      const span = trace.getActiveSpan()?.spanContext();
+      const traced = span && isSpanContextValid(span) ? { traceId: span.traceId, spanId: span.spanId } : {};
+      return requestId ? { requestId, ...traced } : traced;
     },
   };
   if (format === 'pretty') {

@@ -21,6 +21,7 @@ import { startWorkers } from '@/lib/domain/runs/worker';
 import { replayWakers } from '@/lib/domain/replay-jobs/wake';
 import { workReplayJobs } from '@/lib/domain/replay-jobs/worker';
 import { onShutdown, setPhase, shutdownStage } from '@/lib/server/lifecycle';
+import { startTracing, stopTracing } from '@/lib/platform/tracing';
 
 // Server start: every instance applies pending migrations (under PostgreSQL's
 // advisory lock, taken on a connection of its own and released before that
@@ -86,6 +87,8 @@ export async function startServer(): Promise<void> {
   let database;
   try {
     env();
+    // OpenTelemetry, when OTEL_* asks for it (docs/tracing.md): before anything makes a span.
+    if (await startTracing()) onShutdown({ name: 'tracing', stage: shutdownStage.database, run: () => stopTracing() });
     database = getDatabase();
     const applied = await prepareDatabase(database, line);
     if (applied.length > 0 && database.adapter.pglite) {

@@ -6,6 +6,7 @@ import { onEntry } from '@/lib/domain/deliveries/wake';
 import { eventTypesToSql } from '@/lib/ingress/filters/events';
 import { AppError } from '@/lib/platform/http/errors';
 import { metrics } from '@/lib/platform/metrics';
+import { openSpan } from '@/lib/platform/tracing';
 
 // The stream of a webhook's log (GET .../deliveries/stream, server-sent
 // events): every entry once, in the order the log wrote them, resumable after
@@ -381,6 +382,9 @@ export async function* deliveryStream(options: StreamOptions): AsyncGenerator<St
       wake = done;
       if (woken || signal.aborted) done();
     });
+  // With traces on, one span from the stream's start until it has sent the backlog its start position left (the catch-up).
+  let catchUp = openSpan('tripline.stream.catch_up', { 'tripline.webhook.id': webhookId });
+  let caughtUp = 0;
   try {
     // Rechecks left after a wake-up; when the turn began (a page uses a horizon read after it).
     let rechecks: number[] = [];
@@ -395,6 +399,14 @@ export async function* deliveryStream(options: StreamOptions): AsyncGenerator<St
       for (const entry of page.entries) {
         yield { kind: 'entry', entry };
         lastSent = Date.now();
+      }
+      if (catchUp) {
+        caughtUp += page.entries.length;
+        if (!page.more) {
+          catchUp.setAttribute('tripline.stream.entries', caughtUp);
+          catchUp.end();
+          catchUp = undefined;
+        }
       }
       turn = performance.now();
       if (page.more || woken) continue;
@@ -417,6 +429,8 @@ export async function* deliveryStream(options: StreamOptions): AsyncGenerator<St
       if (woken) rechecks = [...RECHECK_MS];
     }
   } finally {
+    // A stream that ended before it caught up (closed, or the database failed) ends its span too.
+    catchUp?.end();
     stopListening();
     signal.removeEventListener('abort', onAbort);
   }

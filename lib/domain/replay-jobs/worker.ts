@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { prisma, type Db } from '@/lib/platform/db';
 import { env } from '@/lib/platform/env';
 import { replayDeliveryInTx } from '@/lib/domain/runs/replay';
+import { inSpan } from '@/lib/platform/tracing';
 
 // The replay jobs' worker (docs/replay.md), started by every instance from
 // lib/server/startup.ts.
@@ -129,13 +130,26 @@ export async function workReplayJobs(options: { db?: Db; rate?: number; signal?:
   const rate = options.rate ?? env().replayRate;
   const job = await claimReplayJob(db);
   if (!job) return 0;
+  // With traces on: a span per turn, a child per item; the runs an item starts continue the item's span.
+  return inSpan('tripline.replay_job', { attributes: { 'tripline.replay_job.id': job.id, 'tripline.webhook.uid': job.webhookUid } }, async (span) => {
+    const count = await workTurn(job, db, rate, options);
+    span?.setAttribute('tripline.replay_job.items', count);
+    return count;
+  });
+}
+
+async function workTurn(job: Claimed, db: Db, rate: number, options: { signal?: AbortSignal; turnMs?: number }): Promise<number> {
   const interval = 1000 / rate;
   const until = Date.now() + (options.turnMs ?? TURN_MS);
   let count = 0;
   try {
     while (!options.signal?.aborted && Date.now() < until) {
       const started = Date.now();
-      const step = await replayNextItem(job, db);
+      const step = await inSpan('tripline.replay_job.item', {}, async (span) => {
+        const result = await replayNextItem(job, db);
+        span?.setAttribute('tripline.replay_job.step', result);
+        return result;
+      });
       if (step === 'lost' || step === 'finished') {
         if (step === 'finished') count++;
         return count;

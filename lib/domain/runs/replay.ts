@@ -3,6 +3,7 @@ import { prisma, type Tx } from '@/lib/platform/db';
 import { env } from '@/lib/platform/env';
 import { AppError } from '@/lib/platform/http/errors';
 import { activeTriggersSql, newRunId, runsToStart, type ActiveTrigger } from '@/lib/domain/runs/start';
+import { currentTraceparent } from '@/lib/platform/tracing';
 
 // Replay (admins): re-evaluates a stored Accepted delivery against today's
 // automations, for example after a filter was fixed. It starts runs for the
@@ -80,9 +81,11 @@ export async function replayDeliveryInTx(tx: Tx, factoryId: string, uid: string,
   const prompts = new Map(
     (await tx.automation.findMany({ where: { factoryId, id: { in: runs.map((run) => run.automationId) } }, select: { id: true, prompt: true } })).map((a) => [a.id, a.prompt]),
   );
+  const traceparent = currentTraceparent();
   const created = runs.length
     ? await tx.run.createManyAndReturn({
-        data: runs.map((run) => ({ ...run, prompt: prompts.get(run.automationId) ?? '', id: newRunId(), factoryId, deliveryId: delivery.id, replay: true })),
+        // With traces on, the replay's span (a single replay's request, or a bulk job's batch) is the runs' parent.
+        data: runs.map((run) => ({ ...run, prompt: prompts.get(run.automationId) ?? '', id: newRunId(), factoryId, deliveryId: delivery.id, replay: true, traceparent })),
         skipDuplicates: true,
         select: { id: true, automationId: true },
       })

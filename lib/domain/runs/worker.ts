@@ -8,6 +8,7 @@ import { executeCommand } from '@/lib/domain/runs/executors/command';
 import { executeHttp } from '@/lib/domain/runs/executors/http';
 import type { ClaimedRun, ExecutionOutcome } from '@/lib/domain/runs/executors/types';
 import { log } from '@/lib/platform/log';
+import { contextFrom, inSpan, SpanKind } from '@/lib/platform/tracing';
 import { metrics } from '@/lib/platform/metrics';
 import { workerPools as pools, type WorkerPool } from '@/lib/domain/runs/wake';
 
@@ -36,7 +37,7 @@ const LEASE_MARGIN_MS = 60_000;
 
 export const workerId = () => `${os.hostname()}:${process.pid}:${randomBase62(6)}`;
 
-type ClaimedRow = { id: string; automationId: string; automationName: string; prompt: string; envelope: RunEnvelope; attempt: number; payload: string | null };
+type ClaimedRow = { id: string; automationId: string; automationName: string; prompt: string; envelope: RunEnvelope; attempt: number; payload: string | null; traceparent: string | null };
 
 /**
  * Claims the next run, fairly across factories: the factories with queued
@@ -93,7 +94,7 @@ export async function claimRun(worker: string, leaseMs: number): Promise<Claimed
             "startedAt" = COALESCE(r."startedAt", now()), "attempts" = r."attempts" + 1
        FROM next, "Automation" a
       WHERE r."id" = next."id" AND a."id" = r."automationId"
-     RETURNING r."id", r."automationId", a."name" AS "automationName", r."prompt", r."envelope", r."attempts" AS "attempt",
+     RETURNING r."id", r."automationId", a."name" AS "automationName", r."prompt", r."envelope", r."attempts" AS "attempt", r."traceparent",
                COALESCE(r."payload", (SELECT d."body" FROM "Delivery" d WHERE d."id" = r."deliveryId")) AS "payload"`,
     [worker, leaseMs],
   );
@@ -131,8 +132,14 @@ export async function failAbandonedRuns(): Promise<number> {
   return rows.length;
 }
 
+/** Executes a claimed run in the executor's span (with traces on), which the program or receiver can continue (TRACEPARENT, traceparent). */
 export function execute(run: ClaimedRun, executor: Exclude<ExecutorConfig, { kind: 'none' }>, signal?: AbortSignal): Promise<ExecutionOutcome> {
-  return executor.kind === 'command' ? executeCommand(run, executor, signal) : executeHttp(run, executor, signal);
+  const attributes = { 'tripline.executor': executor.kind, 'tripline.run.id': run.id };
+  return inSpan(`tripline.executor.${executor.kind}`, { kind: executor.kind === 'http' ? SpanKind.CLIENT : SpanKind.INTERNAL, attributes }, async (span) => {
+    const outcome = await (executor.kind === 'command' ? executeCommand(run, executor, signal) : executeHttp(run, executor, signal));
+    span?.setAttribute('tripline.run.outcome', outcome.status);
+    return outcome;
+  });
 }
 
 /** Puts a claimed run that never started back in the queue, as if it had not been claimed. */
@@ -165,18 +172,23 @@ export async function processOne(
     await releaseRun(worker, run.id);
     return true;
   }
-  let outcome: ExecutionOutcome;
-  const started = performance.now();
-  try {
-    // Deliveries with kept runs are not pruned, so this is a database edited by hand.
-    outcome = run.attachments.length
-      ? await execute(run, executor, options.cancel)
-      : { status: 'failed', output: null, error: 'The delivery that started this run is no longer stored, so its payload cannot be attached' };
-  } catch (error) {
-    outcome = { status: 'failed', output: null, error: `The executor failed: ${(error as Error).message}` };
-  }
-  await finishRun(worker, run.id, outcome);
-  recordOutcome(run, executor.kind, outcome, (performance.now() - started) / 1000);
+  // The run's span continues its delivery's trace (with traces on).
+  const attributes = { 'tripline.run.id': run.id, 'tripline.automation.id': run.automationId, 'tripline.run.attempt': run.attempt };
+  await inSpan('tripline.run', { parent: contextFrom(run.traceparent), attributes }, async (span) => {
+    let outcome: ExecutionOutcome;
+    const started = performance.now();
+    try {
+      // Deliveries with kept runs are not pruned, so this is a database edited by hand.
+      outcome = run.attachments.length
+        ? await execute(run, executor, options.cancel)
+        : { status: 'failed', output: null, error: 'The delivery that started this run is no longer stored, so its payload cannot be attached' };
+    } catch (error) {
+      outcome = { status: 'failed', output: null, error: `The executor failed: ${(error as Error).message}` };
+    }
+    await finishRun(worker, run.id, outcome);
+    span?.setAttribute('tripline.run.outcome', outcome.status);
+    recordOutcome(run, executor.kind, outcome, (performance.now() - started) / 1000);
+  });
   return true;
 }
 

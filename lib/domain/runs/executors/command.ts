@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { composedPrompt, PAYLOAD_FILE_NAME } from '@/lib/domain/runs/envelope';
 import { clip, type ClaimedRun, type ExecutionOutcome } from '@/lib/domain/runs/executors/types';
+import { currentTraceparent } from '@/lib/platform/tracing';
 
 // The command executor: the operator's program runs in a fresh working
 // directory that holds the run's attachments (event-payload.json), with the
@@ -42,6 +43,9 @@ export function childEnv(run: Pick<ClaimedRun, 'id' | 'automationId' | 'worker' 
   // The delivery's event type; unset when its sender names none.
   const eventType = run.envelope.eventType;
   if (eventType) env.RUN_EVENT_TYPE = eventType;
+  // With traces on, the executor's span: the program's own telemetry joins the delivery's trace.
+  const traceparent = currentTraceparent();
+  if (traceparent) env.TRACEPARENT = traceparent;
   return env;
 }
 

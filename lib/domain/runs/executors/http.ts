@@ -1,6 +1,7 @@
 import { Webhook } from 'standardwebhooks';
 import { composedPrompt } from '@/lib/domain/runs/envelope';
 import { clip, type ClaimedRun, type ExecutionOutcome } from '@/lib/domain/runs/executors/types';
+import { currentTraceparent } from '@/lib/platform/tracing';
 
 // The HTTP executor: POSTs the run to the operator's URL, signed with the
 // Standard Webhooks scheme (webhook-id is the run ID, the same on every
@@ -31,6 +32,11 @@ export function runRequestBody(run: ClaimedRun): string {
   });
 }
 
+const traceHeaders = (): Record<string, string> => {
+  const traceparent = currentTraceparent();
+  return traceparent ? { traceparent } : {};
+};
+
 export async function executeHttp(
   run: ClaimedRun,
   config: { url: string; secret: string; attempts: number; timeoutMs: number },
@@ -50,6 +56,8 @@ export async function executeHttp(
         'webhook-id': run.id,
         'webhook-timestamp': String(Math.floor(timestamp.getTime() / 1000)),
         'webhook-signature': signature,
+        // With traces on, the executor's span: the receiver's own telemetry joins the delivery's trace.
+        ...traceHeaders(),
       },
       body,
       redirect: 'manual',

@@ -15,6 +15,8 @@ export type ClaimedRun = {
   attempt: number;
   /** The worker that claimed it (host:pid:random). */
   worker: string;
+  /** The W3C trace context the run continues (its delivery's), or null (docs/tracing.md). */
+  traceparent?: string | null;
 };
 
 export type ExecutionOutcome =

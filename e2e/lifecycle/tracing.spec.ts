@@ -1,0 +1,153 @@
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { expect, test } from '@playwright/test';
+import { budget } from '../../scripts/speed.mjs';
+import { migratedDataDir, type RunningServer, seedWebhook, serverEnv, startServer } from '../servers';
+
+// OpenTelemetry traces for one delivery that starts one run, received by an
+// OTLP/HTTP collector of the test's own. The server exports OTLP/JSON
+// (@opentelemetry/exporter-trace-otlp-http); the collector decodes it as the
+// OTLP specification maps protobuf to JSON (resourceSpans > scopeSpans >
+// spans, IDs in hex, attributes as AnyValue) and the test checks the spans'
+// names, attributes and parent links, the trace context the run's program
+// received (TRACEPARENT), and the trace ID on the server's log lines.
+
+const port = Number(process.env.E2E_PORT_BASE ?? 3210) + 44;
+const base = `http://localhost:${port}`;
+
+type AnyValue = { stringValue?: string; intValue?: string | number; boolValue?: boolean; doubleValue?: number };
+type OtlpSpan = { traceId: string; spanId: string; parentSpanId?: string; name: string; kind: number; attributes?: { key: string; value: AnyValue }[] };
+type Received = { resource: Record<string, unknown>; span: OtlpSpan };
+
+const anyValue = (value: AnyValue): unknown => value.stringValue ?? (value.intValue !== undefined ? Number(value.intValue) : (value.boolValue ?? value.doubleValue));
+const attributesOf = (list: { key: string; value: AnyValue }[] = []) => Object.fromEntries(list.map(({ key, value }) => [key, anyValue(value)]));
+
+/** An OTLP/HTTP trace collector: POST /v1/traces with an ExportTraceServiceRequest in JSON. */
+async function collector() {
+  const received: Received[] = [];
+  const contentTypes = new Set<string>();
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      contentTypes.add(String(req.headers['content-type']));
+      if (req.url !== '/v1/traces' || req.method !== 'POST') {
+        res.statusCode = 404;
+        return void res.end();
+      }
+      const request = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
+        resourceSpans: { resource?: { attributes?: { key: string; value: AnyValue }[] }; scopeSpans: { spans: OtlpSpan[] }[] }[];
+      };
+      for (const resourceSpans of request.resourceSpans) {
+        const resource = attributesOf(resourceSpans.resource?.attributes);
+        for (const scope of resourceSpans.scopeSpans) for (const span of scope.spans) received.push({ resource, span });
+      }
+      res.setHeader('content-type', 'application/json');
+      res.end('{}');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    received,
+    contentTypes,
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/traces`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+test('one delivery that starts one run: its spans, their attributes and parent links, TRACEPARENT for the program, and the trace ID in the log', async () => {
+  test.setTimeout(budget(180_000));
+  const otlp = await collector();
+  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'tripline-tracing-'));
+  const traceparentFile = path.join(scratch, 'traceparent');
+  let server: RunningServer | undefined;
+  try {
+    const env = serverEnv(migratedDataDir('tracing'), base, {
+      OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: otlp.url,
+      OTEL_SERVICE_NAME: 'tripline-e2e',
+      OTEL_BSP_SCHEDULE_DELAY: '200',
+      TRIPLINE_RUN_COMMAND: `printf %s "$TRACEPARENT" > '${traceparentFile}'`,
+      TRIPLINE_LOG_FORMAT: 'json',
+    });
+    const { token, uid, secret } = seedWebhook(env, 'traced', 'orders');
+    server = await startServer('tracing', port, env);
+    const api = (route: string, init: RequestInit = {}) =>
+      fetch(`${base}/api/v1/factories/traced${route}`, { ...init, headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' } });
+    const created = await api('/automations', {
+      method: 'POST',
+      body: JSON.stringify({ name: 'review', prompt: 'Review it.', triggers: [{ provider: 'webhook', event: 'received', filter: { webhook_ids: [uid] } }] }),
+    });
+    expect(created.status, await created.clone().text()).toBe(201);
+
+    const body = JSON.stringify({ action: 'opened', marker: 'traced-body-marker' });
+    const posted = await fetch(`${base}/webhooks/w/${uid}`, { method: 'POST', headers: { Authorization: `Bearer ${secret}`, 'Content-Type': 'application/json' }, body });
+    expect(posted.status).toBe(202);
+    await expect.poll(async () => ((await (await api('/runs')).json()) as { runs: { status: string }[] }).runs.map((run) => run.status), { timeout: budget(60_000) }).toEqual(['succeeded']);
+
+    const named = (name: string) => otlp.received.filter(({ span }) => span.name === name);
+    await expect
+      .poll(() => ['tripline.ingress', 'tripline.ingress.record', 'tripline.run', 'tripline.executor.command'].map((name) => named(name).length), { timeout: budget(30_000) })
+      .toEqual([1, 1, 1, 1]);
+    const [ingress, record, run, executor] = ['tripline.ingress', 'tripline.ingress.record', 'tripline.run', 'tripline.executor.command'].map((name) => named(name)[0]!);
+    expect([...otlp.contentTypes]).toEqual(['application/json']);
+    expect(ingress!.resource['service.name']).toBe('tripline-e2e');
+
+    // One trace: the delivery's request, its database work, the run it started, and the executor.
+    const traceId = ingress!.span.traceId;
+    expect(traceId).toMatch(/^[0-9a-f]{32}$/);
+    for (const received of [record, run, executor]) expect(received!.span.traceId).toBe(traceId);
+    expect(record!.span.parentSpanId).toBe(ingress!.span.spanId);
+    expect(run!.span.parentSpanId).toBe(ingress!.span.spanId);
+    expect(executor!.span.parentSpanId).toBe(run!.span.spanId);
+
+    const { runs } = (await (await api('/runs')).json()) as { runs: { id: string }[] };
+    expect(attributesOf(ingress!.span.attributes)).toMatchObject({
+      'tripline.webhook.uid': uid,
+      'http.request.method': 'POST',
+      'http.response.status_code': 202,
+      'tripline.ingress.outcome': 'accepted',
+      'tripline.webhook.auth_mode': 'token',
+      'tripline.runs_started': 1,
+    });
+    expect(attributesOf(record!.span.attributes)).toMatchObject({ 'db.system.name': 'postgresql' });
+    expect(attributesOf(run!.span.attributes)).toMatchObject({ 'tripline.run.id': runs[0]!.id, 'tripline.run.outcome': 'succeeded', 'tripline.run.attempt': 1 });
+    expect(attributesOf(executor!.span.attributes)).toMatchObject({ 'tripline.executor': 'command', 'tripline.run.id': runs[0]!.id });
+
+    // The whole trace as a tree, for the log of the test (docs/tracing.md shows one).
+    const inTrace = otlp.received.filter(({ span }) => span.traceId === traceId).map(({ span }) => span);
+    const tree = (parent: string | undefined, depth: number): string[] =>
+      inTrace
+        .filter((span) => (span.parentSpanId || undefined) === parent || (depth === 0 && parent === undefined && !inTrace.some((other) => other.spanId === span.parentSpanId)))
+        .flatMap((span) => [`${'  '.repeat(depth)}${span.name} ${JSON.stringify(attributesOf(span.attributes))}`, ...tree(span.spanId, depth + 1)]);
+    console.log(`trace ${traceId}:\n${tree(undefined, 0).join('\n')}`);
+
+    // The program received the executor span's context, so its own telemetry joins the trace.
+    expect(fs.readFileSync(traceparentFile, 'utf8')).toBe(`00-${traceId}-${executor!.span.spanId}-01`);
+
+    // No span carries the secret, the token or the body.
+    const everything = JSON.stringify(otlp.received);
+    for (const forbidden of [secret, token, 'traced-body-marker']) expect(everything).not.toContain(forbidden);
+
+    // Next.js's own spans name the request's path: a URL token webhook's token is redacted from them.
+    const byUrl = await api('/webhooks', { method: 'POST', body: JSON.stringify({ name: 'by-url', authMode: 'url_token' }) });
+    expect(byUrl.status).toBe(201);
+    const { webhook: urlHook, ingressUrl } = (await byUrl.json()) as { webhook: { uid: string }; ingressUrl: string };
+    const urlToken = new URL(ingressUrl).pathname.split('/').at(-1)!;
+    expect((await fetch(ingressUrl, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' })).status).toBe(202);
+    await expect.poll(() => otlp.received.some(({ span }) => attributesOf(span.attributes)['tripline.webhook.uid'] === urlHook.uid), { timeout: budget(30_000) }).toBe(true);
+    await expect.poll(() => JSON.stringify(otlp.received), { timeout: budget(30_000) }).toContain(`/webhooks/w/${urlHook.uid}/[redacted]`);
+    expect(JSON.stringify(otlp.received)).not.toContain(urlToken);
+
+    // The run's log line names the trace and its span.
+    const lines = fs.readFileSync(server.logFile, 'utf8').split('\n').filter((line) => line.startsWith('{'));
+    const succeeded = lines.map((line) => JSON.parse(line) as Record<string, unknown>).find((line) => line.msg === 'run succeeded');
+    expect(succeeded).toMatchObject({ traceId, spanId: run!.span.spanId });
+  } finally {
+    await server?.stop();
+    await otlp.close();
+    fs.rmSync(scratch, { recursive: true, force: true });
+  }
+});
