@@ -177,8 +177,13 @@ async function main(): Promise<void> {
     socket.once('close', () => sockets.delete(socket));
   });
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
-    // Malformed HTTP: a 400 when the socket can still take one, never a crash.
-    if (socket.writable && !error.code?.startsWith('ECONN')) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
+    // A connection that never sent a byte, timed out waiting for its first request (a client's or a proxy's
+    // spare connection): closed without an answer. An answer there would be read as the response to whatever
+    // request the client sends on it next (seen with Node's fetch, whose pool keeps such connections).
+    if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT' && (socket as net.Socket).bytesRead === 0) return void socket.destroy();
+    // A request that timed out midway: 408. Malformed HTTP: 400. Never a crash.
+    const status = error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? '408 Request Timeout' : '400 Bad Request';
+    if (socket.writable && !error.code?.startsWith('ECONN')) socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\n\r\n`);
     else socket.destroy();
   });
 

@@ -123,13 +123,12 @@ test('an event type with a bidirectional or zero-width character is stored as no
 
 /** A stream request that must be refused: its status, Retry-After and message. One that opens instead is closed at once. */
 async function refusedStream(url: string, token: string) {
-  const controller = new AbortController();
-  const response = await fetch(url, { headers: bearer(token), signal: controller.signal });
+  const { response, close } = await openStream(url, token);
   try {
     const message = response.status === 429 ? ((await response.json()) as { error: { message: string } }).error.message : '';
     return { status: response.status, retryAfter: response.headers.get('retry-after'), message };
   } finally {
-    controller.abort();
+    await close();
   }
 }
 

@@ -87,7 +87,7 @@ test('a token may hold five open streams; the sixth gets 429 until one closes', 
     expect(stream.response.status).toBe(200);
     open.push(stream);
   }
-  const refused = await fetch(streamUrl, { headers: bearer(tokens.editor) });
+  const { response: refused } = await openStream(streamUrl, tokens.editor);
   expect(refused.status).toBe(429);
   expect((await refused.json()).error.message).toMatch(/already has 5 open streams/);
   expect(refused.headers.get('retry-after')).toBe('5');
@@ -99,9 +99,8 @@ test('a token may hold five open streams; the sixth gets 429 until one closes', 
   await expect
     .poll(
       async () => {
-        const controller = new AbortController();
-        const response = await fetch(streamUrl, { headers: bearer(tokens.editor), signal: controller.signal });
-        controller.abort();
+        const { response, close } = await openStream(streamUrl, tokens.editor);
+        await close();
         return response.status;
       },
       { timeout: budget(15_000) },
