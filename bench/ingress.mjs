@@ -20,6 +20,10 @@
 // (flags for the server's Node), BENCH_SERVER
 // (entry: server.ts, as `npm start` runs it, the default; next: `next start`).
 //
+// BENCH_TRACING=1: the server exports OpenTelemetry traces (docs/tracing.md) to
+// an OTLP/HTTP sink in its own process (bench/otlp-sink.mjs); compare with a
+// run without it for the tracing overhead.
+//
 // BENCH_MODE=flood (`node bench/ingress.mjs` with BENCH_MODE=flood): valid
 // deliveries to one webhook, first alone, then while a second load process
 // (another client) floods the same webhook with wrong bearer tokens. Prints
@@ -172,6 +176,22 @@ async function benchDatabase(kind) {
     };
   }
 
+  let stopSink = async () => null;
+  if (process.env.BENCH_TRACING === '1') {
+    const sink = spawn(process.execPath, ['bench/otlp-sink.mjs'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let output = '';
+    sink.stdout.on('data', (chunk) => (output += chunk));
+    while (!output.includes('\n')) await new Promise((resolve) => setTimeout(resolve, 50));
+    env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT = `http://127.0.0.1:${output.trim()}/v1/traces`;
+    env.OTEL_SERVICE_NAME = 'tripline-bench';
+    stopSink = async () => {
+      sink.kill('SIGTERM');
+      await new Promise((resolve) => sink.once('exit', resolve));
+      return JSON.parse(output.trim().split('\n').at(-1));
+    };
+    log(`${kind}: tracing on, exporting to ${env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT}`);
+  }
+
   log(`${kind}: seeding ${FACTORIES} factories through the CLI`);
   for (let f = 1; f <= FACTORIES; f++) {
     cli(env, ['setup', '--email', 'bench@example.test', '--password-stdin', '--factory', `bench-${f}`], 'bench password 123');
@@ -255,6 +275,9 @@ async function benchDatabase(kind) {
   } finally {
     server.kill('SIGTERM');
     await new Promise((r) => server.once('exit', r));
+    // The server flushed its spans on the way out.
+    const exported = await stopSink();
+    if (exported) log(`${kind}: the sink received ${exported.spans} spans in ${exported.requests} exports`);
     await dropDatabase();
     fs.rmSync(dataDir, { recursive: true, force: true });
   }

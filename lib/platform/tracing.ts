@@ -1,4 +1,4 @@
-import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span } from '@opentelemetry/api';
+import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span, type Tracer } from '@opentelemetry/api';
 import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace';
 import { log } from '@/lib/platform/log';
 
@@ -18,8 +18,9 @@ import { log } from '@/lib/platform/log';
 
 const TRACER_NAME = 'tripline';
 const STARTED = Symbol.for('tripline.tracing.started');
+const TRACER = Symbol.for('tripline.tracing.tracer');
 
-type Global = typeof globalThis & { [STARTED]?: Promise<boolean> };
+type Global = typeof globalThis & { [STARTED]?: Promise<boolean>; [TRACER]?: Tracer };
 
 /** The OTLP endpoint traces go to, or null when the environment does not ask for traces. */
 export function tracesEndpoint(source: Record<string, string | undefined> = process.env): string | null {
@@ -87,7 +88,10 @@ async function load(service: string): Promise<boolean> {
   const provider = new sdk.TracerProvider({ resource, sampler, spanProcessors: [processor] });
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
   propagation.setGlobalPropagator(new W3CTraceContextPropagator());
-  trace.setGlobalTracerProvider(provider);
+  // Tripline's tracer only, not the global provider: Next.js would then record spans of its own for
+  // every request (eight or so per delivery), which more than doubled the cost of tracing (docs/tracing.md).
+  // The global context manager and propagator still carry Tripline's spans, and a sender's traceparent, through Next.
+  (globalThis as Global)[TRACER] = provider.getTracer(TRACER_NAME);
   shutdownHook = () => provider.shutdown();
   // The endpoint's origin only: a URL may carry credentials in its query.
   let origin = endpoint;
@@ -134,7 +138,7 @@ export async function stopTracing(): Promise<void> {
   await shutdownHook?.().catch(() => undefined);
 }
 
-const tracer = () => trace.getTracer(TRACER_NAME);
+const tracer = (): Tracer => (globalThis as Global)[TRACER] ?? trace.getTracer(TRACER_NAME);
 
 export type SpanOptions = { kind?: SpanKind; parent?: Context; attributes?: Attributes };
 
