@@ -31,9 +31,9 @@ export function tracesEndpoint(source: Record<string, string | undefined> = proc
   return endpoint ? endpoint : null;
 }
 
-/** Whether spans are being recorded in this process. */
+/** Whether spans are being recorded in this process: the SDK loaded and left its tracer (one property read on the hot path, not the environment). */
 export function tracingOn(): boolean {
-  return (globalThis as Global)[STARTED] !== undefined && tracesEndpoint() !== null;
+  return (globalThis as Global)[TRACER] !== undefined;
 }
 
 const positive = (value: string | undefined, fallback: number) => {
