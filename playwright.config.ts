@@ -45,6 +45,7 @@ export const servers = {
   // portBase + 42: e2e/lifecycle/replay-crash.spec.ts
   // portBase + 43: e2e/lifecycle/full-disk.spec.ts
   // portBase + 44: e2e/lifecycle/tracing.spec.ts
+  // portBase + 45, 46: the nginx of e2e/api/ip-allowlist.spec.ts (api-pglite, api-postgres)
   apiPostgresB: `http://localhost:${portBase + 4}`,
 };
 

@@ -73,6 +73,8 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
     TRIPLINE_NOTIFICATION_ALLOW: 'http,private',
     // Never listed, so no run may see it (e2e/api/automations.spec.ts).
     SERVER_CANARY: 'server-canary-e2e',
+    // The nginx of e2e/api/ip-allowlist.spec.ts connects from this address, and only it is a trusted proxy.
+    TRIPLINE_TRUSTED_PROXIES: '127.0.0.9',
     // Bulk replay at 5 deliveries a second, so a job of the 60 a webhook may receive in a minute runs long enough to watch and cancel.
     TRIPLINE_REPLAY_RATE: '5',
   };

@@ -1,4 +1,4 @@
-import { createWebhook, deleteWebhook, listWebhooks, rotateWebhookSecret, setEventTypeSetting, setProviderSecret, setWebhookEnabled } from '@/lib/domain/webhooks/service';
+import { createWebhook, deleteWebhook, listWebhooks, rotateWebhookSecret, setEventTypeSetting, setIpAllowlist, setProviderSecret, setWebhookEnabled } from '@/lib/domain/webhooks/service';
 import { authModeLabels } from '@/lib/domain/webhooks/schemas';
 import { CLI, parseOptions, readStdin, required, UsageError } from '../args';
 import { withDatabase } from '../database';
@@ -13,6 +13,9 @@ const usage = `Usage: ${CLI} webhook <subcommand> --factory <slug> [options]
          [--event-type-header <header> | --event-type-path <dot.path>]   (token and url_token)
   event-type --uid <uid> [--event-type-header <header> | --event-type-path <dot.path>]
                                      replaces the Event type setting; with neither, removes it
+  allow --uid <uid> [--range <cidr>]...
+                                     replaces the IP allowlist (IPv4 or IPv6 CIDR ranges, at most 100);
+                                     with no --range, every address is admitted again
   rotate --uid <uid>                 prints the new secret and ingress URL (shown once)
   provider-secret --uid <uid>        reads the provider-issued secret from stdin
   enable --uid <uid> | disable --uid <uid>
@@ -33,6 +36,7 @@ export function run(args: string[]): Promise<number> {
       'delivery-id-header': { type: 'string' },
       'event-type-header': { type: 'string' },
       'event-type-path': { type: 'string' },
+      range: { type: 'string', multiple: true },
     });
     const subcommand = positionals[0];
     const slug = required(values.factory, 'factory');
@@ -93,6 +97,11 @@ export function run(args: string[]): Promise<number> {
               ? `event type from body path ${webhook.eventTypePath}`
               : 'no event type setting';
           console.log(`${webhook.name}: ${setting}`);
+          return 0;
+        }
+        case 'allow': {
+          const webhook = await setIpAllowlist(factoryId, required(values.uid, 'uid'), values.range ?? [], db);
+          console.log(`${webhook.name}: ${webhook.ipAllowlist.length > 0 ? `admits ${webhook.ipAllowlist.join(', ')}` : 'admits every address'}`);
           return 0;
         }
         case 'enable':

@@ -93,7 +93,7 @@ export function DeliveryFilters({
         className="sm:w-56"
       >
         <option value="">All statuses</option>
-        {(handshakes ? deliveryStatusFilters : ([...deliveryStatuses, 'refused'] as const)).map((value) => (
+        {(handshakes ? deliveryStatusFilters : ([...deliveryStatuses, 'refused', 'refused_address'] as const)).map((value) => (
           <option key={value} value={value}>
             {deliveryStatusLabels[value]}
           </option>

@@ -13,6 +13,7 @@ export const deliveryStatusTones: Record<AnyDeliveryStatus, BadgeTone> = {
   rejected_too_large: 'danger',
   handshake: 'info',
   refused: 'warning',
+  refused_address: 'danger',
 };
 
 /** How the delivery ID was chosen (docs/decisions/0028-delivery-identity.md), in words. */

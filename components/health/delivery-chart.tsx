@@ -14,6 +14,7 @@ export const statusColors: Record<DeliveryStatusName, string> = {
   rejected_too_large: '#f59e0b',
   handshake: '#a78bfa',
   refused: '#71717a',
+  refused_address: '#be123c',
 };
 
 // Eight distinguishable colours for the most frequent event types, then grey for the rest.

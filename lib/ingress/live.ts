@@ -11,6 +11,8 @@ import type { EventTypeSource } from '@/lib/ingress/signatures/event-types';
 import { eventTypeSourceOf, type SchemeId } from '@/lib/ingress/signatures/registry';
 import { applyCredential, credentialContext } from '@/lib/ingress/credential';
 import { forgetWebhook, liveWebhookCache } from '@/lib/ingress/live-cache';
+import { compileAllowlist } from '@/lib/ingress/allowlist-match';
+import type { BlockList } from 'node:net';
 import type { AuthMode } from '@/lib/domain/webhooks/schemas';
 
 // What the ingress needs of webhooks, and nothing else: the live webhook by
@@ -52,6 +54,8 @@ export type LiveWebhook = {
   credential: string | null;
   /** The triggers of enabled automations that select this webhook, in automation and trigger order. */
   triggers: LiveTrigger[];
+  /** The IP allowlist, compiled once per load; null admits every address (lib/ingress/allowlist.ts). */
+  allowlist: BlockList | null;
 };
 
 export type LiveTrigger = ActiveTrigger;
@@ -74,12 +78,13 @@ async function loadLiveWebhook(uid: string): Promise<LiveWebhook | null> {
     eventTypeHeader: string | null;
     eventTypePath: string | null;
     credentialEncrypted: string | null;
+    ipAllowlist: string[];
     triggers: LiveTrigger[] | null;
   }>(
     // The triggers come along in the same query: most deliveries then cost no
     // lookup at all (the cache), and the rest one round trip.
     `SELECT w."id", w."uid", w."factoryId", w."name", w."authMode"::text AS "authMode", w."signatureScheme", w."deliveryIdHeader", w."eventTypeHeader", w."eventTypePath",
-            w."credentialEncrypted",
+            w."credentialEncrypted", w."ipAllowlist",
             ${activeTriggersSql('w."uid"', 'w."factoryId"')} AS "triggers"
        FROM "Webhook" w WHERE w."uid" = $1 AND w."enabled" AND w."deletedAt" IS NULL`,
     [uid],
@@ -96,6 +101,7 @@ async function loadLiveWebhook(uid: string): Promise<LiveWebhook | null> {
     eventTypeSource: eventTypeSourceOf(row),
     credential: row.credentialEncrypted ? decryptSecret(row.credentialEncrypted, credentialContext(row.uid)) : null,
     triggers: row.triggers ?? [],
+    allowlist: compileAllowlist(row.ipAllowlist),
   };
 }
 

@@ -62,7 +62,7 @@ describe.each(testDatabaseKinds())('the budget of unauthenticated log entries on
     expect(summaries.reduce((sum, r) => sum + (r.refusedCount ?? 0), 0)).toBe(16);
     const [summary] = summaries;
     expect(summary!.deliveryId).toMatch(/^refused:\d{4}-\d\d-\d\dT\d\d:\d\dZ$/);
-    expect(summary!.detail).toMatch(new RegExp(`^${summary!.refusedCount} requests? without valid credentials refused with 429 in the minute from \\d\\d:\\d\\d UTC`));
+    expect(summary!.detail).toMatch(new RegExp(`^${summary!.refusedCount} requests? without valid credentials refused with 429 \\(or 404 from outside the IP allowlist\\) in the minute from \\d\\d:\\d\\d UTC`));
     expect(summary!.body).toBeNull();
     expect(summary!.remoteAddress).toBeNull();
   });

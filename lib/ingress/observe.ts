@@ -9,7 +9,7 @@ import { countRefusal, metrics, type Budget, type IngressOutcome } from '@/lib/p
 // auth mode and scheme, a duplicate, which budget refused) on the request;
 // everything else follows from the status code.
 
-type Note = { authMode?: string; scheme?: string | null; duplicate?: boolean; budget?: Budget; detail?: string; eventType?: string | null; runs?: number };
+type Note = { authMode?: string; scheme?: string | null; duplicate?: boolean; refusedAddress?: boolean; budget?: Budget; detail?: string; eventType?: string | null; runs?: number };
 
 const notes = new WeakMap<Request, Note>();
 const logger = log('ingress');
@@ -32,6 +32,7 @@ const outcomeByStatus: Record<number, IngressOutcome> = {
 
 function outcomeOf(status: number, facts: Note | undefined): IngressOutcome {
   if (status === 202) return facts?.duplicate ? 'duplicate' : 'accepted';
+  if (status === 404 && facts?.refusedAddress) return 'refused_address';
   return outcomeByStatus[status] ?? (status === 204 ? 'handshake' : 'not_found');
 }
 

@@ -6,6 +6,7 @@ import { requestNow } from '@/lib/ingress/clock';
 import { announceEntry } from '@/lib/domain/deliveries/wake';
 import { redactHeaders, signatureHeaderValues } from '@/lib/platform/http/sensitive-headers';
 import { answerChallenge, answerHandshake } from '@/lib/ingress/handshakes';
+import { allowlistAdmits } from '@/lib/ingress/allowlist-match';
 import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable, noteDatabaseUnavailable } from '@/lib/platform/db/unavailable';
 import { currentTraceparent, inSpan } from '@/lib/platform/tracing';
 import { deliveryIdentity, normaliseSenderId, requestIdentity, type Identity } from '@/lib/ingress/identity';
@@ -29,7 +30,8 @@ import { findLiveWebhook, type LiveWebhook } from '@/lib/ingress/live';
 import { ingressUrl } from '@/lib/ingress/urls';
 
 // POST /webhooks/w/<uid>[/<token>]: the hot path, in this order:
-//   1. find the live webhook (unknown, disabled, deleted: one identical 404)
+//   1. find the live webhook (unknown, disabled, deleted: one identical 404);
+//      a client address outside its IP allowlist gets the same 404 (logged as Refused (address))
 //   2. Dropbox's GET challenge (lib/ingress/handshakes.ts); otherwise only POST (405 with Allow: POST); a declared Content-Length over the limit: 413 at once
 //   3. token and URL-token credentials, before the body is read (401)
 //   4. read the body, never more than the limit (413)
@@ -99,6 +101,22 @@ function notedBudget(request: Request, response: Response): Response {
   return response;
 }
 
+/**
+ * A request from outside the webhook's IP allowlist: the answer of an unknown
+ * webhook, so the list says nothing of the webhook to whoever is outside it.
+ * Its entry is under the failed-authentication budget of its address, then
+ * the webhook's budget of unauthenticated entries, like a wrong signature;
+ * past them it is only counted (/metrics). It never reaches the delivery rate
+ * limit, so a refused flood leaves the allowed sender's rate alone.
+ */
+async function refuseAddress(request: Request, webhook: LiveWebhook, address: string, logAddress: string | null): Promise<Response> {
+  const detail = `the client address ${address} is outside the webhook's IP allowlist`;
+  note(request, { refusedAddress: true, detail });
+  const size = Number(request.headers.get('content-length') ?? 0) || 0;
+  await recordAuthFailure({ webhookId: webhook.id, webhookUid: webhook.uid, status: 'refused_address', identity: requestIdentity(), size, detail, remoteAddress: logAddress }, address);
+  return notFound();
+}
+
 async function serve(request: Request, params: IngressParams): Promise<Response> {
   if (!UID_SHAPE.test(params.uid)) return notFound();
   const webhook = await findLiveWebhook(params.uid);
@@ -109,6 +127,7 @@ async function serve(request: Request, params: IngressParams): Promise<Response>
   // The address the server entry resolved from the socket (lib/platform/entry/client-address.ts); never a header the client chose.
   const address = clientAddress(headers);
   const logAddress = address === 'unknown' ? null : address;
+  if (!allowlistAdmits(webhook.allowlist, address)) return refuseAddress(request, webhook, address, logAddress);
   const challenge = await answerChallenge(webhook, request, logAddress);
   if (challenge) return notedBudget(request, challenge);
   if (request.method !== 'POST') return ingressError('method_not_allowed', { Allow: 'POST' });

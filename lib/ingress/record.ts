@@ -37,7 +37,7 @@ import { newRunId, queueFullDetail, type NewRun } from '@/lib/domain/runs/start'
 export type RejectedStatus = 'rejected_auth' | 'rejected_invalid_json' | 'rejected_too_large';
 
 /** Entries written with metadata only: rejections, and verification handshakes (lib/ingress/handshakes.ts), which start nothing. */
-export type MetadataOnlyStatus = RejectedStatus | 'handshake';
+export type MetadataOnlyStatus = RejectedStatus | 'handshake' | 'refused_address';
 
 const newDeliveryRowId = () => timeOrderedId('dl_', 16);
 
@@ -66,7 +66,7 @@ export async function recordRejected(input: RejectedEntry): Promise<void> {
 // still counts. The detail says the count in words for the log's list.
 const MINUTE = `to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI')`;
 const refusedDetail = (count: string) =>
-  `${count} || CASE WHEN ${count} = 1 THEN ' request' ELSE ' requests' END || ' without valid credentials refused with 429 in the minute from ' || to_char(now() AT TIME ZONE 'UTC', 'HH24:MI') || ' UTC; they are counted here, not logged one by one'`;
+  `${count} || CASE WHEN ${count} = 1 THEN ' request' ELSE ' requests' END || ' without valid credentials refused with 429 (or 404 from outside the IP allowlist) in the minute from ' || to_char(now() AT TIME ZONE 'UTC', 'HH24:MI') || ' UTC; they are counted here, not logged one by one'`;
 
 function refusalUpsert(webhookId: string, condition: string): string {
   return `INSERT INTO "Delivery" ("id", "webhookId", "deliveryId", "identitySource", "status", "size", "receivedAt", "detail", "refusedCount")

@@ -21,6 +21,8 @@ export type IngressOutcome =
   | 'rejected_too_large'
   | 'handshake'
   | 'not_found'
+  /** From an address outside the webhook's IP allowlist: answered 404 like an unknown webhook. */
+  | 'refused_address'
   | 'method_not_allowed'
   | 'rate_limited'
   | 'unavailable';

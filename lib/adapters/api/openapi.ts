@@ -162,6 +162,12 @@ export function openApiDocument(baseUrl: string) {
             secretChangePending: { type: 'boolean' },
             lastDeliveryAt: { type: ['string', 'null'], format: 'date-time' },
             expectedIntervalSeconds: { type: ['integer', 'null'], description: 'Past it without an accepted delivery, the webhook is silent' },
+            ipAllowlist: {
+              type: 'array',
+              items: { type: 'string' },
+              maxItems: 100,
+              description: 'IPv4 and IPv6 CIDR ranges, canonical; empty admits every address. A request from outside gets 404 and is logged as refused_address',
+            },
             health: { $ref: '#/components/schemas/Health' },
           },
         },
@@ -265,7 +271,7 @@ export function openApiDocument(baseUrl: string) {
         get: { summary: 'Get a webhook', responses: { 200: json({ type: 'object', properties: { webhook: { $ref: '#/components/schemas/Webhook' } } }), ...standardErrors } },
         patch: {
           summary:
-            'Enable or disable, set the expected interval, or change the Event type setting (admin; eventTypeHeader or eventTypePath, null removes it; not on a repository-backed factory). Enabling re-applies the definition, taking up a changed team secret.',
+            'Enable or disable, set the expected interval, change the Event type setting (admin; eventTypeHeader or eventTypePath, null removes it) or the IP allowlist (admin; at most 100 CIDR ranges, [] admits every address); the last two not on a repository-backed factory. Enabling re-applies the definition, taking up a changed team secret.',
           requestBody: body(jsonSchema(updateWebhookSchema)),
           responses: { 200: json({ type: 'object', properties: { webhook: { $ref: '#/components/schemas/Webhook' } } }), ...standardErrors, 422: errorResponse('Invalid fields') },
         },

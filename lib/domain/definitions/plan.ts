@@ -26,12 +26,12 @@ export type Plan = {
   problems: DefinitionProblem[];
 };
 
-const describe = (value: string | null) => value ?? '(none)';
+const describe = (value: string | readonly string[] | null) => (Array.isArray(value) ? (value.length > 0 ? value.join(', ') : '(none)') : (value ?? '(none)'));
 
 /** What differs between a webhook and its definition, in words. */
 function differences(current: WebhookDefinition, next: WebhookDefinition): string[] {
-  const keys = ['authMode', 'signatureScheme', 'secretName', 'deliveryIdHeader', 'eventTypeHeader', 'eventTypePath'] as const;
-  return keys.filter((key) => current[key] !== next[key]).map((key) => `${key}: ${describe(current[key])} → ${describe(next[key])}`);
+  const keys = ['authMode', 'signatureScheme', 'secretName', 'deliveryIdHeader', 'eventTypeHeader', 'eventTypePath', 'ipAllowlist'] as const;
+  return keys.filter((key) => describe(current[key]) !== describe(next[key])).map((key) => `${key}: ${describe(current[key])} → ${describe(next[key])}`);
 }
 
 export async function planDefinitions(factoryId: string, files: DefinitionFiles, db: DbOrTx = prisma): Promise<Plan> {

@@ -9,9 +9,10 @@ export type DeliveryStatus = (typeof deliveryStatuses)[number];
  * What the log can be filtered by: the five labels of a request's outcome
  * (accepted, duplicate and three rejections; docs/ingress.md), answered provider
  * handshakes, and the per-minute summaries of requests refused with 429 by the
- * budgets on unauthenticated requests (lib/ingress/log-budget.ts).
+ * budgets on unauthenticated requests (lib/ingress/log-budget.ts), and requests
+ * from outside the webhook's IP allowlist (answered 404, lib/ingress/allowlist.ts).
  */
-export const deliveryStatusFilters = [...deliveryStatuses, 'handshake', 'refused'] as const;
+export const deliveryStatusFilters = [...deliveryStatuses, 'handshake', 'refused', 'refused_address'] as const;
 export type DeliveryStatusFilter = (typeof deliveryStatusFilters)[number];
 
 export const deliveryStatusLabels: Record<DeliveryStatusFilter, string> = {
@@ -22,6 +23,7 @@ export const deliveryStatusLabels: Record<DeliveryStatusFilter, string> = {
   rejected_too_large: 'Rejected (too large)',
   handshake: 'Handshake',
   refused: 'Refused (429)',
+  refused_address: 'Refused (address)',
 };
 
 export const listDeliveriesSchema = z.object({

@@ -36,6 +36,7 @@ export const emptyCounts = (): StatusCounts => ({
   rejected_too_large: 0,
   handshake: 0,
   refused: 0,
+  refused_address: 0,
 });
 
 export type HealthInput = {

@@ -1,17 +1,21 @@
 'use server';
 
 import { revalidatePath } from 'next/cache';
+import { headers } from 'next/headers';
 import { z } from 'zod';
 import { factoryAction } from '@/lib/adapters/actions/action';
 import { listDeliveries } from '@/lib/domain/deliveries/service';
 import { revealHandshakeToken } from '@/lib/domain/webhooks/handshake-token';
-import { createWebhookSchema, eventTypeSettingFormSchema, expectedIntervalSchema, providerSecretSchema, webhookUidSchema } from '@/lib/domain/webhooks/schemas';
+import { createWebhookSchema, eventTypeSettingFormSchema, expectedIntervalSchema, ipAllowlistFormSchema, providerSecretSchema, webhookUidSchema } from '@/lib/domain/webhooks/schemas';
+import { allowlistAdmits, compileAllowlist } from '@/lib/ingress/allowlist-match';
+import { clientAddress } from '@/lib/platform/entry/client-address';
 import {
   createWebhook,
   deleteWebhook,
   rotateWebhookSecret,
   setEventTypeSetting,
   setExpectedInterval,
+  setIpAllowlist,
   setProviderSecret,
   setWebhookEnabled,
 } from '@/lib/domain/webhooks/service';
@@ -95,4 +99,17 @@ export const latestDeliveryAction = factoryAction('factory:read', webhookUidSche
 export const revealHandshakeTokenAction = factoryAction('factory:manage', webhookUidSchema, async ({ factory }, input) => {
   // No revalidation: the page must keep the alert that now holds the token in the browser.
   return { token: await revealHandshakeToken(factory.id, input.uid) };
+});
+
+/**
+ * The IP allowlist. A list that would refuse the address the admin is using
+ * now is not saved at once: the answer names the address, and the form asks
+ * before saving it with confirmOutsideAddress.
+ */
+export const setIpAllowlistAction = factoryAction('factory:manage', webhookUidSchema.and(ipAllowlistFormSchema), async ({ factory }, input) => {
+  const address = clientAddress(await headers());
+  if (!input.confirmOutsideAddress && !allowlistAdmits(compileAllowlist(input.ipAllowlist), address)) return { outsideAddress: address };
+  await setIpAllowlist(factory.id, input.uid, input.ipAllowlist);
+  revalidatePath(webhooksPath(factory.slug), 'layout');
+  return { outsideAddress: null };
 });

@@ -24,6 +24,7 @@ export function serializeDefinition(definition: WebhookDefinition): string {
     ...(definition.deliveryIdHeader ? { deliveryIdHeader: definition.deliveryIdHeader } : {}),
     ...(definition.eventTypeHeader ? { eventTypeHeader: definition.eventTypeHeader } : {}),
     ...(definition.eventTypePath ? { eventTypePath: definition.eventTypePath } : {}),
+    ...(definition.ipAllowlist.length > 0 ? { ipAllowlist: definition.ipAllowlist } : {}),
   });
 }
 

@@ -3,6 +3,7 @@ import { secretNameSchema } from '@/lib/domain/secrets/schemas';
 import { MAX_EXPECTED_INTERVAL_SECONDS, MIN_EXPECTED_INTERVAL_SECONDS } from '@/lib/domain/health/classify';
 import { eventTypeHeaderRefusal, schemeIds, type SchemeId } from '@/lib/ingress/signatures/registry';
 import { UNPRINTABLE } from '@/lib/ingress/signatures/event-types';
+import { checkAllowlist, MAX_ALLOWLIST_RANGES, MAX_RANGE_LENGTH } from '@/lib/ingress/allowlist';
 
 // A webhook's name is also its definition file's name (webhooks/<name>.yaml),
 // so it is kept to characters that are safe in file names everywhere.
@@ -126,6 +127,41 @@ export const createWebhookSchema = z
   });
 export type CreateWebhookInput = z.input<typeof createWebhookSchema>;
 
+/**
+ * The IP allowlist: at most 100 IPv4 or IPv6 ranges (CIDR, or one address),
+ * stored canonically (lib/ingress/allowlist.ts); empty admits every address.
+ * A bad entry is named by its index (`ipAllowlist.3`).
+ */
+export const ipAllowlistSchema = z
+  .array(z.string({ error: 'Each range is a string such as 192.0.2.0/24' }).max(MAX_RANGE_LENGTH, `A range is at most ${MAX_RANGE_LENGTH} characters`), {
+    error: 'Send a list of ranges, such as ["192.0.2.0/24", "2001:db8::/32"]',
+  })
+  .max(MAX_ALLOWLIST_RANGES, `An allowlist holds at most ${MAX_ALLOWLIST_RANGES} ranges`)
+  .transform((list, ctx) => {
+    const checked = checkAllowlist(list);
+    if (checked.ok) return checked.ranges;
+    for (const problem of checked.problems) ctx.addIssue({ code: 'custom', path: problem.index === null ? [] : [problem.index], message: problem.message });
+    return z.NEVER;
+  });
+
+/** The dashboard's allowlist field: one range per line; its problems are one message next to the field, naming the line. */
+export const ipAllowlistFormSchema = z.object({
+  ipAllowlist: z
+    .string()
+    .max(MAX_ALLOWLIST_RANGES * (MAX_RANGE_LENGTH + 2), 'The list is too long')
+    .transform((text, ctx) => {
+      const lines = text.split('\n').map((line, index) => ({ line: index + 1, range: line.trim() })).filter((entry) => entry.range !== '');
+      const checked = checkAllowlist(lines.map((entry) => entry.range));
+      if (checked.ok) return checked.ranges;
+      const problems = checked.problems.map((problem) => (problem.index === null ? problem.message : `Line ${lines[problem.index]!.line}: ${problem.message}`));
+      ctx.addIssue({ code: 'custom', message: problems.slice(0, 3).join('. ') + (problems.length > 3 ? ` (and ${problems.length - 3} more)` : '') });
+      return z.NEVER;
+    }),
+  /** Set when the admin saw the warning that the list refuses the address they are using now. */
+  confirmOutsideAddress: z.boolean().optional(),
+});
+export type IpAllowlistFormInput = z.input<typeof ipAllowlistFormSchema>;
+
 /** Seconds within which an accepted delivery is expected (lib/domain/health: past it the webhook is Silent); null removes it. */
 export const expectedIntervalSchema = z
   .number({ error: 'Enter the interval in seconds, or null for none' })
@@ -148,10 +184,11 @@ export const updateWebhookSchema = z
     enabled: z.boolean({ error: 'enabled must be true or false' }).optional(),
     expectedIntervalSeconds: expectedIntervalSchema.optional(),
     ...eventTypeChangeSchema.shape,
+    ipAllowlist: ipAllowlistSchema.optional(),
   })
   .strict()
   .refine((input) => Object.values(input).some((value) => value !== undefined), {
-    error: 'Send enabled, expectedIntervalSeconds, eventTypeHeader or eventTypePath',
+    error: 'Send enabled, expectedIntervalSeconds, eventTypeHeader, eventTypePath or ipAllowlist',
   });
 export type UpdateWebhookInput = z.input<typeof updateWebhookSchema>;
 

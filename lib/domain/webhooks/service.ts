@@ -1,5 +1,6 @@
 import 'server-only';
 import { randomBytes } from 'node:crypto';
+import { z } from 'zod';
 import { prisma, type DbOrTx, type Tx } from '@/lib/platform/db';
 import { lockFactory } from '@/lib/platform/db/locks';
 import { forgetWebhook } from '@/lib/ingress/live-cache';
@@ -15,6 +16,7 @@ import {
   createWebhookSchema,
   eventTypeChangeSchema,
   eventTypeSettingSchema,
+  ipAllowlistSchema,
   providerSecretSchema,
   suggestFreeSecretName,
   suggestSecretName,
@@ -68,6 +70,8 @@ export type WebhookView = {
   state: WebhookState;
   /** Seconds within which an accepted delivery is expected; null: no expectation. */
   expectedIntervalSeconds: number | null;
+  /** The IP allowlist (canonical ranges); empty admits every address. */
+  ipAllowlist: string[];
   /** Computed from the log (lib/domain/health). */
   health: WebhookHealthView;
 };
@@ -121,6 +125,7 @@ type WebhookRow = {
   credentialVersion: number | null;
   createdAt: Date;
   expectedIntervalSeconds: number | null;
+  ipAllowlist: string[];
 };
 
 const webhookRow = {
@@ -138,19 +143,26 @@ const webhookRow = {
   credentialVersion: true,
   createdAt: true,
   expectedIntervalSeconds: true,
+  ipAllowlist: true,
 } as const;
+
+/** A webhook's row as its definition. */
+const definitionOf = (row: WebhookRow): WebhookDefinition => ({
+  name: row.name,
+  authMode: row.authMode,
+  signatureScheme: (row.signatureScheme as SchemeId | null) ?? null,
+  secretName: row.secretName,
+  deliveryIdHeader: row.deliveryIdHeader,
+  eventTypeHeader: row.eventTypeHeader,
+  eventTypePath: row.eventTypePath,
+  ipAllowlist: row.ipAllowlist,
+});
 
 function toView(row: WebhookRow, secretVersion: number | undefined, health: WebhookHealthView): WebhookView {
   const awaitingSecret = row.credentialEncrypted === null;
   return {
     uid: row.uid,
-    name: row.name,
-    authMode: row.authMode,
-    signatureScheme: (row.signatureScheme as SchemeId | null) ?? null,
-    secretName: row.secretName,
-    deliveryIdHeader: row.deliveryIdHeader,
-    eventTypeHeader: row.eventTypeHeader,
-    eventTypePath: row.eventTypePath,
+    ...definitionOf(row),
     enabled: row.enabled,
     ingressUrl: ingressUrl(row.uid, row.authMode),
     createdAt: row.createdAt,
@@ -233,7 +245,9 @@ const definitionData = (definition: WebhookDefinition) => ({
   deliveryIdHeader: definition.deliveryIdHeader,
   eventTypeHeader: definition.authMode === 'signature' ? null : definition.eventTypeHeader,
   eventTypePath: definition.authMode === 'signature' ? null : definition.eventTypePath,
+  ipAllowlist: definition.ipAllowlist,
 });
+
 
 /** Creates a webhook (with a new UID) from its definition and applies it. The caller holds the factory lock. */
 export async function insertWebhookTx(tx: Tx, factoryId: string, definition: WebhookDefinition, requireSecret: boolean) {
@@ -263,15 +277,7 @@ export async function listWebhookDefinitions(factoryId: string, db: DbOrTx = pri
   const rows = await db.webhook.findMany({ where: { factoryId, deletedAt: null }, select: webhookRow, orderBy: { name: 'asc' } });
   return rows.map((row) => ({
     uid: row.uid,
-    definition: {
-      name: row.name,
-      authMode: row.authMode,
-      signatureScheme: (row.signatureScheme as SchemeId | null) ?? null,
-      secretName: row.secretName,
-      deliveryIdHeader: row.deliveryIdHeader,
-      eventTypeHeader: row.eventTypeHeader,
-      eventTypePath: row.eventTypePath,
-    } satisfies WebhookDefinition,
+    definition: definitionOf(row),
     credentialVersion: row.credentialEncrypted === null ? null : row.credentialVersion,
   }));
 }
@@ -336,6 +342,7 @@ export async function createWebhook(factoryId: string, input: CreateWebhookInput
       deliveryIdHeader: data.deliveryIdHeader ?? null,
       eventTypeHeader: data.eventTypeHeader ?? null,
       eventTypePath: data.eventTypePath ?? null,
+      ipAllowlist: [],
     };
     // On a managed factory the dashboard writes the file, then applies it.
     if (source === 'managed') await writeDefinitionFileTx(tx, factoryId, definitionFile(definition));
@@ -426,17 +433,29 @@ export async function setEventTypeSetting(
       eventTypeHeader: change.eventTypeHeader === undefined ? row.eventTypeHeader : change.eventTypeHeader,
       eventTypePath: change.eventTypePath === undefined ? row.eventTypePath : change.eventTypePath,
     });
-    const definition = {
-      name: row.name,
-      authMode: row.authMode,
-      signatureScheme: (row.signatureScheme as SchemeId | null) ?? null,
-      secretName: row.secretName,
-      deliveryIdHeader: row.deliveryIdHeader,
-      eventTypeHeader: setting.eventTypeHeader,
-      eventTypePath: setting.eventTypePath,
-    };
+    const definition = { ...definitionOf(row), eventTypeHeader: setting.eventTypeHeader, eventTypePath: setting.eventTypePath };
     if (source === 'managed') await writeDefinitionFileTx(tx, factoryId, definitionFile(definition));
     await tx.webhook.update({ where: { id: row.id }, data: { eventTypeHeader: setting.eventTypeHeader, eventTypePath: setting.eventTypePath } });
+  });
+  forgetWebhook(uid);
+  return getWebhook(factoryId, uid, db);
+}
+
+/**
+ * Sets the IP allowlist (canonical ranges; empty admits every address). Part
+ * of the webhook's definition, like the Event type setting: a managed
+ * factory's file is rewritten in the same transaction, a repository-backed
+ * factory changes it in the file there. The live cache entry is dropped.
+ */
+export async function setIpAllowlist(factoryId: string, uid: string, list: readonly string[], db = prisma): Promise<WebhookView> {
+  // Every caller (API, dashboard, CLI) goes through the same checks; the field is named ipAllowlist.N.
+  const { ipAllowlist } = z.object({ ipAllowlist: ipAllowlistSchema }).parse({ ipAllowlist: list });
+  await db.$transaction(async (tx) => {
+    const source = await lockFactoryConfig(tx, factoryId);
+    refuseOnRepository(source, 'change ipAllowlist in its definition file');
+    const row = await findRow(tx, factoryId, uid);
+    if (source === 'managed') await writeDefinitionFileTx(tx, factoryId, definitionFile({ ...definitionOf(row), ipAllowlist }));
+    await tx.webhook.update({ where: { id: row.id }, data: { ipAllowlist } });
   });
   forgetWebhook(uid);
   return getWebhook(factoryId, uid, db);

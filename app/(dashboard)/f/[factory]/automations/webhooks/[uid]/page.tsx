@@ -8,6 +8,9 @@ import { DeleteWebhook } from '@/components/webhooks/delete-webhook';
 import { HealthCard, type HealthChart } from '@/components/health/health-card';
 import { deliveryStats, type StatsWindow } from '@/lib/domain/health/service';
 import { EventTypeSettingForm } from '@/components/webhooks/event-type-setting-form';
+import { IpAllowlistForm } from '@/components/webhooks/ip-allowlist-form';
+import { headers } from 'next/headers';
+import { clientAddress } from '@/lib/platform/entry/client-address';
 import { FieldsCard } from '@/components/webhooks/fields-card';
 import { HandshakeTokenReveal } from '@/components/webhooks/handshake-token';
 import { ProviderSecretForm } from '@/components/webhooks/provider-secret-form';
@@ -229,6 +232,19 @@ export default async function WebhookPage({
                 <span className="text-fg-muted">Not set</span>
               )}
             </DetailRow>
+            <DetailRow label="IP allowlist">
+              {webhook.ipAllowlist.length > 0 ? (
+                <ul aria-label="Allowed ranges" className="flex flex-wrap gap-1.5">
+                  {webhook.ipAllowlist.map((range) => (
+                    <li key={range} className="rounded border border-line bg-subtle px-1.5 py-0.5 font-mono text-[12px] text-fg">
+                      {range}
+                    </li>
+                  ))}
+                </ul>
+              ) : (
+                <span className="text-fg-muted">Every address</span>
+              )}
+            </DetailRow>
             <DetailRow label="Created">{dateTimeFormat.format(webhook.createdAt)}</DetailRow>
             <DetailRow label="Last delivery">{webhook.lastDeliveryAt ? dateTimeFormat.format(webhook.lastDeliveryAt) : 'Never'}</DetailRow>
           </dl>
@@ -321,6 +337,11 @@ export default async function WebhookPage({
                     header={webhook.eventTypeHeader}
                     path={webhook.eventTypePath}
                   />
+                </section>
+              )}
+              {readOnly ? null : (
+                <section aria-label="IP allowlist" className="px-5 py-4">
+                  <IpAllowlistForm factorySlug={factory.slug} uid={webhook.uid} ranges={webhook.ipAllowlist} address={clientAddress(await headers())} />
                 </section>
               )}
               {readOnly ? null : (

@@ -240,6 +240,11 @@ export default async function DeliveryPage({ params }: { params: Params }) {
                     Requests without valid credentials that arrived while this webhook&apos;s budget for them was spent. Each got 429
                     with Retry-After and none was logged on its own; this entry counts them for its minute.
                   </Alert>
+                ) : delivery.status === 'refused_address' ? (
+                  <Alert tone="danger" title="Refused: the address is outside the IP allowlist">
+                    The request came from an address outside this webhook&apos;s IP allowlist. It got the answer of an unknown
+                    webhook (404), so the sender learns nothing of this one, and its body was never read.
+                  </Alert>
                 ) : (
                   <Alert tone="info" title="Payload not kept: only accepted deliveries keep their payload">
                     {delivery.status === 'handshake'
@@ -249,7 +254,7 @@ export default async function DeliveryPage({ params }: { params: Params }) {
                 )}
               </CardBody>
             </Card>
-            {delivery.status === 'handshake' || delivery.status === 'refused' ? null : whyNot}
+            {delivery.status === 'handshake' || delivery.status === 'refused' || delivery.status === 'refused_address' ? null : whyNot}
           </>
         )}
       </div>

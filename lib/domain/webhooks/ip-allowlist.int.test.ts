@@ -1,0 +1,96 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ZodError } from 'zod';
+import { setDatabase } from '@/lib/platform/db';
+import { createFactory } from '@/lib/domain/factories/service';
+import { readDefinitionFiles, setConfigSource } from '@/lib/domain/definitions/service';
+import { createUser } from '@/lib/domain/users/service';
+import { createWebhook, getWebhook, setIpAllowlist } from '@/lib/domain/webhooks/service';
+import { handleIngress } from '@/lib/ingress/pipeline';
+import { toAppError } from '@/lib/platform/http/errors';
+import { createTestDatabase, testDatabaseKinds, type TestDatabase } from '@/tests/support/databases';
+
+// The IP allowlist through the service and the ingress, on both databases:
+// stored canonically, checked for every caller, written to a managed
+// factory's definition file, taken up by the ingress at once (the live cache
+// entry is dropped), and a request from outside answered like an unknown
+// webhook, logged as refused_address.
+
+const ENTRY_MARK = Symbol.for('tripline.server-entry');
+
+describe.each(testDatabaseKinds())('the IP allowlist on %s', (kind) => {
+  let database: TestDatabase;
+  let userId: string;
+  let factoryId: string;
+
+  beforeAll(async () => {
+    database = await createTestDatabase(kind);
+    setDatabase(database);
+    userId = (await createUser({ email: 'allowlist@example.com', password: 'a long enough password' }, database.prisma)).id;
+    factoryId = (await createFactory(userId, { name: 'Allow', slug: 'allow' }, database.prisma)).id;
+    // As under the server entry: X-Forwarded-For holds the address it resolved.
+    (globalThis as Record<symbol, unknown>)[ENTRY_MARK] = true;
+  });
+  afterAll(async () => {
+    delete (globalThis as Record<symbol, unknown>)[ENTRY_MARK];
+    setDatabase(undefined);
+    await database?.drop();
+  });
+
+  const send = (uid: string, secret: string, address: string) =>
+    handleIngress(
+      new Request(`http://localhost/webhooks/w/${uid}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${secret}`, 'x-forwarded-for': address },
+        body: JSON.stringify({ n: Math.random() }),
+      }),
+      { uid },
+    );
+
+  it('stores ranges canonically, and the ingress takes a change at once', async () => {
+    const created = await createWebhook(factoryId, { name: 'partners', authMode: 'token' }, database.prisma);
+    const { uid } = created.webhook;
+    const secret = created.secret!;
+    expect((await send(uid, secret, '198.51.100.7')).status).toBe(202);
+
+    const view = await setIpAllowlist(factoryId, uid, ['203.0.113.77/24', '2001:DB8:0:0::/32', '203.0.113.0/24'], database.prisma);
+    expect(view.ipAllowlist).toEqual(['203.0.113.0/24', '2001:db8::/32']);
+    const outside = await send(uid, secret, '198.51.100.7');
+    const unknown = await handleIngress(new Request('http://localhost/webhooks/w/wh_none', { method: 'POST', body: '{}' }), { uid: 'wh_none' });
+    expect(outside.status).toBe(404);
+    expect(await outside.text()).toBe(await unknown.text());
+    expect((await send(uid, secret, '203.0.113.9')).status).toBe(202);
+    expect((await send(uid, secret, '2001:db8:1::5')).status).toBe(202);
+
+    const refused = await database.prisma.delivery.findMany({ where: { webhook: { uid }, status: 'refused_address' }, select: { remoteAddress: true, detail: true, body: true } });
+    expect(refused).toEqual([{ remoteAddress: '198.51.100.7', detail: "the client address 198.51.100.7 is outside the webhook's IP allowlist", body: null }]);
+
+    await setIpAllowlist(factoryId, uid, [], database.prisma);
+    expect((await send(uid, secret, '198.51.100.7')).status).toBe(202);
+  });
+
+  it('refuses a bad list for every caller, naming the entry, and saves nothing', async () => {
+    const { webhook } = await createWebhook(factoryId, { name: 'strict', authMode: 'token' }, database.prisma);
+    await setIpAllowlist(factoryId, webhook.uid, ['10.0.0.0/8'], database.prisma);
+    const refusal = async (list: string[]) => {
+      const error = await setIpAllowlist(factoryId, webhook.uid, list, database.prisma).then(
+        () => null,
+        (thrown: unknown) => thrown,
+      );
+      expect(error).toBeInstanceOf(ZodError);
+      return toAppError(error).fields;
+    };
+    expect(await refusal(['10.0.0.0/8', '10.0.0.0/33'])).toEqual({ 'ipAllowlist.1': '"10.0.0.0/33" has an invalid prefix length: an IPv4 range ends in /0 to /32' });
+    expect(await refusal(Array.from({ length: 101 }, (_, i) => `10.${i}.0.0/16`))).toEqual({ ipAllowlist: 'An allowlist holds at most 100 ranges' });
+    expect((await getWebhook(factoryId, webhook.uid, database.prisma)).ipAllowlist).toEqual(['10.0.0.0/8']);
+  });
+
+  it('writes the list into a managed factory’s definition file', async () => {
+    const managed = (await createFactory(userId, { name: 'Managed allow', slug: 'managed-allow' }, database.prisma)).id;
+    await setConfigSource(managed, 'managed', database.prisma);
+    const { webhook } = await createWebhook(managed, { name: 'filed', authMode: 'token' }, database.prisma);
+    await setIpAllowlist(managed, webhook.uid, ['192.0.2.0/24'], database.prisma);
+    expect((await readDefinitionFiles(managed, database.prisma))['webhooks/filed.yaml']).toContain('ipAllowlist:\n  - 192.0.2.0/24\n');
+    await setIpAllowlist(managed, webhook.uid, [], database.prisma);
+    expect((await readDefinitionFiles(managed, database.prisma))['webhooks/filed.yaml']).not.toContain('ipAllowlist');
+  });
+});
