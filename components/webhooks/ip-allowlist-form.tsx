@@ -46,7 +46,7 @@ export function IpAllowlistForm({ factorySlug, uid, ranges, address }: { factory
       return;
     }
     setPending(null);
-    setSaved(list.length > 0 ? `Saved. Requests from outside these ${list.length === 1 ? 'range' : `${list.length} ranges`} now get 404.` : 'Saved. Every address is admitted.');
+    setSaved(list.length > 0 ? `Saved. Requests from outside ${list.length === 1 ? 'this range' : `these ${list.length} ranges`} now get 404.` : 'Saved. Every address is admitted.');
     router.refresh();
   };
 

@@ -157,6 +157,37 @@ test.describe.serial('webhooks and team secrets', () => {
     await setting.getByRole('button', { name: 'Save event type' }).click();
     await expect(setting.getByText('Removed. New deliveries have no event type.')).toBeVisible();
     await expect(page.locator('dt', { hasText: /^Event type$/ }).locator('xpath=following-sibling::dd[1]')).toHaveText('Not set');
+
+    // The IP allowlist: a bad range is named next to the field; a list that refuses the admin's own
+    // address (the browser's: 127.0.0.1 or ::1, as localhost resolves) asks before it is saved.
+    const allowlist = page.getByRole('form', { name: 'IP allowlist' });
+    const ranges = allowlist.getByRole('textbox', { name: /^IP allowlist/ });
+    await expect(ranges).toHaveAccessibleDescription(/Your address as Tripline sees it: (127\.0\.0\.1|::1)\./);
+    await ranges.fill('192.0.2.0/24\n10.0.0.0/33');
+    await allowlist.getByRole('button', { name: 'Save allowlist' }).click();
+    await expect(ranges).toHaveAccessibleDescription(/Line 2: "10\.0\.0\.0\/33" has an invalid prefix length: an IPv4 range ends in \/0 to \/32/);
+    await ranges.fill('192.0.2.9/24');
+    await allowlist.getByRole('button', { name: 'Save allowlist' }).click();
+    await expect(allowlist.getByText(/^This list refuses your own address, (127\.0\.0\.1|::1)$/)).toBeVisible();
+    await screenshot(page, 'webhook-allowlist-warning');
+    expect((await request.post(url, hello)).status()).toBe(202);
+    await allowlist.getByRole('button', { name: 'Save anyway' }).click();
+    await expect(allowlist.getByText('Saved. Requests from outside this range now get 404.')).toBeVisible();
+    await expect(page.getByRole('list', { name: 'Allowed ranges' })).toHaveText('192.0.2.0/24');
+    expect((await request.post(url, hello)).status()).toBe(404);
+    await ranges.fill('127.0.0.0/8\n::1');
+    await allowlist.getByRole('button', { name: 'Save allowlist' }).click();
+    await expect(allowlist.getByText('Saved. Requests from outside these 2 ranges now get 404.')).toBeVisible();
+    await expect(page.getByRole('list', { name: 'Allowed ranges' }).getByRole('listitem')).toHaveText(['127.0.0.0/8', '::1']);
+    expect((await request.post(url, hello)).status()).toBe(202);
+    await page.reload();
+    const refusedEntry = page.getByRole('region', { name: 'Deliveries' }).getByRole('row').filter({ hasText: 'Refused (address)' });
+    await expect(refusedEntry).toHaveCount(1);
+    await screenshot(page, 'webhook-allowlist');
+    await ranges.fill('');
+    await allowlist.getByRole('button', { name: 'Save allowlist' }).click();
+    await expect(allowlist.getByText('Saved. Every address is admitted.')).toBeVisible();
+    await expect(page.locator('dt', { hasText: /^IP allowlist$/ }).locator('xpath=following-sibling::dd[1]')).toHaveText('Every address');
   });
 
   test('a GitHub signature webhook takes the secret the admin chose', async () => {
