@@ -37,7 +37,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 
-import { adminUrl, cli, distDir, root, run, serverNodeFlags } from './harness.mjs';
+import { adminUrl, cli, distDir, processTicks, root, run, serverNodeFlags } from './harness.mjs';
 
 process.chdir(root);
 const duration = Number(process.env.BENCH_DURATION ?? 15);
@@ -82,21 +82,7 @@ function loadAsync(options) {
 // /proc before and after, split into the server (its process and children),
 // PostgreSQL's processes, and the rest (the load generator, this script).
 const TICK_MS = 10; // USER_HZ is 100 on Linux
-function cpuTicks() {
-  const ticks = new Map();
-  for (const entry of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const close = stat.lastIndexOf(')');
-      const fields = stat.slice(close + 2).split(' ');
-      ticks.set(Number(entry), { comm: stat.slice(stat.indexOf('(') + 1, close), ppid: Number(fields[1]), ticks: Number(fields[11]) + Number(fields[12]) });
-    } catch {
-      // the process ended meanwhile
-    }
-  }
-  return ticks;
-}
+const cpuTicks = processTicks;
 // The load generator runs as a child of this process and has exited when a run
 // returns: its CPU time is in this process's cutime and cstime.
 function childTicks() {

@@ -1,6 +1,6 @@
 // The load generator, run as its own process by bench/ingress.mjs and
 // bench/limits.mjs so it does not share a CPU budget with the server's event loop.
-// Input (argv[2], JSON): { url, targets: [{ path, authorization }], connections, duration, rate?, window? }
+// Input (argv[2], JSON, or @<file> holding it): { url, targets: [{ path, authorization }], connections, duration, rate?, window? }
 // Output (stdout, JSON): requests, perSecond, latency { p50, p90, p99, max } in ms,
 // statusCodes { code: { count } }, non2xx, errors, timeouts, duration; with `rate`, also
 // histogram { ms: count }. With `rate` and `window` (seconds) and no `duration`: runs
@@ -21,10 +21,13 @@
 //     Math.ceil(1 / rate) = 1 ms instead of 1000 / rate ms, which records a
 //     response of L ms L times over (docs/benchmarks/history.md, "Steady load").
 import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
 import http from 'node:http';
 import autocannon from 'autocannon';
 
-const options = JSON.parse(process.argv[2]);
+// `@file`: the options in a file (a list of 20,000 targets is past what one argument may hold).
+const argument = process.argv[2];
+const options = JSON.parse(argument.startsWith('@') ? fs.readFileSync(argument.slice(1), 'utf8') : argument);
 let next = 0;
 
 /** The next request: to the next webhook in turn, with a fresh delivery ID, so every one is a new accepted delivery (no dedup shortcut). */
