@@ -30,7 +30,7 @@ import { ingressUrl } from '@/lib/ingress/urls';
 
 // POST /webhooks/w/<uid>[/<token>]: the hot path, in this order:
 //   1. find the live webhook (unknown, disabled, deleted: one identical 404)
-//   2. Dropbox's GET challenge (lib/ingress/handshakes.ts); otherwise only POST (405 with Allow: POST); a declared Content-Length over the limit: 413 at once
+//   2. challenges before any body: Dropbox's, Okta's, Meta's and X's GET, Graph's validation POST (lib/ingress/handshakes.ts); otherwise only POST (405 with Allow: POST); a declared Content-Length over the limit: 413 at once
 //   3. token and URL-token credentials, before the body is read (401)
 //   4. read the body, never more than the limit (413)
 //   5. verification handshakes, then provider signatures over the raw bytes (401)
@@ -109,8 +109,9 @@ async function serve(request: Request, params: IngressParams): Promise<Response>
   // The address the server entry resolved from the socket (lib/platform/entry/client-address.ts); never a header the client chose.
   const address = clientAddress(headers);
   const logAddress = address === 'unknown' ? null : address;
-  const challenge = await answerChallenge(webhook, request, logAddress);
-  if (challenge) return notedBudget(request, challenge);
+  // Challenges that come before any body (Dropbox, Okta, Meta, X; Graph's validation POST): answered, or a failed authentication.
+  const challenge = await answerChallenge(webhook, request, address);
+  if (challenge) return challenge;
   if (request.method !== 'POST') return ingressError('method_not_allowed', { Allow: 'POST' });
 
   /** A metadata-only entry for a request without valid credentials, under the webhook's unauthenticated budget (and for a failed authentication, its address's budget first); `answer` when written, else 429. */

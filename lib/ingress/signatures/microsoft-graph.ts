@@ -1,0 +1,51 @@
+// Microsoft Graph change notifications: no signature. The subscription's
+// clientState, which Tripline generates as the webhook's secret and the
+// admin passes when creating the subscription, comes back in every item of
+// the body's `value` array (lifecycle notifications included). A delivery is
+// authentic when every item carries exactly that clientState, compared in
+// constant time; an item without one fails the whole batch. The body is
+// parsed before authentication because that is where the credential is; the
+// ingress has already bounded its size. The validation POST
+// (?validationToken=) is answered in lib/ingress/handshakes.ts.
+// https://learn.microsoft.com/en-us/graph/change-notifications-delivery-webhooks
+// https://learn.microsoft.com/en-us/graph/api/resources/changenotification
+import { bytesEqual } from '@/lib/platform/crypto/compare';
+import { parseJsonBody } from '@/lib/ingress/json';
+import { OK, fail } from './shared';
+import type { Verifier } from './types';
+
+/** Graph's limit on a subscription's clientState (subscription resource type). */
+export const GRAPH_CLIENT_STATE_MAX = 128;
+
+export const verify: Verifier = ({ rawBody, secret }) => {
+  const json = parseJsonBody(rawBody);
+  const value = json.ok && typeof json.value === 'object' && json.value !== null ? (json.value as { value?: unknown }).value : undefined;
+  if (!Array.isArray(value) || value.length === 0) return fail('missing');
+  if (secret === '' || secret.length > GRAPH_CLIENT_STATE_MAX) return fail('mismatch');
+  let matched = true;
+  for (const item of value) {
+    const state = typeof item === 'object' && item !== null ? (item as { clientState?: unknown }).clientState : undefined;
+    // Every item is compared, so the time taken says nothing about which one differed.
+    matched = (typeof state === 'string' && bytesEqual(state, secret)) && matched;
+  }
+  return matched ? OK : fail('mismatch');
+};
+
+// A validation token past this is not Graph's (its tokens are about a hundred characters).
+export const GRAPH_TOKEN_MAX = 1024;
+// Control characters, format characters, unpaired surrogates and line separators: refused, never escaped.
+const UNPRINTABLE = /[\p{Cc}\p{Cf}\p{Cs}\u2028\u2029]/u;
+const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
+/**
+ * The answer to Graph's validation: the token as URLSearchParams decoded it,
+ * with HTML's special characters escaped. Graph's token holds spaces and
+ * never HTML (its docs advise escaping anyway), so a real token is echoed
+ * unchanged, and a hostile one can never be echoed as markup. Null (refused)
+ * for an empty token, one over GRAPH_TOKEN_MAX characters, or one with a
+ * control character.
+ */
+export function graphValidationAnswer(token: string | null): string | null {
+  if (token === null || token.length === 0 || token.length > GRAPH_TOKEN_MAX || UNPRINTABLE.test(token)) return null;
+  return token.replace(/[&<>"']/g, (char) => ESCAPES[char] ?? char);
+}
