@@ -734,7 +734,7 @@ export const schemes = {
     secretHint: 'the app’s App Secret (App Dashboard → App settings → Basic)',
     setup: [
       'In the Meta App Dashboard, open App settings → Basic, copy the App Secret and enter it here.',
-      'Once the secret is in, this page shows the webhook’s verify token. Under Webhooks (WhatsApp: WhatsApp → Configuration), paste the ingress URL as the Callback URL and the verify token as the Verify token, press Verify and save, then subscribe to the fields you want.',
+      'Once the secret is in, the webhook’s page shows its verify token. Under Webhooks (WhatsApp: WhatsApp → Configuration), paste the ingress URL as the Callback URL and the verify token as the Verify token, press Verify and save, then subscribe to the fields you want.',
     ],
   },
   x: {
