@@ -47,6 +47,8 @@ export type SchemeInfo = {
   secretFormat?: { pattern: RegExp; message: string };
   /** Where the admin puts our URL and the secret on the provider's side. */
   setup: string[];
+  /** The provider's pages the setup, challenge and algorithm were read in (docs/providers.md cites them). */
+  docs?: readonly string[];
   /** Bodies the ingress cannot take from this provider, and why (shown in the docs). */
   limitation?: string;
 };
@@ -690,6 +692,7 @@ export const schemes = {
       'Create the subscription with Graph’s API: POST https://graph.microsoft.com/v1.0/subscriptions with "notificationUrl" (and, for lifecycle notifications, "lifecycleNotificationUrl"): the ingress URL, and "clientState": the secret shown after creation.',
       'Graph validates the URL during that call and at each renewal; Tripline answers, so the call succeeds. Every notification then carries the clientState, which Tripline checks.',
     ],
+    docs: ['https://learn.microsoft.com/en-us/graph/change-notifications-delivery-webhooks', 'https://learn.microsoft.com/en-us/graph/api/resources/subscription', 'https://learn.microsoft.com/en-us/graph/change-notifications-lifecycle-events'],
     limitation:
       'The clientState is the credential and comes back inside every notification’s body, which the delivery log stores as sent: every member who can read the log can read it. The validationTokens (JWTs) of notifications with resource data are not checked.',
   },
@@ -714,6 +717,7 @@ export const schemes = {
       'In the Okta Admin Console, open Workflow → Event Hooks → Create Event Hook; Endpoint URL: the ingress URL.',
       'Authentication field: Authorization. Authentication secret: the secret shown after creation. Choose the events, save, then verify the hook (Okta waits 3 s for the answer).',
     ],
+    docs: ['https://developer.okta.com/docs/concepts/event-hooks/', 'https://support.okta.com/help/s/article/Unable-to-verify-event-hook-Hook-hook-name-execution-failed'],
   },
   meta: {
     id: 'meta',
@@ -736,6 +740,7 @@ export const schemes = {
       'In the Meta App Dashboard, open App settings → Basic, copy the App Secret and enter it here.',
       'Once the secret is in, the webhook’s page shows its verify token. Under Webhooks (WhatsApp: WhatsApp → Configuration), paste the ingress URL as the Callback URL and the verify token as the Verify token, press Verify and save, then subscribe to the fields you want.',
     ],
+    docs: ['https://developers.facebook.com/docs/graph-api/webhooks/getting-started', 'https://developers.facebook.com/docs/messenger-platform/webhook-reference'],
   },
   x: {
     id: 'x',
@@ -780,6 +785,7 @@ export const schemes = {
       'In the X Developer Portal, open your app → Keys and tokens, copy the API Key Secret (consumer secret) and enter it here.',
       'Register the webhook with POST /2/webhooks and "url": the ingress URL; X checks it at once (CRC), Tripline answers, and you then subscribe the accounts.',
     ],
+    docs: ['https://docs.x.com/x-api/webhooks/quickstart', 'https://developer.x.com/en/docs/x-api/enterprise/account-activity-api/guides/securing-webhooks'],
   },
 } as const satisfies Record<string, SchemeInfo>;
 
