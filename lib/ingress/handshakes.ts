@@ -10,7 +10,8 @@ import { graphValidationAnswer } from '@/lib/ingress/signatures/microsoft-graph'
 import { oktaAuthorized } from '@/lib/ingress/signatures/okta';
 import { hmacSha256 } from '@/lib/ingress/signatures/shared';
 import { providerDeliveryId } from '@/lib/ingress/signatures/verify';
-import { xCrcResponse, xCrcToken } from '@/lib/ingress/signatures/x';
+import { xCrcResponse } from '@/lib/ingress/signatures/x';
+import { answerableCrcToken } from '@/lib/ingress/challenge-tokens';
 import { zoomPlainToken } from '@/lib/ingress/signatures/zoom';
 import { bytesEqual } from '@/lib/platform/crypto/compare';
 import { captureHandshakeSecret, notionTokenPendingDetail, type LiveWebhook } from '@/lib/ingress/live';
@@ -42,7 +43,7 @@ import { captureHandshakeSecret, notionTokenPendingDetail, type LiveWebhook } fr
 //   answered only when it is of the shape X sends and the ingress's own JSON
 //   parser (lib/ingress/json.ts) refuses it as a body, so any signature it
 //   yields belongs to a body the ingress rejects as invalid JSON. `123`,
-//   `true` and `{"a":1}` get 401, never an answer (signatures/x.ts).
+//   `true` and `{"a":1}` get 401, never an answer (challenge-tokens.ts).
 // - Zoom's check is signed: it is answered only after the request's own
 //   signature verified, so only Zoom can ask. As defence in depth the
 //   plainToken must also hold no ':' (signatures/zoom.ts), so no answer is
@@ -227,7 +228,7 @@ function challengeOf(webhook: LiveWebhook, request: Request): Challenge | null {
     case 'x': {
       if (request.method !== 'GET' || !query.has('crc_token')) return null;
       if (secret === null) return { refused: WAITING };
-      const token = xCrcToken(query.get('crc_token'));
+      const token = answerableCrcToken(query.get('crc_token'));
       // Its answer would be a signature of the token as a body: see the header comment.
       if (token === null) return { refused: 'X crc_token refused: not of the shape X sends (a token that parses as JSON is never answered)' };
       return { response: json({ response_token: xCrcResponse(secret, token) }), detail: 'X challenge-response check answered' };

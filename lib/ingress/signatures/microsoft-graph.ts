@@ -10,16 +10,23 @@
 // https://learn.microsoft.com/en-us/graph/change-notifications-delivery-webhooks
 // https://learn.microsoft.com/en-us/graph/api/resources/changenotification
 import { bytesEqual } from '@/lib/platform/crypto/compare';
-import { parseJsonBody } from '@/lib/ingress/json';
 import { OK, fail } from './shared';
 import type { Verifier } from './types';
 
 /** Graph's limit on a subscription's clientState (subscription resource type). */
 export const GRAPH_CLIENT_STATE_MAX = 128;
 
+function notificationsOf(rawBody: Buffer): unknown {
+  try {
+    const body: unknown = JSON.parse(rawBody.toString('utf8'));
+    return typeof body === 'object' && body !== null ? (body as { value?: unknown }).value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 export const verify: Verifier = ({ rawBody, secret }) => {
-  const json = parseJsonBody(rawBody);
-  const value = json.ok && typeof json.value === 'object' && json.value !== null ? (json.value as { value?: unknown }).value : undefined;
+  const value = notificationsOf(rawBody);
   if (!Array.isArray(value) || value.length === 0) return fail('missing');
   if (secret === '' || secret.length > GRAPH_CLIENT_STATE_MAX) return fail('mismatch');
   let matched = true;
