@@ -14,7 +14,7 @@ import { metaVerifyToken } from '../../lib/ingress/signatures/meta';
 test.describe.configure({ mode: 'serial' });
 test.afterEach(({ request, tokens }) => deleteCreatedWebhooks(request, tokens.admin));
 
-type Entry = { status: string; detail: string | null; eventType: string | null };
+type Entry = { id: string; status: string; detail: string | null; eventType: string | null };
 const log = async (request: APIRequestContext, admin: string, uid: string): Promise<Entry[]> =>
   (await (await request.get(`/api/v1/factories/acme/webhooks/${uid}/deliveries?limit=100`, { headers: bearer(admin) })).json()).deliveries;
 
@@ -75,6 +75,13 @@ test('Microsoft Graph: the validation token is echoed URL-decoded, hostile ones 
   expect(statuses(entries)).toEqual(['handshake', 'handshake', 'handshake', 'rejected_auth', 'rejected_auth', 'accepted', 'accepted', 'rejected_auth']);
   expect(entries.filter((entry) => entry.status === 'accepted').map((entry) => entry.eventType)).toEqual(['reauthorizationRequired', 'created']);
   expect(entries.at(-1)?.detail).toBe('Microsoft Graph validation answered');
+  // The clientState is the webhook's secret: the log stores it redacted, as it does credential headers, so no viewer reads it.
+  for (const entry of entries.filter((e) => e.status === 'accepted')) {
+    const response = await request.get(`/api/v1/factories/acme/webhooks/${hook.uid}/deliveries/${entry.id}`, { headers: bearer(tokens.viewer) });
+    const text = await response.text();
+    expect(text).not.toContain(clientState);
+    expect(JSON.parse(text).delivery.payload.value[0]).toMatchObject({ clientState: '[redacted]', subscriptionId: 's-1' });
+  }
 });
 
 test('Okta: the verification GET is answered only with the secret in Authorization', async ({ request, tokens }) => {

@@ -24,7 +24,7 @@ import { clientAddress } from '@/lib/platform/entry/client-address';
 import { receivedHeaders } from '@/lib/platform/entry/request-context';
 import { extractEventType } from '@/lib/ingress/signatures/event-types';
 import { getScheme } from '@/lib/ingress/signatures/registry';
-import { providerDeliveryId } from '@/lib/ingress/signatures/verify';
+import { providerDeliveryId, redactBodyCredential } from '@/lib/ingress/signatures/verify';
 import { findLiveWebhook, type LiveWebhook } from '@/lib/ingress/live';
 import { ingressUrl } from '@/lib/ingress/urls';
 
@@ -184,7 +184,9 @@ async function serve(request: Request, params: IngressParams): Promise<Response>
   const stored = redactHeaders(receivedHeaders() ?? headers, scheme?.signatureHeaders ?? []);
   const signatures = webhook.authMode === 'signature' && scheme ? signatureHeaderValues(headers, scheme.signatureHeaders) : null;
   // From the headers and the body parsed above; null when the delivery names none (never a rejection).
-  const eventType = extractEventType(webhook.eventTypeSource, { header: (name) => headers.get(name), body: json.value });
+  // A credential in the body (Microsoft Graph's clientState) is stored and handed on redacted, like credential headers.
+  const kept = webhook.authMode === 'signature' && webhook.signatureScheme && webhook.credential ? redactBodyCredential(webhook.signatureScheme, json, webhook.credential) : json;
+  const eventType = extractEventType(webhook.eventTypeSource, { header: (name) => headers.get(name), body: kept.value });
   // Runs continue the request's trace: their executor's span is this span's child.
   const traceparent = currentTraceparent();
   const outcome = await inSpan('tripline.ingress.record', { attributes: { 'db.system.name': 'postgresql', 'db.operation.name': 'record delivery' } }, () => recordAccepted({
@@ -192,9 +194,9 @@ async function serve(request: Request, params: IngressParams): Promise<Response>
     factoryId: webhook.factoryId,
     identity,
     // Triggers read what the log stores (the type, the redacted headers), so Test filter, Backtest and Replay decide alike.
-    runs: runsToStart(webhook, webhook.triggers, { deliveryId: identity.deliveryId, text: json.text, value: json.value, eventType, headers: stored }),
+    runs: runsToStart(webhook, webhook.triggers, { deliveryId: identity.deliveryId, text: kept.text, value: kept.value, eventType, headers: stored }),
     size: body.length,
-    body: json.text,
+    body: kept.text,
     headers: stored,
     signatureHeaders: signatures,
     remoteAddress: logAddress,

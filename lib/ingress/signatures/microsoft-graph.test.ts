@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { graphValidationAnswer, verify } from './microsoft-graph';
+import { graphValidationAnswer, redactClientState, verify } from './microsoft-graph';
 
 const SECRET = 'secretClientValue';
 const check = (body: unknown, secret = SECRET) =>
@@ -42,5 +42,24 @@ describe('Graph’s validation answer', () => {
     }
     expect(graphValidationAnswer(null)).toBeNull();
     expect(graphValidationAnswer('x'.repeat(1024))).toBe('x'.repeat(1024));
+  });
+});
+
+describe('the stored body', () => {
+  it('holds every clientState equal to the secret redacted, in the text and the value, and nothing else changed', () => {
+    const text = `{"value":[{"clientState": "${SECRET}","id":"a","note":"${SECRET}"},\n{"clientState":"${SECRET}"}],"clientState":"other"}`;
+    const value = JSON.parse(text) as { value: Array<Record<string, string>> };
+    const kept = redactClientState(text, value, SECRET);
+    expect(kept.text).toBe(`{"value":[{"clientState": "[redacted]","id":"a","note":"${SECRET}"},\n{"clientState":"[redacted]"}],"clientState":"other"}`);
+    expect(JSON.parse(kept.text)).toEqual(kept.value);
+    expect(value.value.map((item) => item.clientState)).toEqual(['[redacted]', '[redacted]']);
+  });
+
+  it('treats the secret as text, not as a pattern', () => {
+    const text = '{"value":[{"clientState":"axb"}]}';
+    expect(redactClientState(text, JSON.parse(text), 'a.b').text).toBe(text);
+    const special = 'a.b*c+(d)$';
+    const withSpecial = `{"value":[{"clientState":${JSON.stringify(special)}}]}`;
+    expect(redactClientState(withSpecial, JSON.parse(withSpecial), special).text).toBe('{"value":[{"clientState":"[redacted]"}]}');
   });
 });

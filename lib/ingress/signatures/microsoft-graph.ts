@@ -56,3 +56,26 @@ export function graphValidationAnswer(token: string | null): string | null {
   if (token === null || token.length === 0 || token.length > GRAPH_TOKEN_MAX || UNPRINTABLE.test(token)) return null;
   return token.replace(/[&<>"']/g, (char) => ESCAPES[char] ?? char);
 }
+
+export const REDACTED_CLIENT_STATE = '[redacted]';
+
+/**
+ * The body as the log stores it and runs receive it: each notification's
+ * clientState, which is the webhook's secret, replaced by "[redacted]" in the
+ * text and in the parsed value alike (filters at the ingress and in a
+ * backtest then see the same body). Everything else stays byte for byte.
+ * Only a clientState equal to the secret is replaced, which after
+ * verification is every one.
+ */
+export function redactClientState(text: string, value: unknown, secret: string): { text: string; value: unknown } {
+  if (secret === '') return { text, value };
+  const literal = JSON.stringify(secret).replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+  const redactedText = text.replace(new RegExp(`("clientState"\\s*:\\s*)${literal}`, 'g'), `$1${JSON.stringify(REDACTED_CLIENT_STATE)}`);
+  const items = typeof value === 'object' && value !== null ? (value as { value?: unknown }).value : undefined;
+  if (Array.isArray(items)) {
+    for (const item of items) {
+      if (typeof item === 'object' && item !== null && (item as { clientState?: unknown }).clientState === secret) (item as { clientState: string }).clientState = REDACTED_CLIENT_STATE;
+    }
+  }
+  return { text: redactedText, value };
+}

@@ -694,7 +694,7 @@ export const schemes = {
     ],
     docs: ['https://learn.microsoft.com/en-us/graph/change-notifications-delivery-webhooks', 'https://learn.microsoft.com/en-us/graph/api/resources/subscription', 'https://learn.microsoft.com/en-us/graph/change-notifications-lifecycle-events'],
     limitation:
-      'The clientState is the credential and comes back inside every notification’s body, which the delivery log stores as sent: every member who can read the log can read it. The validationTokens (JWTs) of notifications with resource data are not checked.',
+      'The clientState is the credential and comes back inside every notification’s body: the log stores and runs receive the body with each clientState replaced by "[redacted]" (all else byte for byte). The validationTokens (JWTs) of notifications with resource data are not checked.',
   },
   okta: {
     id: 'okta',

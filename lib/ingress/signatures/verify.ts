@@ -14,7 +14,7 @@ import { verify as jira } from './jira';
 import { verify as linear } from './linear';
 import { verify as mailgun } from './mailgun';
 import { verify as meta } from './meta';
-import { verify as microsoftGraph } from './microsoft-graph';
+import { redactClientState, verify as microsoftGraph } from './microsoft-graph';
 import { verify as okta } from './okta';
 import { verify as notion } from './notion';
 import { verify as paddle } from './paddle';
@@ -96,4 +96,14 @@ export function providerDeliveryId(scheme: SchemeId, headers: Headers): string |
     if (value) return value;
   }
   return null;
+}
+
+/**
+ * The body as the log stores it and runs receive it, for schemes whose
+ * credential travels in the body (Microsoft Graph's clientState): redacted,
+ * like the credential headers of every other scheme. Other schemes' bodies
+ * are returned as they are.
+ */
+export function redactBodyCredential(scheme: SchemeId, body: { text: string; value: unknown }, secret: string): { text: string; value: unknown } {
+  return scheme === 'microsoft-graph' ? redactClientState(body.text, body.value, secret) : body;
 }
