@@ -2,6 +2,7 @@ import { createHmac } from 'node:crypto';
 import type { APIRequestContext, APIResponse } from '@playwright/test';
 import { bearer, expect, test } from '../fixtures/api';
 import { createWebhook, deleteCreatedWebhooks, hmacHex } from '../fixtures/ingress';
+import { rememberSecrets } from '../fixtures/secrets';
 import { metaVerifyToken } from '../../lib/ingress/signatures/meta';
 
 // The verification challenges of Microsoft Graph, Okta, Meta and X over real
@@ -115,6 +116,8 @@ test('Meta: the challenge is echoed for the webhook’s verify token only; a wro
   const appSecret = 'meta-app-secret-e2e';
   const hook = await createWebhook(request, tokens.admin, { name: 'meta', authMode: 'signature', signatureScheme: 'meta', providerSecret: appSecret });
   const verifyToken = metaVerifyToken(appSecret, hook.uid);
+  // e2e/logs proves no server log holds them.
+  rememberSecrets(appSecret, verifyToken);
   const verify = (token: string, challenge = '1158201444') =>
     request.get(`${hook.url}?hub.mode=subscribe&hub.challenge=${encodeURIComponent(challenge)}&hub.verify_token=${encodeURIComponent(token)}`);
 
@@ -151,6 +154,7 @@ test('Meta: the challenge is echoed for the webhook’s verify token only; a wro
 
 test('X: the CRC is answered with the HMAC of its token, never for a token that is a JSON body', async ({ request, tokens }) => {
   const consumerSecret = 'x-consumer-secret-e2e';
+  rememberSecrets(consumerSecret);
   const hook = await createWebhook(request, tokens.admin, { name: 'x', authMode: 'signature', signatureScheme: 'x', providerSecret: consumerSecret });
   const crc = (token: string) => request.get(`${hook.url}?crc_token=${encodeURIComponent(token)}`);
   const expected = (token: string) => `sha256=${createHmac('sha256', consumerSecret).update(token).digest('base64')}`;
