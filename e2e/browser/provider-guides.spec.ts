@@ -153,6 +153,26 @@ test.describe.serial('provider setup guides', () => {
     await expect(log.locator('tbody tr').first()).toContainText('msg_test_', { timeout: budget(12_000) });
   });
 
+  test('Meta: once the app secret is in, the webhook page shows the verify token, and Meta’s verification GET with it is answered', async ({ request }) => {
+    await createSignatureWebhook(page, 'whatsapp-inbox', 'Meta (WhatsApp, Messenger, Instagram)');
+    const url = await page.getByLabel('Ingress URL').inputValue();
+    await page.getByRole('link', { name: 'Go to webhook' }).click();
+    await expect(page.getByText('Shown to admins here once the app secret is entered.')).toBeVisible();
+    const form = page.getByRole('form', { name: 'Save secret' });
+    await form.getByLabel('Provider secret').fill('meta-app-secret-browser');
+    await form.getByRole('button', { name: 'Save secret' }).click();
+    await expect(page.getByRole('heading', { name: 'Set up Meta (WhatsApp, Messenger, Instagram)' })).toBeVisible();
+    const token = page.getByLabel('Verify token', { exact: true });
+    await expect(token).toHaveValue(/^[A-Za-z0-9_-]{43}$/);
+    await screenshot(page, 'guide-meta-verify-token');
+
+    const verify = (value: string) => request.get(`${url}?hub.mode=subscribe&hub.challenge=1158201444&hub.verify_token=${encodeURIComponent(value)}`);
+    const answered = await verify(await token.inputValue());
+    expect(answered.status()).toBe(200);
+    expect(await answered.text()).toBe('1158201444');
+    expect((await verify('meatyhamhock')).status()).toBe(401);
+  });
+
   test('Notion: the page waits for its verification token, then shows it to an admin exactly once', async ({ request }) => {
     await createSignatureWebhook(page, 'notion-pages', 'Notion');
     await expect(page.getByText('takes the secret from the provider’s first request')).toBeVisible();

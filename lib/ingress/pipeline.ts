@@ -25,14 +25,14 @@ import { clientAddress } from '@/lib/platform/entry/client-address';
 import { receivedHeaders } from '@/lib/platform/entry/request-context';
 import { extractEventType } from '@/lib/ingress/signatures/event-types';
 import { getScheme } from '@/lib/ingress/signatures/registry';
-import { providerDeliveryId } from '@/lib/ingress/signatures/verify';
+import { providerDeliveryId, redactBodyCredential } from '@/lib/ingress/signatures/verify';
 import { findLiveWebhook, type LiveWebhook } from '@/lib/ingress/live';
 import { ingressUrl } from '@/lib/ingress/urls';
 
 // POST /webhooks/w/<uid>[/<token>]: the hot path, in this order:
 //   1. find the live webhook (unknown, disabled, deleted: one identical 404);
 //      a client address outside its IP allowlist gets the same 404 (logged as Refused (address))
-//   2. Dropbox's GET challenge (lib/ingress/handshakes.ts); otherwise only POST (405 with Allow: POST); a declared Content-Length over the limit: 413 at once
+//   2. challenges before any body: Dropbox's, Okta's, Meta's and X's GET, Graph's validation POST (lib/ingress/handshakes.ts); otherwise only POST (405 with Allow: POST); a declared Content-Length over the limit: 413 at once
 //   3. token and URL-token credentials, before the body is read (401)
 //   4. read the body, never more than the limit (413)
 //   5. verification handshakes, then provider signatures over the raw bytes (401)
@@ -128,8 +128,9 @@ async function serve(request: Request, params: IngressParams): Promise<Response>
   const address = clientAddress(headers);
   const logAddress = address === 'unknown' ? null : address;
   if (!allowlistAdmits(webhook.allowlist, address)) return refuseAddress(request, webhook, address, logAddress);
-  const challenge = await answerChallenge(webhook, request, logAddress);
-  if (challenge) return notedBudget(request, challenge);
+  // Challenges that come before any body (Dropbox, Okta, Meta, X; Graph's validation POST): answered, or a failed authentication.
+  const challenge = await answerChallenge(webhook, request, address);
+  if (challenge) return challenge;
   if (request.method !== 'POST') return ingressError('method_not_allowed', { Allow: 'POST' });
 
   /** A metadata-only entry for a request without valid credentials, under the webhook's unauthenticated budget (and for a failed authentication, its address's budget first); `answer` when written, else 429. */
@@ -202,7 +203,9 @@ async function serve(request: Request, params: IngressParams): Promise<Response>
   const stored = redactHeaders(receivedHeaders() ?? headers, scheme?.signatureHeaders ?? []);
   const signatures = webhook.authMode === 'signature' && scheme ? signatureHeaderValues(headers, scheme.signatureHeaders) : null;
   // From the headers and the body parsed above; null when the delivery names none (never a rejection).
-  const eventType = extractEventType(webhook.eventTypeSource, { header: (name) => headers.get(name), body: json.value });
+  // A credential in the body (Microsoft Graph's clientState) is stored and handed on redacted, like credential headers.
+  const kept = webhook.authMode === 'signature' && webhook.signatureScheme && webhook.credential ? redactBodyCredential(webhook.signatureScheme, json, webhook.credential) : json;
+  const eventType = extractEventType(webhook.eventTypeSource, { header: (name) => headers.get(name), body: kept.value });
   // Runs continue the request's trace: their executor's span is this span's child.
   const traceparent = currentTraceparent();
   const outcome = await inSpan('tripline.ingress.record', { attributes: { 'db.system.name': 'postgresql', 'db.operation.name': 'record delivery' } }, () => recordAccepted({
@@ -210,9 +213,9 @@ async function serve(request: Request, params: IngressParams): Promise<Response>
     factoryId: webhook.factoryId,
     identity,
     // Triggers read what the log stores (the type, the redacted headers), so Test filter, Backtest and Replay decide alike.
-    runs: runsToStart(webhook, webhook.triggers, { deliveryId: identity.deliveryId, text: json.text, value: json.value, eventType, headers: stored }),
+    runs: runsToStart(webhook, webhook.triggers, { deliveryId: identity.deliveryId, text: kept.text, value: kept.value, eventType, headers: stored }),
     size: body.length,
-    body: json.text,
+    body: kept.text,
     headers: stored,
     signatureHeaders: signatures,
     remoteAddress: logAddress,

@@ -56,6 +56,16 @@ const deliveries: Array<[SchemeId, string, Record<string, string>, unknown, stri
   ['dropbox', 'none', {}, { list_folder: { accounts: ['dbid:1'] } }, null],
   ['mailgun', 'delivered', {}, { signature: {}, 'event-data': { event: 'delivered' } }, 'delivered'],
   ['mailgun', 'permanent failure', {}, { signature: {}, 'event-data': { event: 'failed', severity: 'permanent' } }, 'failed.permanent'],
+  ['microsoft-graph', 'change notification', {}, { value: [{ subscriptionId: 's', clientState: 'c', changeType: 'created', resource: 'users/u/messages/m' }] }, 'created'],
+  ['microsoft-graph', 'lifecycle notification', {}, { value: [{ subscriptionId: 's', clientState: 'c', lifecycleEvent: 'subscriptionRemoved' }] }, 'subscriptionRemoved'],
+  ['okta', 'event hook batch', {}, { eventType: 'com.okta.event_hook', data: { events: [{ eventType: 'user.session.start' }, { eventType: 'user.lifecycle.create' }] } }, 'user.session.start'],
+  ['okta', 'an empty batch names the envelope', {}, { eventType: 'com.okta.event_hook', data: { events: [] } }, 'com.okta.event_hook'],
+  ['meta', 'WhatsApp messages', {}, { object: 'whatsapp_business_account', entry: [{ id: '1', changes: [{ field: 'messages', value: {} }] }] }, 'whatsapp_business_account.messages'],
+  ['meta', 'Messenger names no field', {}, { object: 'page', entry: [{ id: '1', messaging: [{ message: {} }] }] }, 'page'],
+  ['x', 'tweet create', {}, { for_user_id: '2244994945', tweet_create_events: [{ id_str: '1' }] }, 'tweet_create_events'],
+  ['x', 'direct message', {}, { for_user_id: '2244994945', direct_message_events: [], users: {}, apps: {} }, 'direct_message_events'],
+  ['x', 'a key X does not list', {}, { for_user_id: '2244994945', something_new: [] }, null],
+  ['x', 'an array body', {}, [{ tweet_create_events: [] }], null],
 ];
 
 describe('each scheme’s event type', () => {
@@ -107,6 +117,10 @@ describe('each scheme’s event type', () => {
       asana: 'task.changed',
       zoom: 'meeting.started',
       'zoom-url-validation': 'endpoint.url_validation',
+      'microsoft-graph': 'created',
+      okta: 'user.session.start',
+      meta: 'whatsapp_business_account.messages',
+      x: 'tweet_create_events',
       gitlab: 'push',
       airtable: null,
       dropbox: null,

@@ -7,7 +7,9 @@
 export type EventTypePart =
   | { header: string }
   /** Dot-separated keys; a segment of digits indexes an array (`events.0.action`). `names` maps a value to its label (Discord's integer types). */
-  | { body: string; names?: Readonly<Record<string, string>> };
+  | { body: string; names?: Readonly<Record<string, string>> }
+  /** The first of these top-level keys the body has, by its name (X names its event by the key that holds it: `tweet_create_events`). */
+  | { bodyKey: readonly string[] };
 
 /** The label is the first part, with each later part that is present appended after a dot. */
 export type EventTypeRule = {
@@ -76,6 +78,11 @@ function valueOf(part: EventTypePart, input: EventTypeInput): string | null {
     const value = input.header(part.header);
     return value === null || value === '' ? null : value;
   }
+  if ('bodyKey' in part) {
+    const body = input.body;
+    if (body === null || typeof body !== 'object' || Array.isArray(body)) return null;
+    return part.bodyKey.find((key) => Object.hasOwn(body, key)) ?? null;
+  }
   const value = atPath(input.body, part.body);
   const text = typeof value === 'string' ? value : typeof value === 'number' && Number.isSafeInteger(value) ? String(value) : null;
   if (text === null || text === '') return null;
@@ -110,6 +117,7 @@ export function headerLookup(headers: Headers | Readonly<Record<string, string>>
 
 function describePart(part: EventTypePart): string {
   if ('header' in part) return `header \`${part.header}\``;
+  if ('bodyKey' in part) return `the first top-level key present of ${part.bodyKey.map((key) => `\`${key}\``).join(', ')}`;
   return part.names ? `body \`${part.body}\` (by name)` : `body \`${part.body}\``;
 }
 

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { handshakeOfVector, loadVectors, schemeOf } from './fixtures/vectors';
-import { renderEventTypeTable, renderLimitations, renderProviderTable, type VectorTally } from './providers-doc';
+import { renderEventTypeTable, renderLimitations, renderProviderTable, renderSetup, type VectorTally } from './providers-doc';
 import type { SchemeId } from './registry';
 import { verifySignature } from './verify';
 
@@ -51,6 +51,7 @@ describe('docs/providers.md', () => {
       ['providers', renderProviderTable(tallies)],
       ['limitations', renderLimitations()],
       ['event-types', renderEventTypeTable()],
+      ['setup', renderSetup()],
     ];
     const wanted = blocks.reduce((text, [name, content]) => replaceBlock(text, name, content), current);
     if (process.env.UPDATE_DOCS === '1') {

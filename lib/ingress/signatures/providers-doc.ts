@@ -51,3 +51,15 @@ export function renderEventTypeTable(): string {
   });
   return ['| Provider (scheme) | Event type | Source |', '| --- | --- | --- |', ...rows].join('\n');
 }
+
+/** Each scheme's setup as the dashboard shows it: where the URL and secret go, what arrives first, and the provider's pages. */
+export function renderSetup(): string {
+  return schemeIds
+    .map((id) => {
+      const info: SchemeInfo = schemes[id];
+      const steps = info.setup.map((step, index) => `${index + 1}. ${step}`);
+      const pages = info.docs?.length ? [`- Provider’s docs: ${info.docs.join(' ; ')}`] : [];
+      return [`### ${info.displayName} (\`${id}\`)`, '', ...steps, '', `- The secret: ${info.secretHint}.`, `- First request: ${info.firstRequest}`, ...pages].join('\n');
+    })
+    .join('\n\n');
+}

@@ -47,6 +47,8 @@ export type SchemeInfo = {
   secretFormat?: { pattern: RegExp; message: string };
   /** Where the admin puts our URL and the secret on the provider's side. */
   setup: string[];
+  /** The provider's pages the setup, challenge and algorithm were read in (docs/providers.md cites them). */
+  docs?: readonly string[];
   /** Bodies the ingress cannot take from this provider, and why (shown in the docs). */
   limitation?: string;
 };
@@ -668,6 +670,122 @@ export const schemes = {
       'Add a webhook for the events you want with the ingress URL as its URL.',
     ],
     limitation: 'Mailgun’s signature covers only the timestamp and token, not the event data; legacy (form-encoded) webhooks get 400.',
+  },
+  'microsoft-graph': {
+    id: 'microsoft-graph',
+    displayName: 'Microsoft Graph change notifications',
+    eventType: {
+      kind: 'rules',
+      rules: [{ parts: [{ body: 'value.0.lifecycleEvent' }] }, { parts: [{ body: 'value.0.changeType' }] }],
+      source: 'https://learn.microsoft.com/en-us/graph/api/resources/changenotification ; https://learn.microsoft.com/en-us/graph/change-notifications-lifecycle-events (a batch: the first notification names the delivery)',
+    },
+    signatureHeaders: [],
+    algorithm: 'no signature: each notification in the body’s `value` array carries the subscription’s `clientState`, compared exactly with the secret',
+    deliveryIdHeader: null,
+    ...UNTIMED,
+    multipleSignatures: 'a batch of notifications: every one’s `clientState` must match',
+    handshake: 'validation POST `?validationToken=`: answered 200 `text/plain` with the token URL-decoded, HTML-escaped',
+    firstRequest: 'A validation POST carrying ?validationToken= while Graph creates or renews the subscription; Tripline answers it at once (Graph waits 10 s).',
+    secretSource: 'generated',
+    secretHint: 'the subscription’s clientState: Tripline generates 43 characters, and Graph takes at most 128',
+    setup: [
+      'Create the subscription with Graph’s API: POST https://graph.microsoft.com/v1.0/subscriptions with "notificationUrl" (and, for lifecycle notifications, "lifecycleNotificationUrl"): the ingress URL, and "clientState": the secret shown after creation.',
+      'Graph validates the URL during that call and at each renewal; Tripline answers, so the call succeeds. Every notification then carries the clientState, which Tripline checks.',
+    ],
+    docs: ['https://learn.microsoft.com/en-us/graph/change-notifications-delivery-webhooks', 'https://learn.microsoft.com/en-us/graph/api/resources/subscription', 'https://learn.microsoft.com/en-us/graph/change-notifications-lifecycle-events'],
+    limitation:
+      'The clientState is the credential and comes back inside every notification’s body: the log stores and runs receive the body with each clientState replaced by "[redacted]" (all else byte for byte). The validationTokens (JWTs) of notifications with resource data are not checked.',
+  },
+  okta: {
+    id: 'okta',
+    displayName: 'Okta event hooks',
+    eventType: {
+      kind: 'rules',
+      rules: [{ parts: [{ body: 'data.events.0.eventType' }] }, { parts: [{ body: 'eventType' }] }],
+      source: 'https://developer.okta.com/docs/concepts/event-hooks/ (a batch: the first event names the delivery; the envelope’s own `eventType` is com.okta.event_hook)',
+    },
+    signatureHeaders: ['Authorization'],
+    algorithm: 'no signature: `Authorization` carries the hook’s authentication secret verbatim, compared exactly',
+    deliveryIdHeader: null,
+    ...UNTIMED,
+    multipleSignatures: SINGLE,
+    handshake: 'one-time GET with `X-Okta-Verification-Challenge`: answered 200 JSON `{"verification": …}` only when its `Authorization` carries the secret',
+    firstRequest: 'A one-time verification GET when you verify the hook; it carries the secret too, and Tripline answers only then.',
+    secretSource: 'generated',
+    secretHint: 'any high-entropy string; Okta sends it back verbatim in the Authorization header',
+    setup: [
+      'In the Okta Admin Console, open Workflow → Event Hooks → Create Event Hook; Endpoint URL: the ingress URL.',
+      'Authentication field: Authorization. Authentication secret: the secret shown after creation. Choose the events, save, then verify the hook (Okta waits 3 s for the answer).',
+    ],
+    docs: ['https://developer.okta.com/docs/concepts/event-hooks/', 'https://support.okta.com/help/s/article/Unable-to-verify-event-hook-Hook-hook-name-execution-failed'],
+  },
+  meta: {
+    id: 'meta',
+    displayName: 'Meta (WhatsApp, Messenger, Instagram)',
+    eventType: {
+      kind: 'rules',
+      rules: [{ parts: [{ body: 'object' }, { body: 'entry.0.changes.0.field' }] }],
+      source: 'https://developers.facebook.com/docs/graph-api/webhooks/getting-started (`object`, then the first entry’s `changes[].field`; Messenger’s `entry[].messaging` names no field)',
+    },
+    signatureHeaders: ['X-Hub-Signature-256'],
+    algorithm: 'HMAC-SHA256 of the body, hex, `sha256=` prefix; key = the app secret',
+    deliveryIdHeader: null,
+    ...UNTIMED,
+    multipleSignatures: SINGLE,
+    handshake: 'GET `hub.mode=subscribe`: answered 200 `text/plain` with `hub.challenge` when `hub.verify_token` is the webhook’s verify token (shown on its page), else 401',
+    firstRequest: 'A verification GET when you press Verify and save; Tripline answers it when it carries this webhook’s verify token.',
+    secretSource: 'provider',
+    secretHint: 'the app’s App Secret (App Dashboard → App settings → Basic)',
+    setup: [
+      'In the Meta App Dashboard, open App settings → Basic, copy the App Secret and enter it here.',
+      'Once the secret is in, the webhook’s page shows its verify token. Under Webhooks (WhatsApp: WhatsApp → Configuration), paste the ingress URL as the Callback URL and the verify token as the Verify token, press Verify and save, then subscribe to the fields you want.',
+    ],
+    docs: ['https://developers.facebook.com/docs/graph-api/webhooks/getting-started', 'https://developers.facebook.com/docs/messenger-platform/webhook-reference'],
+  },
+  x: {
+    id: 'x',
+    displayName: 'X (Twitter) Account Activity',
+    eventType: {
+      kind: 'rules',
+      rules: [
+        {
+          parts: [
+            {
+              bodyKey: [
+                'tweet_create_events',
+                'tweet_delete_events',
+                'favorite_events',
+                'follow_events',
+                'unfollow_events',
+                'block_events',
+                'unblock_events',
+                'mute_events',
+                'unmute_events',
+                'user_event',
+                'direct_message_events',
+                'direct_message_indicate_typing_events',
+                'direct_message_mark_read_events',
+              ],
+            },
+          ],
+        },
+      ],
+      source: 'https://developer.x.com/en/docs/x-api/enterprise/account-activity-api/guides/account-activity-data-objects (the event is the top-level key that holds it)',
+    },
+    signatureHeaders: ['X-Twitter-Webhooks-Signature'],
+    algorithm: 'HMAC-SHA256 of the body, base64, `sha256=` prefix; key = the consumer secret',
+    deliveryIdHeader: null,
+    ...UNTIMED,
+    multipleSignatures: SINGLE,
+    handshake: 'CRC GET `?crc_token=` (at registration, then hourly): answered 200 JSON `{"response_token": "sha256=…"}`, only for a token that cannot be a JSON body',
+    firstRequest: 'A challenge-response check (GET with crc_token) when you register the webhook, then about hourly; Tripline answers each.',
+    secretSource: 'provider',
+    secretHint: 'the app’s consumer secret (API Key Secret: Developer Portal → your app → Keys and tokens)',
+    setup: [
+      'In the X Developer Portal, open your app → Keys and tokens, copy the API Key Secret (consumer secret) and enter it here.',
+      'Register the webhook with POST /2/webhooks and "url": the ingress URL; X checks it at once (CRC), Tripline answers, and you then subscribe the accounts.',
+    ],
+    docs: ['https://docs.x.com/x-api/webhooks/quickstart', 'https://developer.x.com/en/docs/x-api/enterprise/account-activity-api/guides/securing-webhooks'],
   },
 } as const satisfies Record<string, SchemeInfo>;
 

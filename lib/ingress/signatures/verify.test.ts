@@ -105,8 +105,8 @@ const SHOPIFY = baseVector.shopify;
 const LINEAR = baseVector.linear;
 const GITLAB = baseVector.gitlab;
 
-// The headers that carry each scheme's signature (Mailgun's is in the body).
-const signatureHeader: Record<Exclude<SchemeId, 'mailgun'>, string[]> = {
+// The headers that carry each scheme's signature (Mailgun's and Microsoft Graph's are in the body).
+const signatureHeader: Record<Exclude<SchemeId, 'mailgun' | 'microsoft-graph'>, string[]> = {
   'standard-webhooks': ['webhook-signature'],
   'standard-webhooks-v1a': ['webhook-signature'],
   github: ['X-Hub-Signature-256'],
@@ -135,6 +135,9 @@ const signatureHeader: Record<Exclude<SchemeId, 'mailgun'>, string[]> = {
   airtable: ['X-Airtable-Content-MAC'],
   asana: ['X-Hook-Signature'],
   dropbox: ['X-Dropbox-Signature'],
+  okta: ['Authorization'],
+  meta: ['X-Hub-Signature-256'],
+  x: ['X-Twitter-Webhooks-Signature'],
 };
 const headerSchemes = Object.keys(signatureHeader) as (keyof typeof signatureHeader)[];
 
@@ -154,7 +157,7 @@ describe('verifySignature', () => {
 
   it('rejects a body with one byte changed', () => {
     for (const scheme of headerSchemes) {
-      if (scheme === 'gitlab') continue; // GitLab signs nothing; its token does not depend on the body.
+      if (scheme === 'gitlab' || scheme === 'okta') continue; // GitLab and Okta sign nothing; their token does not depend on the body.
       const input = vectorInput(baseVector[scheme]);
       const rawBody = Buffer.from(input.rawBody);
       rawBody[rawBody.length - 2] = (rawBody[rawBody.length - 2] ?? 0) ^ 0x01;
@@ -178,7 +181,7 @@ describe('verifySignature', () => {
   it('reports junk headers as malformed', () => {
     const junk = ['junk', 'sha256=xyz', 'v1,not base64!', 't=abc,v1=00', 'v0=zz', '=', ',,,'];
     for (const scheme of headerSchemes) {
-      if (scheme === 'gitlab') continue; // A GitLab token is opaque: any other value is a mismatch.
+      if (scheme === 'gitlab' || scheme === 'okta') continue; // A GitLab or Okta token is opaque: any other value is a mismatch.
       for (const value of junk) {
         expect(direct[scheme](withHeaders(scheme, setAll(signatureHeader[scheme], value))), `${scheme}: ${value}`).toEqual({ ok: false, reason: 'malformed' });
       }

@@ -13,6 +13,9 @@ import { verify as intercom } from './intercom';
 import { verify as jira } from './jira';
 import { verify as linear } from './linear';
 import { verify as mailgun } from './mailgun';
+import { verify as meta } from './meta';
+import { redactClientState, verify as microsoftGraph } from './microsoft-graph';
+import { verify as okta } from './okta';
 import { verify as notion } from './notion';
 import { verify as paddle } from './paddle';
 import { verify as pagerduty } from './pagerduty';
@@ -30,6 +33,7 @@ import { verify as twitch } from './twitch';
 import type { Verifier, VerifyInput, VerifyResult } from './types';
 import { verify as typeform } from './typeform';
 import { verify as vercel } from './vercel';
+import { verify as x } from './x';
 import { verify as zendesk } from './zendesk';
 import { verify as zoom } from './zoom';
 
@@ -65,6 +69,10 @@ export const verifiers: Record<SchemeId, Verifier> = {
   asana,
   dropbox,
   mailgun,
+  'microsoft-graph': microsoftGraph,
+  okta,
+  meta,
+  x,
 };
 
 export function verifySignature(scheme: SchemeId, input: VerifyInput): VerifyResult {
@@ -88,4 +96,14 @@ export function providerDeliveryId(scheme: SchemeId, headers: Headers): string |
     if (value) return value;
   }
   return null;
+}
+
+/**
+ * The body as the log stores it and runs receive it, for schemes whose
+ * credential travels in the body (Microsoft Graph's clientState): redacted,
+ * like the credential headers of every other scheme. Other schemes' bodies
+ * are returned as they are.
+ */
+export function redactBodyCredential(scheme: SchemeId, body: { text: string; value: unknown }, secret: string): { text: string; value: unknown } {
+  return scheme === 'microsoft-graph' ? redactClientState(body.text, body.value, secret) : body;
 }

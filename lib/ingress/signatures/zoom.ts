@@ -8,3 +8,14 @@ import { schemes } from './registry';
 import { v0Verifier } from './v0-hmac';
 
 export const verify = v0Verifier({ signatureHeader: 'x-zm-signature', timestampHeader: 'x-zm-request-timestamp', window: windowOf(schemes.zoom) });
+
+// Zoom's plainToken is base64url-like ("qgg8vlvZRS6UYooatFL8Aw" in its docs).
+// Without ':' a token can never be `v0:<timestamp>:<body>`, the message
+// Zoom's deliveries sign, so the encryptedToken answered for it is never a
+// delivery's signature (lib/ingress/handshakes.ts).
+const PLAIN_TOKEN = /^[A-Za-z0-9+/=_-]{1,256}$/;
+
+/** A plainToken Tripline may answer with its HMAC, or null. */
+export function zoomPlainToken(value: unknown): string | null {
+  return typeof value === 'string' && PLAIN_TOKEN.test(value) ? value : null;
+}

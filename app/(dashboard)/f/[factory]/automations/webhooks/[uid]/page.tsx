@@ -34,6 +34,7 @@ import { readDefinitionFiles } from '@/lib/domain/definitions/service';
 import { AppError } from '@/lib/platform/http/errors';
 import { listSecrets } from '@/lib/domain/secrets/service';
 import { getScheme } from '@/lib/ingress/signatures/registry';
+import { metaVerifyToken } from '@/lib/ingress/signatures/meta';
 import { authModeLabels } from '@/lib/domain/webhooks/schemas';
 import { handshakeTokenState } from '@/lib/domain/webhooks/handshake-token';
 import { getWebhook, readAppliedCredential, secretIsGenerated, webhookRowId, type WebhookView } from '@/lib/domain/webhooks/service';
@@ -120,6 +121,9 @@ export default async function WebhookPage({
   const file = source === 'dashboard' ? null : { path: definitionPath(webhook.name), content: (await readDefinitionFiles(factory.id))[definitionPath(webhook.name)] };
   // Standard Webhooks: admins get a test request signed with the applied secret (re-signed on every refresh while the log is empty).
   const signingSecret = manage && webhook.signatureScheme === 'standard-webhooks' ? await readAppliedCredential(factory.id, webhook.uid) : null;
+  // Meta: the verify token its dashboard asks for, derived from the applied app secret; admins only.
+  const metaSecret = manage && webhook.signatureScheme === 'meta' ? await readAppliedCredential(factory.id, webhook.uid) : null;
+  const verifyToken = webhook.signatureScheme === 'meta' ? (metaSecret ? metaVerifyToken(metaSecret, webhook.uid) : null) : undefined;
   const testRequest = testRequestCurl({ ingressUrl: webhook.ingressUrl, authMode: webhook.authMode, scheme: webhook.signatureScheme, secret: signingSecret });
   const token = manage && scheme?.secretSource === 'handshake' ? await handshakeTokenState(factory.id, webhook.uid) : null;
   const sharedWith = manage
@@ -159,7 +163,7 @@ export default async function WebhookPage({
           </Alert>
         ) : webhook.awaitingSecret ? (
           <Alert tone="warning" title="Waiting for the provider’s secret: every request is refused (401) until you enter it">
-            {scheme ? <SchemeSetup scheme={scheme} className="mt-3" /> : null}
+            {scheme ? <SchemeSetup scheme={scheme} className="mt-3" verifyToken={verifyToken} /> : null}
             {manage && !readOnly ? (
               <div className="mt-4 rounded-lg border border-amber-200 bg-surface p-4 text-fg">
                 <ProviderSecretForm factorySlug={factory.slug} uid={webhook.uid} submitLabel="Save secret" />
@@ -282,7 +286,7 @@ export default async function WebhookPage({
           <Card>
             <CardHeader title={`Set up ${scheme.displayName}`} description="What to configure on the provider’s side." />
             <CardBody>
-              <SchemeSetup scheme={scheme} />
+              <SchemeSetup scheme={scheme} verifyToken={verifyToken} />
             </CardBody>
           </Card>
         ) : null}
