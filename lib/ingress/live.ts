@@ -12,6 +12,7 @@ import { eventTypeSourceOf, type SchemeId } from '@/lib/ingress/signatures/regis
 import { applyCredential, credentialContext } from '@/lib/ingress/credential';
 import { forgetWebhook, liveWebhookCache } from '@/lib/ingress/live-cache';
 import type { AuthMode } from '@/lib/domain/webhooks/schemas';
+import { compileCustomResponse, type CompiledCustomResponse, type CustomResponse } from '@/lib/ingress/custom-response';
 
 // What the ingress needs of webhooks, and nothing else: the live webhook by
 // UID (cached) and the capture of a secret sent in a provider's handshake.
@@ -52,6 +53,8 @@ export type LiveWebhook = {
   credential: string | null;
   /** The triggers of enabled automations that select this webhook, in automation and trigger order. */
   triggers: LiveTrigger[];
+  /** The answer to accepted and duplicate deliveries in place of 202 {"delivery_id"}; null: the default. */
+  customResponse: CompiledCustomResponse | null;
 };
 
 export type LiveTrigger = ActiveTrigger;
@@ -75,11 +78,14 @@ async function loadLiveWebhook(uid: string): Promise<LiveWebhook | null> {
     eventTypePath: string | null;
     credentialEncrypted: string | null;
     triggers: LiveTrigger[] | null;
+    customResponseStatus: CustomResponse['status'] | null;
+    customResponseContentType: CustomResponse['contentType'];
+    customResponseBody: string | null;
   }>(
     // The triggers come along in the same query: most deliveries then cost no
     // lookup at all (the cache), and the rest one round trip.
     `SELECT w."id", w."uid", w."factoryId", w."name", w."authMode"::text AS "authMode", w."signatureScheme", w."deliveryIdHeader", w."eventTypeHeader", w."eventTypePath",
-            w."credentialEncrypted",
+            w."credentialEncrypted", w."customResponseStatus", w."customResponseContentType", w."customResponseBody",
             ${activeTriggersSql('w."uid"', 'w."factoryId"')} AS "triggers"
        FROM "Webhook" w WHERE w."uid" = $1 AND w."enabled" AND w."deletedAt" IS NULL`,
     [uid],
@@ -96,6 +102,10 @@ async function loadLiveWebhook(uid: string): Promise<LiveWebhook | null> {
     eventTypeSource: eventTypeSourceOf(row),
     credential: row.credentialEncrypted ? decryptSecret(row.credentialEncrypted, credentialContext(row.uid)) : null,
     triggers: row.triggers ?? [],
+    customResponse:
+      row.customResponseStatus === null
+        ? null
+        : compileCustomResponse({ status: row.customResponseStatus, contentType: row.customResponseContentType, body: row.customResponseBody }),
   };
 }
 

@@ -88,6 +88,7 @@ function parseContent(file: string, name: string, text: string): { definition?: 
       deliveryIdHeader: data.deliveryIdHeader ?? null,
       eventTypeHeader: data.eventTypeHeader ?? null,
       eventTypePath: data.eventTypePath ?? null,
+      customResponse: data.customResponse ?? null,
     },
   };
 }

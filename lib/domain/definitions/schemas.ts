@@ -1,18 +1,27 @@
 import { z } from 'zod';
 import { parseRepositoryUrl, RepositoryUrlError } from '@/lib/domain/definitions/repository-url';
 import { secretNameSchema } from '@/lib/domain/secrets/schemas';
-import { authModeSchema, checkEventTypeSetting, deliveryIdHeaderSchema, eventTypeHeaderSchema, eventTypePathSchema, signatureSchemeSchema } from '@/lib/domain/webhooks/schemas';
+import {
+  authModeSchema,
+  checkEventTypeSetting,
+  customResponseSchema,
+  deliveryIdHeaderSchema,
+  eventTypeHeaderSchema,
+  eventTypePathSchema,
+  signatureSchemeSchema,
+} from '@/lib/domain/webhooks/schemas';
+import type { CustomResponse } from '@/lib/ingress/custom-response';
 
 // Factory as code: one YAML file per webhook at webhooks/<name>.yaml. The
 // file name is the webhook's name; the keys (authMode, signatureScheme,
-// secretName, deliveryIdHeader, eventTypeHeader, eventTypePath) are documented in docs/definitions.md. Unknown keys are errors: a
+// secretName, deliveryIdHeader, eventTypeHeader, eventTypePath, customResponse) are documented in docs/definitions.md. Unknown keys are errors: a
 // misspelt key silently ignored would apply a different webhook than the one
 // its author wrote.
 
 /** A definition is a few lines; anything larger is not one. */
 export const MAX_DEFINITION_BYTES = 16 * 1024;
 
-export const definitionKeys = ['authMode', 'signatureScheme', 'secretName', 'deliveryIdHeader', 'eventTypeHeader', 'eventTypePath'] as const;
+export const definitionKeys = ['authMode', 'signatureScheme', 'secretName', 'deliveryIdHeader', 'eventTypeHeader', 'eventTypePath', 'customResponse'] as const;
 
 export const webhookDefinitionSchema = z
   .strictObject(
@@ -23,6 +32,7 @@ export const webhookDefinitionSchema = z
       deliveryIdHeader: deliveryIdHeaderSchema.optional(),
       eventTypeHeader: eventTypeHeaderSchema.optional(),
       eventTypePath: eventTypePathSchema.optional(),
+      customResponse: customResponseSchema.optional(),
     },
     {
       error: (issue) =>
@@ -54,6 +64,8 @@ export type WebhookDefinition = {
   /** The Event type setting: a header (lowercased) or a body path; null for signature webhooks, at most one set. */
   eventTypeHeader: string | null;
   eventTypePath: string | null;
+  /** The answer to accepted and duplicate deliveries; null: the default 202. */
+  customResponse: CustomResponse | null;
 };
 
 /** One problem in one file: the file, the key when there is one, and what is wrong in words. */

@@ -5,11 +5,19 @@ import { z } from 'zod';
 import { factoryAction } from '@/lib/adapters/actions/action';
 import { listDeliveries } from '@/lib/domain/deliveries/service';
 import { revealHandshakeToken } from '@/lib/domain/webhooks/handshake-token';
-import { createWebhookSchema, eventTypeSettingFormSchema, expectedIntervalSchema, providerSecretSchema, webhookUidSchema } from '@/lib/domain/webhooks/schemas';
+import {
+  createWebhookSchema,
+  customResponseChangeSchema,
+  eventTypeSettingFormSchema,
+  expectedIntervalSchema,
+  providerSecretSchema,
+  webhookUidSchema,
+} from '@/lib/domain/webhooks/schemas';
 import {
   createWebhook,
   deleteWebhook,
   rotateWebhookSecret,
+  setCustomResponse,
   setEventTypeSetting,
   setExpectedInterval,
   setProviderSecret,
@@ -58,6 +66,16 @@ export const setEventTypeSettingAction = factoryAction(
   webhookUidSchema.and(eventTypeSettingFormSchema),
   async ({ factory }, input) => {
     await setEventTypeSetting(factory.id, input.uid, { eventTypeHeader: input.eventTypeHeader, eventTypePath: input.eventTypePath });
+    revalidatePath(webhooksPath(factory.slug), 'layout');
+    return null;
+  },
+);
+
+export const setCustomResponseAction = factoryAction(
+  'factory:manage',
+  webhookUidSchema.extend(customResponseChangeSchema.shape),
+  async ({ factory }, input) => {
+    await setCustomResponse(factory.id, input.uid, input.customResponse);
     revalidatePath(webhooksPath(factory.slug), 'layout');
     return null;
   },

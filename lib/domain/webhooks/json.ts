@@ -20,6 +20,7 @@ export function webhookJson(webhook: WebhookView) {
     secretChangePending: webhook.secretChangePending,
     lastDeliveryAt: webhook.lastDeliveryAt?.toISOString() ?? null,
     expectedIntervalSeconds: webhook.expectedIntervalSeconds,
+    customResponse: webhook.customResponse,
     health: healthJson(webhook.health),
   };
 }

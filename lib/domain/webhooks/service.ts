@@ -15,12 +15,15 @@ import {
   createWebhookSchema,
   eventTypeChangeSchema,
   eventTypeSettingSchema,
+  customResponseChangeSchema,
   providerSecretSchema,
   suggestFreeSecretName,
   suggestSecretName,
   type AuthMode,
   type CreateWebhookInput,
+  type CustomResponseInput,
 } from '@/lib/domain/webhooks/schemas';
+import type { CustomResponse } from '@/lib/ingress/custom-response';
 import { applyCredential, credentialContext } from '@/lib/ingress/credential';
 import { healthOf, type WebhookHealthView } from '@/lib/domain/health/service';
 import { enqueueEvent, factoryRef } from '@/lib/domain/notifications/service';
@@ -68,6 +71,8 @@ export type WebhookView = {
   state: WebhookState;
   /** Seconds within which an accepted delivery is expected; null: no expectation. */
   expectedIntervalSeconds: number | null;
+  /** The answer to accepted and duplicate deliveries; null: the default 202 {"delivery_id"}. */
+  customResponse: CustomResponse | null;
   /** Computed from the log (lib/domain/health). */
   health: WebhookHealthView;
 };
@@ -121,6 +126,9 @@ type WebhookRow = {
   credentialVersion: number | null;
   createdAt: Date;
   expectedIntervalSeconds: number | null;
+  customResponseStatus: number | null;
+  customResponseContentType: string | null;
+  customResponseBody: string | null;
 };
 
 const webhookRow = {
@@ -138,7 +146,21 @@ const webhookRow = {
   credentialVersion: true,
   createdAt: true,
   expectedIntervalSeconds: true,
+  customResponseStatus: true,
+  customResponseContentType: true,
+  customResponseBody: true,
 } as const;
+
+// The custom response's three columns (a CHECK in its migration keeps their shape) and the value they hold.
+const customResponseOf = (row: WebhookRow): CustomResponse | null =>
+  row.customResponseStatus === null
+    ? null
+    : ({ status: row.customResponseStatus, contentType: row.customResponseContentType, body: row.customResponseBody } as CustomResponse);
+const customResponseColumns = (response: CustomResponse | null) => ({
+  customResponseStatus: response?.status ?? null,
+  customResponseContentType: response?.contentType ?? null,
+  customResponseBody: response?.body ?? null,
+});
 
 function toView(row: WebhookRow, secretVersion: number | undefined, health: WebhookHealthView): WebhookView {
   const awaitingSecret = row.credentialEncrypted === null;
@@ -159,6 +181,7 @@ function toView(row: WebhookRow, secretVersion: number | undefined, health: Webh
     secretChangePending: secretVersion !== undefined && secretVersion !== row.credentialVersion,
     state: awaitingSecret ? 'awaiting_secret' : row.enabled ? 'enabled' : 'disabled',
     expectedIntervalSeconds: row.expectedIntervalSeconds,
+    customResponse: customResponseOf(row),
     health,
   };
 }
@@ -233,6 +256,7 @@ const definitionData = (definition: WebhookDefinition) => ({
   deliveryIdHeader: definition.deliveryIdHeader,
   eventTypeHeader: definition.authMode === 'signature' ? null : definition.eventTypeHeader,
   eventTypePath: definition.authMode === 'signature' ? null : definition.eventTypePath,
+  ...customResponseColumns(definition.customResponse),
 });
 
 /** Creates a webhook (with a new UID) from its definition and applies it. The caller holds the factory lock. */
@@ -271,6 +295,7 @@ export async function listWebhookDefinitions(factoryId: string, db: DbOrTx = pri
       deliveryIdHeader: row.deliveryIdHeader,
       eventTypeHeader: row.eventTypeHeader,
       eventTypePath: row.eventTypePath,
+      customResponse: customResponseOf(row),
     } satisfies WebhookDefinition,
     credentialVersion: row.credentialEncrypted === null ? null : row.credentialVersion,
   }));
@@ -336,6 +361,7 @@ export async function createWebhook(factoryId: string, input: CreateWebhookInput
       deliveryIdHeader: data.deliveryIdHeader ?? null,
       eventTypeHeader: data.eventTypeHeader ?? null,
       eventTypePath: data.eventTypePath ?? null,
+      customResponse: null,
     };
     // On a managed factory the dashboard writes the file, then applies it.
     if (source === 'managed') await writeDefinitionFileTx(tx, factoryId, definitionFile(definition));
@@ -434,9 +460,35 @@ export async function setEventTypeSetting(
       deliveryIdHeader: row.deliveryIdHeader,
       eventTypeHeader: setting.eventTypeHeader,
       eventTypePath: setting.eventTypePath,
+      customResponse: customResponseOf(row),
     };
     if (source === 'managed') await writeDefinitionFileTx(tx, factoryId, definitionFile(definition));
     await tx.webhook.update({ where: { id: row.id }, data: { eventTypeHeader: setting.eventTypeHeader, eventTypePath: setting.eventTypePath } });
+  });
+  forgetWebhook(uid);
+  return getWebhook(factoryId, uid, db);
+}
+
+/**
+ * Sets the custom response to accepted and duplicate deliveries, or with
+ * null restores the default 202 {"delivery_id"}. Part of the webhook's
+ * definition, like the Event type setting: on a managed factory its file is
+ * rewritten in the same transaction; a repository-backed one refuses. The
+ * row's trigger drops the live cache entry on every instance.
+ */
+export async function setCustomResponse(factoryId: string, uid: string, input: CustomResponseInput | null, db = prisma): Promise<WebhookView> {
+  // Every caller (API, dashboard, CLI) goes through the same checks, named customResponse.<key>.
+  const { customResponse } = customResponseChangeSchema.parse({ customResponse: input });
+  await db.$transaction(async (tx) => {
+    const source = await lockFactoryConfig(tx, factoryId);
+    refuseOnRepository(source, 'change customResponse in its definition file');
+    const row = await findRow(tx, factoryId, uid);
+    if (source === 'managed') {
+      const { eventTypeHeader, eventTypePath, name, authMode, secretName, deliveryIdHeader } = row;
+      const signatureScheme = (row.signatureScheme as SchemeId | null) ?? null;
+      await writeDefinitionFileTx(tx, factoryId, definitionFile({ name, authMode, signatureScheme, secretName, deliveryIdHeader, eventTypeHeader, eventTypePath, customResponse }));
+    }
+    await tx.webhook.update({ where: { id: row.id }, data: customResponseColumns(customResponse) });
   });
   forgetWebhook(uid);
   return getWebhook(factoryId, uid, db);
