@@ -203,7 +203,7 @@ async function serve(request: Request, params: IngressParams): Promise<Response>
     traceparent,
   }));
   if (outcome.limited) return rateLimited(outcome.retryAfterSeconds);
-  note(request, { eventType, runs: outcome.runs });
+  note(request, { recorded: true, eventType, runs: outcome.runs });
   if (outcome.runs > 0) wakeWorkers();
   announceEntry(webhook.id);
   if (outcome.status === 'duplicate') note(request, { duplicate: true });

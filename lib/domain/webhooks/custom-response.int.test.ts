@@ -10,6 +10,7 @@ import { createWebhook, getWebhook, setCustomResponse, setEventTypeSetting } fro
 import { webhookJson } from '@/lib/domain/webhooks/json';
 import { findLiveWebhook } from '@/lib/ingress/live';
 import { handleIngress } from '@/lib/ingress/pipeline';
+import { metrics } from '@/lib/platform/metrics';
 import { createTestDatabase, testDatabaseKinds, type TestDatabase } from '@/tests/support/databases';
 import { appError } from '@/tests/support/app-error';
 
@@ -43,6 +44,9 @@ describe.each(testDatabaseKinds())('the custom response on %s', (kind) => {
       }),
       { uid },
     );
+  /** tripline_ingress_requests_total of a bearer webhook, by outcome. */
+  const counted = async (outcome: string) =>
+    (await metrics().ingressRequests.get()).values.find((value) => value.labels.outcome === outcome && value.labels.auth_mode === 'token')?.value ?? 0;
   const answer = async (response: Response) => ({ status: response.status, contentType: response.headers.get('content-type'), body: await response.text() });
 
   it('answers accepted and duplicate deliveries with it, the ID escaped for the content type; null brings back 202', async () => {
@@ -81,7 +85,11 @@ describe.each(testDatabaseKinds())('the custom response on %s', (kind) => {
     expect(await answer(await post(uid, bearer, { n: 3 }))).toEqual({ status: 200, contentType: 'text/plain; charset=utf-8', body: '[accepted]' });
 
     await setCustomResponse(factoryId, uid, { status: 204 }, db);
+    // Counted as what they are: a 204 or 200 of a recorded delivery is no handshake.
+    const [accepted, duplicates, handshakes] = [await counted('accepted'), await counted('duplicate'), await counted('handshake')];
     const empty = await post(uid, bearer, { n: 4 });
+    expect((await post(uid, bearer, { n: 4 })).status).toBe(204);
+    expect([await counted('accepted'), await counted('duplicate'), await counted('handshake')]).toEqual([accepted + 1, duplicates + 1, handshakes]);
     expect([empty.status, empty.headers.get('content-type'), empty.headers.get('cache-control'), await empty.text()]).toEqual([204, null, 'no-store', '']);
 
     // What never changes: a failed authentication is the same 401 with or without a custom response.
