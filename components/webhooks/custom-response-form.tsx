@@ -2,7 +2,7 @@
 
 import { zodResolver } from '@/components/ui/zod-resolver';
 import { useRouter } from 'next/navigation';
-import { useId, useState } from 'react';
+import { useState } from 'react';
 import { useForm, useWatch, type Resolver } from 'react-hook-form';
 import type { z } from 'zod';
 import { applyFieldErrors } from '@/components/forms/apply-field-errors';
@@ -10,7 +10,7 @@ import { ClientForm } from '@/components/forms/client-form';
 import { FormError } from '@/components/forms/form-error';
 import { Alert } from '@/components/ui/alert';
 import { Button } from '@/components/ui/button';
-import { choiceCardClass, choiceRadioClass } from '@/components/ui/choice-card';
+import { ChoiceCardRadio } from '@/components/ui/choice-card-radio';
 import { cn } from '@/components/ui/cn';
 import { Field } from '@/components/ui/field';
 import { Select } from '@/components/ui/select';
@@ -56,7 +56,6 @@ const formValues = (response: CustomResponse | null): CustomResponseFormValues =
  */
 export function CustomResponseForm({ factorySlug, uid, response }: { factorySlug: string; uid: string; response: CustomResponse | null }) {
   const router = useRouter();
-  const ids = useId();
   const [formError, setFormError] = useState<string | null>(null);
   const [saved, setSaved] = useState<string | null>(null);
   const { register, handleSubmit, formState, setError, control } = useForm<CustomResponseFormValues, unknown, Output>({
@@ -87,24 +86,7 @@ export function CustomResponseForm({ factorySlug, uid, response }: { factorySlug
         <legend className="sr-only">Answer accepted deliveries with</legend>
         <div className="grid gap-3 md:grid-cols-2">
           {modes.map((choice) => (
-            <label key={choice.value} className={choiceCardClass}>
-              <input
-                type="radio"
-                value={choice.value}
-                aria-labelledby={`${ids}-${choice.value}-label`}
-                aria-describedby={`${ids}-${choice.value}-description`}
-                className={choiceRadioClass}
-                {...register('mode')}
-              />
-              <span className="min-w-0">
-                <span id={`${ids}-${choice.value}-label`} className="block font-medium text-fg">
-                  {choice.label}
-                </span>
-                <span id={`${ids}-${choice.value}-description`} className="mt-0.5 block text-[13px] leading-5 text-fg-muted">
-                  {choice.description}
-                </span>
-              </span>
-            </label>
+            <ChoiceCardRadio key={choice.value} value={choice.value} label={choice.label} description={choice.description} {...register('mode')} />
           ))}
         </div>
       </fieldset>
