@@ -1,5 +1,16 @@
-import { createWebhook, deleteWebhook, listWebhooks, rotateWebhookSecret, setEventTypeSetting, setIpAllowlist, setProviderSecret, setWebhookEnabled } from '@/lib/domain/webhooks/service';
-import { authModeLabels } from '@/lib/domain/webhooks/schemas';
+import {
+  createWebhook,
+  deleteWebhook,
+  listWebhooks,
+  rotateWebhookSecret,
+  setCustomResponse,
+  setEventTypeSetting,
+  setIpAllowlist,
+  setProviderSecret,
+  setWebhookEnabled,
+} from '@/lib/domain/webhooks/service';
+import { authModeLabels, type CustomResponseInput } from '@/lib/domain/webhooks/schemas';
+import { describeCustomResponse } from '@/lib/ingress/custom-response';
 import { CLI, parseOptions, readStdin, required, UsageError } from '../args';
 import { withDatabase } from '../database';
 import { factoryIdOrThrow } from '../factory';
@@ -16,6 +27,11 @@ const usage = `Usage: ${CLI} webhook <subcommand> --factory <slug> [options]
   allow --uid <uid> [--range <cidr>]...
                                      replaces the IP allowlist (IPv4 or IPv6 CIDR ranges, at most 100);
                                      with no --range, every address is admitted again
+  response --uid <uid> --status 200|201|202|204 [--content-type json|text|xml]
+           [--body <text> | --body-stdin]
+                                     answers accepted and duplicate deliveries with this
+                                     ({{delivery_id}} in the body: the delivery's ID)
+  response --uid <uid> --default     the default answer again: 202 {"delivery_id": ...}
   rotate --uid <uid>                 prints the new secret and ingress URL (shown once)
   provider-secret --uid <uid>        reads the provider-issued secret from stdin
   enable --uid <uid> | disable --uid <uid>
@@ -37,10 +53,16 @@ export function run(args: string[]): Promise<number> {
       'event-type-header': { type: 'string' },
       'event-type-path': { type: 'string' },
       range: { type: 'string', multiple: true },
+      status: { type: 'string' },
+      'content-type': { type: 'string' },
+      body: { type: 'string' },
+      'body-stdin': { type: 'boolean' },
+      default: { type: 'boolean' },
     });
     const subcommand = positionals[0];
     const slug = required(values.factory, 'factory');
     const providerSecret = values['provider-secret-stdin'] || subcommand === 'provider-secret' ? await readStdin() : undefined;
+    const customResponse = subcommand === 'response' ? await customResponseOption(values) : undefined;
     return withDatabase(async (database) => {
       const factoryId = await factoryIdOrThrow(database, slug);
       const db = database.prisma;
@@ -104,6 +126,12 @@ export function run(args: string[]): Promise<number> {
           console.log(`${webhook.name}: ${webhook.ipAllowlist.length > 0 ? `admits ${webhook.ipAllowlist.join(', ')}` : 'admits every address'}`);
           return 0;
         }
+        case 'response': {
+          const webhook = await setCustomResponse(factoryId, required(values.uid, 'uid'), customResponse ?? null, db);
+          const response = webhook.customResponse ? `answers ${describeCustomResponse(webhook.customResponse)}` : 'answers 202 {"delivery_id": ...} (the default)';
+          console.log(`${webhook.name}: ${response}`);
+          return 0;
+        }
         case 'enable':
         case 'disable': {
           const webhook = await setWebhookEnabled(factoryId, required(values.uid, 'uid'), subcommand === 'enable', db);
@@ -120,4 +148,26 @@ export function run(args: string[]): Promise<number> {
       }
     });
   });
+}
+
+const contentTypes: Record<string, string> = { json: 'application/json', text: 'text/plain; charset=utf-8', xml: 'application/xml' };
+
+/** `webhook response`'s options as the service takes them (which checks them): --default is null. */
+async function customResponseOption(values: {
+  status?: string;
+  'content-type'?: string;
+  body?: string;
+  'body-stdin'?: boolean;
+  default?: boolean;
+}): Promise<CustomResponseInput | null> {
+  if (values.default) {
+    if (values.status !== undefined) throw new UsageError('Give --status or --default, not both');
+    return null;
+  }
+  const status = required(values.status, 'status');
+  if (values.body !== undefined && values['body-stdin']) throw new UsageError('Give --body or --body-stdin, not both');
+  const body = values['body-stdin'] ? await readStdin() : values.body;
+  const type = values['content-type'];
+  // The status is checked by the service; a word that is no number reaches it as it is, to be refused there.
+  return { status: (/^\d+$/.test(status) ? Number(status) : status) as never, contentType: type === undefined ? undefined : ((contentTypes[type] ?? type) as never), body };
 }

@@ -6,7 +6,7 @@ import { RepositoryApply } from '@/components/definitions/repository-apply';
 import { Alert } from '@/components/ui/alert';
 import { Button } from '@/components/ui/button';
 import { Checkbox } from '@/components/ui/checkbox';
-import { choiceCardClass, choiceRadioClass } from '@/components/ui/choice-card';
+import { ChoiceCardRadio } from '@/components/ui/choice-card-radio';
 import { Field } from '@/components/ui/field';
 import { Input } from '@/components/ui/input';
 import { setConfigSourceAction } from '@/lib/domain/definitions/actions';
@@ -100,30 +100,16 @@ export function ConfigSourceForm({
         <legend className="mb-1.5 text-sm font-medium text-fg">Where this factory’s webhooks are defined</legend>
         <div className="grid gap-3 md:grid-cols-3">
           {options.map((option) => (
-            <label
+            <ChoiceCardRadio
               key={option.value}
-              className={choiceCardClass}
-            >
-              <input
-                type="radio"
-                name={`${ids}-source`}
-                value={option.value}
-                checked={source === option.value}
-                onChange={() => setSource(option.value)}
-                aria-labelledby={`${ids}-${option.value}-label`}
-                aria-describedby={`${ids}-${option.value}-description`}
-                className={choiceRadioClass}
-              />
-              <span className="min-w-0">
-                <span id={`${ids}-${option.value}-label`} className="block font-medium text-fg">
-                  {option.label}
-                  {option.value === current ? <span className="ml-1.5 text-[13px] font-normal text-fg-subtle">Current</span> : null}
-                </span>
-                <span id={`${ids}-${option.value}-description`} className="mt-0.5 block text-[13px] leading-5 text-fg-muted">
-                  {option.description}
-                </span>
-              </span>
-            </label>
+              name={`${ids}-source`}
+              value={option.value}
+              checked={source === option.value}
+              onChange={() => setSource(option.value)}
+              label={option.label}
+              note={option.value === current ? 'Current' : undefined}
+              description={option.description}
+            />
           ))}
         </div>
       </fieldset>

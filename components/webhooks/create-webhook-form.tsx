@@ -13,7 +13,7 @@ import { WebhookIcon } from '@/components/webhooks/webhook-icon';
 import { CreatedPanel, type Created } from '@/components/webhooks/created-webhook-panel';
 import { Button, ButtonLink } from '@/components/ui/button';
 import { Card, CardBody, CardFooter } from '@/components/ui/card';
-import { choiceCardClass, choiceRadioClass } from '@/components/ui/choice-card';
+import { ChoiceCardRadio } from '@/components/ui/choice-card-radio';
 import { EmptyState } from '@/components/ui/empty-state';
 import { Field } from '@/components/ui/field';
 import { Input } from '@/components/ui/input';
@@ -204,28 +204,14 @@ export function CreateWebhookForm({
             <legend className="mb-1.5 text-sm font-medium text-fg">Authentication</legend>
             <div className="grid gap-3 md:grid-cols-3">
               {authModes.map((mode) => (
-                <label
+                <ChoiceCardRadio
                   key={mode}
-                  className={choiceCardClass}
-                >
-                  <input
-                    type="radio"
-                    value={mode}
-                    aria-labelledby={`${ids}-${mode}-label`}
-                    aria-describedby={`${ids}-${mode}-description`}
-                    className={choiceRadioClass}
-                    {...register('authMode')}
-                  />
-                  <span className="min-w-0">
-                    <span id={`${ids}-${mode}-label`} className="block font-medium text-fg">
-                      {authModeLabels[mode]}
-                      {mode === 'token' ? <span className="ml-1.5 text-[13px] font-normal text-fg-subtle">Default</span> : null}
-                    </span>
-                    <span id={`${ids}-${mode}-description`} className="mt-0.5 block text-[13px] leading-5 text-fg-muted">
-                      {authModeDescriptions[mode]}
-                    </span>
-                  </span>
-                </label>
+                  value={mode}
+                  label={authModeLabels[mode]}
+                  note={mode === 'token' ? 'Default' : undefined}
+                  description={authModeDescriptions[mode]}
+                  {...register('authMode')}
+                />
               ))}
             </div>
             {formState.errors.authMode ? (

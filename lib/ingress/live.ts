@@ -14,6 +14,7 @@ import { forgetWebhook, liveWebhookCache } from '@/lib/ingress/live-cache';
 import { compileAllowlist } from '@/lib/ingress/allowlist-match';
 import type { BlockList } from 'node:net';
 import type { AuthMode } from '@/lib/domain/webhooks/schemas';
+import { compileCustomResponse, type CompiledCustomResponse, type CustomResponse } from '@/lib/ingress/custom-response';
 
 // What the ingress needs of webhooks, and nothing else: the live webhook by
 // UID (cached) and the capture of a secret sent in a provider's handshake.
@@ -56,6 +57,8 @@ export type LiveWebhook = {
   triggers: LiveTrigger[];
   /** The IP allowlist, compiled once per load; null admits every address (lib/ingress/allowlist.ts). */
   allowlist: BlockList | null;
+  /** The answer to accepted and duplicate deliveries in place of 202 {"delivery_id"}; null: the default. */
+  customResponse: CompiledCustomResponse | null;
 };
 
 export type LiveTrigger = ActiveTrigger;
@@ -80,11 +83,15 @@ async function loadLiveWebhook(uid: string): Promise<LiveWebhook | null> {
     credentialEncrypted: string | null;
     ipAllowlist: string[];
     triggers: LiveTrigger[] | null;
+    customResponseStatus: CustomResponse['status'] | null;
+    customResponseContentType: CustomResponse['contentType'];
+    customResponseBody: string | null;
   }>(
     // The triggers come along in the same query: most deliveries then cost no
     // lookup at all (the cache), and the rest one round trip.
     `SELECT w."id", w."uid", w."factoryId", w."name", w."authMode"::text AS "authMode", w."signatureScheme", w."deliveryIdHeader", w."eventTypeHeader", w."eventTypePath",
             w."credentialEncrypted", w."ipAllowlist",
+            w."credentialEncrypted", w."customResponseStatus", w."customResponseContentType", w."customResponseBody",
             ${activeTriggersSql('w."uid"', 'w."factoryId"')} AS "triggers"
        FROM "Webhook" w WHERE w."uid" = $1 AND w."enabled" AND w."deletedAt" IS NULL`,
     [uid],
@@ -102,6 +109,10 @@ async function loadLiveWebhook(uid: string): Promise<LiveWebhook | null> {
     credential: row.credentialEncrypted ? decryptSecret(row.credentialEncrypted, credentialContext(row.uid)) : null,
     triggers: row.triggers ?? [],
     allowlist: compileAllowlist(row.ipAllowlist),
+    customResponse:
+      row.customResponseStatus === null
+        ? null
+        : compileCustomResponse({ status: row.customResponseStatus, contentType: row.customResponseContentType, body: row.customResponseBody }),
   };
 }
 

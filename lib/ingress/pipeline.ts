@@ -40,7 +40,7 @@ import { ingressUrl } from '@/lib/ingress/urls';
 //   7. the delivery rate limit (429 with Retry-After); on PostgreSQL a valid
 //      delivery is counted by the statement of step 9
 //   8. valid JSON (400)
-//   9. delivery identity, dedup, the log entry and the runs it starts in one statement (202)
+//   9. delivery identity, dedup, the log entry and the runs it starts in one statement (202, or the webhook's custom response)
 // Entries written at steps 2 to 6 (no valid credentials yet, or none at all)
 // are under the webhook's budget of unauthenticated entries (log-budget.ts):
 // past it, 429 and no entry, only a count in the minute's refused summary.
@@ -225,10 +225,10 @@ async function serve(request: Request, params: IngressParams): Promise<Response>
     traceparent,
   }));
   if (outcome.limited) return rateLimited(outcome.retryAfterSeconds);
-  note(request, { eventType, runs: outcome.runs });
+  note(request, { recorded: true, eventType, runs: outcome.runs });
   if (outcome.runs > 0) wakeWorkers();
   announceEntry(webhook.id);
   if (outcome.status === 'duplicate') note(request, { duplicate: true });
-  return accepted(identity.deliveryId);
+  return accepted(identity.deliveryId, webhook.customResponse);
 }
 

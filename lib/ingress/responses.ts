@@ -1,3 +1,5 @@
+import { renderCustomBody, type CompiledCustomResponse } from '@/lib/ingress/custom-response';
+
 // Every ingress response. Non-202 answers share one JSON shape and never
 // echo anything the sender sent (least of all a credential).
 
@@ -32,8 +34,12 @@ export function ingressError(code: Code, headers: Record<string, string> = {}): 
   });
 }
 
-export function accepted(deliveryId: string): Response {
-  return new Response(JSON.stringify({ delivery_id: deliveryId }), { status: 202, headers: baseHeaders });
+/** An accepted or duplicate delivery: 202 {"delivery_id"}, or the webhook's custom response (custom-response.ts). */
+export function accepted(deliveryId: string, custom: CompiledCustomResponse | null = null): Response {
+  if (!custom) return new Response(JSON.stringify({ delivery_id: deliveryId }), { status: 202, headers: baseHeaders });
+  // No-store like every answer; a 204 has no body, so no Content-Type either.
+  const headers = custom.contentType ? { ...baseHeaders, 'Content-Type': custom.contentType } : { 'Cache-Control': baseHeaders['Cache-Control'] };
+  return new Response(renderCustomBody(custom, deliveryId), { status: custom.status, headers });
 }
 
 /** 429 with the seconds until the budget that refused the request refills. */

@@ -8,6 +8,7 @@ import { createFactorySchema } from '@/lib/domain/factories/schemas';
 import { createInvitationSchema } from '@/lib/domain/invitations/schemas';
 import { putSecretSchema } from '@/lib/domain/secrets/schemas';
 import { schemeIds } from '@/lib/ingress/signatures/registry';
+import { CUSTOM_RESPONSE_CONTENT_TYPES, CUSTOM_RESPONSE_STATUSES } from '@/lib/ingress/custom-response';
 import { healthStates } from '@/lib/domain/health/classify';
 import { createDestinationSchema, notificationEventTypes, notificationKinds, updateDestinationSchema } from '@/lib/domain/notifications/schemas';
 import { authModes, providerSecretSchema, updateWebhookSchema } from '@/lib/domain/webhooks/schemas';
@@ -168,7 +169,21 @@ export function openApiDocument(baseUrl: string) {
               maxItems: 100,
               description: 'IPv4 and IPv6 CIDR ranges, canonical; empty admits every address. A request from outside gets 404 and is logged as refused_address',
             },
+            customResponse: {
+              oneOf: [{ $ref: '#/components/schemas/CustomResponse' }, { type: 'null' }],
+              description: 'The answer to accepted and duplicate deliveries; null: the default 202 {"delivery_id": ...}',
+            },
             health: { $ref: '#/components/schemas/Health' },
+          },
+        },
+        CustomResponse: {
+          type: 'object',
+          required: ['status', 'contentType', 'body'],
+          description: 'docs/ingress.md, The answers: {{delivery_id}} in the body is replaced by the delivery’s ID, escaped for the content type',
+          properties: {
+            status: { type: 'integer', enum: [...CUSTOM_RESPONSE_STATUSES] },
+            contentType: { type: ['string', 'null'], enum: [...CUSTOM_RESPONSE_CONTENT_TYPES, null], description: 'null for 204' },
+            body: { type: ['string', 'null'], description: 'At most 1,024 bytes of UTF-8; null for 204' },
           },
         },
         Health: {
@@ -271,7 +286,7 @@ export function openApiDocument(baseUrl: string) {
         get: { summary: 'Get a webhook', responses: { 200: json({ type: 'object', properties: { webhook: { $ref: '#/components/schemas/Webhook' } } }), ...standardErrors } },
         patch: {
           summary:
-            'Enable or disable, set the expected interval, change the Event type setting (admin; eventTypeHeader or eventTypePath, null removes it) or the IP allowlist (admin; at most 100 CIDR ranges, [] admits every address); the last two not on a repository-backed factory. Enabling re-applies the definition, taking up a changed team secret.',
+            'Enable or disable, set the expected interval, change the Event type setting (admin; eventTypeHeader or eventTypePath, null removes it), the IP allowlist (admin; at most 100 CIDR ranges, [] admits every address) or the custom response (customResponse {status, contentType, body}; null restores the default 202); the last three not on a repository-backed factory. Enabling re-applies the definition, taking up a changed team secret.',
           requestBody: body(jsonSchema(updateWebhookSchema)),
           responses: { 200: json({ type: 'object', properties: { webhook: { $ref: '#/components/schemas/Webhook' } } }), ...standardErrors, 422: errorResponse('Invalid fields') },
         },

@@ -16,7 +16,7 @@ describe('definition files', () => {
     });
     expect(problems).toEqual([]);
     expect(definitions).toEqual([
-      { file: 'webhooks/cron.yaml', name: 'cron', authMode: 'token', signatureScheme: null, secretName: 'CRON_TOKEN', deliveryIdHeader: null, eventTypeHeader: null, eventTypePath: null, ipAllowlist: [] },
+      { file: 'webhooks/cron.yaml', name: 'cron', authMode: 'token', signatureScheme: null, secretName: 'CRON_TOKEN', deliveryIdHeader: null, eventTypeHeader: null, eventTypePath: null, ipAllowlist: [], customResponse: null },
       {
         file: 'webhooks/github-deploys.yaml',
         name: 'github-deploys',
@@ -27,9 +27,10 @@ describe('definition files', () => {
         eventTypeHeader: null,
         eventTypePath: null,
         ipAllowlist: [],
+        customResponse: null,
       },
-      { file: 'webhooks/jobs.yaml', name: 'jobs', authMode: 'token', signatureScheme: null, secretName: 'JOBS', deliveryIdHeader: null, eventTypeHeader: 'x-job-kind', eventTypePath: null, ipAllowlist: [] },
-      { file: 'webhooks/orders.yaml', name: 'orders', authMode: 'url_token', signatureScheme: null, secretName: 'ORDERS', deliveryIdHeader: null, eventTypeHeader: null, eventTypePath: 'data.events.0.type', ipAllowlist: [] },
+      { file: 'webhooks/jobs.yaml', name: 'jobs', authMode: 'token', signatureScheme: null, secretName: 'JOBS', deliveryIdHeader: null, eventTypeHeader: 'x-job-kind', eventTypePath: null, ipAllowlist: [], customResponse: null },
+      { file: 'webhooks/orders.yaml', name: 'orders', authMode: 'url_token', signatureScheme: null, secretName: 'ORDERS', deliveryIdHeader: null, eventTypeHeader: null, eventTypePath: 'data.events.0.type', ipAllowlist: [], customResponse: null },
     ]);
   });
 
@@ -50,7 +51,7 @@ describe('definition files', () => {
         'webhooks/l.yaml': 'secretName: L\neventTypeHeader: Authorization\n',
       }),
     ).toEqual([
-      'webhooks/a.yaml: unknown key "secretname" (allowed: authMode, signatureScheme, secretName, deliveryIdHeader, eventTypeHeader, eventTypePath, ipAllowlist)',
+      'webhooks/a.yaml: unknown key "secretname" (allowed: authMode, signatureScheme, secretName, deliveryIdHeader, eventTypeHeader, eventTypePath, ipAllowlist, customResponse)',
       'webhooks/b.yaml: authMode: Choose token, url_token or signature',
       'webhooks/c.yaml: signatureScheme: is required when authMode is signature',
       'webhooks/d.yaml: secretName: Use letters, digits and underscores, starting with a letter (for example GITHUB_WEBHOOK_SECRET)',
@@ -88,15 +89,15 @@ describe('definition files', () => {
   });
 
   it('writes files that read back as the same definition', () => {
-    const definition = { name: 'stripe', authMode: 'signature', signatureScheme: 'stripe', secretName: 'STRIPE', deliveryIdHeader: "x-odd#'id", eventTypeHeader: null, eventTypePath: null, ipAllowlist: [] as string[] } as const;
+    const definition = { name: 'stripe', authMode: 'signature', signatureScheme: 'stripe', secretName: 'STRIPE', deliveryIdHeader: "x-odd#'id", eventTypeHeader: null, eventTypePath: null, ipAllowlist: [] as string[], customResponse: null } as const;
     const file = definitionFile(definition);
     expect(file.path).toBe('webhooks/stripe.yaml');
     expect(file.content).toBe('authMode: signature\nsignatureScheme: stripe\nsecretName: STRIPE\ndeliveryIdHeader: x-odd#\'id\n');
     expect(parseDefinitionFiles({ [file.path]: file.content }).definitions).toEqual([{ ...definition, file: file.path }]);
-    expect(definitionFile({ name: 'cron', authMode: 'token', signatureScheme: null, secretName: 'CRON', deliveryIdHeader: null, eventTypeHeader: null, eventTypePath: null, ipAllowlist: [] }).content).toBe(
+    expect(definitionFile({ name: 'cron', authMode: 'token', signatureScheme: null, secretName: 'CRON', deliveryIdHeader: null, eventTypeHeader: null, eventTypePath: null, ipAllowlist: [], customResponse: null }).content).toBe(
       'authMode: token\nsecretName: CRON\n',
     );
-    const typed = { name: 'jobs', authMode: 'token', signatureScheme: null, secretName: 'JOBS', deliveryIdHeader: null, eventTypeHeader: null, eventTypePath: 'data.type', ipAllowlist: [] as string[] } as const;
+    const typed = { name: 'jobs', authMode: 'token', signatureScheme: null, secretName: 'JOBS', deliveryIdHeader: null, eventTypeHeader: null, eventTypePath: 'data.type', ipAllowlist: [] as string[], customResponse: null } as const;
     const typedFile = definitionFile(typed);
     expect(typedFile.content).toBe('authMode: token\nsecretName: JOBS\neventTypePath: data.type\n');
     expect(parseDefinitionFiles({ [typedFile.path]: typedFile.content }).definitions).toEqual([{ ...typed, file: typedFile.path }]);

@@ -89,6 +89,7 @@ function parseContent(file: string, name: string, text: string): { definition?: 
       eventTypeHeader: data.eventTypeHeader ?? null,
       eventTypePath: data.eventTypePath ?? null,
       ipAllowlist: data.ipAllowlist ?? [],
+      customResponse: data.customResponse ?? null,
     },
   };
 }

@@ -6,6 +6,7 @@ import { definitionPath } from '@/lib/domain/webhooks/definition-file';
 import { isUrlSafe } from '@/lib/domain/secrets/schemas';
 import { readSecretValue } from '@/lib/domain/secrets/service';
 import { listWebhookDefinitions } from '@/lib/domain/webhooks/service';
+import { describeCustomResponse } from '@/lib/ingress/custom-response';
 
 // What applying a set of definition files would do to a factory: which
 // webhooks it creates, updates and deletes, and every problem that would make
@@ -31,7 +32,12 @@ const describe = (value: string | readonly string[] | null) => (Array.isArray(va
 /** What differs between a webhook and its definition, in words. */
 function differences(current: WebhookDefinition, next: WebhookDefinition): string[] {
   const keys = ['authMode', 'signatureScheme', 'secretName', 'deliveryIdHeader', 'eventTypeHeader', 'eventTypePath', 'ipAllowlist'] as const;
-  return keys.filter((key) => describe(current[key]) !== describe(next[key])).map((key) => `${key}: ${describe(current[key])} → ${describe(next[key])}`);
+  const changes = keys.filter((key) => describe(current[key]) !== describe(next[key])).map((key) => `${key}: ${describe(current[key])} → ${describe(next[key])}`);
+  const [before, after] = [current.customResponse, next.customResponse];
+  if (before?.status !== after?.status || before?.contentType !== after?.contentType || before?.body !== after?.body) {
+    changes.push(`customResponse: ${describeCustomResponse(before)} → ${describeCustomResponse(after)}`);
+  }
+  return changes;
 }
 
 export async function planDefinitions(factoryId: string, files: DefinitionFiles, db: DbOrTx = prisma): Promise<Plan> {

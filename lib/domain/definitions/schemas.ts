@@ -1,18 +1,28 @@
 import { z } from 'zod';
 import { parseRepositoryUrl, RepositoryUrlError } from '@/lib/domain/definitions/repository-url';
 import { secretNameSchema } from '@/lib/domain/secrets/schemas';
-import { authModeSchema, checkEventTypeSetting, deliveryIdHeaderSchema, eventTypeHeaderSchema, eventTypePathSchema, ipAllowlistSchema, signatureSchemeSchema } from '@/lib/domain/webhooks/schemas';
+import {
+  authModeSchema,
+  checkEventTypeSetting,
+  customResponseSchema,
+  deliveryIdHeaderSchema,
+  eventTypeHeaderSchema,
+  eventTypePathSchema,
+  ipAllowlistSchema,
+  signatureSchemeSchema,
+} from '@/lib/domain/webhooks/schemas';
+import type { CustomResponse } from '@/lib/ingress/custom-response';
 
 // Factory as code: one YAML file per webhook at webhooks/<name>.yaml. The
 // file name is the webhook's name; the keys (authMode, signatureScheme,
-// secretName, deliveryIdHeader, eventTypeHeader, eventTypePath, ipAllowlist) are documented in docs/definitions.md. Unknown keys are errors: a
+// secretName, deliveryIdHeader, eventTypeHeader, eventTypePath, ipAllowlist, customResponse) are documented in docs/definitions.md. Unknown keys are errors: a
 // misspelt key silently ignored would apply a different webhook than the one
 // its author wrote.
 
 /** A definition is a few lines; anything larger is not one. */
 export const MAX_DEFINITION_BYTES = 16 * 1024;
 
-export const definitionKeys = ['authMode', 'signatureScheme', 'secretName', 'deliveryIdHeader', 'eventTypeHeader', 'eventTypePath', 'ipAllowlist'] as const;
+export const definitionKeys = ['authMode', 'signatureScheme', 'secretName', 'deliveryIdHeader', 'eventTypeHeader', 'eventTypePath', 'ipAllowlist', 'customResponse'] as const;
 
 export const webhookDefinitionSchema = z
   .strictObject(
@@ -24,6 +34,7 @@ export const webhookDefinitionSchema = z
       eventTypeHeader: eventTypeHeaderSchema.optional(),
       eventTypePath: eventTypePathSchema.optional(),
       ipAllowlist: ipAllowlistSchema.optional(),
+      customResponse: customResponseSchema.optional(),
     },
     {
       error: (issue) =>
@@ -57,6 +68,8 @@ export type WebhookDefinition = {
   eventTypePath: string | null;
   /** The IP allowlist, canonical ranges; empty admits every address. */
   ipAllowlist: string[];
+  /** The answer to accepted and duplicate deliveries; null: the default 202. */
+  customResponse: CustomResponse | null;
 };
 
 /** One problem in one file: the file, the key when there is one, and what is wrong in words. */

@@ -6,13 +6,22 @@ import { z } from 'zod';
 import { factoryAction } from '@/lib/adapters/actions/action';
 import { listDeliveries } from '@/lib/domain/deliveries/service';
 import { revealHandshakeToken } from '@/lib/domain/webhooks/handshake-token';
-import { createWebhookSchema, eventTypeSettingFormSchema, expectedIntervalSchema, ipAllowlistFormSchema, providerSecretSchema, webhookUidSchema } from '@/lib/domain/webhooks/schemas';
+import {
+  createWebhookSchema,
+  customResponseChangeSchema,
+  eventTypeSettingFormSchema,
+  expectedIntervalSchema,
+  ipAllowlistFormSchema,
+  providerSecretSchema,
+  webhookUidSchema,
+} from '@/lib/domain/webhooks/schemas';
 import { allowlistAdmits, compileAllowlist } from '@/lib/ingress/allowlist-match';
 import { clientAddress } from '@/lib/platform/entry/client-address';
 import {
   createWebhook,
   deleteWebhook,
   rotateWebhookSecret,
+  setCustomResponse,
   setEventTypeSetting,
   setExpectedInterval,
   setIpAllowlist,
@@ -62,6 +71,16 @@ export const setEventTypeSettingAction = factoryAction(
   webhookUidSchema.and(eventTypeSettingFormSchema),
   async ({ factory }, input) => {
     await setEventTypeSetting(factory.id, input.uid, { eventTypeHeader: input.eventTypeHeader, eventTypePath: input.eventTypePath });
+    revalidatePath(webhooksPath(factory.slug), 'layout');
+    return null;
+  },
+);
+
+export const setCustomResponseAction = factoryAction(
+  'factory:manage',
+  webhookUidSchema.extend(customResponseChangeSchema.shape),
+  async ({ factory }, input) => {
+    await setCustomResponse(factory.id, input.uid, input.customResponse);
     revalidatePath(webhooksPath(factory.slug), 'layout');
     return null;
   },

@@ -1,6 +1,7 @@
 import { stringify } from 'yaml';
 import type { Tx } from '@/lib/platform/db';
 import type { WebhookDefinition } from '@/lib/domain/definitions/schemas';
+import type { CustomResponse } from '@/lib/ingress/custom-response';
 
 // A webhook's own definition file: where it lives in a factory's folder, its
 // text, and the DefinitionFile row that keeps it on a managed factory. It is
@@ -25,8 +26,12 @@ export function serializeDefinition(definition: WebhookDefinition): string {
     ...(definition.eventTypeHeader ? { eventTypeHeader: definition.eventTypeHeader } : {}),
     ...(definition.eventTypePath ? { eventTypePath: definition.eventTypePath } : {}),
     ...(definition.ipAllowlist.length > 0 ? { ipAllowlist: definition.ipAllowlist } : {}),
+    ...(definition.customResponse ? { customResponse: customResponseYaml(definition.customResponse) } : {}),
   });
 }
+
+/** A custom response as its file writes it: a 204 with its status alone. */
+const customResponseYaml = ({ status, contentType, body }: CustomResponse) => (status === 204 ? { status } : { status, contentType, body });
 
 /** The path and text of a webhook's definition file. */
 export function definitionFile(definition: WebhookDefinition): { path: string; content: string } {

@@ -73,7 +73,7 @@ describe.each(testDatabaseKinds())('handshake secrets on %s', (kind) => {
     });
     const original = (await getWebhook(factoryId, webhook.uid, db)).secretName;
     const pointAt = (secretName: string) =>
-      db.$transaction((tx) => updateWebhookTx(tx, factoryId, webhook.uid, { name: 'notion-switch', authMode: 'signature', signatureScheme: 'notion', secretName, deliveryIdHeader: null, eventTypeHeader: null, eventTypePath: null, ipAllowlist: [] }));
+      db.$transaction((tx) => updateWebhookTx(tx, factoryId, webhook.uid, { name: 'notion-switch', authMode: 'signature', signatureScheme: 'notion', secretName, deliveryIdHeader: null, eventTypeHeader: null, eventTypePath: null, ipAllowlist: [], customResponse: null }));
     // What applying a definition file that names another secret does.
     await pointAt('PROD_DATABASE_PASSWORD');
     const refusal = await appError(revealHandshakeToken(factoryId, webhook.uid, db));

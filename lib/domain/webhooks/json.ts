@@ -21,6 +21,7 @@ export function webhookJson(webhook: WebhookView) {
     lastDeliveryAt: webhook.lastDeliveryAt?.toISOString() ?? null,
     expectedIntervalSeconds: webhook.expectedIntervalSeconds,
     ipAllowlist: webhook.ipAllowlist,
+    customResponse: webhook.customResponse,
     health: healthJson(webhook.health),
   };
 }

@@ -4,6 +4,15 @@ import { MAX_EXPECTED_INTERVAL_SECONDS, MIN_EXPECTED_INTERVAL_SECONDS } from '@/
 import { eventTypeHeaderRefusal, schemeIds, type SchemeId } from '@/lib/ingress/signatures/registry';
 import { UNPRINTABLE } from '@/lib/ingress/signatures/event-types';
 import { checkAllowlist, MAX_ALLOWLIST_RANGES, MAX_RANGE_LENGTH } from '@/lib/ingress/allowlist';
+import {
+  CUSTOM_RESPONSE_CONTENT_TYPES,
+  CUSTOM_RESPONSE_STATUSES,
+  DELIVERY_ID_PLACEHOLDER,
+  MAX_CUSTOM_RESPONSE_BODY_BYTES,
+  isValidJsonTemplate,
+  unknownPlaceholder,
+  type CustomResponse,
+} from '@/lib/ingress/custom-response';
 
 // A webhook's name is also its definition file's name (webhooks/<name>.yaml),
 // so it is kept to characters that are safe in file names everywhere.
@@ -161,6 +170,64 @@ export const ipAllowlistFormSchema = z.object({
   confirmOutsideAddress: z.boolean().optional(),
 });
 export type IpAllowlistFormInput = z.input<typeof ipAllowlistFormSchema>;
+// A webhook's custom response to accepted and duplicate deliveries
+// (lib/ingress/custom-response.ts, docs/decisions/0099-a-custom-response-per-webhook.md),
+// for the API, the dashboard, the CLI and definition files alike.
+const CONTENT_TYPE_CHOICES = 'application/json, text/plain; charset=utf-8 or application/xml';
+const utf8Bytes = (text: string) => new TextEncoder().encode(text).length;
+
+function checkCustomResponse(input: { status: number; contentType?: string | null; body?: string | null }, ctx: z.RefinementCtx): void {
+  const problem = (path: 'contentType' | 'body', message: string) => ctx.addIssue({ code: 'custom', path: [path], message });
+  if (input.status === 204) {
+    if (input.contentType) problem('contentType', 'A 204 response has no body, so no content type: leave it out');
+    if (input.body) problem('body', 'A 204 response has no body: leave it empty, or choose 200, 201 or 202');
+    return;
+  }
+  if (!input.contentType) problem('contentType', `Choose ${CONTENT_TYPE_CHOICES}`);
+  if (input.body === undefined || input.body === null) return problem('body', 'Enter the body (text and XML may be empty)');
+  const bytes = utf8Bytes(input.body);
+  if (bytes > MAX_CUSTOM_RESPONSE_BODY_BYTES) {
+    return problem('body', `Use at most ${MAX_CUSTOM_RESPONSE_BODY_BYTES.toLocaleString('en')} bytes (this body is ${bytes.toLocaleString('en')} bytes of UTF-8)`);
+  }
+  const unknown = unknownPlaceholder(input.body);
+  if (unknown) return problem('body', `Unknown placeholder ${unknown}: the only placeholder is ${DELIVERY_ID_PLACEHOLDER}`);
+  if (input.contentType === 'application/json' && !isValidJsonTemplate(input.body)) {
+    problem('body', `Enter valid JSON, with ${DELIVERY_ID_PLACEHOLDER} inside a string, as in {"id": "${DELIVERY_ID_PLACEHOLDER}"}`);
+  }
+}
+
+/** A custom response as given (a 204 takes no content type and no body), normalised to the stored shape. */
+export const customResponseSchema = z
+  .strictObject(
+    {
+      status: z.literal(CUSTOM_RESPONSE_STATUSES, { error: 'Choose 200, 201, 202 or 204' }),
+      contentType: z.enum(CUSTOM_RESPONSE_CONTENT_TYPES, { error: `Choose ${CONTENT_TYPE_CHOICES}` }).nullable().optional(),
+      body: z.string({ error: 'Enter the body as a string' }).nullable().optional(),
+    },
+    { error: (issue) => (issue.code === 'unrecognized_keys' ? `Unknown ${issue.keys.length === 1 ? 'key' : 'keys'} ${issue.keys.join(', ')}: use status, contentType and body` : 'Send {status, contentType, body}, or null for the default answer') },
+  )
+  .superRefine(checkCustomResponse)
+  .transform(
+    (input): CustomResponse =>
+      input.status === 204 ? { status: 204, contentType: null, body: null } : { status: input.status, contentType: input.contentType ?? null, body: input.body ?? null },
+  );
+export type CustomResponseInput = z.input<typeof customResponseSchema>;
+
+/** A change of the custom response: null restores the default 202 answer. Errors name customResponse.<key>, as in the API. */
+export const customResponseChangeSchema = z.object({ customResponse: customResponseSchema.nullable() });
+
+/** The webhook page's Response form, as react-hook-form holds it (the status as a select's string). */
+export type CustomResponseFormValues = {
+  mode: 'default' | 'custom';
+  customResponse: { status: string; contentType: string; body: string };
+};
+
+/** The Response form: its values as a change (a 204 drops the other two fields), checked by the same rules. */
+export const customResponseFormSchema = z.preprocess((form: CustomResponseFormValues) => {
+  if (form.mode === 'default') return { customResponse: null };
+  const { status, contentType, body } = form.customResponse;
+  return { customResponse: status === '204' ? { status: 204 } : { status: Number(status), contentType, body } };
+}, customResponseChangeSchema);
 
 /** Seconds within which an accepted delivery is expected (lib/domain/health: past it the webhook is Silent); null removes it. */
 export const expectedIntervalSchema = z
@@ -185,10 +252,11 @@ export const updateWebhookSchema = z
     expectedIntervalSeconds: expectedIntervalSchema.optional(),
     ...eventTypeChangeSchema.shape,
     ipAllowlist: ipAllowlistSchema.optional(),
+    customResponse: customResponseSchema.nullable().optional(),
   })
   .strict()
   .refine((input) => Object.values(input).some((value) => value !== undefined), {
-    error: 'Send enabled, expectedIntervalSeconds, eventTypeHeader, eventTypePath or ipAllowlist',
+    error: 'Send enabled, expectedIntervalSeconds, eventTypeHeader, eventTypePath, ipAllowlist or customResponse',
   });
 export type UpdateWebhookInput = z.input<typeof updateWebhookSchema>;
 

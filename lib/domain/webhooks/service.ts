@@ -17,12 +17,15 @@ import {
   eventTypeChangeSchema,
   eventTypeSettingSchema,
   ipAllowlistSchema,
+  customResponseChangeSchema,
   providerSecretSchema,
   suggestFreeSecretName,
   suggestSecretName,
   type AuthMode,
   type CreateWebhookInput,
+  type CustomResponseInput,
 } from '@/lib/domain/webhooks/schemas';
+import type { CustomResponse } from '@/lib/ingress/custom-response';
 import { applyCredential, credentialContext } from '@/lib/ingress/credential';
 import { healthOf, type WebhookHealthView } from '@/lib/domain/health/service';
 import { enqueueEvent, factoryRef } from '@/lib/domain/notifications/service';
@@ -72,6 +75,8 @@ export type WebhookView = {
   expectedIntervalSeconds: number | null;
   /** The IP allowlist (canonical ranges); empty admits every address. */
   ipAllowlist: string[];
+  /** The answer to accepted and duplicate deliveries; null: the default 202 {"delivery_id"}. */
+  customResponse: CustomResponse | null;
   /** Computed from the log (lib/domain/health). */
   health: WebhookHealthView;
 };
@@ -126,6 +131,9 @@ type WebhookRow = {
   createdAt: Date;
   expectedIntervalSeconds: number | null;
   ipAllowlist: string[];
+  customResponseStatus: number | null;
+  customResponseContentType: string | null;
+  customResponseBody: string | null;
 };
 
 const webhookRow = {
@@ -144,7 +152,21 @@ const webhookRow = {
   createdAt: true,
   expectedIntervalSeconds: true,
   ipAllowlist: true,
+  customResponseStatus: true,
+  customResponseContentType: true,
+  customResponseBody: true,
 } as const;
+
+// The custom response's three columns (a CHECK in its migration keeps their shape) and the value they hold.
+const customResponseOf = (row: WebhookRow): CustomResponse | null =>
+  row.customResponseStatus === null
+    ? null
+    : ({ status: row.customResponseStatus, contentType: row.customResponseContentType, body: row.customResponseBody } as CustomResponse);
+const customResponseColumns = (response: CustomResponse | null) => ({
+  customResponseStatus: response?.status ?? null,
+  customResponseContentType: response?.contentType ?? null,
+  customResponseBody: response?.body ?? null,
+});
 
 /** A webhook's row as its definition. */
 const definitionOf = (row: WebhookRow): WebhookDefinition => ({
@@ -156,6 +178,7 @@ const definitionOf = (row: WebhookRow): WebhookDefinition => ({
   eventTypeHeader: row.eventTypeHeader,
   eventTypePath: row.eventTypePath,
   ipAllowlist: row.ipAllowlist,
+  customResponse: customResponseOf(row),
 });
 
 function toView(row: WebhookRow, secretVersion: number | undefined, health: WebhookHealthView): WebhookView {
@@ -171,6 +194,7 @@ function toView(row: WebhookRow, secretVersion: number | undefined, health: Webh
     secretChangePending: secretVersion !== undefined && secretVersion !== row.credentialVersion,
     state: awaitingSecret ? 'awaiting_secret' : row.enabled ? 'enabled' : 'disabled',
     expectedIntervalSeconds: row.expectedIntervalSeconds,
+    customResponse: customResponseOf(row),
     health,
   };
 }
@@ -246,6 +270,7 @@ const definitionData = (definition: WebhookDefinition) => ({
   eventTypeHeader: definition.authMode === 'signature' ? null : definition.eventTypeHeader,
   eventTypePath: definition.authMode === 'signature' ? null : definition.eventTypePath,
   ipAllowlist: definition.ipAllowlist,
+  ...customResponseColumns(definition.customResponse),
 });
 
 
@@ -343,6 +368,7 @@ export async function createWebhook(factoryId: string, input: CreateWebhookInput
       eventTypeHeader: data.eventTypeHeader ?? null,
       eventTypePath: data.eventTypePath ?? null,
       ipAllowlist: [],
+      customResponse: null,
     };
     // On a managed factory the dashboard writes the file, then applies it.
     if (source === 'managed') await writeDefinitionFileTx(tx, factoryId, definitionFile(definition));
@@ -456,6 +482,27 @@ export async function setIpAllowlist(factoryId: string, uid: string, list: reado
     const row = await findRow(tx, factoryId, uid);
     if (source === 'managed') await writeDefinitionFileTx(tx, factoryId, definitionFile({ ...definitionOf(row), ipAllowlist }));
     await tx.webhook.update({ where: { id: row.id }, data: { ipAllowlist } });
+  });
+  forgetWebhook(uid);
+  return getWebhook(factoryId, uid, db);
+}
+
+/**
+ * Sets the custom response to accepted and duplicate deliveries, or with
+ * null restores the default 202 {"delivery_id"}. Part of the webhook's
+ * definition, like the Event type setting: on a managed factory its file is
+ * rewritten in the same transaction; a repository-backed one refuses. The
+ * row's trigger drops the live cache entry on every instance.
+ */
+export async function setCustomResponse(factoryId: string, uid: string, input: CustomResponseInput | null, db = prisma): Promise<WebhookView> {
+  // Every caller (API, dashboard, CLI) goes through the same checks, named customResponse.<key>.
+  const { customResponse } = customResponseChangeSchema.parse({ customResponse: input });
+  await db.$transaction(async (tx) => {
+    const source = await lockFactoryConfig(tx, factoryId);
+    refuseOnRepository(source, 'change customResponse in its definition file');
+    const row = await findRow(tx, factoryId, uid);
+    if (source === 'managed') await writeDefinitionFileTx(tx, factoryId, definitionFile({ ...definitionOf(row), customResponse }));
+    await tx.webhook.update({ where: { id: row.id }, data: customResponseColumns(customResponse) });
   });
   forgetWebhook(uid);
   return getWebhook(factoryId, uid, db);

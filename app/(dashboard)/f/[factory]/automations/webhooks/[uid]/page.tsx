@@ -11,6 +11,8 @@ import { EventTypeSettingForm } from '@/components/webhooks/event-type-setting-f
 import { IpAllowlistForm } from '@/components/webhooks/ip-allowlist-form';
 import { headers } from 'next/headers';
 import { clientAddress } from '@/lib/platform/entry/client-address';
+import { CustomResponseForm } from '@/components/webhooks/custom-response-form';
+import { CustomResponseSummary } from '@/components/webhooks/custom-response-summary';
 import { FieldsCard } from '@/components/webhooks/fields-card';
 import { HandshakeTokenReveal } from '@/components/webhooks/handshake-token';
 import { ProviderSecretForm } from '@/components/webhooks/provider-secret-form';
@@ -249,6 +251,9 @@ export default async function WebhookPage({
                 <span className="text-fg-muted">Every address</span>
               )}
             </DetailRow>
+            <DetailRow label="Response">
+              <CustomResponseSummary response={webhook.customResponse} />
+            </DetailRow>
             <DetailRow label="Created">{dateTimeFormat.format(webhook.createdAt)}</DetailRow>
             <DetailRow label="Last delivery">{webhook.lastDeliveryAt ? dateTimeFormat.format(webhook.lastDeliveryAt) : 'Never'}</DetailRow>
           </dl>
@@ -346,6 +351,18 @@ export default async function WebhookPage({
               {readOnly ? null : (
                 <section aria-label="IP allowlist" className="px-5 py-4">
                   <IpAllowlistForm factorySlug={factory.slug} uid={webhook.uid} ranges={webhook.ipAllowlist} address={clientAddress(await headers())} />
+                </section>
+              )}
+              {readOnly ? null : (
+                <section aria-label="Response" className="flex flex-col gap-3 px-5 py-4">
+                  <div>
+                    <h3 className="font-medium text-fg">Response</h3>
+                    <p className="mt-0.5 max-w-2xl text-fg-muted">
+                      What a sender receives when its delivery is accepted, or is a duplicate. Some senders expect a particular answer, such as 200 or a
+                      body of <span className="font-mono text-[13px]">[accepted]</span>.
+                    </p>
+                  </div>
+                  <CustomResponseForm factorySlug={factory.slug} uid={webhook.uid} response={webhook.customResponse} />
                 </section>
               )}
               {readOnly ? null : (
