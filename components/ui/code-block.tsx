@@ -27,7 +27,7 @@ export function CodeBlock({ code, language, title, copyable = true, wrap = false
         <div className="flex h-10 items-center justify-between gap-3 border-b border-white/10 bg-white/[0.03] pr-1.5 pl-4">
           <div className="flex min-w-0 items-center gap-2 text-xs">
             {title !== undefined ? <span className="truncate font-medium text-zinc-200">{title}</span> : null}
-            {language ? <span className="font-mono text-zinc-500">{language}</span> : null}
+            {language ? <span className="font-mono text-zinc-400">{language}</span> : null}
           </div>
           {copyable ? <CopyButton value={code} appearance="inverted" label="Copy code" /> : null}
         </div>
