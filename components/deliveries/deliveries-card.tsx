@@ -42,6 +42,8 @@ export type DeliveryLogWebhook = {
   providerName: string | null;
   /** The provider performs verification handshakes: Handshake is offered as a status filter. */
   handshakes?: boolean;
+  /** The webhook has an IP allowlist: Refused (address) is offered as a status filter. */
+  allowlist?: boolean;
   /** A ready curl command that sends a test delivery (lib/domain/webhooks/test-request.ts), when one can be offered. */
   testRequest: string | null;
 };
@@ -136,7 +138,7 @@ export function DeliveriesCard({
         <>
           <div className="border-b border-line px-5 py-3">
             <div className="flex flex-wrap items-start justify-between gap-3">
-              <DeliveryFilters status={status} q={q} event={event} eventTypes={typed ? eventTypes : null} handshakes={webhook.handshakes === true || status === 'handshake'} />
+              <DeliveryFilters status={status} q={q} event={event} eventTypes={typed ? eventTypes : null} handshakes={webhook.handshakes === true || status === 'handshake'} allowlist={webhook.allowlist === true || status === 'refused_address'} />
               {replayPath ? (
                 <ButtonLink href={replayHref(replayPath, { q, event })} variant="secondary" size="sm" className="shrink-0">
                   {filtered ? 'Replay these…' : 'Replay many…'}

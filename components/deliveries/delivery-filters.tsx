@@ -7,7 +7,7 @@ import { SearchIcon, XIcon } from '@/components/ui/icons';
 import { controlStyles } from '@/components/ui/input';
 import { Select } from '@/components/ui/select';
 import { Spinner } from '@/components/ui/spinner';
-import { deliveryStatusFilters, deliveryStatuses, deliveryStatusLabels, type DeliveryStatusFilter } from '@/lib/domain/deliveries/schemas';
+import { deliveryStatusFilters, deliveryStatusLabels, type DeliveryStatusFilter } from '@/lib/domain/deliveries/schemas';
 
 const SEARCH_DELAY_MS = 300;
 
@@ -23,6 +23,7 @@ export function DeliveryFilters({
   event = null,
   eventTypes = null,
   handshakes = false,
+  allowlist = false,
 }: {
   status: DeliveryStatusFilter | null;
   q: string;
@@ -31,6 +32,8 @@ export function DeliveryFilters({
   /** The event types the filter offers (the newest entries'), or null to offer none. */
   eventTypes?: { type: string; count: number }[] | null;
   handshakes?: boolean;
+  /** The webhook has an IP allowlist: Refused (address) is offered. */
+  allowlist?: boolean;
 }) {
   const router = useRouter();
   const pathname = usePathname();
@@ -93,7 +96,7 @@ export function DeliveryFilters({
         className="sm:w-56"
       >
         <option value="">All statuses</option>
-        {(handshakes ? deliveryStatusFilters : ([...deliveryStatuses, 'refused', 'refused_address'] as const)).map((value) => (
+        {deliveryStatusFilters.filter((value) => (value !== 'handshake' || handshakes) && (value !== 'refused_address' || allowlist)).map((value) => (
           <option key={value} value={value}>
             {deliveryStatusLabels[value]}
           </option>

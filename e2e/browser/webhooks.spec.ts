@@ -183,6 +183,8 @@ test.describe.serial('webhooks and team secrets', () => {
     await page.reload();
     const refusedEntry = page.getByRole('region', { name: 'Deliveries' }).getByRole('row').filter({ hasText: 'Refused (address)' });
     await expect(refusedEntry).toHaveCount(1);
+    // With a list, the log's status filter offers its refusals.
+    await expect(page.getByRole('region', { name: 'Deliveries' }).getByLabel('Status').locator('option', { hasText: 'Refused (address)' })).toHaveCount(1);
     await screenshot(page, 'webhook-allowlist');
     await ranges.fill('');
     await allowlist.getByRole('button', { name: 'Save allowlist' }).click();

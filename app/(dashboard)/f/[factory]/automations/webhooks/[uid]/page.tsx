@@ -298,7 +298,7 @@ export default async function WebhookPage({
 
         <DeliveriesCard
           view={deliveryLog}
-          webhook={{ uid: webhook.uid, authMode: webhook.authMode, ingressUrl: webhook.ingressUrl, providerName: scheme?.displayName ?? null, testRequest, handshakes: Boolean(scheme?.handshake) }}
+          webhook={{ uid: webhook.uid, authMode: webhook.authMode, ingressUrl: webhook.ingressUrl, providerName: scheme?.displayName ?? null, testRequest, handshakes: Boolean(scheme?.handshake), allowlist: webhook.ipAllowlist.length > 0 }}
           entryPath={(id) => `${webhookPath}/deliveries/${encodeURIComponent(id)}`}
           retention={{ days: RETENTION_DAYS, entries: RETENTION_MIN_ENTRIES }}
           replayPath={manage ? `${webhookPath}/replay` : null}
