@@ -36,16 +36,21 @@ const TICK_MS = 10;
 const log = (line) => console.error(`[many-teams] ${line}`);
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** CPU ticks of a process and its descendants, and of PostgreSQL's processes. */
-function ticks(rootPid) {
-  const procs = processTicks();
+/**
+ * CPU ticks spent between two readings of /proc by a process and its
+ * descendants, and by PostgreSQL's processes: per process, so one that ends
+ * in between (a PostgreSQL backend) takes nothing away, and one that starts
+ * counts from zero.
+ */
+function ticksBetween(before, after, rootPid) {
   let server = 0;
   let database = 0;
-  for (const [pid, proc] of procs) {
+  for (const [pid, proc] of after) {
+    const spent = proc.ticks - (before.get(pid)?.ticks ?? 0);
     let p = pid;
-    for (let i = 0; p > 1 && i < 20 && p !== rootPid; i++) p = procs.get(p)?.ppid ?? 0;
-    if (p === rootPid) server += proc.ticks;
-    else if (proc.comm === 'postgres') database += proc.ticks;
+    for (let i = 0; p > 1 && i < 20 && p !== rootPid; i++) p = after.get(p)?.ppid ?? 0;
+    if (p === rootPid) server += spent;
+    else if (proc.comm === 'postgres') database += spent;
   }
   return { server, database };
 }
@@ -117,12 +122,12 @@ async function bench(kind) {
     const readyS = Math.round((performance.now() - startedAt) / 100) / 10;
     log(`${kind}: ready in ${readyS} s; warming up ${WARMUP_S} s, then idle for ${IDLE_S} s`);
     await sleep(WARMUP_S * 1000);
-    const idleBefore = ticks(server.pid);
+    const idleBefore = processTicks();
     await sleep(IDLE_S * 1000);
-    const idleAfter = ticks(server.pid);
+    const spent = ticksBetween(idleBefore, processTicks(), server.pid);
     const idle = {
-      serverCpuPercent: Math.round(((idleAfter.server - idleBefore.server) * TICK_MS * 1000) / (IDLE_S * 1000)) / 10,
-      databaseCpuPercent: Math.round(((idleAfter.database - idleBefore.database) * TICK_MS * 1000) / (IDLE_S * 1000)) / 10,
+      serverCpuPercent: Math.round((spent.server * TICK_MS * 1000) / (IDLE_S * 1000)) / 10,
+      databaseCpuPercent: Math.round((spent.database * TICK_MS * 1000) / (IDLE_S * 1000)) / 10,
       rssMb: rssMb(server.pid),
     };
     log(`${kind}: idle ${JSON.stringify(idle)}; 200/s over ${fill.webhooks} webhooks for ${DURATION_S} s`);
