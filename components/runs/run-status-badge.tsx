@@ -6,9 +6,18 @@ const statuses: Record<RunStatus, { label: string; tone: BadgeTone }> = {
   running: { label: 'Running', tone: 'info' },
   succeeded: { label: 'Succeeded', tone: 'success' },
   failed: { label: 'Failed', tone: 'danger' },
+  pending: { label: 'Pending', tone: 'neutral' },
+  waiting: { label: 'Waiting', tone: 'neutral' },
+  debouncing: { label: 'Debouncing', tone: 'neutral' },
+  throttled: { label: 'Throttled', tone: 'warning' },
+  superseded: { label: 'Superseded', tone: 'neutral' },
+  debounced: { label: 'Debounced', tone: 'neutral' },
+  skipped: { label: 'Skipped', tone: 'warning' },
+  cancelled: { label: 'Cancelled', tone: 'neutral' },
 };
 
-export const runIsActive = (status: RunStatus) => status === 'queued' || status === 'running';
+/** Not yet in a final state: the page refreshes while it shows one. */
+export const runIsActive = (status: RunStatus) => ['pending', 'waiting', 'debouncing', 'throttled', 'queued', 'running'].includes(status);
 
 export function RunStatusBadge({ status }: { status: RunStatus }) {
   const { label, tone } = statuses[status];

@@ -7,7 +7,8 @@ import { payloadAttachments, type RunAttachment, type RunEnvelope } from '@/lib/
 // page. Runs are created by the ingress (lib/ingress/record.ts) and moved
 // through their lifecycle by the workers (lib/domain/runs/worker.ts).
 
-export type RunStatus = 'queued' | 'running' | 'succeeded' | 'failed';
+/** A run's status, which is also its delivery's outcome under run control (prisma/schema.prisma, RunStatus). */
+export type RunStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'pending' | 'waiting' | 'debouncing' | 'throttled' | 'superseded' | 'debounced' | 'skipped' | 'cancelled';
 
 export type RunSummary = {
   id: string;
