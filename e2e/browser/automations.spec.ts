@@ -1,6 +1,6 @@
 import { expect, test, type APIRequestContext, type Locator, type Page } from '@playwright/test';
 import { budget } from '../../scripts/speed.mjs';
-import { completeFirstRunIfNeeded, createWebhook as createWebhookIn, screenshot, setUpFactory, signIn } from './helpers';
+import { createWebhook as createWebhookIn, screenshot, signIn, useFactoryPage } from './helpers';
 
 // Automations in the dashboard, on this spec's own factory and accounts: an
 // admin creates a webhook and an automation with a payload filter on it
@@ -45,14 +45,7 @@ test.describe.serial('automations', () => {
       headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${issues.secret}`, 'X-Service-Delivery-Id': deliveryId },
     });
 
-  test.beforeAll(async ({ browser }) => {
-    await completeFirstRunIfNeeded(browser);
-    page = await setUpFactory(browser, { admin, factory, member: viewer, role: 'viewer' });
-  });
-
-  test.afterAll(async () => {
-    await page.context().close();
-  });
+  useFactoryPage({ admin, factory, member: viewer, role: 'viewer' }, (opened) => (page = opened));
 
   test('an admin creates an automation whose payload filter is checked as it is typed', async () => {
     issues = await createWebhook(page, 'issues');

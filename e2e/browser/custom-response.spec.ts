@@ -1,6 +1,6 @@
 import { expect, test, type Page } from '@playwright/test';
 import { AxeBuilder } from '@axe-core/playwright';
-import { completeFirstRunIfNeeded, createWebhook, screenshot, setUpFactory } from './helpers';
+import { createWebhook, screenshot, useFactoryPage } from './helpers';
 
 // The custom response on the webhook page, on this spec's own factory: the
 // admin sets it in the Response form (a bad body is refused next to the
@@ -14,14 +14,7 @@ const factory = { name: 'Answer Works', slug: 'answer-works' };
 test.describe.serial('a webhook’s custom response', () => {
   let page: Page;
 
-  test.beforeAll(async ({ browser }) => {
-    await completeFirstRunIfNeeded(browser);
-    page = await setUpFactory(browser, { admin, factory, member: viewer, role: 'viewer' });
-  });
-
-  test.afterAll(async () => {
-    await page.context().close();
-  });
+  useFactoryPage({ admin, factory, member: viewer, role: 'viewer' }, (opened) => (page = opened));
 
   test('the admin sets it on the webhook page, sees a bad body refused at the field, and the sender gets it', async ({ request }) => {
     const hook = await createWebhook(page, factory.slug, 'adyen');

@@ -1,6 +1,6 @@
 import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
 import { budget } from '../../scripts/speed.mjs';
-import { completeFirstRunIfNeeded, createWebhook, screenshot, setUpFactory, signIn } from './helpers';
+import { createWebhook, screenshot, signIn, useFactoryPage } from './helpers';
 
 // Filters written from real payloads (docs/filters.md, The field catalogue,
 // The editor, Filter on this): deliveries arrive and the webhook's Fields card
@@ -44,14 +44,7 @@ test.describe.serial('filters written from real payloads', () => {
       headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${hook.secret}`, 'X-Service-Delivery-Id': deliveryId },
     });
 
-  test.beforeAll(async ({ browser }) => {
-    await completeFirstRunIfNeeded(browser);
-    page = await setUpFactory(browser, { admin, factory, member: viewer, role: 'viewer' });
-  });
-
-  test.afterAll(async () => {
-    await page.context().close();
-  });
+  useFactoryPage({ admin, factory, member: viewer, role: 'viewer' }, (opened) => (page = opened));
 
   test('deliveries arrive and the Fields card lists their paths, types, presence and values', async ({ request }) => {
     hook = await createWebhook(page, factory.slug, 'orders');

@@ -1,5 +1,5 @@
 import { AxeBuilder } from '@axe-core/playwright';
-import { expect, request, type APIRequestContext, type Browser, type Page } from '@playwright/test';
+import { expect, request, test, type APIRequestContext, type Browser, type Page } from '@playwright/test';
 import fs from 'node:fs';
 import path from 'node:path';
 import { bearer } from '../fixtures/api';
@@ -154,6 +154,23 @@ export async function setUpFactory(
   await ownerPage.locator('dialog[open]').getByRole('button', { name: 'Remove member' }).click();
   await expect(ownerPage).not.toHaveURL(new RegExp(`/f/${options.factory.slug}/`));
   return page;
+}
+
+/**
+ * A serial spec's own factory (setUpFactory, after the first run where the
+ * spec runs alone): made before the spec's tests, its admin's page handed to
+ * `opened`, and closed after them.
+ */
+export function useFactoryPage(options: Parameters<typeof setUpFactory>[1], opened: (page: Page) => void): void {
+  let page: Page | undefined;
+  test.beforeAll(async ({ browser }) => {
+    await completeFirstRunIfNeeded(browser);
+    page = await setUpFactory(browser, options);
+    opened(page);
+  });
+  test.afterAll(async () => {
+    await page?.context().close();
+  });
 }
 
 /** Creates a bearer-token webhook on the Webhooks tab; returns its ingress URL, secret and UID. */

@@ -3,7 +3,7 @@ import { createHmac } from 'node:crypto';
 import path from 'node:path';
 import { expect, test, type Page, type Request } from '@playwright/test';
 import { budget } from '../../scripts/speed.mjs';
-import { completeFirstRunIfNeeded, screenshot, setUpFactory, shotsDir } from './helpers';
+import { screenshot, shotsDir, useFactoryPage } from './helpers';
 
 // Provider setup guides in the dashboard: creating a signature webhook shows
 // where the provider wants the URL and the secret and what it sends first,
@@ -34,14 +34,7 @@ function runCurl(command: string): string {
 test.describe.serial('provider setup guides', () => {
   let page: Page;
 
-  test.beforeAll(async ({ browser }) => {
-    await completeFirstRunIfNeeded(browser);
-    page = await setUpFactory(browser, { admin, factory, member: viewer, role: 'viewer' });
-  });
-
-  test.afterAll(async () => {
-    await page.context().close();
-  });
+  useFactoryPage({ admin, factory, member: viewer, role: 'viewer' }, (opened) => (page = opened));
 
   test('creating a GitHub webhook shows the GitHub guide, and a signed GitHub ping appears without a reload', async ({ request }) => {
     await createSignatureWebhook(page, 'github-deploys', 'GitHub');

@@ -1,6 +1,6 @@
 import { expect, test, type Page } from '@playwright/test';
 import { budget } from '../../scripts/speed.mjs';
-import { axeViolations, completeFirstRunIfNeeded, createWebhook, screenshot, setUpFactory, signIn } from './helpers';
+import { axeViolations, createWebhook, screenshot, signIn, useFactoryPage } from './helpers';
 
 // Bulk replay in the dashboard, on this spec's own factory: from a filtered
 // delivery log to the replay page with the filters carried over, the count,
@@ -16,14 +16,7 @@ test.describe.serial('bulk replay', () => {
   let page: Page;
   let webhookPath = '';
 
-  test.beforeAll(async ({ browser }) => {
-    await completeFirstRunIfNeeded(browser);
-    page = await setUpFactory(browser, { admin, factory, member: viewer, role: 'viewer' });
-  });
-
-  test.afterAll(async () => {
-    await page.context().close();
-  });
+  useFactoryPage({ admin, factory, member: viewer, role: 'viewer' }, (opened) => (page = opened));
 
   test('selects from the filtered log, sees the count, starts, and follows the progress across a reload', async ({ request }) => {
     const hook = await createWebhook(page, factory.slug, 'shop');

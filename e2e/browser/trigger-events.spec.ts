@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { expect, test, type Page } from '@playwright/test';
-import { axeViolations, completeFirstRunIfNeeded, screenshot, setUpFactory } from './helpers';
+import { axeViolations, screenshot, useFactoryPage } from './helpers';
 
 // A trigger's Event types in the automation editor: GitHub deliveries of two
 // types arrive, the editor offers the types the webhook has seen, one click
@@ -16,14 +16,7 @@ test.describe.serial('event types in the automation editor', () => {
   let page: Page;
   let hook = { url: '', secret: '', uid: '' };
 
-  test.beforeAll(async ({ browser }) => {
-    await completeFirstRunIfNeeded(browser);
-    page = await setUpFactory(browser, { admin, factory, member: viewer, role: 'viewer' });
-  });
-
-  test.afterAll(async () => {
-    await page.context().close();
-  });
+  useFactoryPage({ admin, factory, member: viewer, role: 'viewer' }, (opened) => (page = opened));
 
   const send = async (request: Page['request'], event: string, payload: unknown, id: string) => {
     const body = JSON.stringify(payload);

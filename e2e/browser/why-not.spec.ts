@@ -1,6 +1,6 @@
 import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
 import { budget } from '../../scripts/speed.mjs';
-import { completeFirstRunIfNeeded, createWebhook, screenshot, setUpFactory, signIn } from './helpers';
+import { createWebhook, screenshot, signIn, useFactoryPage } from './helpers';
 
 // Why not, Replay and Backtest, on this spec's own factory and accounts: a
 // delivery that did not match shows on its page which filter key failed and
@@ -40,14 +40,7 @@ test.describe.serial('why not, replay and backtest', () => {
   const whyNot = (target: Page) => target.getByRole('region', { name: 'Automations on this webhook', exact: true });
   const trigger = () => page.locator('li[aria-label="Trigger 1"]');
 
-  test.beforeAll(async ({ browser }) => {
-    await completeFirstRunIfNeeded(browser);
-    page = await setUpFactory(browser, { admin, factory, member: viewer, role: 'viewer' });
-  });
-
-  test.afterAll(async () => {
-    await page.context().close();
-  });
+  useFactoryPage({ admin, factory, member: viewer, role: 'viewer' }, (opened) => (page = opened));
 
   test('before any automation, a delivery page says none has a trigger on its webhook', async ({ request }) => {
     orders = await createWebhook(page, factory.slug, 'orders');

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { bodyHashId, deliveryIdentity, normaliseSenderId } from '@/lib/ingress/identity';
 import { parseJsonBody } from '@/lib/ingress/json';
-import { declaredTooLarge, readBodyWithLimit } from '@/lib/platform/http/body';
+import { declaredSize, declaredTooLarge, readBodyWithLimit } from '@/lib/platform/http/body';
 import { redactHeaders } from '@/lib/platform/http/sensitive-headers';
 
 const body = Buffer.from('{"a":1}');
@@ -83,6 +83,13 @@ describe('reading bodies under the limit', () => {
     expect(declaredTooLarge(new Headers({ 'content-length': '100' }), 100)).toBeNull();
     expect(declaredTooLarge(new Headers({ 'content-length': 'abc' }), 100)).toBeNull();
     expect(declaredTooLarge(new Headers(), 100)).toBeNull();
+  });
+
+  it('reads the declared size only when it is a plain number of bytes', () => {
+    expect(declaredSize(new Headers({ 'content-length': '42' }))).toBe(42);
+    expect(declaredSize(new Headers({ 'content-length': '1e3' }))).toBeNull();
+    expect(declaredSize(new Headers({ 'content-length': '-5' }))).toBeNull();
+    expect(declaredSize(new Headers())).toBeNull();
   });
 });
 

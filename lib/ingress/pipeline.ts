@@ -1,7 +1,7 @@
 import 'server-only';
 import { env } from '@/lib/platform/env';
 import { authenticate } from '@/lib/ingress/authenticate';
-import { declaredTooLarge, readBodyWithLimit } from '@/lib/platform/http/body';
+import { declaredSize, declaredTooLarge, readBodyWithLimit } from '@/lib/platform/http/body';
 import { requestNow } from '@/lib/ingress/clock';
 import { announceEntry } from '@/lib/domain/deliveries/wake';
 import { redactHeaders, signatureHeaderValues } from '@/lib/platform/http/sensitive-headers';
@@ -112,7 +112,8 @@ function notedBudget(request: Request, response: Response): Response {
 async function refuseAddress(request: Request, webhook: LiveWebhook, address: string, logAddress: string | null): Promise<Response> {
   const detail = `the client address ${address} is outside the webhook's IP allowlist`;
   note(request, { refusedAddress: true, detail });
-  const size = Number(request.headers.get('content-length') ?? 0) || 0;
+  // A refused request's body is never read: the log records the size it declared.
+  const size = declaredSize(request.headers) ?? 0;
   await recordAuthFailure({ webhookId: webhook.id, webhookUid: webhook.uid, status: 'refused_address', identity: requestIdentity(), size, detail, remoteAddress: logAddress }, address);
   return notFound();
 }
@@ -158,7 +159,7 @@ async function serve(request: Request, params: IngressParams): Promise<Response>
   const bodyFree = { webhook, headers, pathToken: params.token, body: Buffer.alloc(0), now, url: publicUrl };
   if (webhook.authMode !== 'signature') {
     const result = authenticate(bodyFree);
-    if (!result.ok) return authFailed(result.detail, null, Number(headers.get('content-length') ?? 0) || 0);
+    if (!result.ok) return authFailed(result.detail, null, declaredSize(headers) ?? 0);
   }
 
   const read = await readBodyWithLimit(request.body, MAX_BODY_BYTES);

@@ -1,17 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ZodError } from 'zod';
-import { setDatabase } from '@/lib/platform/db';
 import { applyDefinitions } from '@/lib/domain/definitions/apply';
 import { planDefinitions } from '@/lib/domain/definitions/plan';
 import { readDefinitionFiles, setConfigSource } from '@/lib/domain/definitions/service';
 import { createFactory } from '@/lib/domain/factories/service';
-import { createUser } from '@/lib/domain/users/service';
 import { createWebhook, getWebhook, setCustomResponse, setEventTypeSetting } from '@/lib/domain/webhooks/service';
 import { webhookJson } from '@/lib/domain/webhooks/json';
 import { findLiveWebhook } from '@/lib/ingress/live';
-import { handleIngress } from '@/lib/ingress/pipeline';
 import { metrics } from '@/lib/platform/metrics';
-import { createTestDatabase, testDatabaseKinds, type TestDatabase } from '@/tests/support/databases';
+import { testDatabaseKinds } from '@/tests/support/databases';
+import { postJson, useFactoryDatabase } from '@/tests/support/factory-database';
 import { appError } from '@/tests/support/app-error';
 
 // A webhook's custom response through the service, the live cache and the
@@ -20,38 +18,17 @@ import { appError } from '@/tests/support/app-error';
 // definition file of a managed factory.
 
 describe.each(testDatabaseKinds())('the custom response on %s', (kind) => {
-  let database: TestDatabase;
-  let userId: string;
-  let factoryId: string;
+  const ctx = useFactoryDatabase(kind, 'Responses');
 
-  beforeAll(async () => {
-    database = await createTestDatabase(kind);
-    setDatabase(database);
-    userId = (await createUser({ email: 'responses@example.com', password: 'a long enough password' }, database.prisma)).id;
-    factoryId = (await createFactory(userId, { name: 'Responses', slug: 'responses' }, database.prisma)).id;
-  });
-  afterAll(async () => {
-    setDatabase(undefined);
-    await database?.drop();
-  });
-
-  const post = (uid: string, bearer: string, body: unknown, headers: Record<string, string> = {}) =>
-    handleIngress(
-      new Request(`http://localhost/webhooks/w/${uid}`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${bearer}`, ...headers },
-        body: JSON.stringify(body),
-      }),
-      { uid },
-    );
+  const post = (uid: string, bearer: string, body: unknown, headers: Record<string, string> = {}) => postJson(uid, body, { authorization: `Bearer ${bearer}`, ...headers });
   /** tripline_ingress_requests_total of a bearer webhook, by outcome. */
   const counted = async (outcome: string) =>
     (await metrics().ingressRequests.get()).values.find((value) => value.labels.outcome === outcome && value.labels.auth_mode === 'token')?.value ?? 0;
   const answer = async (response: Response) => ({ status: response.status, contentType: response.headers.get('content-type'), body: await response.text() });
 
   it('answers accepted and duplicate deliveries with it, the ID escaped for the content type; null brings back 202', async () => {
-    const db = database.prisma;
-    const created = await createWebhook(factoryId, { name: 'adyen', deliveryIdHeader: 'X-Event-Id' }, db);
+    const db = ctx.database.prisma;
+    const created = await createWebhook(ctx.factoryId, { name: 'adyen', deliveryIdHeader: 'X-Event-Id' }, db);
     const { uid } = created.webhook;
     const bearer = created.secret!;
     expect(created.webhook.customResponse).toBeNull();
@@ -61,9 +38,9 @@ describe.each(testDatabaseKinds())('the custom response on %s', (kind) => {
       body: '{"delivery_id":"before"}',
     });
 
-    const view = await setCustomResponse(factoryId, uid, { status: 200, contentType: 'application/json', body: '{"ok": true, "id": "{{delivery_id}}"}' }, db);
+    const view = await setCustomResponse(ctx.factoryId, uid, { status: 200, contentType: 'application/json', body: '{"ok": true, "id": "{{delivery_id}}"}' }, db);
     expect(view.customResponse).toEqual({ status: 200, contentType: 'application/json', body: '{"ok": true, "id": "{{delivery_id}}"}' });
-    expect(webhookJson(await getWebhook(factoryId, uid, db)).customResponse).toEqual(view.customResponse);
+    expect(webhookJson(await getWebhook(ctx.factoryId, uid, db)).customResponse).toEqual(view.customResponse);
     // The row's change dropped the cached webhook: the next request reads the new answer.
     expect((await findLiveWebhook(uid))?.customResponse).toEqual({ status: 200, contentType: 'application/json', parts: ['{"ok": true, "id": "', '"}'] });
 
@@ -74,17 +51,17 @@ describe.each(testDatabaseKinds())('the custom response on %s', (kind) => {
     const logged = await db.delivery.findMany({ where: { webhook: { uid }, deliveryId: 'evt "1"' }, select: { status: true }, orderBy: { receivedAt: 'asc' } });
     expect(logged.map((entry) => entry.status)).toEqual(['accepted', 'duplicate']);
 
-    await setCustomResponse(factoryId, uid, { status: 201, contentType: 'application/xml', body: '<ok id="{{delivery_id}}"/>' }, db);
+    await setCustomResponse(ctx.factoryId, uid, { status: 201, contentType: 'application/xml', body: '<ok id="{{delivery_id}}"/>' }, db);
     expect(await answer(await post(uid, bearer, { n: 2 }, { 'X-Event-Id': 'a<b>&"c"' }))).toEqual({
       status: 201,
       contentType: 'application/xml',
       body: '<ok id="a&lt;b&gt;&amp;&quot;c&quot;"/>',
     });
 
-    await setCustomResponse(factoryId, uid, { status: 200, contentType: 'text/plain; charset=utf-8', body: '[accepted]' }, db);
+    await setCustomResponse(ctx.factoryId, uid, { status: 200, contentType: 'text/plain; charset=utf-8', body: '[accepted]' }, db);
     expect(await answer(await post(uid, bearer, { n: 3 }))).toEqual({ status: 200, contentType: 'text/plain; charset=utf-8', body: '[accepted]' });
 
-    await setCustomResponse(factoryId, uid, { status: 204 }, db);
+    await setCustomResponse(ctx.factoryId, uid, { status: 204 }, db);
     // Counted as what they are: a 204 or 200 of a recorded delivery is no handshake.
     const [accepted, duplicates, handshakes] = [await counted('accepted'), await counted('duplicate'), await counted('handshake')];
     const empty = await post(uid, bearer, { n: 4 });
@@ -96,7 +73,7 @@ describe.each(testDatabaseKinds())('the custom response on %s', (kind) => {
     const refused = await answer(await post(uid, 'not-the-secret', { n: 5 }));
     expect(refused).toEqual({ status: 401, contentType: 'application/json', body: '{"error":{"code":"unauthorized","message":"Authentication failed"}}' });
 
-    expect((await setCustomResponse(factoryId, uid, null, db)).customResponse).toBeNull();
+    expect((await setCustomResponse(ctx.factoryId, uid, null, db)).customResponse).toBeNull();
     expect(await answer(await post(uid, bearer, { n: 6 }, { 'X-Event-Id': 'after' }))).toEqual({
       status: 202,
       contentType: 'application/json',
@@ -105,10 +82,10 @@ describe.each(testDatabaseKinds())('the custom response on %s', (kind) => {
   });
 
   it('refuses a bad value at its field, stores nothing, and the database refuses a shape the schema would', async () => {
-    const db = database.prisma;
-    const { webhook } = await createWebhook(factoryId, { name: 'checked' }, db);
+    const db = ctx.database.prisma;
+    const { webhook } = await createWebhook(ctx.factoryId, { name: 'checked' }, db);
     const issues = async (input: Parameters<typeof setCustomResponse>[2]) => {
-      const error = await setCustomResponse(factoryId, webhook.uid, input, db).catch((e: unknown) => e);
+      const error = await setCustomResponse(ctx.factoryId, webhook.uid, input, db).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(ZodError);
       return (error as ZodError).issues.map((issue) => issue.path.join('.'));
     };
@@ -116,7 +93,7 @@ describe.each(testDatabaseKinds())('the custom response on %s', (kind) => {
     expect(await issues({ status: 200, contentType: 'text/plain; charset=utf-8', body: 'x'.repeat(2048) })).toEqual(['customResponse.body']);
     expect(await issues({ status: 204, body: 'no' })).toEqual(['customResponse.body']);
     expect(await issues({ status: 200, contentType: 'text/plain; charset=utf-8', body: '{{id}}' })).toEqual(['customResponse.body']);
-    expect((await getWebhook(factoryId, webhook.uid, db)).customResponse).toBeNull();
+    expect((await getWebhook(ctx.factoryId, webhook.uid, db)).customResponse).toBeNull();
 
     // Written past the service, a broken shape is refused by the migration's CHECK.
     const write = (data: { customResponseStatus?: number; customResponseContentType?: string | null; customResponseBody?: string | null }) =>
@@ -133,8 +110,8 @@ describe.each(testDatabaseKinds())('the custom response on %s', (kind) => {
   });
 
   it('is part of the definition: a managed factory’s file follows it, a plan shows it, an apply sets it; a repository-backed factory refuses', async () => {
-    const db = database.prisma;
-    const managed = (await createFactory(userId, { name: 'Managed', slug: 'managed' }, db)).id;
+    const db = ctx.database.prisma;
+    const managed = (await createFactory(ctx.userId, { name: 'Managed', slug: 'managed' }, db)).id;
     const { webhook, secret } = await createWebhook(managed, { name: 'orders' }, db);
     await setConfigSource(managed, 'managed', db);
     const file = async () => (await readDefinitionFiles(managed, db))['webhooks/orders.yaml'];

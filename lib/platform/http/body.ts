@@ -5,11 +5,16 @@
 
 export type BodyResult = { ok: true; bytes: Buffer } | { ok: false; size: number };
 
-export function declaredTooLarge(headers: Headers, limit: number): number | null {
+/** The Content-Length the sender declared, or null when absent or not a plain number of bytes. */
+export function declaredSize(headers: Headers): number | null {
   const declared = headers.get('content-length');
   if (declared === null || !/^\d+$/.test(declared)) return null;
-  const size = Number(declared);
-  return size > limit ? size : null;
+  return Number(declared);
+}
+
+export function declaredTooLarge(headers: Headers, limit: number): number | null {
+  const size = declaredSize(headers);
+  return size !== null && size > limit ? size : null;
 }
 
 export async function readBodyWithLimit(body: ReadableStream<Uint8Array> | null, limit: number): Promise<BodyResult> {
