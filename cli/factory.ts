@@ -7,3 +7,6 @@ export async function factoryIdOrThrow({ prisma }: Database, slug: string): Prom
   if (!factory) throw new AppError('not_found', `No factory has the slug "${slug}"`);
   return factory.id;
 }
+
+/** Who the CLI's changes are recorded as (a replay job's creator, a run's canceller): the operator at the server's shell. */
+export const CLI_ACTOR = { email: 'operator (CLI)' };

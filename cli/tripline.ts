@@ -23,6 +23,7 @@ const commands: Record<string, { summary: string; load: () => Promise<Command> }
   secret: { summary: 'List, set and delete team secrets', load: () => import('./commands/secret') },
   migrate: { summary: 'Apply, inspect and create database migrations', load: () => import('./commands/migrate') },
   worker: { summary: 'Execute queued automation runs', load: () => import('./commands/worker') },
+  run: { summary: 'Cancel an automation run', load: () => import('./commands/run') },
   backup: { summary: 'Back up the embedded database (while the server runs or not)', load: () => import('./commands/backup') },
   restore: { summary: 'Restore the embedded database from a backup (server stopped)', load: () => import('./commands/restore') },
   factory: { summary: 'List factories; choose where one keeps its webhook definitions', load: () => import('./commands/factory') },

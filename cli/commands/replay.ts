@@ -2,7 +2,7 @@ import type { ReplaySelectionInput } from '@/lib/domain/replay-jobs/schemas';
 import { cancelReplayJob, getReplayJob, listReplayJobs, previewSelection, startReplayJob, type ReplayJobView } from '@/lib/domain/replay-jobs/service';
 import { CLI, parseOptions, required, UsageError } from '../args';
 import { withDatabase } from '../database';
-import { factoryIdOrThrow } from '../factory';
+import { CLI_ACTOR, factoryIdOrThrow } from '../factory';
 import { runCommand } from '../run-command';
 
 const usage = `Usage: ${CLI} replay <subcommand> --factory <slug> [options]
@@ -21,8 +21,6 @@ A selection is a webhook's log filters or an automation's trigger:
   --automation <id> [--trigger <index>]   what the trigger matches in Backtest
 
 Times are ISO 8601 (2026-11-27T09:00:00Z; without a zone, UTC).`;
-
-const CLI_ACTOR = { email: 'operator (CLI)' };
 
 function progressLine(job: ReplayJobView): string {
   const percent = job.total ? Math.floor((job.done / job.total) * 100) : 100;

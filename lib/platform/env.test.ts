@@ -32,4 +32,13 @@ describe('run executor configuration', () => {
     expect(() => parseEnv({ ...base, TRIPLINE_RUN_WORK_DIR: '/srv/tripline/data' })).toThrow(/inside the data folder/);
     expect(() => parseEnv({ ...base, TRIPLINE_DATA_DIR: path.join(os.tmpdir(), '..') })).toThrow(/TRIPLINE_RUN_WORK_DIR \(unset: the temporary folder, TMPDIR\)/);
   });
+
+  it('gives a stopped command 10 s between SIGTERM and SIGKILL unless told otherwise, from 0 to an hour', () => {
+    expect(parseEnv(base).executor).toMatchObject({ cancelGraceMs: 10_000 });
+    expect(parseEnv({ ...base, TRIPLINE_RUN_CANCEL_GRACE_SECONDS: '0' }).executor).toMatchObject({ cancelGraceMs: 0 });
+    expect(parseEnv({ ...base, TRIPLINE_RUN_CANCEL_GRACE_SECONDS: '30' }).executor).toMatchObject({ cancelGraceMs: 30_000 });
+    for (const value of ['-1', '3601', '1.5', 'soon']) {
+      expect(() => parseEnv({ ...base, TRIPLINE_RUN_CANCEL_GRACE_SECONDS: value }), value).toThrow(/TRIPLINE_RUN_CANCEL_GRACE_SECONDS/);
+    }
+  });
 });

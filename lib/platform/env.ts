@@ -100,6 +100,7 @@ export const envSchema = z.object({
   ),
   TRIPLINE_RUN_HTTP_ATTEMPTS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(50).default(5)),
   TRIPLINE_RUN_TIMEOUT_SECONDS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(86_400).default(600)),
+  TRIPLINE_RUN_CANCEL_GRACE_SECONDS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(3_600).default(10)),
   TRIPLINE_RUN_WORKERS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(64).default(2)),
   TRIPLINE_METRICS_TOKEN: z.preprocess(emptyAsUndefined, z.string().min(16, 'must be at least 16 characters').optional()),
   TRIPLINE_RUN_RETENTION_DAYS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(36_500).default(90)),
@@ -150,6 +151,8 @@ export type ExecutorConfig =
       passEnv?: readonly string[];
       /** Where each run's own folder is created (default: the system's temporary folder). */
       workDir?: string;
+      /** Between SIGTERM and SIGKILL to the program's process group when it is cancelled or past its time limit (TRIPLINE_RUN_CANCEL_GRACE_SECONDS). */
+      cancelGraceMs?: number;
     }
   | { kind: 'http'; url: string; secret: string; attempts: number; timeoutMs: number };
 
@@ -214,7 +217,7 @@ function executorConfig(raw: z.output<typeof envSchema>, dataDir: string): Execu
       const variable = raw.TRIPLINE_RUN_WORK_DIR ? 'TRIPLINE_RUN_WORK_DIR' : 'TRIPLINE_RUN_WORK_DIR (unset: the temporary folder, TMPDIR)';
       throw new Error(`Invalid configuration:\n  ${variable}: ${workDir} is inside the data folder ${dataDir}; runs must work outside it`);
     }
-    return { kind: 'command', command: raw.TRIPLINE_RUN_COMMAND, timeoutMs, passEnv: raw.TRIPLINE_RUN_ENV, workDir };
+    return { kind: 'command', command: raw.TRIPLINE_RUN_COMMAND, timeoutMs, passEnv: raw.TRIPLINE_RUN_ENV, workDir, cancelGraceMs: raw.TRIPLINE_RUN_CANCEL_GRACE_SECONDS * 1000 };
   }
   if (raw.TRIPLINE_RUN_HTTP_URL) {
     if (!raw.TRIPLINE_RUN_HTTP_SECRET) throw new Error('Invalid configuration:\n  TRIPLINE_RUN_HTTP_SECRET: required with TRIPLINE_RUN_HTTP_URL (whsec_…)');

@@ -753,6 +753,41 @@ export function openApiDocument(baseUrl: string) {
         parameters: [factoryParam, idParam('The run’s id')],
         get: { summary: 'A run with its prompt, envelope, attachments and outcome', responses: { 200: json({ type: 'object' }), ...standardErrors } },
       },
+      '/factories/{factory}/runs/{id}/cancel': {
+        parameters: [factoryParam, idParam('The run’s id')],
+        post: {
+          summary: 'Cancel a run that has not ended (editor or admin)',
+          description:
+            'A run that has not started (queued, or held by run control: pending, waiting, debouncing, throttled) ends `cancelled` at once. A running run is stopped by the worker that holds it, on whichever instance, within about a second: the command executor sends SIGTERM to the program’s process group and SIGKILL after `TRIPLINE_RUN_CANCEL_GRACE_SECONDS`; the HTTP executor aborts its request and sends the receiver a signed `run.cancelled` call. The run then ends `cancelled` with the output so far; until then the response shows it `running` with `cancel` set. Cancelling a run already cancelled, or being stopped, changes nothing.',
+          responses: {
+            200: json({
+              type: 'object',
+              required: ['run'],
+              properties: {
+                run: {
+                  type: 'object',
+                  required: ['id', 'status', 'cancel'],
+                  properties: {
+                    id: { type: 'string' },
+                    status: { type: 'string', enum: ['running', 'cancelled'] },
+                    cancel: {
+                      type: 'object',
+                      required: ['requestedAt', 'delivery', 'by'],
+                      properties: {
+                        requestedAt: { type: 'string', format: 'date-time' },
+                        delivery: { type: ['object', 'null'], description: 'The delivery that cancelled the run (run control’s cancel-running), or null' },
+                        by: { type: ['string', 'null'], description: 'The email of the member who cancelled it, or null' },
+                      },
+                    },
+                  },
+                },
+              },
+            }),
+            ...standardErrors,
+            409: errorResponse('The run has already ended (succeeded, failed, superseded, debounced or skipped)'),
+          },
+        },
+      },
     },
   };
 }

@@ -42,5 +42,7 @@ export function runJson(run: RunView) {
     attachments: run.attachments.map((a) => ({ name: a.name, contentType: a.contentType, content: a.content })),
     output: run.output,
     error: run.error,
+    // Who asked to stop the run (a delivery under cancel-running, or a member), and when.
+    cancel: run.cancel ? { requestedAt: run.cancel.requestedAt.toISOString(), delivery: run.cancel.delivery, by: run.cancel.by } : null,
   };
 }

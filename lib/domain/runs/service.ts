@@ -30,6 +30,12 @@ export type RunView = RunSummary & {
   attachments: RunAttachment[];
   output: string | null;
   error: string | null;
+  /**
+   * Set once the run's cancel was requested (lib/domain/runs/cancel.ts): by a
+   * newer delivery under run control's cancel-running, or by a member (`by`,
+   * their email). A running run with one is being stopped.
+   */
+  cancel: { requestedAt: Date; delivery: RunSummary['delivery']; by: string | null } | null;
 };
 
 const summarySelect = {
@@ -56,20 +62,23 @@ type SummaryRow = {
   delivery: { id: string; deliveryId: string; webhook: { uid: string; name: string; deletedAt: Date | null } } | null;
 };
 
+function toDelivery(delivery: SummaryRow['delivery']): RunSummary['delivery'] {
+  if (!delivery) return null;
+  return {
+    id: delivery.id,
+    deliveryId: delivery.deliveryId,
+    webhookUid: delivery.webhook.uid,
+    webhookName: delivery.webhook.name,
+    webhookDeleted: delivery.webhook.deletedAt !== null,
+  };
+}
+
 function toSummary(row: SummaryRow): RunSummary {
   return {
     id: row.id,
     status: row.status,
     automation: row.automation,
-    delivery: row.delivery
-      ? {
-          id: row.delivery.id,
-          deliveryId: row.delivery.deliveryId,
-          webhookUid: row.delivery.webhook.uid,
-          webhookName: row.delivery.webhook.name,
-          webhookDeleted: row.delivery.webhook.deletedAt !== null,
-        }
-      : null,
+    delivery: toDelivery(row.delivery),
     attempts: row.attempts,
     replay: row.replay,
     createdAt: row.createdAt,
@@ -106,9 +115,13 @@ export async function getRun(factoryId: string, id: string, db: DbOrTx = prisma)
       payload: true,
       output: true,
       error: true,
+      cancelRequestedAt: true,
+      outcomeDeliveryId: true,
+      outcomeDetail: true,
     },
   });
   if (!row) throw notFound('No run with this id in this factory');
+  const canceller = row.cancelRequestedAt && row.outcomeDeliveryId ? await db.delivery.findFirst({ where: { id: row.outcomeDeliveryId, webhook: { factoryId } }, select: summarySelect.delivery.select }) : null;
   // The payload is the delivery's stored body (not a copy), as the executor receives it.
   const payload = row.payload ?? row.delivery?.body ?? null;
   return {
@@ -118,5 +131,12 @@ export async function getRun(factoryId: string, id: string, db: DbOrTx = prisma)
     attachments: payload === null ? [] : payloadAttachments(payload),
     output: row.output,
     error: row.error,
+    cancel: row.cancelRequestedAt
+      ? {
+          requestedAt: row.cancelRequestedAt,
+          delivery: toDelivery(canceller),
+          by: row.outcomeDeliveryId ? null : row.outcomeDetail,
+        }
+      : null,
   };
 }

@@ -15,6 +15,7 @@ import { getRun } from '@/lib/domain/runs/service';
 import { runsToStart } from '@/lib/domain/runs/start';
 import { claimRun, failAbandonedRuns, finishRun, processOne, startWorkers } from '@/lib/domain/runs/worker';
 import { createTestDatabase, testDatabaseKinds, type TestDatabase } from '@/tests/support/databases';
+import { queueRuns as queueRunsOf } from '@/tests/support/runs';
 import { createUser } from '@/lib/domain/users/service';
 import { budget } from '@/scripts/speed.mjs';
 
@@ -30,22 +31,10 @@ describe.each(testDatabaseKinds())('run workers on %s', (kind) => {
   let automationId: string;
   let factoryId: string;
   let webhookId: string;
-  let serial = 0;
   type Owner = { factoryId: string; automationId: string; webhookId: string };
 
   /** Queued runs, oldest first, each started by its own accepted delivery (whose body is the run's payload). */
-  async function queueRuns(count: number, body = '{"n":1}', owner: Owner = { factoryId, automationId, webhookId }): Promise<string[]> {
-    const ids = Array.from({ length: count }, () => `run_test_${kind}_${serial++}`);
-    await database.prisma.delivery.createMany({
-      data: ids.map((id) => ({ id: `dl_${id}`, webhookId: owner.webhookId, deliveryId: `d_${id}`, identitySource: 'service_header' as const, status: 'accepted' as const, size: Buffer.byteLength(body), body })),
-    });
-    const envelope = composeEnvelope({ webhookName: 'hook', webhookUid: 'wh_test', deliveryId: 'd1', eventType: 'pull_request.opened', body });
-    const start = Date.now() - 10_000;
-    await database.prisma.run.createMany({
-      data: ids.map((id, i) => ({ id, factoryId: owner.factoryId, automationId: owner.automationId, deliveryId: `dl_${id}`, prompt: 'Do it.', envelope, createdAt: new Date(start + i) })),
-    });
-    return ids;
-  }
+  const queueRuns = (count: number, body = '{"n":1}', owner: Owner = { factoryId, automationId, webhookId }) => queueRunsOf(database, owner, count, body);
 
   beforeAll(async () => {
     database = await createTestDatabase(kind);
@@ -176,11 +165,15 @@ describe.each(testDatabaseKinds())('run workers on %s', (kind) => {
     expect(await database.prisma.run.count({ where: { status: 'queued' } })).toBe(2);
   });
 
-  it('stops a command that runs past its time limit', async () => {
+  it('stops a command that runs past its time limit: SIGTERM to its process group, as a cancel', async () => {
     const [id] = await queueRuns(1);
     expect(await processOne('w', { kind: 'command', command: 'echo started; sleep 5', timeoutMs: 300 })).toBe(true);
     const run = await database.prisma.run.findUniqueOrThrow({ where: { id } });
-    expect(run).toMatchObject({ status: 'failed', error: 'The command ran longer than 0.3 s and was stopped', output: 'started\n' });
+    expect(run).toMatchObject({
+      status: 'failed',
+      error: 'The command ran longer than 0.3 s and was stopped: its process group received SIGTERM and ended within the grace period',
+      output: 'started\n',
+    });
     expect(run.finishedAt).toBeInstanceOf(Date);
   });
 

@@ -3,8 +3,9 @@ import os from 'node:os';
 import { randomBase62 } from '@/lib/platform/crypto/random';
 import { sql } from '@/lib/platform/db/sql';
 import type { ExecutorConfig } from '@/lib/platform/env';
+import { CANCELLED_BEFORE_START } from '@/lib/domain/runs/cancel';
 import { payloadAttachments, type RunEnvelope } from '@/lib/domain/runs/envelope';
-import { executeCommand } from '@/lib/domain/runs/executors/command';
+import { DEFAULT_CANCEL_GRACE_MS, executeCommand } from '@/lib/domain/runs/executors/command';
 import { executeHttp } from '@/lib/domain/runs/executors/http';
 import type { ClaimedRun, ExecutionOutcome } from '@/lib/domain/runs/executors/types';
 import { log } from '@/lib/platform/log';
@@ -14,7 +15,7 @@ import { workerPools as pools, type WorkerPool } from '@/lib/domain/runs/wake';
 
 const logger = log('runs');
 
-// Workers move queued runs through running to succeeded or failed.
+// Workers move queued runs through running to succeeded, failed or cancelled.
 //
 // Claiming is one UPDATE over a `FOR UPDATE SKIP LOCKED` subquery: when
 // several app instances (or `tripline worker` processes) share PostgreSQL,
@@ -24,6 +25,15 @@ const logger = log('runs');
 // leaves its run `running` with an expired lease; the sweep marks it failed
 // rather than starting it again, so a run never executes twice. With no
 // executor configured nothing is claimed and runs stay queued, visible.
+//
+// Cancelling (docs/decisions/0102): whoever cancels a run sets its
+// cancelRequestedAt, on any instance. A queued run with a request is never
+// claimed; the canceller ends it at once (and the sweep ends any it did not).
+// A pool checks the runs it executes for requests in one query every
+// CANCEL_POLL_MS, so a run held on another instance stops within about a
+// second; the executor stops it (SIGTERM, SIGKILL after the grace; an aborted
+// request and a run.cancelled call) and the run ends cancelled, its output so
+// far kept.
 
 // Idle workers poll this often; runs queued by this process wake them at once.
 const POLL_MS = 1_000;
@@ -34,6 +44,9 @@ const SWEEP_MS = 15_000;
 // Ready runs per factory that one claim considers (see claimRun).
 const HEAD = 16;
 const LEASE_MARGIN_MS = 60_000;
+// How often a pool checks the runs it executes for a cancel request: the bound
+// on how long a run cancelled elsewhere keeps going before its executor stops it.
+export const CANCEL_POLL_MS = 1_000;
 
 export const workerId = () => `${os.hostname()}:${process.pid}:${randomBase62(6)}`;
 
@@ -76,7 +89,7 @@ export async function claimRun(worker: string, leaseMs: number): Promise<Claimed
          FROM factories f
          CROSS JOIN LATERAL (
            SELECT r."id", r."createdAt" FROM "Run" r
-            WHERE r."status" = 'queued' AND r."factoryId" = f."factoryId" AND (r."lockedUntil" IS NULL OR r."lockedUntil" <= now())
+            WHERE r."status" = 'queued' AND r."factoryId" = f."factoryId" AND (r."lockedUntil" IS NULL OR r."lockedUntil" <= now()) AND r."cancelRequestedAt" IS NULL
             ORDER BY r."createdAt", r."id"
             LIMIT ${HEAD}
          ) c
@@ -84,7 +97,7 @@ export async function claimRun(worker: string, leaseMs: number): Promise<Claimed
      next AS (
        SELECT r."id" FROM "Run" r JOIN candidates c ON c."id" = r."id"
         WHERE r."id" = ANY (ARRAY(SELECT "id" FROM candidates)) -- by primary key, not a pass over the queue
-          AND r."status" = 'queued' AND (r."lockedUntil" IS NULL OR r."lockedUntil" <= now())
+          AND r."status" = 'queued' AND (r."lockedUntil" IS NULL OR r."lockedUntil" <= now()) AND r."cancelRequestedAt" IS NULL
         ORDER BY c."turn", c."served" NULLS FIRST, c."createdAt", c."id"
         LIMIT 1
         FOR UPDATE OF r SKIP LOCKED
@@ -103,31 +116,47 @@ export async function claimRun(worker: string, leaseMs: number): Promise<Claimed
   return { ...run, attachments: payload === null ? [] : payloadAttachments(payload), worker };
 }
 
-/** Records the outcome, only while this worker still holds the run. */
+const CANCELLED_BEFORE_RETRY = 'The run was cancelled before its next attempt';
+const ABANDONED = 'The worker executing this run stopped before it finished. The run was not started again, so that it never executes twice.';
+const ABANDONED_CANCELLED = 'The run was cancelled, and the worker executing it stopped before it could record how the run ended.';
+
+/**
+ * Records the outcome, only while this worker still holds the run. An attempt
+ * to be retried whose run was cancelled meanwhile ends cancelled instead.
+ */
 export async function finishRun(worker: string, runId: string, outcome: ExecutionOutcome): Promise<void> {
   if (outcome.status === 'failed' && outcome.retryAfterMs !== undefined) {
     await sql(
-      `UPDATE "Run" SET "status" = 'queued', "lockedBy" = NULL, "lockedUntil" = now() + ($3::int * interval '1 millisecond'),
-              "output" = $4, "error" = $5
+      `UPDATE "Run" SET "status" = (CASE WHEN "cancelRequestedAt" IS NULL THEN 'queued' ELSE 'cancelled' END)::"RunStatus",
+              "lockedBy" = NULL, "output" = $4,
+              "lockedUntil" = CASE WHEN "cancelRequestedAt" IS NULL THEN now() + ($3::int * interval '1 millisecond') END,
+              "finishedAt" = CASE WHEN "cancelRequestedAt" IS NULL THEN NULL ELSE now() END,
+              "error" = CASE WHEN "cancelRequestedAt" IS NULL THEN $5::text ELSE $5::text || '. ' || $6::text END
         WHERE "id" = $1 AND "lockedBy" = $2 AND "status" = 'running'`,
-      [runId, worker, outcome.retryAfterMs, outcome.output, outcome.error],
+      [runId, worker, outcome.retryAfterMs, outcome.output, outcome.error, CANCELLED_BEFORE_RETRY],
     );
     return;
   }
   await sql(
     `UPDATE "Run" SET "status" = $3::"RunStatus", "lockedBy" = NULL, "lockedUntil" = NULL, "finishedAt" = now(), "output" = $4, "error" = $5
       WHERE "id" = $1 AND "lockedBy" = $2 AND "status" = 'running'`,
-    [runId, worker, outcome.status, outcome.output, outcome.status === 'failed' ? outcome.error : null],
+    [runId, worker, outcome.status, outcome.output, outcome.status === 'succeeded' ? null : outcome.error],
   );
 }
 
-/** Runs whose worker vanished (lease expired while running) fail instead of running again. */
+/**
+ * Ends the runs no worker will: running ones whose worker vanished (lease
+ * expired) fail instead of running again, or end cancelled when their cancel
+ * was requested; queued ones whose cancel was requested end cancelled.
+ */
 export async function failAbandonedRuns(): Promise<number> {
   const rows = await sql<{ id: string }>(
-    `UPDATE "Run" SET "status" = 'failed', "finishedAt" = now(), "lockedBy" = NULL, "lockedUntil" = NULL,
-            "error" = 'The worker executing this run stopped before it finished. The run was not started again, so that it never executes twice.'
-      WHERE "status" = 'running' AND "lockedUntil" < now()
+    `UPDATE "Run" SET "status" = (CASE WHEN "cancelRequestedAt" IS NULL THEN 'failed' ELSE 'cancelled' END)::"RunStatus",
+            "finishedAt" = now(), "lockedBy" = NULL, "lockedUntil" = NULL,
+            "error" = CASE WHEN "status" = 'queued' THEN $1::text WHEN "cancelRequestedAt" IS NULL THEN $2::text ELSE $3::text END
+      WHERE ("status" = 'running' AND "lockedUntil" < now()) OR ("status" = 'queued' AND "cancelRequestedAt" IS NOT NULL)
      RETURNING "id"`,
+    [CANCELLED_BEFORE_START, ABANDONED, ABANDONED_CANCELLED],
   );
   return rows.length;
 }
@@ -152,19 +181,63 @@ export async function releaseRun(worker: string, runId: string): Promise<void> {
   );
 }
 
+/** The time limit, the command's grace after it (SIGTERM to SIGKILL), and a margin. */
 export function leaseMs(executor: Exclude<ExecutorConfig, { kind: 'none' }>): number {
-  return executor.timeoutMs + LEASE_MARGIN_MS;
+  const grace = executor.kind === 'command' ? (executor.cancelGraceMs ?? DEFAULT_CANCEL_GRACE_MS) : 0;
+  return executor.timeoutMs + grace + LEASE_MARGIN_MS;
 }
+
+/**
+ * The runs one pool executes, checked for cancel requests together: one query
+ * by primary key every CANCEL_POLL_MS while the pool holds any, none while it
+ * is idle. A run whose cancel was requested (on any instance) has its signal
+ * aborted with the reason 'cancel'.
+ */
+export function cancelWatch(worker: string, onError: (error: Error) => void = () => undefined) {
+  const held = new Map<string, AbortController>();
+  let timer: NodeJS.Timeout | undefined;
+  const check = async () => {
+    try {
+      const ids = [...held.keys()];
+      const rows = await sql<{ id: string }>(`SELECT "id" FROM "Run" WHERE "id" = ANY($1::text[]) AND "lockedBy" = $2 AND "cancelRequestedAt" IS NOT NULL`, [ids, worker]);
+      for (const { id } of rows) held.get(id)?.abort('cancel');
+    } catch (error) {
+      onError(error as Error);
+    }
+    timer = undefined;
+    schedule();
+  };
+  const schedule = () => {
+    if (timer || held.size === 0) return;
+    timer = setTimeout(() => void check(), CANCEL_POLL_MS);
+    timer.unref();
+  };
+  return {
+    /** Watches a run this worker holds until release(); its signal aborts on a cancel request. */
+    hold(runId: string): AbortSignal {
+      const controller = new AbortController();
+      held.set(runId, controller);
+      schedule();
+      return controller.signal;
+    },
+    release(runId: string): void {
+      held.delete(runId);
+    },
+  };
+}
+
+export type CancelWatch = ReturnType<typeof cancelWatch>;
 
 /**
  * Claims and executes one run; false when the queue had nothing ready. When
  * `stopping` is aborted between the claim and the start, the run goes back to
- * the queue; `cancel` aborts a run in progress (the shutdown grace is over).
+ * the queue; `shutdown` aborts a run in progress (the shutdown grace is over);
+ * `watch` stops it when its cancel is requested.
  */
 export async function processOne(
   worker: string,
   executor: Exclude<ExecutorConfig, { kind: 'none' }>,
-  options: { stopping?: AbortSignal; cancel?: AbortSignal } = {},
+  options: { stopping?: AbortSignal; shutdown?: AbortSignal; watch?: CancelWatch } = {},
 ): Promise<boolean> {
   const run = await claimRun(worker, leaseMs(executor));
   if (!run) return false;
@@ -174,21 +247,28 @@ export async function processOne(
   }
   // The run's span continues its delivery's trace (with traces on).
   const attributes = { 'tripline.run.id': run.id, 'tripline.automation.id': run.automationId, 'tripline.run.attempt': run.attempt };
-  await inSpan('tripline.run', { parent: contextFrom(run.traceparent), attributes }, async (span) => {
-    let outcome: ExecutionOutcome;
-    const started = performance.now();
-    try {
-      // Deliveries with kept runs are not pruned, so this is a database edited by hand.
-      outcome = run.attachments.length
-        ? await execute(run, executor, options.cancel)
-        : { status: 'failed', output: null, error: 'The delivery that started this run is no longer stored, so its payload cannot be attached' };
-    } catch (error) {
-      outcome = { status: 'failed', output: null, error: `The executor failed: ${(error as Error).message}` };
-    }
-    await finishRun(worker, run.id, outcome);
-    span?.setAttribute('tripline.run.outcome', outcome.status);
-    recordOutcome(run, executor.kind, outcome, (performance.now() - started) / 1000);
-  });
+  const cancelled = options.watch?.hold(run.id);
+  const signals = [options.shutdown, cancelled].filter((signal) => signal !== undefined);
+  const stop = signals.length > 1 ? AbortSignal.any(signals) : signals[0];
+  try {
+    await inSpan('tripline.run', { parent: contextFrom(run.traceparent), attributes }, async (span) => {
+      let outcome: ExecutionOutcome;
+      const started = performance.now();
+      try {
+        // Deliveries with kept runs are not pruned, so this is a database edited by hand.
+        outcome = run.attachments.length
+          ? await execute(run, executor, stop)
+          : { status: 'failed', output: null, error: 'The delivery that started this run is no longer stored, so its payload cannot be attached' };
+      } catch (error) {
+        outcome = { status: 'failed', output: null, error: `The executor failed: ${(error as Error).message}` };
+      }
+      await finishRun(worker, run.id, outcome);
+      span?.setAttribute('tripline.run.outcome', outcome.status);
+      recordOutcome(run, executor.kind, outcome, (performance.now() - started) / 1000);
+    });
+  } finally {
+    options.watch?.release(run.id);
+  }
   return true;
 }
 
@@ -205,6 +285,7 @@ function recordOutcome(run: ClaimedRun, executor: 'command' | 'http', outcome: E
   runDuration.observe({ executor }, seconds);
   const fields = { runId: run.id, automationId: run.automationId, attempt: run.attempt, executor, outcome: result, seconds: Math.round(seconds * 1000) / 1000 };
   if (outcome.status === 'succeeded') logger.info(fields, 'run succeeded');
+  else if (outcome.status === 'cancelled') logger.info({ ...fields, error: outcome.error }, 'run cancelled');
   else logger.warn({ ...fields, error: outcome.error }, result === 'retried' ? 'run attempt failed; queued again' : 'run failed');
 }
 
@@ -217,7 +298,8 @@ export function startWorkers(executor: ExecutorConfig, slots: number, options: {
   const worker = workerId();
   let stopped = false;
   const stopping = new AbortController();
-  const cancel = new AbortController();
+  const shutdown = new AbortController();
+  const watch = cancelWatch(worker, (error) => options.log?.(`run cancel check error: ${error.message}`));
   const sleepers = new Set<() => void>();
   const wake = () => {
     for (const resume of sleepers) resume();
@@ -246,7 +328,7 @@ export function startWorkers(executor: ExecutorConfig, slots: number, options: {
           sweptAt = Date.now();
           await failAbandonedRuns();
         }
-        worked = await processOne(worker, executor, { stopping: stopping.signal, cancel: cancel.signal });
+        worked = await processOne(worker, executor, { stopping: stopping.signal, shutdown: shutdown.signal, watch });
       } catch (error) {
         if (stopped) break;
         options.log?.(`run worker error: ${(error as Error).message}`);
@@ -267,7 +349,7 @@ export function startWorkers(executor: ExecutorConfig, slots: number, options: {
       stopping.abort();
       wake();
       if (deadline === undefined) return done;
-      const timer = setTimeout(() => cancel.abort(), Math.max(0, deadline - Date.now()));
+      const timer = setTimeout(() => shutdown.abort('shutdown'), Math.max(0, deadline - Date.now()));
       await done;
       clearTimeout(timer);
     },

@@ -3,7 +3,8 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { composedPrompt, PAYLOAD_FILE_NAME } from '@/lib/domain/runs/envelope';
-import { clip, type ClaimedRun, type ExecutionOutcome } from '@/lib/domain/runs/executors/types';
+import { groupAlive, signalGroup } from '@/lib/domain/runs/executors/process-group';
+import { clip, stopReason, type ClaimedRun, type ExecutionOutcome, type StopReason } from '@/lib/domain/runs/executors/types';
 import { currentTraceparent } from '@/lib/platform/tracing';
 
 // The command executor: the operator's program runs in a fresh working
@@ -11,8 +12,17 @@ import { currentTraceparent } from '@/lib/platform/tracing';
 // composed prompt (prompt + envelope) on stdin. It runs through /bin/sh so
 // operators can write an ordinary command line (the command is theirs; no
 // delivery data is ever put into it). Its output (stdout and stderr,
-// interleaved as produced) is kept; exit code 0 is success. Past the time
-// limit the whole process group is killed.
+// interleaved as produced) is kept; exit code 0 is success.
+//
+// The program leads a process group of its own. It is stopped as a group, as
+// Kubernetes and CI runners stop a job: past the time limit, or when the
+// run's cancel is requested, SIGTERM to the group, so an agent can save its
+// work and end its own children; SIGKILL to the group after the grace period
+// (TRIPLINE_RUN_CANCEL_GRACE_SECONDS). The run ends only once no process of
+// the group is left, so no orphan outlives a stopped run. At shutdown the
+// server's own grace period has already been spent waiting, and the server
+// may be killed any moment (taking no grace timer with it), so the group is
+// killed at once.
 //
 // The child gets an allowlisted environment, never the server's: PATH, LANG
 // and TZ as the server has them, HOME set to the run's own folder, the names
@@ -27,7 +37,14 @@ import { currentTraceparent } from '@/lib/platform/tracing';
 
 const PASSED_THROUGH = ['PATH', 'LANG', 'TZ'];
 
-export type CommandConfig = { command: string; timeoutMs: number; passEnv?: readonly string[]; workDir?: string };
+export type CommandConfig = { command: string; timeoutMs: number; passEnv?: readonly string[]; workDir?: string; cancelGraceMs?: number };
+
+/** Between SIGTERM and SIGKILL, unless TRIPLINE_RUN_CANCEL_GRACE_SECONDS says otherwise. */
+export const DEFAULT_CANCEL_GRACE_MS = 10_000;
+// How long to wait for the group to be gone after SIGKILL, which cannot be
+// ignored: only a process stuck in the kernel (uninterruptible I/O) outlives it.
+const KILLED_WAIT_MS = 2_000;
+const GROUP_POLL_MS = 50;
 
 export function childEnv(run: Pick<ClaimedRun, 'id' | 'automationId' | 'worker' | 'envelope'>, dir: string, passEnv: readonly string[] = [], source: NodeJS.ProcessEnv = process.env): Record<string, string> {
   const env: Record<string, string> = {};
@@ -49,7 +66,7 @@ export function childEnv(run: Pick<ClaimedRun, 'id' | 'automationId' | 'worker' 
   return env;
 }
 
-export async function executeCommand(run: ClaimedRun, config: CommandConfig, cancel?: AbortSignal): Promise<ExecutionOutcome> {
+export async function executeCommand(run: ClaimedRun, config: CommandConfig, signal?: AbortSignal): Promise<ExecutionOutcome> {
   const parent = config.workDir ?? os.tmpdir();
   await mkdir(parent, { recursive: true, mode: 0o700 });
   const dir = await mkdtemp(path.join(parent, 'tripline-run-'));
@@ -57,7 +74,7 @@ export async function executeCommand(run: ClaimedRun, config: CommandConfig, can
     for (const attachment of run.attachments) {
       await writeFile(path.join(dir, path.basename(attachment.name)), attachment.content, 'utf8');
     }
-    return await runProgram(run, config, dir, cancel);
+    return await runProgram(run, config, dir, signal);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
@@ -65,7 +82,8 @@ export async function executeCommand(run: ClaimedRun, config: CommandConfig, can
 
 const seconds = (ms: number) => (ms / 1000).toLocaleString('en-US', { maximumFractionDigits: 1 });
 
-function runProgram(run: ClaimedRun, config: CommandConfig, dir: string, cancel?: AbortSignal): Promise<ExecutionOutcome> {
+function runProgram(run: ClaimedRun, config: CommandConfig, dir: string, signal?: AbortSignal): Promise<ExecutionOutcome> {
+  const graceMs = config.cancelGraceMs ?? DEFAULT_CANCEL_GRACE_MS;
   return new Promise((resolve) => {
     const child = spawn('/bin/sh', ['-c', config.command], {
       cwd: dir,
@@ -74,8 +92,6 @@ function runProgram(run: ClaimedRun, config: CommandConfig, dir: string, cancel?
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     let output = '';
-    let timedOut = false;
-    let cancelled = false;
     const append = (chunk: Buffer) => {
       output += chunk.toString('utf8');
       // Keep memory bounded for chatty programs: twice the stored size, then cut.
@@ -83,43 +99,76 @@ function runProgram(run: ClaimedRun, config: CommandConfig, dir: string, cancel?
     };
     child.stdout.on('data', append);
     child.stderr.on('data', append);
-    const killGroup = () => {
-      try {
-        if (child.pid) process.kill(-child.pid, 'SIGKILL');
-      } catch {
-        // already gone
+
+    // Why the program is being stopped, and when it was killed (SIGKILL).
+    let stopped: { why: 'timeout' | StopReason; killedAt?: number } | undefined;
+    let killTimer: NodeJS.Timeout | undefined;
+    const kill = () => {
+      clearTimeout(killTimer);
+      if (stopped && stopped.killedAt === undefined) stopped.killedAt = Date.now();
+      if (child.pid) signalGroup(child.pid, 'SIGKILL');
+    };
+    const stop = (why: 'timeout' | StopReason) => {
+      if (stopped) {
+        // A shutdown during a cancel's or time limit's grace does not wait for it.
+        if (why === 'shutdown') kill();
+        return;
       }
+      stopped = { why };
+      if (why === 'shutdown' || !child.pid) return kill();
+      signalGroup(child.pid, 'SIGTERM');
+      killTimer = setTimeout(kill, graceMs);
     };
-    const timer = setTimeout(() => {
-      timedOut = true;
-      killGroup();
-    }, config.timeoutMs);
-    // The server is shutting down and its grace period is over.
-    const onCancel = () => {
-      cancelled = true;
-      killGroup();
-    };
-    if (cancel?.aborted) onCancel();
-    else cancel?.addEventListener('abort', onCancel, { once: true });
+    const timer = setTimeout(() => stop('timeout'), config.timeoutMs);
+    const onAbort = () => stop(stopReason(signal!));
+    if (signal?.aborted) onAbort();
+    else signal?.addEventListener('abort', onAbort, { once: true });
+
     child.stdin.on('error', () => undefined); // a program that ignores stdin may close it early
     child.stdin.end(composedPrompt(run.prompt, run.envelope));
     child.on('error', (error) => {
       clearTimeout(timer);
       resolve({ status: 'failed', output: null, error: `The command could not start: ${error.message}` });
     });
-    child.on('close', (code, signal) => {
+    child.on('close', (code, exitSignal) => {
       clearTimeout(timer);
-      cancel?.removeEventListener('abort', onCancel);
+      signal?.removeEventListener('abort', onAbort);
       const kept = clip(output);
-      if (cancelled) {
-        resolve({ status: 'failed', output: kept, error: 'The server shut down and its grace period (TRIPLINE_SHUTDOWN_GRACE_SECONDS) ended before the command finished, so it was stopped' });
-      } else if (timedOut) {
-        resolve({ status: 'failed', output: kept, error: `The command ran longer than ${seconds(config.timeoutMs)} s and was stopped` });
-      } else if (code === 0) {
-        resolve({ status: 'succeeded', output: kept });
-      } else {
-        resolve({ status: 'failed', output: kept, error: signal ? `The command was killed by ${signal}` : `The command exited with code ${code}` });
+      if (!stopped) {
+        resolve(code === 0 ? { status: 'succeeded', output: kept } : { status: 'failed', output: kept, error: exitSignal ? `The command was killed by ${exitSignal}` : `The command exited with code ${code}` });
+        return;
       }
+      // The leader is gone; a process it started may still be in its grace.
+      void untilGroupGone(child.pid!, stopped).then(() => {
+        // Gone within the grace: nothing is left to kill, and the group's ID may be reused.
+        clearTimeout(killTimer);
+        resolve(stoppedOutcome(stopped!, kept, config, graceMs));
+      });
     });
   });
+}
+
+/** Waits until no process of the group lives: through the grace, then a bounded wait after SIGKILL. */
+async function untilGroupGone(pgid: number, stopped: { killedAt?: number }): Promise<void> {
+  while (await groupAlive(pgid)) {
+    if (stopped.killedAt !== undefined && Date.now() - stopped.killedAt > KILLED_WAIT_MS) return;
+    await new Promise((resolve) => setTimeout(resolve, GROUP_POLL_MS));
+  }
+}
+
+function stoppedOutcome(stopped: { why: 'timeout' | StopReason; killedAt?: number }, output: string, config: CommandConfig, graceMs: number): ExecutionOutcome {
+  const how =
+    stopped.killedAt === undefined
+      ? 'its process group received SIGTERM and ended within the grace period'
+      : stopped.why === 'shutdown'
+        ? 'its process group was killed (SIGKILL)'
+        : `its process group received SIGTERM, did not end within the ${seconds(graceMs)} s grace period (TRIPLINE_RUN_CANCEL_GRACE_SECONDS) and was killed (SIGKILL)`;
+  switch (stopped.why) {
+    case 'cancel':
+      return { status: 'cancelled', output, error: `The run was cancelled while the command ran: ${how}` };
+    case 'timeout':
+      return { status: 'failed', output, error: `The command ran longer than ${seconds(config.timeoutMs)} s and was stopped: ${how}` };
+    default:
+      return { status: 'failed', output, error: `The server shut down and its grace period (TRIPLINE_SHUTDOWN_GRACE_SECONDS) ended before the command finished, so it was stopped: ${how}` };
+  }
 }

@@ -6,6 +6,7 @@ import { AutoRefresh } from '@/components/deliveries/auto-refresh';
 import { formatExactBytes, relativeTime } from '@/components/deliveries/format';
 import { preciseDateTimeFormat } from '@/components/format';
 import { JsonViewer } from '@/components/deliveries/json-viewer';
+import { CancelRun } from '@/components/runs/cancel-run';
 import { runDuration } from '@/components/runs/format';
 import { RunDeliveryId } from '@/components/runs/runs-card';
 import { runIsActive, RunStatusBadge } from '@/components/runs/run-status-badge';
@@ -49,7 +50,26 @@ function Time({ at, empty }: { at: Date | null; empty: string }) {
   );
 }
 
-function Outcome({ run }: { run: RunView }) {
+/** Who cancelled the run: the delivery (run control's cancel-running) or the member. */
+function Canceller({ factorySlug, cancel }: { factorySlug: string; cancel: NonNullable<RunView['cancel']> }) {
+  if (cancel.delivery) {
+    return (
+      <>
+        by delivery <RunDeliveryId factorySlug={factorySlug} delivery={cancel.delivery} className="break-all" /> to {cancel.delivery.webhookName}
+      </>
+    );
+  }
+  return <>{cancel.by ? `by ${cancel.by}` : 'by a delivery no longer in the log'}</>;
+}
+
+function Outcome({ run, factorySlug }: { run: RunView; factorySlug: string }) {
+  if (run.status === 'running' && run.cancel) {
+    return (
+      <p className="text-fg-muted">
+        Cancelled <Canceller factorySlug={factorySlug} cancel={run.cancel} />: the worker is stopping the agent. This page updates on its own.
+      </p>
+    );
+  }
   if (run.status === 'queued') {
     return <p className="text-fg-muted">Waiting for a worker to pick the run up. This page updates on its own.</p>;
   }
@@ -59,6 +79,12 @@ function Outcome({ run }: { run: RunView }) {
       {run.status === 'failed' ? (
         <Alert tone="danger" title="The run failed">
           {run.error ? null : 'No error message was recorded.'}
+        </Alert>
+      ) : null}
+      {run.status === 'cancelled' && run.cancel ? (
+        <Alert tone="info" title="The run was cancelled">
+          Cancelled <Canceller factorySlug={factorySlug} cancel={run.cancel} />.{' '}
+          {run.startedAt ? 'The worker stopped the agent; what it printed until then is below.' : 'It had not started, and never ran.'}
         </Alert>
       ) : null}
       {run.error ? <CodeBlock title="Error" code={run.error} wrap className="[&_pre]:max-h-[24rem]" /> : null}
@@ -74,12 +100,13 @@ function Outcome({ run }: { run: RunView }) {
 // GET /f/[factory]/automations/[id]/runs/[runId]: one run, as the agent received it and what came of it; every member reads it
 export default async function RunPage({ params }: { params: Params }) {
   const { factory: slug, id, runId } = await params;
-  const { factory } = await requireFactoryPage(slug);
+  const { factory, can } = await requireFactoryPage(slug);
   const run = await loadRun(factory.id, id, runId);
   const base = `/f/${factory.slug}/automations`;
   const automationPath = `${base}/${run.automation.id}`;
   const duration = runDuration(run);
   const active = runIsActive(run.status);
+  const cancellable = active && !run.cancel && can('automations:edit');
 
   return (
     <>
@@ -93,7 +120,14 @@ export default async function RunPage({ params }: { params: Params }) {
           </>
         }
         breadcrumbs={[{ label: 'Automations', href: base }, { label: run.automation.name, href: automationPath }, { label: 'Run' }]}
-        actions={active ? <AutoRefresh /> : null}
+        actions={
+          active ? (
+            <div className="flex items-center gap-3">
+              {cancellable ? <CancelRun factorySlug={factory.slug} id={run.id} running={run.status === 'running'} /> : null}
+              <AutoRefresh />
+            </div>
+          ) : null
+        }
       />
       <div className="flex flex-col gap-6">
         <Card>
@@ -134,13 +168,21 @@ export default async function RunPage({ params }: { params: Params }) {
               {duration ? <span className="ml-1.5 text-fg-muted">· took {duration}</span> : null}
             </DetailRow>
             {run.attempts > 1 ? <DetailRow label="Attempts">{run.attempts}</DetailRow> : null}
+            {run.cancel ? (
+              <DetailRow label="Cancelled">
+                <Time at={run.cancel.requestedAt} empty="" />
+                <span className="ml-1.5 text-fg-muted">
+                  · <Canceller factorySlug={factory.slug} cancel={run.cancel} />
+                </span>
+              </DetailRow>
+            ) : null}
           </dl>
         </Card>
 
         <Card role="region" aria-label="Outcome">
-          <CardHeader title="Outcome" description="What the agent printed, or why the run failed." />
+          <CardHeader title="Outcome" description="What the agent printed, or why the run failed or was cancelled." />
           <CardBody>
-            <Outcome run={run} />
+            <Outcome run={run} factorySlug={factory.slug} />
           </CardBody>
         </Card>
 
