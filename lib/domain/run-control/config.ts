@@ -83,15 +83,14 @@ export const debounceSchema = z
     path: ['maxWaitSeconds'],
   });
 
-const paceSchema = (what: string, queue: boolean) =>
-  z.strictObject(
-    {
-      limit: countSchema(`The ${what} limit`, MAX_RUNS_PER_PERIOD),
-      periodSeconds: periodSchema(`The ${what} period`),
-      ...(queue ? { queueLimit: countSchema('The queue limit', MAX_QUEUE).optional() } : {}),
-    },
-    { error: `${what} holds limit, periodSeconds${queue ? ' and queueLimit' : ''}` },
-  );
+const paceFields = (what: string) => ({ limit: countSchema(`The ${what} limit`, MAX_RUNS_PER_PERIOD), periodSeconds: periodSchema(`The ${what} period`) });
+
+const throttleSchema = z.strictObject(
+  { ...paceFields('throttle'), queueLimit: countSchema('The queue limit', MAX_QUEUE).optional() },
+  { error: 'throttle holds limit, periodSeconds and queueLimit' },
+);
+
+const rateLimitSchema = z.strictObject(paceFields('rate limit'), { error: 'rate limit holds limit and periodSeconds' });
 
 export const runControlSchema = z
   .strictObject(
@@ -100,9 +99,9 @@ export const runControlSchema = z
       concurrency: concurrencySchema.optional(),
       debounce: debounceSchema.optional(),
       /** Throttle: at most `limit` runs start per period per key; the excess waits its turn (bounded). */
-      throttle: paceSchema('throttle', true).optional(),
+      throttle: throttleSchema.optional(),
       /** Rate limit: at most `limit` runs per period per key; the excess is skipped. */
-      rateLimit: paceSchema('rate limit', false).optional(),
+      rateLimit: rateLimitSchema.optional(),
     },
     { error: 'Run control holds key, concurrency, debounce, throttle and rateLimit' },
   )

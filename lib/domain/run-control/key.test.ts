@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { MAX_KEY_PART_LENGTH, runControlSchema } from '@/lib/domain/run-control/config';
-import { canonicalJson, compileKey, groupOf, MISSING_PART, WHOLE_AUTOMATION } from '@/lib/domain/run-control/key';
+import { canonicalJson, compileKey, groupOf, MISSING_PART, WHOLE_AUTOMATION, type KeyFacts } from '@/lib/domain/run-control/key';
 import { parseKeyPart } from '@/lib/domain/run-control/key-syntax';
 
-const facts = {
+const facts: KeyFacts = {
   body: { repository: { full_name: 'acme/web' }, pull_request: { number: 42 }, 'a.b': { c: true }, commits: [{ id: 'c1' }, { id: 'c2' }], nothing: null },
   eventType: 'pull_request.synchronize',
-  headers: { 'x-tenant': 'acme' } as Record<string, string>,
+  headers: { 'x-tenant': 'acme' },
 };
 const group = (key: string | string[] | undefined, input = facts) => groupOf(compileKey({ key }), input);
 

@@ -11,6 +11,7 @@ import { log } from '@/lib/platform/log';
 import { contextFrom, inSpan, SpanKind } from '@/lib/platform/tracing';
 import { metrics } from '@/lib/platform/metrics';
 import { workerPools as pools, type WorkerPool } from '@/lib/domain/runs/wake';
+import { markGroupsDirty } from '@/lib/domain/run-control/dirty';
 
 const logger = log('runs');
 
@@ -114,9 +115,14 @@ export async function finishRun(worker: string, runId: string, outcome: Executio
     );
     return;
   }
+  // A run under run control frees its group's slot: the group is marked for its scheduler in the same statement.
   await sql(
-    `UPDATE "Run" SET "status" = $3::"RunStatus", "lockedBy" = NULL, "lockedUntil" = NULL, "finishedAt" = now(), "output" = $4, "error" = $5
-      WHERE "id" = $1 AND "lockedBy" = $2 AND "status" = 'running'`,
+    `WITH ended AS (
+       UPDATE "Run" SET "status" = $3::"RunStatus", "lockedBy" = NULL, "lockedUntil" = NULL, "finishedAt" = now(), "output" = $4, "error" = $5
+        WHERE "id" = $1 AND "lockedBy" = $2 AND "status" = 'running'
+       RETURNING "automationId", "controlKey"
+     )
+     ${markGroupsDirty('ended')}`,
     [runId, worker, outcome.status, outcome.output, outcome.status === 'failed' ? outcome.error : null],
   );
 }
@@ -124,10 +130,14 @@ export async function finishRun(worker: string, runId: string, outcome: Executio
 /** Runs whose worker vanished (lease expired while running) fail instead of running again. */
 export async function failAbandonedRuns(): Promise<number> {
   const rows = await sql<{ id: string }>(
-    `UPDATE "Run" SET "status" = 'failed', "finishedAt" = now(), "lockedBy" = NULL, "lockedUntil" = NULL,
-            "error" = 'The worker executing this run stopped before it finished. The run was not started again, so that it never executes twice.'
-      WHERE "status" = 'running' AND "lockedUntil" < now()
-     RETURNING "id"`,
+    `WITH ended AS (
+       UPDATE "Run" SET "status" = 'failed', "finishedAt" = now(), "lockedBy" = NULL, "lockedUntil" = NULL,
+              "error" = 'The worker executing this run stopped before it finished. The run was not started again, so that it never executes twice.'
+        WHERE "status" = 'running' AND "lockedUntil" < now()
+       RETURNING "id", "automationId", "controlKey"
+     ),
+     marked AS (${markGroupsDirty('ended')} RETURNING 1)
+     SELECT "id" FROM ended`,
   );
   return rows.length;
 }
