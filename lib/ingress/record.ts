@@ -7,6 +7,7 @@ import { INGRESS_WAITING } from '@/lib/ingress/limits';
 import type { Identity } from '@/lib/ingress/identity';
 import { counterUpsert, type FoldedRateLimit } from '@/lib/ingress/rate-limit';
 import { newRunId, queueFullDetail, type NewRun } from '@/lib/domain/runs/start';
+import { upsertGroupsSql } from '@/lib/domain/run-control/dirty';
 
 // Writing the delivery log. An accepted request is one SQL statement: it
 // claims the identity in DeliveryIdentity (primary key: webhook, delivery
@@ -378,21 +379,13 @@ function acceptingCtes(input: AcceptInput, n: number, param: Param, allowed: str
  * Run control (lib/domain/run-control): the groups of the batch's pending
  * runs are upserted dirty by the statement that inserts the runs, so a crash
  * can lose neither, and the scheduler decides them outside this transaction.
- * One upsert for the batch, in key order: two batches lock shared groups in
- * the same order and cannot deadlock (a statement may update a row only once,
- * hence DISTINCT ON).
+ * One upsert for the batch, in key order (lib/domain/run-control/dirty.ts).
  */
 function groupsCte(inputs: AcceptInput[], runCtes: string[], param: Param): string {
   const groups = inputs.flatMap((input) => input.runs.flatMap((run) => (run.group ? [{ automationId: run.automationId, ...run.group }] : [])));
+  const arrived = runCtes.map((cte) => `SELECT "automationId", "controlKey" AS "key" FROM ${cte} WHERE "controlKey" IS NOT NULL`).join(' UNION ALL ');
+  const names = `unnest(${param(groups.map((g) => g.automationId), 'text[]')}, ${param(groups.map((g) => g.key), 'text[]')}, ${param(groups.map((g) => g.keyText), 'text[]')})`;
   return `run_groups AS (
-       INSERT INTO "RunGroup" ("automationId", "key", "keyText", "dirty", "activeAt")
-       SELECT DISTINCT ON (i."automationId", i."key") i."automationId", i."key", g."keyText", true, now()
-         FROM (${runCtes.map((cte) => `SELECT "automationId", "controlKey" AS "key" FROM ${cte} WHERE "controlKey" IS NOT NULL`).join(' UNION ALL ')}) i
-         JOIN unnest(${param(groups.map((g) => g.automationId), 'text[]')}, ${param(groups.map((g) => g.key), 'text[]')}, ${param(
-           groups.map((g) => g.keyText),
-           'text[]',
-         )}) AS g("automationId", "key", "keyText") ON g."automationId" = i."automationId" AND g."key" = i."key"
-        ORDER BY i."automationId", i."key"
-       ON CONFLICT ("automationId", "key") DO UPDATE SET "dirty" = true, "activeAt" = now()
+       ${upsertGroupsSql(`(SELECT i."automationId", i."key", g."keyText" FROM (${arrived}) i JOIN ${names} AS g("automationId", "key", "keyText") ON g."automationId" = i."automationId" AND g."key" = i."key")`)}
      )`;
 }

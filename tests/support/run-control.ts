@@ -5,7 +5,10 @@ import { composeEnvelope } from '@/lib/domain/runs/envelope';
 import { finishRun } from '@/lib/domain/runs/worker';
 import { recordAccepted } from '@/lib/ingress/record';
 import { sql } from '@/lib/platform/db/sql';
-import type { TestDatabase } from '@/tests/support/databases';
+import { setDatabase } from '@/lib/platform/db';
+import { createFactory } from '@/lib/domain/factories/service';
+import { createUser } from '@/lib/domain/users/service';
+import { createTestDatabase, type TestDatabase, type TestDatabaseKind } from '@/tests/support/databases';
 
 // Run control's integration tests: deliveries recorded by the ingress's own
 // statement, and runs claimed and ended as the workers do, one run at a time.
@@ -13,6 +16,16 @@ import type { TestDatabase } from '@/tests/support/databases';
 export type Place = { factoryId: string; webhookId: string };
 
 let serial = 0;
+
+/** A fresh database made the process's, with a factory and a webhook (UID `wh_<slug>_<kind>`) for the deliveries. */
+export async function runControlDatabase(kind: TestDatabaseKind, slug: string): Promise<{ database: TestDatabase; place: Place }> {
+  const database = await createTestDatabase(kind);
+  setDatabase(database);
+  const user = await createUser({ email: `${slug}@example.com`, password: 'a long enough password' }, database.prisma);
+  const factoryId = (await createFactory(user.id, { name: `Run control ${slug}`, slug }, database.prisma)).id;
+  const webhookId = (await database.prisma.webhook.create({ data: { factoryId, uid: `wh_${slug}_${kind}`, name: 'hook', secretName: 'S' } })).id;
+  return { database, place: { factoryId, webhookId } };
+}
 
 /** A new automation with these settings (null: none), so each test has groups of its own. */
 export async function controlledAutomation(database: TestDatabase, place: Place, control: RunControlInput | null): Promise<string> {
@@ -44,6 +57,7 @@ export type RunRow = {
   id: string;
   deliveryId: string;
   status: string;
+  replay: boolean;
   controlKey: string | null;
   outcomeRunId: string | null;
   outcomeDeliveryId: string | null;

@@ -27,7 +27,7 @@ export const WHOLE_AUTOMATION: Group = { key: '$all', keyText: '(every delivery)
 export const MISSING_PART: Group = { key: '$missing', keyText: '(a key part is missing)' };
 
 /** What a key reads from a delivery: as the log stores it. */
-export type KeyFacts = { body: unknown; eventType: string | null; headers: Record<string, string> | null };
+export type KeyFacts = { body: unknown; eventType: string | null; headers: unknown };
 
 /** The parts of a validated key (runControlSchema has checked each). */
 export function compileKey(control: Pick<RunControl, 'key'>): KeyPart[] {
@@ -40,7 +40,7 @@ export function compileKey(control: Pick<RunControl, 'key'>): KeyPart[] {
 
 function valueAt(part: KeyPart, facts: KeyFacts): unknown {
   if (part.kind === 'event') return facts.eventType ?? undefined;
-  if (part.kind === 'header') return facts.headers && Object.hasOwn(facts.headers, part.name) ? facts.headers[part.name] : undefined;
+  if (part.kind === 'header') return isPlainObject(facts.headers) && Object.hasOwn(facts.headers, part.name) ? facts.headers[part.name] : undefined;
   let node = facts.body;
   for (const step of part.path) {
     if (typeof step === 'number') {

@@ -1,13 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setDatabase } from '@/lib/platform/db';
 import { metrics } from '@/lib/platform/metrics';
-import { createFactory } from '@/lib/domain/factories/service';
-import { createUser } from '@/lib/domain/users/service';
 import { failAbandonedRuns } from '@/lib/domain/runs/worker';
+import { replayDelivery } from '@/lib/domain/runs/replay';
 import type { RunControlInput } from '@/lib/domain/run-control/config';
-import { forgetIdleGroups, schedulePass } from '@/lib/domain/run-control/scheduler';
-import { createTestDatabase, testDatabaseKinds, type TestDatabase } from '@/tests/support/databases';
-import { arrive, claim, controlledAutomation, finish, runsOf, type Place } from '@/tests/support/run-control';
+import { forgetIdleGroups, schedulePass, startScheduler } from '@/lib/domain/run-control/scheduler';
+import { wakeScheduler } from '@/lib/domain/run-control/wake';
+import { pruneRuns } from '@/lib/domain/runs/retention';
+import { budget } from '@/scripts/speed.mjs';
+import { previewRunControl } from '@/lib/domain/run-control/preview';
+import { testDatabaseKinds, type TestDatabase } from '@/tests/support/databases';
+import { arrive, claim, controlledAutomation, finish, runControlDatabase, runsOf, type Place } from '@/tests/support/run-control';
 
 // The scheduler on both databases, one mode at a time: deliveries recorded by
 // the ingress's statement, passes at times the test chooses, runs claimed and
@@ -21,12 +24,7 @@ describe.each(testDatabaseKinds())('run control scheduler on %s', (kind) => {
   let place: Place;
 
   beforeAll(async () => {
-    database = await createTestDatabase(kind);
-    setDatabase(database);
-    const user = await createUser({ email: 'rc@example.com', password: 'a long enough password' }, database.prisma);
-    const factoryId = (await createFactory(user.id, { name: 'Run control', slug: 'rc' }, database.prisma)).id;
-    const webhookId = (await database.prisma.webhook.create({ data: { factoryId, uid: `wh_rc_${kind}`, name: 'hook', secretName: 'S' } })).id;
-    place = { factoryId, webhookId };
+    ({ database, place } = await runControlDatabase(kind, 'rc'));
   });
   afterAll(async () => {
     setDatabase(undefined);
@@ -254,6 +252,70 @@ describe.each(testDatabaseKinds())('run control scheduler on %s', (kind) => {
     expect(await forgetIdleGroups(database.prisma, 2)).toBe(1);
     const kept = await database.prisma.runGroup.findMany({ where: { automationId }, orderBy: { key: 'asc' } });
     expect(kept.map((group) => group.key)).toEqual(['[2]', '[3]', '[4]']);
+  });
+
+  it('replays through the same controls: the replayed run is pending in its group, then decided', async () => {
+    const control = { key: 'pull_request.number', concurrency: { whenFull: 'skip' } } satisfies RunControlInput;
+    const { automationId, send, runs } = await setUp(control);
+    await database.prisma.webhookTrigger.create({ data: { automationId, position: 0, webhookUid: `wh_rc_${kind}` } });
+    await send(5);
+    await schedulePass(at(0));
+    // Another automation's run of the same delivery is replayed alongside: only this one's group is involved.
+    const delivery = await database.prisma.delivery.create({
+      data: { id: `dl_replay_${kind}`, webhookId: place.webhookId, deliveryId: 'replayed', identitySource: 'service_header', status: 'accepted', size: 30, body: '{"pull_request":{"number":5}}' },
+    });
+    const result = await replayDelivery(place.factoryId, `wh_rc_${kind}`, delivery.id, { email: 'admin@example.com' }, database.prisma);
+    expect(result.started).toMatchObject([{ automationId }]);
+    expect((await runs())[1]).toMatchObject({ status: 'pending', controlKey: '[5]', deliveryId: delivery.id });
+    expect(await database.prisma.runGroup.findFirst({ where: { automationId } })).toMatchObject({ dirty: true });
+    await schedulePass(at(1));
+    expect(await runs()).toMatchObject([{ status: 'queued' }, { status: 'skipped', replay: true }]);
+  });
+
+  it('says what would happen now, for Test filter, without changing anything', async () => {
+    const facts = (pr: number) => ({ body: { pull_request: { number: pr } }, eventType: null, headers: {} });
+    const queue = await setUp({ key: 'pull_request.number', concurrency: {} });
+    expect(await previewRunControl(queue.automationId, facts(1), database.prisma, at(0))).toEqual({ group: '1', outcome: 'start', summary: 'would start' });
+    await queue.send(1);
+    await schedulePass(at(0));
+    const [running] = await queue.runs();
+    expect(await previewRunControl(queue.automationId, facts(1), database.prisma, at(1))).toEqual({ group: '1', outcome: 'wait', summary: `would wait behind run ${running!.id}`, runId: running!.id });
+    expect((await previewRunControl(queue.automationId, facts(2), database.prisma, at(1)))?.outcome).toBe('start');
+    expect(await statuses(queue.runs)).toEqual(['queued']);
+
+    const debounce = await setUp({ debounce: { periodSeconds: 30 } });
+    expect(await previewRunControl(debounce.automationId, facts(1), database.prisma, at(0))).toMatchObject({ outcome: 'debounce', summary: 'would be debounced until 2026-11-28T12:00:30.000Z' });
+    const skip = await setUp({ rateLimit: { limit: 1, periodSeconds: 60 } });
+    await skip.send(1);
+    await schedulePass(at(0));
+    expect(await previewRunControl(skip.automationId, facts(1), database.prisma, at(1))).toMatchObject({ outcome: 'skip', summary: expect.stringMatching(/^would be skipped: rate limit: 1 run per 60 seconds/) });
+    const none = await setUp(null);
+    expect(await previewRunControl(none.automationId, facts(1), database.prisma)).toBeNull();
+  });
+
+  it('runs on its own once started: a pass at once, another when woken, and the workers told', async () => {
+    const { send, runs } = await setUp({ concurrency: {} });
+    let told = 0;
+    // A poll longer than the test: only the start and the wake-up can decide.
+    const scheduler = startScheduler({ pollMs: budget(600_000), onStarted: () => (told += 1) });
+    try {
+      await send(1);
+      wakeScheduler();
+      await expect.poll(() => statuses(runs)).toEqual(['queued']);
+      expect(told).toBeGreaterThan(0);
+    } finally {
+      await scheduler.stop();
+    }
+  });
+
+  it('prunes the runs run control ended with the finished ones, never those it holds', async () => {
+    const { send, runs } = await setUp({ concurrency: { whenFull: 'skip' } });
+    await send(1);
+    await send(2);
+    await schedulePass(at(0));
+    const later = new Date(Date.now() + 100 * 24 * 60 * 60 * 1000);
+    await pruneRuns(90, database.prisma, later);
+    expect(await statuses(runs)).toEqual(['queued']);
   });
 
   it('counts each outcome in /metrics', async () => {

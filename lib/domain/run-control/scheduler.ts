@@ -25,6 +25,9 @@ export const PASS_GROUPS = 50;
 const POLL_MS = 1_000;
 // How often the groups past MAX_GROUPS_PER_AUTOMATION are forgotten.
 const TRIM_MS = 60_000;
+// A pass's wait for a connection, and its transaction's bound (it holds its groups' locks until it ends).
+const PASS_WAIT_MS = 10_000;
+const PASS_TIMEOUT_MS = 30_000;
 
 const ACTIVE_SQL = ACTIVE_STATUSES.map((status) => `'${status}'`).join(', ');
 const GROUPS_FROM = (param: string) => `(SELECT x->>0 AS "automationId", x->>1 AS "key" FROM jsonb_array_elements(${param}::jsonb) x)`;
@@ -50,7 +53,8 @@ export function debouncedLine(deliveryIds: readonly string[]): string {
 
 /** One pass at time `now`: claims up to PASS_GROUPS dirty and PASS_GROUPS due groups and decides them in one transaction. */
 export async function schedulePass(now: Date, db: Db = prisma): Promise<PassResult> {
-  const result = await db.$transaction((tx) => decideGroups(tx, now));
+  // Under load a pass waits for a connection (Prisma's default gives up after 2 s) rather than fail a turn: the ingress shares the pool.
+  const result = await db.$transaction((tx) => decideGroups(tx, now), { maxWait: PASS_WAIT_MS, timeout: PASS_TIMEOUT_MS });
   const counter = metrics().runControlOutcomes;
   for (const [outcome, count] of result.outcomes) counter.inc({ outcome }, count);
   return result.pass;
