@@ -70,6 +70,11 @@ describe('groups', () => {
     expect(group('nothing')).toEqual({ key: '[null]', keyText: 'null' });
   });
 
+  it('puts every delivery in the missing part\'s group when a saved key no longer reads, rather than fail the ingress', () => {
+    expect(group('$body.x')).toBe(MISSING_PART);
+    expect(groupOf(compileKey({ key: [42] as unknown as string[] }), facts)).toBe(MISSING_PART);
+  });
+
   it('bounds the key: a long value becomes a digest, and its text is cut', () => {
     const long = 'x'.repeat(MAX_KEY_PART_LENGTH * 3);
     const bounded = group('title', { ...facts, body: { title: long } });

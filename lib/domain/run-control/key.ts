@@ -29,12 +29,20 @@ export const MISSING_PART: Group = { key: '$missing', keyText: '(a key part is m
 /** What a key reads from a delivery: as the log stores it. */
 export type KeyFacts = { body: unknown; eventType: string | null; headers: unknown };
 
-/** The parts of a validated key (runControlSchema has checked each). */
+// A part that reads nothing: every delivery lacks it.
+const UNREADABLE: KeyPart = { kind: 'header', name: '' };
+
+/**
+ * The parts of a saved key. runControlSchema has checked each when it was
+ * saved; one that no longer reads (settings edited in the database by hand)
+ * puts every delivery in the missing part's group rather than fail the
+ * ingress, which calls this for every delivery.
+ */
 export function compileKey(control: Pick<RunControl, 'key'>): KeyPart[] {
-  return keyParts(control).map((text) => {
-    const parsed = parseKeyPart(text);
-    if (!parsed.ok) throw new Error(parsed.message);
-    return parsed.part;
+  const texts: unknown[] = Array.isArray(control.key) ? control.key : control.key === undefined ? [] : keyParts(control);
+  return texts.map((text) => {
+    const parsed = typeof text === 'string' ? parseKeyPart(text) : null;
+    return parsed?.ok ? parsed.part : UNREADABLE;
   });
 }
 
