@@ -7,7 +7,6 @@ import { recordAccepted } from '@/lib/ingress/record';
 import { sql } from '@/lib/platform/db/sql';
 import { setDatabase } from '@/lib/platform/db';
 import { createFactory } from '@/lib/domain/factories/service';
-import { createUser } from '@/lib/domain/users/service';
 import { createTestDatabase, type TestDatabase, type TestDatabaseKind } from '@/tests/support/databases';
 
 // Run control's integration tests: deliveries recorded by the ingress's own
@@ -21,7 +20,9 @@ let serial = 0;
 export async function runControlDatabase(kind: TestDatabaseKind, slug: string): Promise<{ database: TestDatabase; place: Place }> {
   const database = await createTestDatabase(kind);
   setDatabase(database);
-  const user = await createUser({ email: `${slug}@example.com`, password: 'a long enough password' }, database.prisma);
+  // The row without createUser's password hashing and first-run transaction: nobody signs in here, and a loaded machine's
+  // PGlite can take longer than a transaction's default 5 s for them.
+  const user = await database.prisma.user.create({ data: { email: `${slug}@example.com`, passwordHash: 'not a hash', instanceAdmin: true } });
   const factoryId = (await createFactory(user.id, { name: `Run control ${slug}`, slug }, database.prisma)).id;
   const webhookId = (await database.prisma.webhook.create({ data: { factoryId, uid: `wh_${slug}_${kind}`, name: 'hook', secretName: 'S' } })).id;
   return { database, place: { factoryId, webhookId } };
