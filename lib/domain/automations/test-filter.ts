@@ -30,7 +30,7 @@ export type TestFilterResult = {
   payloadCheck: { passed: boolean; checks: FilterCheck[]; reason: string };
   automationCheck: { passed: boolean; reason: string };
   /** A saved automation with run control, when the delivery would trigger it: what would happen now (read-only). */
-  runControl?: RunControlPreview | null;
+  runControl?: RunControlPreview;
 };
 
 async function loadDelivery(factoryId: string, id: string, db: DbOrTx) {
@@ -63,8 +63,8 @@ export async function testTrigger(
   // The body was valid JSON when it was accepted; parsing cannot fail.
   const facts = { eventType: delivery.eventType, headers: delivery.headers, body: JSON.parse(delivery.body) as unknown };
   const tested = result(webhookCheck, trigger, facts, input.automationEnabled);
-  if (tested.wouldTrigger && input.automationId) tested.runControl = await previewRunControl(input.automationId, facts, db);
-  return tested;
+  const preview = tested.wouldTrigger && input.automationId ? await previewRunControl(input.automationId, facts, db) : null;
+  return preview ? { ...tested, runControl: preview } : tested;
 }
 
 /** The webhook check: the trigger's webhook must exist, be live, and be the one the body came to. */
