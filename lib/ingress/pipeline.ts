@@ -19,6 +19,7 @@ import { CommitQueueBusy } from '@/lib/ingress/group-commit';
 import { episodes, log } from '@/lib/platform/log';
 import { runsToStart } from '@/lib/domain/runs/start';
 import { wakeWorkers } from '@/lib/domain/runs/wake';
+import { wakeScheduler } from '@/lib/domain/run-control/wake';
 import { note, observeIngress } from '@/lib/ingress/observe';
 import { accepted, ingressError, notFound, rateLimited } from '@/lib/ingress/responses';
 import { clientAddress } from '@/lib/platform/entry/client-address';
@@ -227,7 +228,8 @@ async function serve(request: Request, params: IngressParams): Promise<Response>
   }));
   if (outcome.limited) return rateLimited(outcome.retryAfterSeconds);
   note(request, { recorded: true, eventType, runs: outcome.runs });
-  if (outcome.runs > 0) wakeWorkers();
+  if (outcome.runs > outcome.pending) wakeWorkers();
+  if (outcome.pending > 0) wakeScheduler();
   announceEntry(webhook.id);
   if (outcome.status === 'duplicate') note(request, { duplicate: true });
   return accepted(identity.deliveryId, webhook.customResponse);

@@ -7,6 +7,7 @@ import { INGRESS_WAITING } from '@/lib/ingress/limits';
 import type { Identity } from '@/lib/ingress/identity';
 import { counterUpsert, type FoldedRateLimit } from '@/lib/ingress/rate-limit';
 import { newRunId, queueFullDetail, type NewRun } from '@/lib/domain/runs/start';
+import { upsertGroupsSql } from '@/lib/domain/run-control/dirty';
 
 // Writing the delivery log. An accepted request is one SQL statement: it
 // claims the identity in DeliveryIdentity (primary key: webhook, delivery
@@ -25,6 +26,10 @@ import { newRunId, queueFullDetail, type NewRun } from '@/lib/domain/runs/start'
 // when the identity was claimed: an accepted delivery never exists without
 // its runs, and a duplicate starts nothing. The automation must still be
 // enabled when the statement runs (the matching used the cached triggers).
+// A run of an automation with run control is inserted pending, and its group
+// (RunGroup) is marked dirty by the same statement; the scheduler
+// (lib/domain/run-control/scheduler.ts) decides it in its own transaction, so
+// the ingress pays for two index writes, never for a decision.
 //
 // The same statement enforces the factory's run queue limit
 // (TRIPLINE_RUN_QUEUE_LIMIT): while the factory has that many queued runs,
@@ -150,7 +155,8 @@ export async function recordRejectedCounted(
 }
 
 export type AcceptOutcome =
-  | { limited: false; id: string; status: 'accepted' | 'duplicate'; runs: number; queueFull: boolean }
+  /** `pending`: of `runs`, those inserted pending for run control's scheduler. */
+  | { limited: false; id: string; status: 'accepted' | 'duplicate'; runs: number; pending: number; queueFull: boolean }
   | { limited: true; retryAfterSeconds: number };
 
 export type AcceptInput = {
@@ -236,6 +242,7 @@ export async function recordAcceptedBatch(inputs: AcceptInput[]): Promise<Accept
   });
   const ctes: string[] = [];
   const parts: { index: number; id: string; select: string }[] = [];
+  const runCtes: string[] = [];
   [...byWebhook.keys()].sort().forEach((webhookId, group) => {
     const members = byWebhook.get(webhookId)!;
     const budget = counterCte(inputs[members[0]!]!.rateLimit, members.length, group, param, now);
@@ -243,10 +250,12 @@ export async function recordAcceptedBatch(inputs: AcceptInput[]): Promise<Accept
     members.forEach((index, rank) => {
       const part = acceptingCtes(inputs[index]!, index, param, budget?.within(rank) ?? 'true');
       ctes.push(...part.ctes);
+      if (part.runs) runCtes.push(part.runs);
       parts.push({ index, id: part.id, select: `${part.select}, ${budget?.expire ?? 'NULL::bigint'} AS "expire"` });
     });
   });
-  const rows = await sql<{ n: number; status: 'accepted' | 'duplicate' | null; runs: number; queueFull: boolean; expire: string | number | null }>(
+  if (runCtes.length) ctes.push(groupsCte(inputs, runCtes, param));
+  const rows = await sql<{ n: number; status: 'accepted' | 'duplicate' | null; runs: number; pending: number; queueFull: boolean; expire: string | number | null }>(
     `WITH ${ctes.join(',\n     ')}
      ${parts.map((part) => `SELECT ${part.index} AS "n", ${part.select}`).join('\n     UNION ALL ')}`,
     params,
@@ -256,7 +265,7 @@ export async function recordAcceptedBatch(inputs: AcceptInput[]): Promise<Accept
     const row = rows.find((candidate) => Number(candidate.n) === part.index);
     outcomes[part.index] = !row?.status
       ? { limited: true, retryAfterSeconds: Math.max(1, Math.ceil((Number(row?.expire ?? now) - now) / 1000)) }
-      : { limited: false, id: part.id, status: row.status, runs: row.runs, queueFull: row.status === 'accepted' && row.queueFull };
+      : { limited: false, id: part.id, status: row.status, runs: row.runs, pending: row.pending, queueFull: row.status === 'accepted' && row.queueFull };
   }
   return outcomes;
 }
@@ -309,7 +318,7 @@ function deliveryColumns(input: AcceptInput, ids: { rowId: string; webhookId: st
 type Param = (value: unknown, cast: string) => string;
 
 /** One delivery's CTEs in an accepting statement (names suffixed with `n`), and its result columns; `allowed` is its rate-limit condition. */
-function acceptingCtes(input: AcceptInput, n: number, param: Param, allowed: string): { ctes: string[]; select: string; id: string } {
+function acceptingCtes(input: AcceptInput, n: number, param: Param, allowed: string): { ctes: string[]; select: string; id: string; runs: string | null } {
   const id = newDeliveryRowId();
   const webhookId = param(input.webhookId, 'text');
   const deliveryId = param(input.identity.deliveryId, 'text');
@@ -333,18 +342,22 @@ function acceptingCtes(input: AcceptInput, n: number, param: Param, allowed: str
      )`);
     queueFull = `NOT (SELECT "ok" FROM ${name('room')})`;
     ctes.push(`${name('runs')} AS (
-       INSERT INTO "Run" ("id", "factoryId", "automationId", "deliveryId", "status", "prompt", "envelope", "traceparent", "createdAt")
-       SELECT r."id", ${factoryId}, r."automationId", ${rowId}, 'queued'::"RunStatus", a."prompt", r."envelope"::jsonb, ${param(input.traceparent ?? null, 'text')}, now()
+       INSERT INTO "Run" ("id", "factoryId", "automationId", "deliveryId", "status", "prompt", "envelope", "traceparent", "controlKey", "createdAt")
+       SELECT r."id", ${factoryId}, r."automationId", ${rowId}, CASE WHEN r."controlKey" IS NULL THEN 'queued'::"RunStatus" ELSE 'pending'::"RunStatus" END,
+              a."prompt", r."envelope"::jsonb, ${param(input.traceparent ?? null, 'text')}, r."controlKey", now()
          FROM unnest(${param(input.runs.map(newRunId), 'text[]')}, ${param(
            input.runs.map((r) => r.automationId),
            'text[]',
          )}, ${param(
            input.runs.map((r) => JSON.stringify(r.envelope)),
            'text[]',
-         )}) AS r("id", "automationId", "envelope")
+         )}, ${param(
+           input.runs.map((r) => r.group?.key ?? null),
+           'text[]',
+         )}) AS r("id", "automationId", "envelope", "controlKey")
          JOIN "Automation" a ON a."id" = r."automationId" AND a."enabled"
         WHERE EXISTS (SELECT 1 FROM ${name('claimed')}) AND (SELECT "ok" FROM ${name('room')})
-       RETURNING 1
+       RETURNING "automationId", "controlKey"
      )`);
   }
   const accepted = `EXISTS (SELECT 1 FROM ${name('claimed')})`;
@@ -357,6 +370,22 @@ function acceptingCtes(input: AcceptInput, n: number, param: Param, allowed: str
      )`);
   const select = `(SELECT "status" FROM ${name('delivery')}) AS "status",
             ${input.runs.length ? `(SELECT count(*) FROM ${name('runs')})::int` : '0'} AS "runs",
+            ${input.runs.some((run) => run.group) ? `(SELECT count(*) FROM ${name('runs')} WHERE "controlKey" IS NOT NULL)::int` : '0'} AS "pending",
             ${queueFull} AS "queueFull"`;
-  return { ctes, select, id };
+  return { ctes, select, id, runs: input.runs.some((run) => run.group) ? name('runs') : null };
+}
+
+/**
+ * Run control (lib/domain/run-control): the groups of the batch's pending
+ * runs are upserted dirty by the statement that inserts the runs, so a crash
+ * can lose neither, and the scheduler decides them outside this transaction.
+ * One upsert for the batch, in key order (lib/domain/run-control/dirty.ts).
+ */
+function groupsCte(inputs: AcceptInput[], runCtes: string[], param: Param): string {
+  const groups = inputs.flatMap((input) => input.runs.flatMap((run) => (run.group ? [{ automationId: run.automationId, ...run.group }] : [])));
+  const arrived = runCtes.map((cte) => `SELECT "automationId", "controlKey" AS "key" FROM ${cte} WHERE "controlKey" IS NOT NULL`).join(' UNION ALL ');
+  const names = `unnest(${param(groups.map((g) => g.automationId), 'text[]')}, ${param(groups.map((g) => g.key), 'text[]')}, ${param(groups.map((g) => g.keyText), 'text[]')})`;
+  return `run_groups AS (
+       ${upsertGroupsSql(`(SELECT i."automationId", i."key", g."keyText" FROM (${arrived}) i JOIN ${names} AS g("automationId", "key", "keyText") ON g."automationId" = i."automationId" AND g."key" = i."key")`)}
+     )`;
 }

@@ -76,6 +76,13 @@ function createMetrics() {
     help: "Delivery bodies copied to jsonb for Backtest's SQL path by this instance (a few seconds behind the ingress)",
     registers: [registry],
   });
+  // Run control (docs/automations.md, Run control): each time the scheduler gives a matched delivery's run an outcome.
+  const runControlOutcomes = new client.Counter({
+    name: 'tripline_run_control_outcomes_total',
+    help: 'Outcomes the run control scheduler gave matched deliveries (started, waiting, debouncing, throttled, superseded, debounced, skipped, cancelled, cancel_requested)',
+    labelNames: ['outcome'] as const,
+    registers: [registry],
+  });
   const queueDepth = new client.Gauge({ name: 'tripline_run_queue_depth', help: 'Runs queued (all factories)', registers: [registry] });
   const queueAge = new client.Gauge({
     name: 'tripline_run_queue_oldest_age_seconds',
@@ -97,7 +104,7 @@ function createMetrics() {
     help: 'Bytes of server-sent events the log streams have handed to their connections',
     registers: [registry],
   });
-  return { registry, ingressRequests, ingressDuration, refusals, runs, runDuration, syncs, backtestCopies, queueDepth, queueAge, pool, logStreamsOpen, logStreamBytes };
+  return { registry, ingressRequests, ingressDuration, refusals, runs, runDuration, runControlOutcomes, syncs, backtestCopies, queueDepth, queueAge, pool, logStreamsOpen, logStreamBytes };
 }
 
 export function metrics(): Metrics {

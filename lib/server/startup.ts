@@ -18,6 +18,8 @@ import { pruneRuns } from '@/lib/domain/runs/retention';
 import { checkFailedRuns, checkWebhookHealth } from '@/lib/domain/health/monitor';
 import { sendDueNotifications } from '@/lib/domain/notifications/sender';
 import { startWorkers } from '@/lib/domain/runs/worker';
+import { wakeWorkers } from '@/lib/domain/runs/wake';
+import { startScheduler } from '@/lib/domain/run-control/scheduler';
 import { replayWakers } from '@/lib/domain/replay-jobs/wake';
 import { workReplayJobs } from '@/lib/domain/replay-jobs/worker';
 import { onShutdown, setPhase, shutdownStage } from '@/lib/server/lifecycle';
@@ -165,6 +167,11 @@ export async function startServer(): Promise<void> {
   // Every instance checks; the factory row lock makes one apply each commit.
   const syncInterval = env().repositorySyncInterval;
   if (syncInterval > 0) timers.push(every(syncInterval * 1000, 'repository sync', () => syncAllRepositories(line)));
+
+  // Run control's scheduler (lib/domain/run-control/scheduler.ts) on every instance, executor or not: it decides which
+  // pending runs are queued, and the instances share the work through the groups' row locks.
+  const scheduler = startScheduler({ onStarted: wakeWorkers, log: (text) => log('runs').error(text) });
+  onShutdown({ name: 'run control scheduler', stage: shutdownStage.work, run: () => scheduler.stop() });
 
   const { executor, runWorkers } = env();
   if (executor.kind === 'none') line('no run executor is configured: runs stay queued (see TRIPLINE_RUN_COMMAND, TRIPLINE_RUN_HTTP_URL)');

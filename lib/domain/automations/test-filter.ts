@@ -6,6 +6,7 @@ import { readsDeliveryMetadata, triggerToSql } from '@/lib/ingress/filters/trigg
 import { AppError } from '@/lib/platform/http/errors';
 import { getAutomation, webhookState } from '@/lib/domain/automations/service';
 import { pastedBodySchema, triggerSchema, type TriggerInput } from '@/lib/domain/automations/schemas';
+import { previewRunControl, type RunControlPreview } from '@/lib/domain/run-control/preview';
 
 // Test filter (docs/automations.md, Test filter, Backtest, Why not, Replay): would this stored delivery have started this
 // trigger's automation? The answer applies the ingress's own rules, each
@@ -28,6 +29,8 @@ export type TestFilterResult = {
   headerCheck: { passed: boolean; checks: FilterCheck[]; reason: string };
   payloadCheck: { passed: boolean; checks: FilterCheck[]; reason: string };
   automationCheck: { passed: boolean; reason: string };
+  /** A saved automation with run control, when the delivery would trigger it: what would happen now (read-only). */
+  runControl?: RunControlPreview;
 };
 
 async function loadDelivery(factoryId: string, id: string, db: DbOrTx) {
@@ -47,7 +50,8 @@ async function loadDelivery(factoryId: string, id: string, db: DbOrTx) {
 /** Tests a trigger as written (saved or not) against a stored delivery. */
 export async function testTrigger(
   factoryId: string,
-  input: { trigger: TriggerInput; deliveryId: string; automationEnabled: boolean },
+  /** `automationId`: a saved automation's, whose run control (if any) says what would happen now. */
+  input: { trigger: TriggerInput; deliveryId: string; automationEnabled: boolean; automationId?: string },
   db: DbOrTx = prisma,
 ): Promise<TestFilterResult> {
   const trigger = triggerSchema.parse(input.trigger);
@@ -58,7 +62,9 @@ export async function testTrigger(
   const webhookCheck = checkWebhook(uid, webhook, delivery.webhook, (name) => `the delivery came to "${name}"`);
   // The body was valid JSON when it was accepted; parsing cannot fail.
   const facts = { eventType: delivery.eventType, headers: delivery.headers, body: JSON.parse(delivery.body) as unknown };
-  return result(webhookCheck, trigger, facts, input.automationEnabled);
+  const tested = result(webhookCheck, trigger, facts, input.automationEnabled);
+  const preview = tested.wouldTrigger && input.automationId ? await previewRunControl(input.automationId, facts, db) : null;
+  return preview ? { ...tested, runControl: preview } : tested;
 }
 
 /** The webhook check: the trigger's webhook must exist, be live, and be the one the body came to. */
@@ -136,7 +142,7 @@ export async function testSavedTrigger(
       trigger: count === 0 ? 'This automation has no triggers' : `Use a trigger index from 0 to ${count - 1}`,
     });
   }
-  return testTrigger(factoryId, { trigger: trigger.trigger, deliveryId: input.deliveryId, automationEnabled: automation.enabled }, db);
+  return testTrigger(factoryId, { trigger: trigger.trigger, deliveryId: input.deliveryId, automationEnabled: automation.enabled, automationId: automation.id }, db);
 }
 
 /** Most recent matches, and most recent non-matches, a Backtest lists by default; `limit` goes up to BACKTEST_MAX. */

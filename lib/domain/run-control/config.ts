@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { parseKeyPart } from '@/lib/domain/run-control/key-syntax';
 
 // An automation's run control (docs/automations.md, Run control), as the
 // dashboard, the API, the CLI and definition files write it:
@@ -28,6 +29,8 @@ export const DEFAULT_QUEUE = 100;
 export const MIN_PERIOD_SECONDS = 1;
 export const MAX_PERIOD_SECONDS = 24 * 60 * 60;
 export const MAX_RUNS_PER_PERIOD = 10_000;
+/** Deliveries one debounced run stands for: a burst that reaches it runs at once, as if its maximum wait had passed (the envelope lists them all). */
+export const MAX_DEBOUNCED_DELIVERIES = 1_000;
 
 export const WHEN_FULL = ['queue-newest', 'queue-all', 'cancel-running', 'skip'] as const;
 export type WhenFull = (typeof WHEN_FULL)[number];
@@ -36,7 +39,11 @@ const keyPartSchema = z
   .string({ error: 'A key part is text: a payload path such as "pull_request.number", "$event" or "$header.x-tenant"' })
   .trim()
   .min(1, 'A key part cannot be empty')
-  .max(MAX_KEY_PART_LENGTH, `A key part is at most ${MAX_KEY_PART_LENGTH} characters`);
+  .max(MAX_KEY_PART_LENGTH, `A key part is at most ${MAX_KEY_PART_LENGTH} characters`)
+  .superRefine((part, ctx) => {
+    const parsed = parseKeyPart(part);
+    if (!parsed.ok) ctx.addIssue({ code: 'custom', message: parsed.message, input: part });
+  });
 
 const periodSchema = (what: string) =>
   z
@@ -76,15 +83,14 @@ export const debounceSchema = z
     path: ['maxWaitSeconds'],
   });
 
-const paceSchema = (what: string, queue: boolean) =>
-  z.strictObject(
-    {
-      limit: countSchema(`The ${what} limit`, MAX_RUNS_PER_PERIOD),
-      periodSeconds: periodSchema(`The ${what} period`),
-      ...(queue ? { queueLimit: countSchema('The queue limit', MAX_QUEUE).optional() } : {}),
-    },
-    { error: `${what} holds limit, periodSeconds${queue ? ' and queueLimit' : ''}` },
-  );
+const paceFields = (what: string) => ({ limit: countSchema(`The ${what} limit`, MAX_RUNS_PER_PERIOD), periodSeconds: periodSchema(`The ${what} period`) });
+
+const throttleSchema = z.strictObject(
+  { ...paceFields('throttle'), queueLimit: countSchema('The queue limit', MAX_QUEUE).optional() },
+  { error: 'throttle holds limit, periodSeconds and queueLimit' },
+);
+
+const rateLimitSchema = z.strictObject(paceFields('rate limit'), { error: 'rate limit holds limit and periodSeconds' });
 
 export const runControlSchema = z
   .strictObject(
@@ -93,9 +99,9 @@ export const runControlSchema = z
       concurrency: concurrencySchema.optional(),
       debounce: debounceSchema.optional(),
       /** Throttle: at most `limit` runs start per period per key; the excess waits its turn (bounded). */
-      throttle: paceSchema('throttle', true).optional(),
+      throttle: throttleSchema.optional(),
       /** Rate limit: at most `limit` runs per period per key; the excess is skipped. */
-      rateLimit: paceSchema('rate limit', false).optional(),
+      rateLimit: rateLimitSchema.optional(),
     },
     { error: 'Run control holds key, concurrency, debounce, throttle and rateLimit' },
   )

@@ -1,6 +1,7 @@
 import 'server-only';
 import { prisma, type DbOrTx } from '@/lib/platform/db';
 import { AppError } from '@/lib/platform/http/errors';
+import { markGroupsDirty } from '@/lib/domain/run-control/dirty';
 import { getRun, type RunStatus, type RunView } from '@/lib/domain/runs/service';
 
 // Cancelling a run (docs/automations.md, Cancelling a run; docs/decisions/0102).
@@ -24,8 +25,11 @@ export const CANCELLABLE: readonly RunStatus[] = ['pending', 'waiting', 'debounc
 export async function cancelRun(factoryId: string, id: string, actor: { email: string }, db: DbOrTx = prisma): Promise<RunView> {
   // One statement, so a run moving between queued and running (a claim, an
   // HTTP retry) meanwhile is cancelled whichever it is. SET reads the old row.
+  // A run under run control that ends here frees its group: the group is
+  // marked for its scheduler in the same statement (a waiting run may start).
   await db.$executeRawUnsafe(
-    `UPDATE "Run"
+    `WITH ended AS (
+     UPDATE "Run"
         SET "cancelRequestedAt" = COALESCE("cancelRequestedAt", now()),
             "outcomeDetail" = CASE WHEN "cancelRequestedAt" IS NULL THEN $3 ELSE "outcomeDetail" END,
             "outcomeDeliveryId" = CASE WHEN "cancelRequestedAt" IS NULL THEN NULL ELSE "outcomeDeliveryId" END,
@@ -35,7 +39,11 @@ export async function cancelRun(factoryId: string, id: string, actor: { email: s
             "lockedBy" = CASE WHEN "status" = 'running' THEN "lockedBy" END,
             "lockedUntil" = CASE WHEN "status" = 'running' THEN "lockedUntil" END,
             "error" = CASE WHEN "status" = 'running' THEN "error" ELSE $4 END
-      WHERE "id" = $1 AND "factoryId" = $2 AND "status" IN (${CANCELLABLE.map((status) => `'${status}'`).join(', ')})`,
+      WHERE "id" = $1 AND "factoryId" = $2 AND "status" IN (${CANCELLABLE.map((status) => `'${status}'`).join(', ')})
+     RETURNING "automationId", "controlKey", "status"
+     ),
+     marked AS (${markGroupsDirty(`(SELECT * FROM ended WHERE "status" = 'cancelled')`)} RETURNING 1)
+     SELECT 1`,
     id,
     factoryId,
     actor.email,

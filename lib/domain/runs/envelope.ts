@@ -16,6 +16,8 @@ export type RunEnvelope = {
   /** The delivery's event type (`pull_request.opened`), or null when its sender names none. Absent on runs from before types were stored. */
   eventType?: string | null;
   attachments: { name: string; contentType: string; size: number }[];
+  /** A debounced run (docs/automations.md, Run control): every delivery it stands for, oldest first, this one last. */
+  deliveryIds?: string[];
   /** The envelope as the text that follows the prompt. */
   text: string;
 };

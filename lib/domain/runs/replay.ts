@@ -4,6 +4,8 @@ import { env } from '@/lib/platform/env';
 import { AppError } from '@/lib/platform/http/errors';
 import { activeTriggersSql, newRunId, runsToStart, type ActiveTrigger } from '@/lib/domain/runs/start';
 import { currentTraceparent } from '@/lib/platform/tracing';
+import { upsertGroupsSql } from '@/lib/domain/run-control/dirty';
+import { wakeScheduler } from '@/lib/domain/run-control/wake';
 
 // Replay (admins): re-evaluates a stored Accepted delivery against today's
 // automations, for example after a filter was fixed. It starts runs for the
@@ -13,7 +15,9 @@ import { currentTraceparent } from '@/lib/platform/tracing';
 // authentication or signature age: the delivery was authenticated when it
 // arrived. A deleted webhook's deliveries cannot be replayed (its triggers
 // never fire); a disabled webhook's can. Like the ingress, it starts nothing
-// while the factory's run queue is full (TRIPLINE_RUN_QUEUE_LIMIT).
+// while the factory's run queue is full (TRIPLINE_RUN_QUEUE_LIMIT). An
+// automation with run control gets its run pending in its group, as at
+// arrival: the scheduler decides it (lib/domain/run-control).
 
 export type ReplayResult = {
   started: { runId: string; automationId: string; automationName: string }[];
@@ -85,11 +89,28 @@ export async function replayDeliveryInTx(tx: Tx, factoryId: string, uid: string,
   const created = runs.length
     ? await tx.run.createManyAndReturn({
         // With traces on, the replay's span (a single replay's request, or a bulk job's batch) is the runs' parent.
-        data: runs.map((run) => ({ ...run, prompt: prompts.get(run.automationId) ?? '', id: newRunId(), factoryId, deliveryId: delivery.id, replay: true, traceparent })),
+        // Under run control a replayed run goes through the scheduler like an arriving one: pending in its group.
+        data: runs.map(({ group, ...run }) => ({
+          ...run,
+          prompt: prompts.get(run.automationId) ?? '',
+          id: newRunId(),
+          factoryId,
+          deliveryId: delivery.id,
+          replay: true,
+          traceparent,
+          ...(group && { status: 'pending' as const, controlKey: group.key }),
+        })),
         skipDuplicates: true,
-        select: { id: true, automationId: true },
+        select: { id: true, automationId: true, controlKey: true },
       })
     : [];
+  const grouped = runs.flatMap((run) => (run.group && created.some((made) => made.automationId === run.automationId) ? [{ automationId: run.automationId, ...run.group }] : []));
+  if (grouped.length) {
+    await tx.$executeRawUnsafe(
+      upsertGroupsSql(`(SELECT x->>'automationId' AS "automationId", x->>'key' AS "key", x->>'keyText' AS "keyText" FROM jsonb_array_elements($1::jsonb) x)`),
+      JSON.stringify(grouped),
+    );
+  }
   const names = new Map(triggers.map((t) => [t.automationId, t.automationName]));
   const startedIds = new Set(created.map((run) => run.automationId));
   const updated = await tx.delivery.update({
@@ -113,6 +134,8 @@ export async function replayDelivery(factoryId: string, uid: string, deliveryRow
   const outcome = await db.$transaction((tx) => replayDeliveryInTx(tx, factoryId, uid, deliveryRowId, actor));
   switch (outcome.kind) {
     case 'replayed':
+      // Runs under run control were inserted pending (a bulk replay's are found by the scheduler's poll).
+      wakeScheduler();
       return outcome.result;
     case 'not_found':
       throw new AppError('not_found', 'No delivery log entry with this id for this webhook');

@@ -1,6 +1,8 @@
 import { timeOrderedId } from '@/lib/platform/crypto/random';
 import { matchesTrigger, type HeaderFilter, type PayloadFilter } from '@/lib/ingress/filters';
 import { composeEnvelope, type RunEnvelope } from '@/lib/domain/runs/envelope';
+import type { RunControl } from '@/lib/domain/run-control/config';
+import { compileKey, groupOf, type Group } from '@/lib/domain/run-control/key';
 
 // Which runs a delivery starts (docs/automations.md, Matching and the
 // transaction): one per enabled automation
@@ -20,12 +22,17 @@ export type ActiveTrigger = {
   events: string[] | null;
   headerFilter: HeaderFilter | null;
   payloadFilter: PayloadFilter | null;
+  /** The automation's run control as saved (validated), null without: its runs start pending in their group. */
+  runControl?: RunControl | null;
 };
 
 export const newRunId = () => timeOrderedId('run_', 16);
 
-/** A run to insert; its payload is the delivery's stored body, not a copy, and its prompt is its automation's when inserted. */
-export type NewRun = { automationId: string; envelope: RunEnvelope };
+/**
+ * A run to insert; its payload is the delivery's stored body, not a copy, and its prompt is its automation's when inserted.
+ * With `group` (its automation has run control) it is inserted pending, for the scheduler to decide (lib/domain/run-control).
+ */
+export type NewRun = { automationId: string; envelope: RunEnvelope; group?: Group };
 
 export const QUEUE_FULL_DETAIL_PREFIX = 'run queue full';
 
@@ -51,7 +58,9 @@ export function runsToStart(
     if (!matchesTrigger({ events: trigger.events, headers: trigger.headerFilter, payload: trigger.payloadFilter }, facts)) continue;
     started.add(trigger.automationId);
     const envelope = composeEnvelope({ webhookName: webhook.name, webhookUid: webhook.uid, deliveryId: delivery.deliveryId, eventType: delivery.eventType, body: delivery.text });
-    runs.push({ automationId: trigger.automationId, envelope });
+    // The group is read from what the log stores, like the filters, so Replay groups a delivery as its arrival did.
+    const group = trigger.runControl ? groupOf(compileKey(trigger.runControl), facts) : undefined;
+    runs.push({ automationId: trigger.automationId, envelope, ...(group && { group }) });
   }
   return runs;
 }
@@ -63,7 +72,7 @@ export function runsToStart(
  */
 export function activeTriggersSql(uidColumn: string, factoryColumn: string): string {
   return `(SELECT json_agg(json_build_object('automationId', a."id", 'automationName', a."name", 'events', t."events", 'headerFilter', t."headerFilter",
-                                             'payloadFilter', t."payloadFilter")
+                                             'payloadFilter', t."payloadFilter", 'runControl', a."runControl")
                           ORDER BY a."createdAt", a."id", t."position")
             FROM "WebhookTrigger" t JOIN "Automation" a ON a."id" = t."automationId"
            WHERE t."webhookUid" = ${uidColumn} AND a."enabled" AND a."factoryId" = ${factoryColumn})`;

@@ -12,6 +12,7 @@ import { log } from '@/lib/platform/log';
 import { contextFrom, inSpan, SpanKind } from '@/lib/platform/tracing';
 import { metrics } from '@/lib/platform/metrics';
 import { workerPools as pools, type WorkerPool } from '@/lib/domain/runs/wake';
+import { markGroupsDirty } from '@/lib/domain/run-control/dirty';
 
 const logger = log('runs');
 
@@ -137,9 +138,14 @@ export async function finishRun(worker: string, runId: string, outcome: Executio
     );
     return;
   }
+  // A run under run control frees its group's slot: the group is marked for its scheduler in the same statement.
   await sql(
-    `UPDATE "Run" SET "status" = $3::"RunStatus", "lockedBy" = NULL, "lockedUntil" = NULL, "finishedAt" = now(), "output" = $4, "error" = $5
-      WHERE "id" = $1 AND "lockedBy" = $2 AND "status" = 'running'`,
+    `WITH ended AS (
+       UPDATE "Run" SET "status" = $3::"RunStatus", "lockedBy" = NULL, "lockedUntil" = NULL, "finishedAt" = now(), "output" = $4, "error" = $5
+        WHERE "id" = $1 AND "lockedBy" = $2 AND "status" = 'running'
+       RETURNING "automationId", "controlKey"
+     )
+     ${markGroupsDirty('ended')}`,
     [runId, worker, outcome.status, outcome.output, outcome.status === 'succeeded' ? null : outcome.error],
   );
 }
@@ -151,11 +157,15 @@ export async function finishRun(worker: string, runId: string, outcome: Executio
  */
 export async function failAbandonedRuns(): Promise<number> {
   const rows = await sql<{ id: string }>(
-    `UPDATE "Run" SET "status" = (CASE WHEN "cancelRequestedAt" IS NULL THEN 'failed' ELSE 'cancelled' END)::"RunStatus",
-            "finishedAt" = now(), "lockedBy" = NULL, "lockedUntil" = NULL,
-            "error" = CASE WHEN "status" = 'queued' THEN $1::text WHEN "cancelRequestedAt" IS NULL THEN $2::text ELSE $3::text END
-      WHERE ("status" = 'running' AND "lockedUntil" < now()) OR ("status" = 'queued' AND "cancelRequestedAt" IS NOT NULL)
-     RETURNING "id"`,
+    `WITH ended AS (
+       UPDATE "Run" SET "status" = (CASE WHEN "cancelRequestedAt" IS NULL THEN 'failed' ELSE 'cancelled' END)::"RunStatus",
+              "finishedAt" = now(), "lockedBy" = NULL, "lockedUntil" = NULL,
+              "error" = CASE WHEN "status" = 'queued' THEN $1::text WHEN "cancelRequestedAt" IS NULL THEN $2::text ELSE $3::text END
+        WHERE ("status" = 'running' AND "lockedUntil" < now()) OR ("status" = 'queued' AND "cancelRequestedAt" IS NOT NULL)
+       RETURNING "id", "automationId", "controlKey"
+     ),
+     marked AS (${markGroupsDirty('ended')} RETURNING 1)
+     SELECT "id" FROM ended`,
     [CANCELLED_BEFORE_START, ABANDONED, ABANDONED_CANCELLED],
   );
   return rows.length;

@@ -18,17 +18,19 @@ export type HeaderCondition = string | string[] | { in: string[] } | { not_in: s
 export type HeaderFilter = { [name: string]: HeaderCondition };
 
 // RFC 9110's token: what a header name may hold.
-const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+export const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
-/** Why a header cannot be filtered on (the log stores it redacted), or null. */
-export function redactedHeaderReason(name: string): string | null {
+/**
+ * Why a header cannot be filtered on (the log stores it redacted), or null.
+ * `use` names the other readers of stored headers (a run control key part) in the same sentence.
+ */
+export function redactedHeaderReason(name: string, use: { as: string; reader: string } = { as: 'be filtered on', reader: 'a filter' }): string | null {
   const lower = name.toLowerCase();
-  if (looksSensitive(lower)) {
-    return `"${lower}" cannot be filtered on: its name suggests a credential (authorization, cookie, token, secret, signature…), so the delivery log stores it redacted and a filter would only ever see "[redacted]"`;
-  }
+  const end = `so the delivery log stores it redacted and ${use.reader} would only ever see "[redacted]"`;
+  if (looksSensitive(lower)) return `"${lower}" cannot ${use.as}: its name suggests a credential (authorization, cookie, token, secret, signature…), ${end}`;
   // A header a provider scheme signs with is stored redacted too (lib/platform/http/sensitive-headers.ts, redactHeaders).
   const scheme = signingScheme(lower);
-  if (scheme) return `"${lower}" cannot be filtered on: ${scheme} signs deliveries with it, so the delivery log stores it redacted and a filter would only ever see "[redacted]"`;
+  if (scheme) return `"${lower}" cannot ${use.as}: ${scheme} signs deliveries with it, ${end}`;
   return null;
 }
 

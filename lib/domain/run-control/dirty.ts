@@ -1,0 +1,29 @@
+// Run control's groups are marked dirty by the statement that changes their
+// runs (lib/ingress/record.ts and lib/domain/runs/replay.ts insert them,
+// lib/domain/runs/worker.ts ends them), so the scheduler never misses a
+// change, across crashes too. Every writer locks groups in key order, so two
+// of them cannot deadlock; the scheduler itself never waits for a lock.
+
+/**
+ * Upserts dirty the groups `rows` yields (columns "automationId", "key",
+ * "keyText"; a group may come more than once, and a statement may update a
+ * row only once, hence DISTINCT ON).
+ */
+export function upsertGroupsSql(rows: string): string {
+  return `INSERT INTO "RunGroup" ("automationId", "key", "keyText", "dirty", "activeAt")
+       SELECT DISTINCT ON (n."automationId", n."key") n."automationId", n."key", n."keyText", true, now()
+         FROM ${rows} AS n
+        ORDER BY n."automationId", n."key"
+       ON CONFLICT ("automationId", "key") DO UPDATE SET "dirty" = true, "activeAt" = now()`;
+}
+
+/** The statement's tail that marks dirty the groups of the runs `ended` returns (its columns "automationId", "controlKey"). */
+export function markGroupsDirty(ended: string): string {
+  return `UPDATE "RunGroup" SET "dirty" = true, "activeAt" = now()
+      WHERE ("automationId", "key") IN (
+        SELECT x."automationId", x."key" FROM "RunGroup" x
+         WHERE (x."automationId", x."key") IN (SELECT "automationId", "controlKey" FROM ${ended} WHERE "controlKey" IS NOT NULL)
+         ORDER BY x."automationId", x."key"
+           FOR UPDATE
+      )`;
+}

@@ -1,0 +1,257 @@
+import 'server-only';
+import { prisma, type Db, type Tx } from '@/lib/platform/db';
+import { metrics } from '@/lib/platform/metrics';
+import { MAX_GROUPS_PER_AUTOMATION, runControlSchema, type RunControl } from '@/lib/domain/run-control/config';
+import { ACTIVE_STATUSES, decide, type ActiveStatus, type GroupRun, type GroupState, type RunChange } from '@/lib/domain/run-control/decide';
+import { schedulers, type Scheduler } from '@/lib/domain/run-control/wake';
+
+// Run control's scheduler (docs/automations.md, Run control; docs/decisions/0101).
+// Every instance runs one. A pass claims groups (RunGroup rows) that are
+// dirty (a delivery arrived, a run ended) or due (a debounce or throttle
+// period ends) with FOR UPDATE SKIP LOCKED, so two instances never decide one
+// group at once, and decides each group's runs in the pass's transaction
+// (decide.ts). The pass never waits for a lock: it skips locked groups, and
+// a group whose runs it cannot all lock (a worker is ending one this moment)
+// stays dirty for the next pass. So it cannot deadlock with the ingress or
+// the workers, which wait for the group's lock while they mark it dirty.
+//
+// Everything it knows is in the database: a restarted instance finds the
+// pending, debouncing, throttled and waiting rows, and their groups dirty or
+// due, where the last one left them.
+
+/** Groups claimed per pass (dirty ones, then as many due ones). */
+export const PASS_GROUPS = 50;
+// Idle: a pass this often; pending runs inserted by this process wake it at once.
+const POLL_MS = 1_000;
+// How often the groups past MAX_GROUPS_PER_AUTOMATION are forgotten.
+const TRIM_MS = 60_000;
+// A pass's wait for a connection, and its transaction's bound (it holds its groups' locks until it ends).
+const PASS_WAIT_MS = 10_000;
+const PASS_TIMEOUT_MS = 30_000;
+
+const ACTIVE_SQL = ACTIVE_STATUSES.map((status) => `'${status}'`).join(', ');
+const GROUPS_FROM = (param: string) => `(SELECT x->>0 AS "automationId", x->>1 AS "key" FROM jsonb_array_elements(${param}::jsonb) x)`;
+
+type ClaimedGroup = GroupState & { automationId: string; key: string; runControl: unknown };
+type RunRow = Omit<GroupRun, 'status'> & { status: string; automationId: string; key: string };
+
+export type PassResult = { groups: number; deferred: number; started: number; changes: number };
+
+/** The automation's settings; none (turned off, or unreadable) lets every waiting run go on. */
+function controlOf(raw: unknown): RunControl {
+  const parsed = runControlSchema.safeParse(typeof raw === 'string' ? JSON.parse(raw) : raw);
+  return parsed.success ? parsed.data : ({} as RunControl);
+}
+
+const outcomeOf = (change: RunChange): string | null =>
+  change.status === 'queued' ? (change.from === 'queued' ? null : 'started') : change.status !== change.from ? change.status : change.cancelRequestedAt ? 'cancel_requested' : null;
+
+/** The line a debounced run's envelope text gains: the deliveries it stands for (its payload is the last one's). */
+export function debouncedLine(deliveryIds: readonly string[]): string {
+  return `\nThis run stands for ${deliveryIds.length === 1 ? '1 delivery' : `${deliveryIds.length} deliveries`} collapsed by debounce, oldest first: ${deliveryIds.map((id) => JSON.stringify(id)).join(', ')}. The attached payload is the last one's.`;
+}
+
+/** One pass at time `now`: claims up to PASS_GROUPS dirty and PASS_GROUPS due groups and decides them in one transaction. */
+export async function schedulePass(now: Date, db: Db = prisma): Promise<PassResult> {
+  // Under load a pass waits for a connection (Prisma's default gives up after 2 s) rather than fail a turn: the ingress shares the pool.
+  const result = await db.$transaction((tx) => decideGroups(tx, now), { maxWait: PASS_WAIT_MS, timeout: PASS_TIMEOUT_MS });
+  const counter = metrics().runControlOutcomes;
+  for (const [outcome, count] of result.outcomes) counter.inc({ outcome }, count);
+  return result.pass;
+}
+
+async function decideGroups(tx: Tx, now: Date): Promise<{ pass: PassResult; outcomes: Map<string, number> }> {
+  const outcomes = new Map<string, number>();
+  const groups = await tx.$queryRawUnsafe<ClaimedGroup[]>(
+    `WITH dirty AS (SELECT "automationId", "key" FROM "RunGroup" WHERE "dirty" LIMIT $2 FOR UPDATE SKIP LOCKED),
+          due AS (SELECT "automationId", "key" FROM "RunGroup" WHERE "dueAt" <= $1 AND NOT "dirty" LIMIT $2 FOR UPDATE SKIP LOCKED)
+     SELECT g."automationId", g."key", g."burstStartedAt", g."burstDueAt", g."windowStartedAt", g."windowRuns", a."runControl"
+       FROM (SELECT * FROM dirty UNION ALL SELECT * FROM due) p
+       JOIN "RunGroup" g ON g."automationId" = p."automationId" AND g."key" = p."key"
+       JOIN "Automation" a ON a."id" = g."automationId"`,
+    now,
+    PASS_GROUPS,
+  );
+  if (groups.length === 0) return { pass: { groups: 0, deferred: 0, started: 0, changes: 0 }, outcomes };
+  const keys = JSON.stringify(groups.map((group) => [group.automationId, group.key]));
+  const groupKey = (row: { automationId: string; key: string }) => JSON.stringify([row.automationId, row.key]);
+  // The rows not ended, counted without locks, then read with their locks: a group whose rows are not all locked
+  // here is being changed by a worker (which will mark it dirty again) and waits for the next pass.
+  const counts = new Map(
+    (
+      await tx.$queryRawUnsafe<{ automationId: string; key: string; count: number }[]>(
+        `SELECT r."automationId", r."controlKey" AS "key", count(*)::int AS "count"
+           FROM "Run" r JOIN ${GROUPS_FROM('$1')} g ON r."automationId" = g."automationId" AND r."controlKey" = g."key"
+          WHERE r."status" IN (${ACTIVE_SQL})
+          GROUP BY 1, 2`,
+        keys,
+      )
+    ).map((row) => [groupKey(row), row.count]),
+  );
+  const rows = await tx.$queryRawUnsafe<RunRow[]>(
+    `SELECT r."id", r."automationId", r."controlKey" AS "key", r."status"::text AS "status", r."deliveryId" AS "deliveryRowId",
+            COALESCE(r."envelope"->>'deliveryId', r."id") AS "deliveryId", r."outcomeRunId", r."notBefore", r."cancelRequestedAt"
+       FROM "Run" r JOIN ${GROUPS_FROM('$1')} g ON r."automationId" = g."automationId" AND r."controlKey" = g."key"
+      WHERE r."status" IN (${ACTIVE_SQL})
+      ORDER BY r."createdAt", r."id"
+        FOR UPDATE OF r SKIP LOCKED`,
+    keys,
+  );
+  const runsOf = new Map<string, GroupRun[]>();
+  for (const { automationId, key, ...run } of rows) {
+    const list = runsOf.get(groupKey({ automationId, key })) ?? [];
+    list.push({ ...run, status: run.status as ActiveStatus });
+    runsOf.set(groupKey({ automationId, key }), list);
+  }
+
+  const changes: (RunChange & { envelopeLine?: string })[] = [];
+  const states: Record<string, unknown>[] = [];
+  let deferred = 0;
+  for (const group of groups) {
+    const runs = runsOf.get(groupKey(group)) ?? [];
+    if (runs.length !== (counts.get(groupKey(group)) ?? 0)) {
+      deferred += 1;
+      states.push({ automationId: group.automationId, key: group.key, dirty: true, keep: true });
+      continue;
+    }
+    const decision = decide(controlOf(group.runControl), { ...group, windowRuns: Number(group.windowRuns) }, runs, now);
+    for (const change of decision.changes) {
+      changes.push(change.deliveryIds ? { ...change, envelopeLine: debouncedLine(change.deliveryIds) } : change);
+      const outcome = outcomeOf(change);
+      if (outcome) outcomes.set(outcome, (outcomes.get(outcome) ?? 0) + 1);
+    }
+    states.push({ automationId: group.automationId, key: group.key, dirty: false, keep: false, dueAt: decision.dueAt, ...decision.state });
+  }
+  if (changes.length) await applyChanges(tx, changes, now);
+  await tx.$executeRawUnsafe(
+    `UPDATE "RunGroup" g
+        SET "dirty" = (c->>'dirty')::boolean,
+            "dueAt" = CASE WHEN (c->>'keep')::boolean THEN g."dueAt" ELSE ${timestamp(`c->>'dueAt'`)} END,
+            "burstStartedAt" = CASE WHEN (c->>'keep')::boolean THEN g."burstStartedAt" ELSE ${timestamp(`c->>'burstStartedAt'`)} END,
+            "burstDueAt" = CASE WHEN (c->>'keep')::boolean THEN g."burstDueAt" ELSE ${timestamp(`c->>'burstDueAt'`)} END,
+            "windowStartedAt" = CASE WHEN (c->>'keep')::boolean THEN g."windowStartedAt" ELSE ${timestamp(`c->>'windowStartedAt'`)} END,
+            "windowRuns" = CASE WHEN (c->>'keep')::boolean THEN g."windowRuns" ELSE (c->>'windowRuns')::int END
+       FROM jsonb_array_elements($1::jsonb) c
+      WHERE g."automationId" = c->>'automationId' AND g."key" = c->>'key'`,
+    JSON.stringify(states),
+  );
+  const started = changes.filter((change) => change.status === 'queued' && change.from !== 'queued').length;
+  return { pass: { groups: groups.length, deferred, started, changes: changes.length }, outcomes };
+}
+
+// Times travel as ISO 8601 text (UTC) in the JSON, and are stored as the UTC timestamps the schema holds.
+const timestamp = (text: string) => `((${text})::timestamptz AT TIME ZONE 'UTC')`;
+
+/** Writes a pass's changes in one statement; each applies only to a row still in the status it was read with (it is locked). */
+async function applyChanges(tx: Tx, changes: (RunChange & { envelopeLine?: string })[], now: Date): Promise<void> {
+  const column = (name: string, value: string) => `"${name}" = CASE WHEN c ? '${name}' THEN ${value} ELSE r."${name}" END`;
+  const updated = await tx.$executeRawUnsafe(
+    `UPDATE "Run" r
+        SET "status" = (c->>'status')::"RunStatus",
+            ${column('outcomeRunId', `c->>'outcomeRunId'`)},
+            ${column('outcomeDeliveryId', `c->>'outcomeDeliveryId'`)},
+            ${column('outcomeDetail', `c->>'outcomeDetail'`)},
+            ${column('notBefore', timestamp(`c->>'notBefore'`))},
+            ${column('cancelRequestedAt', timestamp(`c->>'cancelRequestedAt'`))},
+            "finishedAt" = CASE WHEN (c->>'finished')::boolean THEN $2 ELSE r."finishedAt" END,
+            "envelope" = CASE WHEN c ? 'deliveryIds'
+                              THEN jsonb_set(jsonb_set(r."envelope", '{deliveryIds}', c->'deliveryIds'), '{text}', to_jsonb((r."envelope"->>'text') || (c->>'envelopeLine')))
+                              ELSE r."envelope" END
+       FROM jsonb_array_elements($1::jsonb) c
+      WHERE r."id" = c->>'id' AND r."status" = (c->>'from')::"RunStatus"`,
+    JSON.stringify(changes),
+    now,
+  );
+  // Every row was locked with its status: a shortfall means a writer that does not mark the group dirty (a bug).
+  if (updated !== changes.length) throw new Error(`run control: ${changes.length - updated} of ${changes.length} changes found their run changed under its lock`);
+}
+
+/**
+ * Forgets the groups idle longest of the automations past MAX_GROUPS_PER_AUTOMATION:
+ * only groups with nothing to decide and no run that has not ended (their
+ * throttle or rate limit period goes with them). Returns how many.
+ */
+export async function forgetIdleGroups(db: Db = prisma, max = MAX_GROUPS_PER_AUTOMATION): Promise<number> {
+  const rows = await db.$queryRawUnsafe<{ forgotten: number }[]>(
+    `WITH crowded AS (
+       SELECT "automationId", count(*) - $1 AS "excess" FROM "RunGroup" GROUP BY "automationId" HAVING count(*) > $1
+     ),
+     idle AS (
+       SELECT g."automationId", g."key" FROM crowded c
+        CROSS JOIN LATERAL (
+          SELECT x."automationId", x."key" FROM "RunGroup" x
+           WHERE x."automationId" = c."automationId" AND NOT x."dirty" AND x."dueAt" IS NULL
+             AND NOT EXISTS (SELECT 1 FROM "Run" r WHERE r."automationId" = x."automationId" AND r."controlKey" = x."key" AND r."status" IN (${ACTIVE_SQL}))
+           ORDER BY x."activeAt", x."key"
+           LIMIT c."excess"
+             FOR UPDATE SKIP LOCKED
+        ) g
+     ),
+     forgotten AS (
+       DELETE FROM "RunGroup" g USING idle i WHERE g."automationId" = i."automationId" AND g."key" = i."key" RETURNING 1
+     )
+     SELECT count(*)::int AS "forgotten" FROM forgotten`,
+    max,
+  );
+  return rows[0]?.forgotten ?? 0;
+}
+
+/**
+ * Starts this instance's scheduler: passes until stopped, at once again while
+ * a pass found a full batch or something woke it, else every POLL_MS.
+ * `onStarted` is told when runs were queued (the run workers' wake).
+ */
+export function startScheduler(options: { onStarted?: () => void; log?: (line: string) => void; now?: () => Date; pollMs?: number } = {}): Scheduler & { done: Promise<void> } {
+  const now = options.now ?? (() => new Date());
+  let stopped = false;
+  let woken = false;
+  let resume: (() => void) | null = null;
+  let trimmedAt = Date.now();
+  const wake = () => {
+    woken = true;
+    resume?.();
+  };
+  const sleep = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(done, ms);
+      timer.unref();
+      function done() {
+        clearTimeout(timer);
+        resume = null;
+        resolve();
+      }
+      resume = done;
+    });
+  const loop = async () => {
+    while (!stopped) {
+      woken = false;
+      let more = false;
+      try {
+        const pass = await schedulePass(now());
+        more = pass.groups >= PASS_GROUPS && pass.deferred < pass.groups;
+        if (pass.started > 0) options.onStarted?.();
+        if (Date.now() - trimmedAt >= TRIM_MS) {
+          trimmedAt = Date.now();
+          await forgetIdleGroups();
+        }
+      } catch (error) {
+        if (stopped) break;
+        options.log?.(`run control scheduler error: ${(error as Error).message}`);
+      }
+      if (!more && !woken && !stopped) await sleep(options.pollMs ?? POLL_MS);
+    }
+  };
+  const done = loop();
+  const scheduler = {
+    done,
+    wake,
+    stop: async () => {
+      stopped = true;
+      wake();
+      await done;
+    },
+  };
+  schedulers.add(scheduler);
+  void done.finally(() => schedulers.delete(scheduler));
+  return scheduler;
+}
