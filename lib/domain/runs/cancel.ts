@@ -42,7 +42,8 @@ export async function cancelRun(factoryId: string, id: string, actor: { email: s
       WHERE "id" = $1 AND "factoryId" = $2 AND "status" IN (${CANCELLABLE.map((status) => `'${status}'`).join(', ')})
      RETURNING "automationId", "controlKey", "status"
      ),
-     marked AS (${markGroupsDirty(`(SELECT * FROM ended WHERE "status" = 'cancelled')`)} RETURNING 1)
+     cancelled AS (SELECT * FROM ended WHERE "status" = 'cancelled'),
+     marked AS (${markGroupsDirty('cancelled')} RETURNING 1)
      SELECT 1`,
     id,
     factoryId,
