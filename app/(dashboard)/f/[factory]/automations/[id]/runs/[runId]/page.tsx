@@ -9,6 +9,7 @@ import { JsonViewer } from '@/components/deliveries/json-viewer';
 import { runDuration } from '@/components/runs/format';
 import { RunDeliveryId } from '@/components/runs/runs-card';
 import { runIsActive, RunStatusBadge } from '@/components/runs/run-status-badge';
+import { OutcomeSentence } from '@/components/runs/run-outcome';
 import { Alert } from '@/components/ui/alert';
 import { Card, CardBody, CardHeader } from '@/components/ui/card';
 import { CodeBlock } from '@/components/ui/code-block';
@@ -17,6 +18,7 @@ import { DetailRow } from '@/components/ui/detail-row';
 import { PageHeader } from '@/components/ui/page-header';
 import { orNotFound, requireFactoryPage } from '@/lib/domain/auth/current-user';
 import { PAYLOAD_FILE_NAME } from '@/lib/domain/runs/envelope';
+import { outcomeExplanation } from '@/lib/domain/runs/outcome';
 import { getRun, type RunView } from '@/lib/domain/runs/service';
 
 type Params = Promise<{ factory: string; id: string; runId: string }>;
@@ -49,13 +51,27 @@ function Time({ at, empty }: { at: Date | null; empty: string }) {
   );
 }
 
-function Outcome({ run }: { run: RunView }) {
+function Outcome({ factorySlug, run }: { factorySlug: string; run: RunView }) {
+  const controlled = run.outcome.kind === 'started' ? null : (
+    <div className="flex flex-col gap-1">
+      <p className="font-medium text-fg">
+        <OutcomeSentence factorySlug={factorySlug} outcome={run.outcome} refs={run.outcomeRefs} />.
+      </p>
+      <p className="text-fg-muted">
+        {outcomeExplanation(run.outcome)}
+        {runIsActive(run.status) ? ' This page updates on its own.' : ''}
+      </p>
+    </div>
+  );
+  // Only a cancelled run can have got as far as printing something.
+  if (controlled && run.status !== 'cancelled') return controlled;
   if (run.status === 'queued') {
     return <p className="text-fg-muted">Waiting for a worker to pick the run up. This page updates on its own.</p>;
   }
   if (run.status === 'running') return <p className="text-fg-muted">The agent is working. This page updates on its own.</p>;
   return (
     <div className="flex flex-col gap-4">
+      {controlled}
       {run.status === 'failed' ? (
         <Alert tone="danger" title="The run failed">
           {run.error ? null : 'No error message was recorded.'}
@@ -134,13 +150,18 @@ export default async function RunPage({ params }: { params: Params }) {
               {duration ? <span className="ml-1.5 text-fg-muted">· took {duration}</span> : null}
             </DetailRow>
             {run.attempts > 1 ? <DetailRow label="Attempts">{run.attempts}</DetailRow> : null}
+            {run.controlKey !== null ? (
+              <DetailRow label="Run control key">
+                <span className="font-mono text-[13px] break-all">{run.controlKey}</span>
+              </DetailRow>
+            ) : null}
           </dl>
         </Card>
 
         <Card role="region" aria-label="Outcome">
-          <CardHeader title="Outcome" description="What the agent printed, or why the run failed." />
+          <CardHeader title="Outcome" description={run.outcome.kind === 'started' ? 'What the agent printed, or why the run failed.' : 'What run control made of the delivery, and what the agent printed if the run started.'} />
           <CardBody>
-            <Outcome run={run} />
+            <Outcome factorySlug={factory.slug} run={run} />
           </CardBody>
         </Card>
 
