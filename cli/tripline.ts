@@ -19,6 +19,7 @@ const commands: Record<string, { summary: string; load: () => Promise<Command> }
   user: { summary: 'Create, list, disable and enable accounts; grant instance admin', load: () => import('./commands/user') },
   member: { summary: 'Add an account to a factory with a role', load: () => import('./commands/member') },
   webhook: { summary: 'List, create, rotate, enable, disable and delete webhooks', load: () => import('./commands/webhook') },
+  automation: { summary: 'List and show automations; set and clear their run control', load: () => import('./commands/automation') },
   replay: { summary: 'Replay many deliveries at once: preview, start, follow and cancel a job', load: () => import('./commands/replay') },
   secret: { summary: 'List, set and delete team secrets', load: () => import('./commands/secret') },
   migrate: { summary: 'Apply, inspect and create database migrations', load: () => import('./commands/migrate') },
@@ -38,7 +39,7 @@ function usage(): string {
     `Usage: ${CLI} <command> [options]`,
     '',
     'Commands:',
-    ...Object.entries(commands).map(([name, { summary }]) => `  ${name.padEnd(10)}${summary}`),
+    ...Object.entries(commands).map(([name, { summary }]) => `  ${name.padEnd(12)}${summary}`),
     '',
     'Run a command with --help for its options.',
   ].join('\n');

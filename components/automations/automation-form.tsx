@@ -37,6 +37,8 @@ import { FilterCodeEditor } from './filter-code-editor';
 import { TestFilter, type TriggerToTest } from './test-filter';
 import { firesNever, TriggerWebhookBadge, webhookOptionLabel, type WebhookOption } from './webhook-option';
 import { ClientForm } from '@/components/forms/client-form';
+import { RunControlFields } from './run-control-fields';
+import { RUN_CONTROL_FIELDS } from './run-control-values';
 
 type FormControl = Control<AutomationFormValues, unknown, CreateAutomationInput>;
 
@@ -408,7 +410,13 @@ export function AutomationForm({
       : await createAutomationAction(factorySlug, values);
     if (!result.ok) {
       const serverFields = Object.fromEntries(Object.entries(result.error.fields ?? {}).map(([key, message]) => [formField(key), message]));
-      const names = ['name', 'prompt', 'enabled', ...fields.flatMap((_, i) => ['webhookUid', 'events', 'headers', 'payload'].map((part) => `triggers.${i}.${part}`))];
+      const names = [
+        'name',
+        'prompt',
+        'enabled',
+        ...fields.flatMap((_, i) => ['webhookUid', 'events', 'headers', 'payload'].map((part) => `triggers.${i}.${part}`)),
+        ...RUN_CONTROL_FIELDS.map((field) => `runControl.${field}`),
+      ];
       setFormError(applyFieldErrors({ ...result.error, fields: serverFields }, setError, names));
       return;
     }
@@ -502,29 +510,38 @@ export function AutomationForm({
             </ol>
           )}
         </CardBody>
-        {readOnly ? null : (
-          <CardFooter align="between">
-            <p role="status" className="text-[13px] text-fg-muted">
-              {formState.isDirty ? (
-                'Unsaved changes'
-              ) : saved ? (
-                <span className="inline-flex items-center gap-1.5 text-emerald-700">
-                  <CheckCircleIcon className="size-3.5" />
-                  Saved
-                </span>
-              ) : null}
-            </p>
-            <div className="flex gap-2">
-              <ButtonLink href={automationsPath} variant="secondary">
-                {automationId ? 'Back to automations' : 'Cancel'}
-              </ButtonLink>
-              <Button type="submit" loading={formState.isSubmitting}>
-                {automationId ? 'Save changes' : 'Create automation'}
-              </Button>
-            </div>
-          </CardFooter>
-        )}
       </Card>
+
+      <RunControlFields
+        control={control}
+        register={register}
+        errors={formState.errors}
+        readOnly={readOnly}
+        footer={
+          readOnly ? null : (
+            <CardFooter align="between">
+              <p role="status" className="text-[13px] text-fg-muted">
+                {formState.isDirty ? (
+                  'Unsaved changes'
+                ) : saved ? (
+                  <span className="inline-flex items-center gap-1.5 text-emerald-700">
+                    <CheckCircleIcon className="size-3.5" />
+                    Saved
+                  </span>
+                ) : null}
+              </p>
+              <div className="flex gap-2">
+                <ButtonLink href={automationsPath} variant="secondary">
+                  {automationId ? 'Back to automations' : 'Cancel'}
+                </ButtonLink>
+                <Button type="submit" loading={formState.isSubmitting}>
+                  {automationId ? 'Save changes' : 'Create automation'}
+                </Button>
+              </div>
+            </CardFooter>
+          )
+        }
+      />
     </ClientForm>
   );
 }

@@ -14,6 +14,7 @@ import {
   type PayloadFilter,
 } from '@/lib/ingress/filters';
 import { insertCondition } from '@/lib/ingress/filters/merge';
+import { runControlField, runControlFormSchema, type RunControlFormValues } from './run-control-values';
 
 // The automation editor holds a trigger as a webhook UID (picked by name),
 // its event types as a list in text (commas or lines), and its header and
@@ -21,7 +22,7 @@ import { insertCondition } from '@/lib/ingress/filters/merge';
 // the service takes, with every problem explained in words.
 
 export type TriggerFormValues = { webhookUid: string; events: string; headers: string; payload: string };
-export type AutomationFormValues = { name: string; prompt: string; enabled: boolean; triggers: TriggerFormValues[] };
+export type AutomationFormValues = { name: string; prompt: string; enabled: boolean; triggers: TriggerFormValues[]; runControl: RunControlFormValues };
 
 export const emptyTrigger: TriggerFormValues = { webhookUid: '', events: '', headers: '', payload: '' };
 
@@ -159,12 +160,14 @@ export const automationFormSchema = z.object({
   prompt: promptSchema,
   enabled: z.boolean(),
   triggers: z.array(triggerFormSchema).max(MAX_TRIGGERS, `An automation has at most ${MAX_TRIGGERS} triggers`),
+  runControl: runControlFormSchema,
 }) satisfies z.ZodType<CreateAutomationInput, AutomationFormValues>;
 
 /** The form field a server error belongs to (the service keys them like the API body). */
 export function formField(serverKey: string): string {
   const trigger = /^triggers\.(\d+)\.filter\.(webhook_ids|events|headers|payload)(\.\d+)?$/.exec(serverKey);
   if (trigger) return `triggers.${trigger[1]}.${trigger[2] === 'webhook_ids' ? 'webhookUid' : trigger[2]}`;
+  if (serverKey === 'runControl' || serverKey.startsWith('runControl.')) return `runControl.${runControlField(serverKey.split('.').slice(1))}`;
   return serverKey;
 }
 

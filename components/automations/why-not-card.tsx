@@ -2,6 +2,7 @@ import Link from 'next/link';
 import type { ReactNode } from 'react';
 import { sentence } from '@/components/format';
 import { ReplayBadge, RunStatusBadge } from '@/components/runs/run-status-badge';
+import { OutcomeSentence } from '@/components/runs/run-outcome';
 import { runPath } from '@/components/runs/format';
 import { Alert } from '@/components/ui/alert';
 import { Badge } from '@/components/ui/badge';
@@ -10,7 +11,6 @@ import { Card, CardBody, CardFooter, CardHeader } from '@/components/ui/card';
 import { EmptyState } from '@/components/ui/empty-state';
 import { textLinkStyle } from '@/components/ui/text-link';
 import type { AutomationExplanation, DeliveryExplanation, TriggerExplanation } from '@/lib/domain/automations/why-not';
-import type { RunStatus } from '@/lib/domain/runs/service';
 import { Conditions } from './filter-checks';
 
 // Why not (delivery page): each automation with a trigger on the delivery's
@@ -71,7 +71,7 @@ function AutomationRow({ factorySlug, explanation, accepted }: { factorySlug: st
         </div>
         {run ? (
           <div className="flex items-center gap-2">
-            <RunStatusBadge status={run.status as RunStatus} />
+            <RunStatusBadge status={run.status} />
             {run.replay ? <ReplayBadge /> : null}
             <Link href={runPath(factorySlug, { id: run.id, automation })} className={`text-[13px] font-medium whitespace-nowrap ${textLinkStyle}`}>
               View run<span className="sr-only"> {run.id}</span>
@@ -83,7 +83,15 @@ function AutomationRow({ factorySlug, explanation, accepted }: { factorySlug: st
           </Badge>
         )}
       </div>
-      <p className="text-fg-muted">{sentence(headline)}</p>
+      {run && run.outcome.kind !== 'started' ? (
+        // Run control's outcome names a run or a delivery: shown as links.
+        <p className="text-fg-muted">
+          <OutcomeSentence factorySlug={factorySlug} outcome={run.outcome} refs={run.outcomeRefs} />
+          {run.replay ? ' (when the delivery was replayed)' : ''}.
+        </p>
+      ) : (
+        <p className="text-fg-muted">{sentence(headline)}</p>
+      )}
       {detailed ? (
         <div className="flex flex-col gap-2 rounded-lg border border-line bg-subtle/50 px-3.5 py-2.5">
           {triggers.map((trigger) => (

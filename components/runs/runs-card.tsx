@@ -9,6 +9,7 @@ import { textLinkStyle } from '@/components/ui/text-link';
 import type { RunSummary } from '@/lib/domain/runs/service';
 import { deliveryPath, runDuration, runPath } from './format';
 import { ReplayBadge, runIsActive, RunStatusBadge } from './run-status-badge';
+import { OutcomeSentence } from './run-outcome';
 
 /** A run's delivery ID, linking to its log entry while the webhook's log can be browsed (not once it is deleted). */
 export function RunDeliveryId({ factorySlug, delivery, className }: { factorySlug: string; delivery: NonNullable<RunSummary['delivery']>; className: string }) {
@@ -29,7 +30,9 @@ export function RunDeliveryId({ factorySlug, delivery, className }: { factorySlu
 /**
  * Runs, newest first: on an automation's page (each names its delivery) or
  * on a delivery's page (each names its automation). Follows queued and
- * running runs live until they finish.
+ * running runs live until they finish. Under run control each also says
+ * what became of its delivery (Waiting behind run X, Superseded by delivery
+ * Y…), and the automation's list names each run's group.
  */
 export function RunsCard({
   factorySlug,
@@ -38,6 +41,7 @@ export function RunsCard({
   title,
   description,
   empty,
+  showKey = false,
 }: {
   factorySlug: string;
   runs: RunSummary[];
@@ -46,6 +50,8 @@ export function RunsCard({
   title: string;
   description: ReactNode;
   empty: { title: string; description: string };
+  /** The automation has run control: a column names each run's key. */
+  showKey?: boolean;
 }) {
   const live = runs.some((run) => runIsActive(run.status));
   return (
@@ -58,6 +64,7 @@ export function RunsCard({
           columns={[
             { header: 'Status', className: 'w-48' },
             { header: show === 'delivery' ? 'Delivery ID' : 'Automation' },
+            ...(showKey ? [{ header: 'Key', className: 'w-48' }] : []),
             { header: 'Queued', className: 'w-52' },
             { header: 'Duration', className: 'w-28' },
             { header: 'Actions', className: 'w-20', hidden: true },
@@ -70,6 +77,9 @@ export function RunsCard({
                   <RunStatusBadge status={run.status} />
                   {run.replay ? <ReplayBadge /> : null}
                 </span>
+                {run.outcome.kind === 'started' ? null : (
+                  <OutcomeSentence factorySlug={factorySlug} outcome={run.outcome} refs={run.outcomeRefs} className="mt-1 block text-xs leading-5 break-words text-fg-muted" />
+                )}
               </TD>
               <TD className="max-w-0 py-3">
                 {show === 'automation' ? (
@@ -88,6 +98,17 @@ export function RunsCard({
                   <span className="text-fg-muted">Delivery no longer in the log</span>
                 )}
               </TD>
+              {showKey ? (
+                <TD label="Key" className="max-w-0 py-3">
+                  {run.controlKey === null ? (
+                    <span className="text-fg-subtle">(no key)</span>
+                  ) : (
+                    <span title={run.controlKey} className="block truncate font-mono text-[13px] text-fg">
+                      {run.controlKey}
+                    </span>
+                  )}
+                </TD>
+              ) : null}
               <TD label="Queued" className="py-3">
                 <Timestamp at={run.createdAt} />
               </TD>

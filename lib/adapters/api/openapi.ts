@@ -12,11 +12,24 @@ import { CUSTOM_RESPONSE_CONTENT_TYPES, CUSTOM_RESPONSE_STATUSES } from '@/lib/i
 import { healthStates } from '@/lib/domain/health/classify';
 import { createDestinationSchema, notificationEventTypes, notificationKinds, updateDestinationSchema } from '@/lib/domain/notifications/schemas';
 import { authModes, providerSecretSchema, updateWebhookSchema } from '@/lib/domain/webhooks/schemas';
+import { runControlSchema } from '@/lib/domain/run-control/config';
+import { runControlDescriptions, runControlExamples, runOutcomeSchema } from '@/lib/adapters/api/openapi-run-control';
 
 // The OpenAPI 3.1 description of /api/v1, served at /api/v1/openapi.json.
 // Request bodies are generated from the same zod schemas the API validates with.
 
 const jsonSchema = (schema: z.ZodType) => z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' });
+
+const runControlProperty = {
+  anyOf: [{ $ref: '#/components/schemas/RunControl' }, { type: 'null' }],
+  description: 'Run control (docs/automations.md, Run control); null: none, every matching delivery starts a run at once',
+};
+
+/** An automation's body from its zod schema, with runControl pointing at the described RunControl. */
+function automationBody(schema: z.ZodType) {
+  const generated = jsonSchema(schema) as { properties: Record<string, unknown> };
+  return { ...generated, properties: { ...generated.properties, runControl: { ...runControlProperty, description: `${runControlProperty.description}. On a change, absent leaves it as it is` } } };
+}
 
 const replayJobObject = {
   type: 'object',
@@ -82,6 +95,8 @@ const createWebhookBody = {
     },
   },
 };
+
+const automationResponse = { type: 'object', required: ['automation'], properties: { automation: { $ref: '#/components/schemas/Automation' } } };
 
 export function openApiDocument(baseUrl: string) {
   return {
@@ -174,6 +189,40 @@ export function openApiDocument(baseUrl: string) {
               description: 'The answer to accepted and duplicate deliveries; null: the default 202 {"delivery_id": ...}',
             },
             health: { $ref: '#/components/schemas/Health' },
+          },
+        },
+        RunControl: { ...runControlDescriptions(jsonSchema(runControlSchema)), examples: runControlExamples },
+        RunOutcome: runOutcomeSchema,
+        Automation: {
+          type: 'object',
+          properties: {
+            id: { type: 'string' },
+            name: { type: 'string' },
+            prompt: { type: 'string' },
+            enabled: { type: 'boolean' },
+            triggers: { type: 'array', items: { type: 'object' }, description: 'As written in the request body (docs/automations.md, Triggers)' },
+            triggerWebhooks: { type: 'array', items: { type: 'object' }, description: 'Which webhook each trigger names, by index, and its state' },
+            runControl: { ...runControlProperty, description: `${runControlProperty.description}. Given back with its defaults filled in` },
+            runCount: { type: 'integer' },
+            lastRunAt: { type: ['string', 'null'], format: 'date-time' },
+            createdAt: { type: 'string', format: 'date-time' },
+            updatedAt: { type: 'string', format: 'date-time' },
+          },
+        },
+        RunSummary: {
+          type: 'object',
+          properties: {
+            id: { type: 'string' },
+            status: { type: 'string', enum: ['queued', 'running', 'succeeded', 'failed', 'pending', 'waiting', 'debouncing', 'throttled', 'superseded', 'debounced', 'skipped', 'cancelled'] },
+            automation: { type: 'object', properties: { id: { type: 'string' }, name: { type: 'string' } } },
+            delivery: { type: ['object', 'null'], description: 'The delivery log entry that started the run; null once pruned' },
+            attempts: { type: 'integer' },
+            replay: { type: 'boolean', description: 'Started by an admin’s replay of the delivery' },
+            outcome: { $ref: '#/components/schemas/RunOutcome' },
+            controlKey: { type: ['string', 'null'], description: 'Run control: the group’s key as written for people; null without one' },
+            createdAt: { type: 'string', format: 'date-time' },
+            startedAt: { type: ['string', 'null'], format: 'date-time' },
+            finishedAt: { type: ['string', 'null'], format: 'date-time' },
           },
         },
         CustomResponse: {
@@ -578,7 +627,33 @@ export function openApiDocument(baseUrl: string) {
       },
       '/factories/{factory}/webhooks/{uid}/deliveries/{id}/automations': {
         parameters: [factoryParam, uidParam, idParam('The delivery log entry’s id')],
-        get: { summary: 'Why not: the run each automation on the webhook started, or why not', responses: { 200: json({ type: 'object' }), ...standardErrors } },
+        get: {
+          summary: 'Why not: the run each automation on the webhook started, what run control made of the delivery, or why not',
+          responses: {
+            200: json({
+              type: 'object',
+              properties: {
+                note: { type: ['string', 'null'] },
+                automations: {
+                  type: 'array',
+                  items: {
+                    type: 'object',
+                    properties: {
+                      automation: { type: 'object' },
+                      run: {
+                        type: ['object', 'null'],
+                        properties: { id: { type: 'string' }, status: { type: 'string' }, replay: { type: 'boolean' }, outcome: { $ref: '#/components/schemas/RunOutcome' } },
+                      },
+                      summary: { type: 'string', description: 'One sentence: started, the outcome under run control, or why it did not start' },
+                      triggers: { type: 'array', items: { type: 'object' } },
+                    },
+                  },
+                },
+              },
+            }),
+            ...standardErrors,
+          },
+        },
       },
       '/factories/{factory}/webhooks/{uid}/deliveries/{id}/replay': {
         parameters: [factoryParam, uidParam, idParam('The delivery log entry’s id')],
@@ -660,7 +735,7 @@ export function openApiDocument(baseUrl: string) {
               type: 'object',
               required: ['automations', 'nextCursor', 'total'],
               properties: {
-                automations: { type: 'array', items: { type: 'object' } },
+                automations: { type: 'array', items: { $ref: '#/components/schemas/Automation' } },
                 nextCursor: { type: ['string', 'null'], description: 'Pass as cursor for the next page; null on the last page' },
                 total: { type: 'integer', description: 'The factory’s automations in all (at most 100)' },
               },
@@ -671,17 +746,21 @@ export function openApiDocument(baseUrl: string) {
         },
         post: {
           summary: 'Create an automation (editor or admin)',
-          requestBody: body(jsonSchema(createAutomationSchema)),
-          responses: { 201: json({ type: 'object' }, 'Created'), ...standardErrors, 422: errorResponse('Invalid fields, e.g. triggers.0.filter.payload') },
+          requestBody: body(automationBody(createAutomationSchema)),
+          responses: {
+            201: json(automationResponse, 'Created'),
+            ...standardErrors,
+            422: errorResponse('Invalid fields, e.g. triggers.0.filter.payload or runControl.concurrency.limit'),
+          },
         },
       },
       '/factories/{factory}/automations/{id}': {
         parameters: [factoryParam, idParam('The automation’s id')],
-        get: { summary: 'Read an automation', responses: { 200: json({ type: 'object' }), ...standardErrors } },
+        get: { summary: 'Read an automation', responses: { 200: json(automationResponse), ...standardErrors } },
         patch: {
-          summary: 'Change an automation (editor or admin)',
-          requestBody: body(jsonSchema(updateAutomationSchema)),
-          responses: { 200: json({ type: 'object' }), ...standardErrors, 422: errorResponse('Invalid fields') },
+          summary: 'Change an automation (editor or admin); "runControl": null clears run control',
+          requestBody: body(automationBody(updateAutomationSchema)),
+          responses: { 200: json(automationResponse), ...standardErrors, 422: errorResponse('Invalid fields, e.g. runControl.debounce.periodSeconds') },
         },
         delete: { summary: 'Delete an automation and its runs (editor or admin)', responses: { 204: { description: 'Deleted' }, ...standardErrors } },
       },
@@ -746,12 +825,41 @@ export function openApiDocument(baseUrl: string) {
             { name: 'delivery', in: 'query', schema: { type: 'string' }, description: 'A delivery log entry’s id' },
             { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 200 } },
           ],
-          responses: { 200: json({ type: 'object' }), ...standardErrors },
+          responses: {
+            200: json({ type: 'object', required: ['runs'], properties: { runs: { type: 'array', items: { $ref: '#/components/schemas/RunSummary' } } } }),
+            ...standardErrors,
+          },
         },
       },
       '/factories/{factory}/runs/{id}': {
         parameters: [factoryParam, idParam('The run’s id')],
-        get: { summary: 'A run with its prompt, envelope, attachments and outcome', responses: { 200: json({ type: 'object' }), ...standardErrors } },
+        get: {
+          summary: 'A run with its prompt, envelope, attachments and outcome',
+          responses: {
+            200: json({
+              type: 'object',
+              required: ['run'],
+              properties: {
+                run: {
+                  allOf: [
+                    { $ref: '#/components/schemas/RunSummary' },
+                    {
+                      type: 'object',
+                      properties: {
+                        prompt: { type: 'string' },
+                        envelope: { type: 'object' },
+                        attachments: { type: 'array', items: { type: 'object' } },
+                        output: { type: ['string', 'null'] },
+                        error: { type: ['string', 'null'] },
+                      },
+                    },
+                  ],
+                },
+              },
+            }),
+            ...standardErrors,
+          },
+        },
       },
       '/factories/{factory}/runs/{id}/cancel': {
         parameters: [factoryParam, idParam('The run’s id')],

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { eventPatternsSchema, headerFilterSchema, payloadFilterSchema, type HeaderFilter, type PayloadFilter } from '@/lib/ingress/filters';
 import { MAX_BODY_BYTES } from '@/lib/ingress/limits';
+import { runControlSchema } from '@/lib/domain/run-control/config';
 
 // An automation as the dashboard, the API and (later) definition files write
 // it. A trigger is written exactly as docs/automations.md (Triggers) shows it:
@@ -69,6 +70,8 @@ export const createAutomationSchema = z.strictObject({
   prompt: promptSchema,
   enabled: z.boolean().default(true),
   triggers: triggersSchema.default([]),
+  // Run control (docs/automations.md, Run control); null or absent: none.
+  runControl: runControlSchema.nullish(),
 });
 export type CreateAutomationInput = z.input<typeof createAutomationSchema>;
 
@@ -77,6 +80,8 @@ export const updateAutomationSchema = z.strictObject({
   prompt: promptSchema.optional(),
   enabled: z.boolean().optional(),
   triggers: triggersSchema.optional(),
+  // null clears run control; absent leaves it as it is.
+  runControl: runControlSchema.nullish(),
 });
 export type UpdateAutomationInput = z.input<typeof updateAutomationSchema>;
 

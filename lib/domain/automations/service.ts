@@ -15,6 +15,8 @@ import {
   type UpdateAutomationInput,
 } from '@/lib/domain/automations/schemas';
 import { forgetWebhook } from '@/lib/ingress/live-cache';
+import { Prisma } from '@/lib/generated/prisma/client';
+import { runControlSchema, type RunControl } from '@/lib/domain/run-control/config';
 
 // The automation rules, written once for the dashboard and the API.
 //
@@ -45,6 +47,8 @@ export type AutomationSummary = {
   updatedAt: Date;
   runCount: number;
   lastRunAt: Date | null;
+  /** null: every matching delivery starts a run at once. */
+  runControl: RunControl | null;
 };
 
 export type AutomationView = AutomationSummary & { prompt: string };
@@ -54,6 +58,7 @@ type AutomationRow = {
   name: string;
   prompt: string;
   enabled: boolean;
+  runControl: unknown;
   createdAt: Date;
   updatedAt: Date;
   triggers: { position: number; webhookUid: string; events: unknown; headerFilter: unknown; payloadFilter: unknown }[];
@@ -64,6 +69,7 @@ const automationSelect = {
   name: true,
   prompt: true,
   enabled: true,
+  runControl: true,
   createdAt: true,
   updatedAt: true,
   triggers: { select: { position: true, webhookUid: true, events: true, headerFilter: true, payloadFilter: true }, orderBy: { position: 'asc' } },
@@ -117,8 +123,24 @@ async function toViews(factoryId: string, rows: AutomationRow[], db: DbOrTx): Pr
     })),
     runCount: statsById.get(row.id)?._count._all ?? 0,
     lastRunAt: statsById.get(row.id)?._max.createdAt ?? null,
+    runControl: storedRunControl(row.runControl),
   }));
 }
+
+/**
+ * The stored settings, read through the schema so every reader sees its
+ * defaults filled in. A value the schema no longer accepts (saved before a
+ * check was added) is shown as stored, so the editor still shows it and says
+ * what is wrong with it on the next save, rather than silently reading as none.
+ */
+function storedRunControl(value: unknown): RunControl | null {
+  if (value === null || value === undefined) return null;
+  const parsed = runControlSchema.safeParse(value);
+  return parsed.success ? parsed.data : (value as RunControl);
+}
+
+/** The column's value: the settings as validated (defaults filled in), or SQL NULL. */
+const runControlColumn = (value: RunControl | null) => (value === null ? Prisma.DbNull : (value as Prisma.InputJsonValue));
 
 type AutomationCursor = { name: string; id: string };
 
@@ -233,7 +255,7 @@ export async function createAutomation(factoryId: string, input: CreateAutomatio
     }
     await checkTriggerWebhooks(tx, factoryId, data.triggers, new Set());
     const created = await tx.automation.create({
-      data: { factoryId, name: data.name, prompt: data.prompt, enabled: data.enabled },
+      data: { factoryId, name: data.name, prompt: data.prompt, enabled: data.enabled, runControl: runControlColumn(data.runControl ?? null) },
       select: { id: true },
     });
     await writeTriggers(tx, created.id, data.triggers);
@@ -252,7 +274,13 @@ export async function updateAutomation(factoryId: string, id: string, input: Upd
     const before = existing.triggers.map((t) => t.webhookUid);
     await tx.automation.update({
       where: { id },
-      data: { name: data.name, prompt: data.prompt, enabled: data.enabled, updatedAt: new Date() },
+      data: {
+        name: data.name,
+        prompt: data.prompt,
+        enabled: data.enabled,
+        runControl: data.runControl === undefined ? undefined : runControlColumn(data.runControl),
+        updatedAt: new Date(),
+      },
     });
     if (data.triggers) {
       await checkTriggerWebhooks(tx, factoryId, data.triggers, new Set(before));

@@ -4,6 +4,8 @@ import { evaluateTrigger, type EventTypeCheck, type FilterCheck } from '@/lib/in
 import { AppError } from '@/lib/platform/http/errors';
 import { listAutomationsForWebhook } from '@/lib/domain/automations/service';
 import { QUEUE_FULL_DETAIL_PREFIX } from '@/lib/domain/runs/start';
+import { outcomeText, runOutcome, type RunOutcome } from '@/lib/domain/runs/outcome';
+import { lookUpOutcomes, type OutcomeRefs, type RunStatus } from '@/lib/domain/runs/service';
 
 // Why not: for one delivery log entry, each automation with a trigger on its
 // webhook, and whether the delivery started a run of it or, if not, why.
@@ -27,8 +29,9 @@ export type TriggerExplanation = {
 
 export type AutomationExplanation = {
   automation: { id: string; name: string; enabled: boolean };
-  run: { id: string; status: string; replay: boolean } | null;
-  /** One sentence: started, or the main reason it did not. */
+  /** outcome: what run control made of the delivery ("started" without it), with what it names. */
+  run: { id: string; status: RunStatus; replay: boolean; outcome: RunOutcome; outcomeRefs: OutcomeRefs } | null;
+  /** One sentence: started, what run control made of it, or the main reason it did not start. */
   summary: string;
   /** The triggers on this webhook (by index in the automation) and how the delivery fares against them today. */
   triggers: TriggerExplanation[];
@@ -47,12 +50,15 @@ export async function explainDelivery(factoryId: string, uid: string, deliveryRo
       headers: true,
       detail: true,
       receivedAt: true,
-      runs: { select: { id: true, status: true, replay: true, automationId: true } },
+      runs: {
+        select: { id: true, status: true, replay: true, automationId: true, controlKey: true, outcomeRunId: true, outcomeDeliveryId: true, outcomeDetail: true, notBefore: true },
+      },
     },
   });
   if (!delivery) throw new AppError('not_found', 'No delivery log entry with this id for this webhook');
   const automations = await listAutomationsForWebhook(factoryId, uid, db);
   const runs = new Map(delivery.runs.map((run) => [run.automationId, run]));
+  const outcomes = await lookUpOutcomes(factoryId, delivery.runs, db);
   const accepted = delivery.status === 'accepted' && delivery.body !== null;
   // The accepting statement records a full run queue on the entry (lib/ingress/record.ts).
   const queueFull = accepted && (delivery.detail?.startsWith(QUEUE_FULL_DETAIL_PREFIX) ?? false);
@@ -77,7 +83,13 @@ export async function explainDelivery(factoryId: string, uid: string, deliveryRo
           failedPart,
         };
       });
-    const base = { automation: { id: automation.id, name: automation.name, enabled: automation.enabled }, run: run ? { id: run.id, status: run.status, replay: run.replay } : null, triggers };
+    const outcome = run ? runOutcome(run) : null;
+    const base = {
+      automation: { id: automation.id, name: automation.name, enabled: automation.enabled },
+      run: run && outcome ? { id: run.id, status: run.status, replay: run.replay, outcome, outcomeRefs: outcomes.refs(run) } : null,
+      triggers,
+    };
+    if (outcome && outcome.kind !== 'started') return { ...base, summary: `${outcomeText(outcome)}${run!.replay ? ' (when the delivery was replayed)' : ''}` };
     if (run) return { ...base, summary: run.replay ? 'Started a run when the delivery was replayed' : 'Started a run' };
     if (!accepted) return { ...base, summary: 'Did not start: only Accepted deliveries start runs' };
     if (!automation.enabled) return { ...base, summary: 'Did not start: the automation is disabled' };

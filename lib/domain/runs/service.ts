@@ -2,6 +2,7 @@ import 'server-only';
 import { prisma, type DbOrTx } from '@/lib/platform/db';
 import { notFound } from '@/lib/platform/http/errors';
 import { payloadAttachments, type RunAttachment, type RunEnvelope } from '@/lib/domain/runs/envelope';
+import { runOutcome, type OutcomeRow, type RunOutcome } from '@/lib/domain/runs/outcome';
 
 // Reading runs: the Runs views (per automation, per delivery) and the run
 // page. Runs are created by the ingress (lib/ingress/record.ts) and moved
@@ -10,18 +11,28 @@ import { payloadAttachments, type RunAttachment, type RunEnvelope } from '@/lib/
 /** A run's status, which is also its delivery's outcome under run control (prisma/schema.prisma, RunStatus). */
 export type RunStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'pending' | 'waiting' | 'debouncing' | 'throttled' | 'superseded' | 'debounced' | 'skipped' | 'cancelled';
 
+/** A delivery log entry a run names. webhookDeleted: the delivery log of a deleted webhook cannot be browsed, so the dashboard shows the ID without a link. */
+export type RunDelivery = { id: string; deliveryId: string; webhookUid: string; webhookName: string; webhookDeleted: boolean };
+
+/** The run and the delivery an outcome names, as far as they are still stored (null otherwise). */
+export type OutcomeRefs = { run: { id: string; automationId: string } | null; delivery: RunDelivery | null };
+
 export type RunSummary = {
   id: string;
   status: RunStatus;
   automation: { id: string; name: string };
-  /** webhookDeleted: the delivery log of a deleted webhook cannot be browsed, so the dashboard shows the ID without a link. */
-  delivery: { id: string; deliveryId: string; webhookUid: string; webhookName: string; webhookDeleted: boolean } | null;
+  delivery: RunDelivery | null;
   attempts: number;
   /** Started by an admin's replay of the delivery. */
   replay: boolean;
   createdAt: Date;
   startedAt: Date | null;
   finishedAt: Date | null;
+  /** What became of the delivery under run control (lib/domain/runs/outcome.ts); kind "started" otherwise. */
+  outcome: RunOutcome;
+  outcomeRefs: OutcomeRefs;
+  /** The run control group's key as the pages show it (RunGroup.keyText); null when the run has none. */
+  controlKey: string | null;
 };
 
 export type RunView = RunSummary & {
@@ -38,6 +49,8 @@ export type RunView = RunSummary & {
   cancel: { requestedAt: Date; delivery: RunSummary['delivery']; by: string | null } | null;
 };
 
+const deliverySelect = { id: true, deliveryId: true, webhook: { select: { uid: true, name: true, deletedAt: true } } } as const;
+
 const summarySelect = {
   id: true,
   status: true,
@@ -46,13 +59,18 @@ const summarySelect = {
   createdAt: true,
   startedAt: true,
   finishedAt: true,
+  controlKey: true,
+  outcomeRunId: true,
+  outcomeDeliveryId: true,
+  outcomeDetail: true,
+  notBefore: true,
   automation: { select: { id: true, name: true } },
-  delivery: { select: { id: true, deliveryId: true, webhook: { select: { uid: true, name: true, deletedAt: true } } } },
+  delivery: { select: deliverySelect },
 } as const;
 
-type SummaryRow = {
+type SummaryRow = OutcomeRow & {
   id: string;
-  status: RunStatus;
+  controlKey: string | null;
   attempts: number;
   replay: boolean;
   createdAt: Date;
@@ -62,29 +80,72 @@ type SummaryRow = {
   delivery: { id: string; deliveryId: string; webhook: { uid: string; name: string; deletedAt: Date | null } } | null;
 };
 
-function toDelivery(delivery: SummaryRow['delivery']): RunSummary['delivery'] {
-  if (!delivery) return null;
+function toDelivery(row: { id: string; deliveryId: string; webhook: { uid: string; name: string; deletedAt: Date | null } }): RunDelivery {
+  return { id: row.id, deliveryId: row.deliveryId, webhookUid: row.webhook.uid, webhookName: row.webhook.name, webhookDeleted: row.webhook.deletedAt !== null };
+}
+
+/** What the outcomes of these runs name, looked up in three queries however many runs there are. */
+export type OutcomeLookup = {
+  refs: (row: Pick<OutcomeRow, 'outcomeRunId' | 'outcomeDeliveryId'>) => OutcomeRefs;
+  keyText: (automationId: string, controlKey: string | null) => string | null;
+};
+
+/**
+ * Resolves the runs and deliveries outcomes name, and the groups' keys as
+ * written for people, within the factory. A group forgotten past the bound
+ * (MAX_GROUPS_PER_AUTOMATION) shows its stored key instead.
+ */
+export async function lookUpOutcomes(
+  factoryId: string,
+  rows: (Pick<OutcomeRow, 'outcomeRunId' | 'outcomeDeliveryId'> & { automationId: string; controlKey: string | null })[],
+  db: DbOrTx = prisma,
+): Promise<OutcomeLookup> {
+  const ids = (values: (string | null)[]) => [...new Set(values.filter((value): value is string => value !== null))];
+  const runIds = ids(rows.map((row) => row.outcomeRunId));
+  const deliveryIds = ids(rows.map((row) => row.outcomeDeliveryId));
+  const keys = ids(rows.map((row) => row.controlKey));
+  const [runs, deliveries, groups] = await Promise.all([
+    runIds.length ? db.run.findMany({ where: { factoryId, id: { in: runIds } }, select: { id: true, automationId: true } }) : [],
+    deliveryIds.length ? db.delivery.findMany({ where: { id: { in: deliveryIds }, webhook: { factoryId } }, select: deliverySelect }) : [],
+    keys.length
+      ? db.runGroup.findMany({
+          where: { automationId: { in: ids(rows.map((row) => row.automationId)) }, key: { in: keys } },
+          select: { automationId: true, key: true, keyText: true },
+        })
+      : [],
+  ]);
+  const runById = new Map(runs.map((run) => [run.id, run]));
+  const deliveryById = new Map(deliveries.map((delivery) => [delivery.id, toDelivery(delivery)]));
+  const keyTexts = new Map(groups.map((group) => [`${group.automationId}\u0000${group.key}`, group.keyText]));
   return {
-    id: delivery.id,
-    deliveryId: delivery.deliveryId,
-    webhookUid: delivery.webhook.uid,
-    webhookName: delivery.webhook.name,
-    webhookDeleted: delivery.webhook.deletedAt !== null,
+    refs: (row) => ({
+      run: (row.outcomeRunId && runById.get(row.outcomeRunId)) || null,
+      delivery: (row.outcomeDeliveryId && deliveryById.get(row.outcomeDeliveryId)) || null,
+    }),
+    keyText: (automationId, controlKey) => (controlKey === null ? null : (keyTexts.get(`${automationId}\u0000${controlKey}`) ?? controlKey)),
   };
 }
 
-function toSummary(row: SummaryRow): RunSummary {
+function toSummary(row: SummaryRow, lookup: OutcomeLookup): RunSummary {
   return {
     id: row.id,
     status: row.status,
     automation: row.automation,
-    delivery: toDelivery(row.delivery),
+    delivery: row.delivery ? toDelivery(row.delivery) : null,
     attempts: row.attempts,
     replay: row.replay,
     createdAt: row.createdAt,
     startedAt: row.startedAt,
     finishedAt: row.finishedAt,
+    outcome: runOutcome(row),
+    outcomeRefs: lookup.refs(row),
+    controlKey: lookup.keyText(row.automation.id, row.controlKey),
   };
+}
+
+async function toSummaries(factoryId: string, rows: SummaryRow[], db: DbOrTx): Promise<RunSummary[]> {
+  const lookup = await lookUpOutcomes(factoryId, rows.map((row) => ({ ...row, automationId: row.automation.id })), db);
+  return rows.map((row) => toSummary(row, lookup));
 }
 
 export const RUN_PAGE_SIZE = 50;
@@ -101,7 +162,7 @@ export async function listRuns(
     orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
     take: Math.min(Math.max(filter.limit ?? RUN_PAGE_SIZE, 1), 200),
   });
-  return rows.map(toSummary);
+  return toSummaries(factoryId, rows, db);
 }
 
 export async function getRun(factoryId: string, id: string, db: DbOrTx = prisma): Promise<RunView> {
@@ -124,8 +185,9 @@ export async function getRun(factoryId: string, id: string, db: DbOrTx = prisma)
   const canceller = row.cancelRequestedAt && row.outcomeDeliveryId ? await db.delivery.findFirst({ where: { id: row.outcomeDeliveryId, webhook: { factoryId } }, select: summarySelect.delivery.select }) : null;
   // The payload is the delivery's stored body (not a copy), as the executor receives it.
   const payload = row.payload ?? row.delivery?.body ?? null;
+  const [summary] = await toSummaries(factoryId, [row], db);
   return {
-    ...toSummary(row),
+    ...summary!,
     prompt: row.prompt,
     envelope: row.envelope as RunEnvelope,
     attachments: payload === null ? [] : payloadAttachments(payload),
@@ -134,7 +196,7 @@ export async function getRun(factoryId: string, id: string, db: DbOrTx = prisma)
     cancel: row.cancelRequestedAt
       ? {
           requestedAt: row.cancelRequestedAt,
-          delivery: toDelivery(canceller),
+          delivery: canceller ? toDelivery(canceller) : null,
           by: row.outcomeDeliveryId ? null : row.outcomeDetail,
         }
       : null,

@@ -3,6 +3,7 @@ import { cache } from 'react';
 import { AutomationForm } from '@/components/automations/automation-form';
 import { DeleteAutomation } from '@/components/automations/delete-automation';
 import { readConditionParam, triggerFormValues, triggerWithCondition } from '@/components/automations/form-values';
+import { runControlFormValues } from '@/components/automations/run-control-values';
 import { triggerWebhookOption, type WebhookOption } from '@/components/automations/webhook-option';
 import { RunsCard } from '@/components/runs/runs-card';
 import { Badge } from '@/components/ui/badge';
@@ -73,6 +74,7 @@ export default async function AutomationPage({ params, searchParams }: { params:
             prompt: automation.prompt,
             enabled: automation.enabled,
             triggers,
+            runControl: runControlFormValues(automation.runControl),
           }}
           prefill={prefill}
         />
@@ -81,8 +83,9 @@ export default async function AutomationPage({ params, searchParams }: { params:
           factorySlug={factory.slug}
           runs={runs}
           show="delivery"
+          showKey={automation.runControl !== null}
           title="Runs"
-          description={`Every run of this automation, newest first${runs.length >= 50 ? ' (the latest 50)' : ''}. Each was started by one delivery.`}
+          description={`Every run of this automation, newest first${runs.length >= 50 ? ' (the latest 50)' : ''}. ${automation.runControl ? 'Each stands for one matching delivery: its run, or what run control made of it.' : 'Each was started by one delivery.'}`}
           empty={{ title: 'No runs yet', description: 'A run starts when a delivery to one of the triggers’ webhooks matches its payload filter.' }}
         />
 

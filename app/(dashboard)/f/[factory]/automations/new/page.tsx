@@ -1,6 +1,7 @@
 import type { Metadata } from 'next';
 import { AutomationForm } from '@/components/automations/automation-form';
 import { emptyTrigger, readConditionParam, triggerWithCondition } from '@/components/automations/form-values';
+import { emptyRunControl } from '@/components/automations/run-control-values';
 import { AdminRequired } from '@/components/factories/admin-required';
 import { PageHeader } from '@/components/ui/page-header';
 import { requireFactoryPage } from '@/lib/domain/auth/current-user';
@@ -41,7 +42,7 @@ export default async function NewAutomationPage({ params, searchParams }: { para
           factorySlug={factory.slug}
           webhooks={webhooks.map((webhook) => ({ uid: webhook.uid, name: webhook.name, state: webhook.state }))}
           // A first trigger is almost always wanted; it can be removed.
-          initialValues={{ name: '', prompt: '', enabled: true, triggers: [firstTrigger(webhooks, search)] }}
+          initialValues={{ name: '', prompt: '', enabled: true, triggers: [firstTrigger(webhooks, search)], runControl: emptyRunControl }}
         />
       ) : (
         <AdminRequired factoryName={factory.name} task="create automations" role="editor" />

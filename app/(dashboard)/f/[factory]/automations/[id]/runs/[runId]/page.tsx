@@ -10,6 +10,7 @@ import { CancelRun } from '@/components/runs/cancel-run';
 import { runDuration } from '@/components/runs/format';
 import { RunDeliveryId } from '@/components/runs/runs-card';
 import { runIsActive, RunStatusBadge } from '@/components/runs/run-status-badge';
+import { OutcomeSentence } from '@/components/runs/run-outcome';
 import { Alert } from '@/components/ui/alert';
 import { Card, CardBody, CardHeader } from '@/components/ui/card';
 import { CodeBlock } from '@/components/ui/code-block';
@@ -18,6 +19,7 @@ import { DetailRow } from '@/components/ui/detail-row';
 import { PageHeader } from '@/components/ui/page-header';
 import { orNotFound, requireFactoryPage } from '@/lib/domain/auth/current-user';
 import { PAYLOAD_FILE_NAME } from '@/lib/domain/runs/envelope';
+import { outcomeExplanation } from '@/lib/domain/runs/outcome';
 import { getRun, type RunView } from '@/lib/domain/runs/service';
 
 type Params = Promise<{ factory: string; id: string; runId: string }>;
@@ -62,7 +64,7 @@ function Canceller({ factorySlug, cancel }: { factorySlug: string; cancel: NonNu
   return <>{cancel.by ? `by ${cancel.by}` : 'by a delivery no longer in the log'}</>;
 }
 
-function Outcome({ run, factorySlug }: { run: RunView; factorySlug: string }) {
+function Outcome({ factorySlug, run }: { factorySlug: string; run: RunView }) {
   if (run.status === 'running' && run.cancel) {
     return (
       <p className="text-fg-muted">
@@ -70,12 +72,26 @@ function Outcome({ run, factorySlug }: { run: RunView; factorySlug: string }) {
       </p>
     );
   }
+  const controlled = run.outcome.kind === 'started' ? null : (
+    <div className="flex flex-col gap-1">
+      <p className="font-medium text-fg">
+        <OutcomeSentence factorySlug={factorySlug} outcome={run.outcome} refs={run.outcomeRefs} />.
+      </p>
+      <p className="text-fg-muted">
+        {outcomeExplanation(run.outcome)}
+        {runIsActive(run.status) ? ' This page updates on its own.' : ''}
+      </p>
+    </div>
+  );
+  // Only a cancelled run can have got as far as printing something.
+  if (controlled && run.status !== 'cancelled') return controlled;
   if (run.status === 'queued') {
     return <p className="text-fg-muted">Waiting for a worker to pick the run up. This page updates on its own.</p>;
   }
   if (run.status === 'running') return <p className="text-fg-muted">The agent is working. This page updates on its own.</p>;
   return (
     <div className="flex flex-col gap-4">
+      {controlled}
       {run.status === 'failed' ? (
         <Alert tone="danger" title="The run failed">
           {run.error ? null : 'No error message was recorded.'}
@@ -176,13 +192,21 @@ export default async function RunPage({ params }: { params: Params }) {
                 </span>
               </DetailRow>
             ) : null}
+            {run.controlKey !== null ? (
+              <DetailRow label="Run control key">
+                <span className="font-mono text-[13px] break-all">{run.controlKey}</span>
+              </DetailRow>
+            ) : null}
           </dl>
         </Card>
 
         <Card role="region" aria-label="Outcome">
-          <CardHeader title="Outcome" description="What the agent printed, or why the run failed or was cancelled." />
+          <CardHeader
+            title="Outcome"
+            description={run.outcome.kind === 'started' ? 'What the agent printed, or why the run failed or was cancelled.' : 'What run control made of the delivery, and what the agent printed if the run started.'}
+          />
           <CardBody>
-            <Outcome run={run} factorySlug={factory.slug} />
+            <Outcome factorySlug={factory.slug} run={run} />
           </CardBody>
         </Card>
 
