@@ -39,7 +39,7 @@ describe.each(testDatabaseKinds())('automation limits on %s', (kind) => {
     const prompt = `Handle the order. ${'Details. '.repeat(2000)}End.`;
     const automation = await createAutomation(factoryId, { name: 'big prompt', prompt, triggers: [trigger()] }, db);
     const live = await findLiveWebhook(uid);
-    expect(live!.triggers).toEqual([{ automationId: automation.id, automationName: 'big prompt', events: null, headerFilter: null, payloadFilter: null }]);
+    expect(live!.triggers).toEqual([{ automationId: automation.id, automationName: 'big prompt', events: null, headerFilter: null, payloadFilter: null, runControl: null }]);
     expect(JSON.stringify(live)).not.toContain('Handle the order');
 
     const webhookId = (await db.webhook.findUniqueOrThrow({ where: { uid }, select: { id: true } })).id;
