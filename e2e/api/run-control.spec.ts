@@ -61,7 +61,7 @@ test('a bad setting is a 422 naming the field, and nothing changes', async ({ re
     [{ concurrency: { whenFull: 'drop' } }, 'runControl.concurrency.whenFull', 'When the group is full, choose one of queue-newest, queue-all, cancel-running, skip'],
     [{ debounce: { periodSeconds: 0 } }, 'runControl.debounce.periodSeconds', 'The debounce period is at least 1 second'],
     [{ debounce: { periodSeconds: 60, maxWaitSeconds: 30 } }, 'runControl.debounce.maxWaitSeconds', 'The maximum wait cannot be shorter than the debounce period'],
-    [{ rateLimit: { limit: 1, periodSeconds: 60, queueLimit: 5 } }, 'runControl.rateLimit', 'rate limit holds limit, periodSeconds'],
+    [{ rateLimit: { limit: 1, periodSeconds: 60, queueLimit: 5 } }, 'runControl.rateLimit', 'rate limit holds limit and periodSeconds'],
     [{ key: [], concurrency: {} }, 'runControl.key', 'List at least one key part'],
   ];
   for (const [runControl, field, message] of cases) {
