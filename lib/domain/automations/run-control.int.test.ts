@@ -1,13 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ZodError } from 'zod';
 import { createAutomation, getAutomation, updateAutomation } from '@/lib/domain/automations/service';
 import { explainDelivery } from '@/lib/domain/automations/why-not';
-import { createFactory } from '@/lib/domain/factories/service';
 import { getRun, listRuns } from '@/lib/domain/runs/service';
-import { createUser } from '@/lib/domain/users/service';
 import { createWebhook } from '@/lib/domain/webhooks/service';
-import { setDatabase } from '@/lib/platform/db';
-import { createTestDatabase, testDatabaseKinds, type TestDatabase } from '@/tests/support/databases';
+import { testDatabaseKinds } from '@/tests/support/databases';
+import { useFactoryDatabase } from '@/tests/support/factory-database';
 
 // Run control's settings as the service stores them (validated, defaults
 // filled in, null clears, absent leaves them), and the outcomes the runs
@@ -15,50 +13,41 @@ import { createTestDatabase, testDatabaseKinds, type TestDatabase } from '@/test
 // The scheduler that writes outcomes is elsewhere; rows are written here as it would.
 
 describe.each(testDatabaseKinds())('run control surfaces on %s', (kind) => {
-  let database: TestDatabase;
-  let factoryId: string;
+  const ctx = useFactoryDatabase(kind, 'Acme');
   let uid: string;
 
   beforeAll(async () => {
-    database = await createTestDatabase(kind);
-    setDatabase(database);
-    const user = await createUser({ email: 'admin@example.com', password: 'a long enough password' }, database.prisma);
-    factoryId = (await createFactory(user.id, { name: 'Acme', slug: 'acme' }, database.prisma)).id;
-    uid = (await createWebhook(factoryId, { name: 'github' }, database.prisma)).webhook.uid;
-  });
-  afterAll(async () => {
-    setDatabase(undefined);
-    await database?.drop();
+    uid = (await createWebhook(ctx.factoryId, { name: 'github' }, ctx.database.prisma)).webhook.uid;
   });
 
   const trigger = () => ({ provider: 'webhook' as const, event: 'received' as const, filter: { webhook_ids: [uid] } });
 
   it('stores the settings with their defaults, leaves them when absent and clears them with null', async () => {
-    const db = database.prisma;
+    const db = ctx.database.prisma;
     const created = await createAutomation(
-      factoryId,
+      ctx.factoryId,
       { name: 'review', prompt: 'Review it.', triggers: [trigger()], runControl: { key: ['pull_request.number'], concurrency: { whenFull: 'cancel-running' } } },
       db,
     );
     expect(created.runControl).toEqual({ key: ['pull_request.number'], concurrency: { limit: 1, whenFull: 'cancel-running' } });
 
-    const renamed = await updateAutomation(factoryId, created.id, { name: 'review PRs' }, db);
+    const renamed = await updateAutomation(ctx.factoryId, created.id, { name: 'review PRs' }, db);
     expect(renamed.runControl).toEqual(created.runControl);
 
-    const debounced = await updateAutomation(factoryId, created.id, { runControl: { debounce: { periodSeconds: 60, maxWaitSeconds: 600 } } }, db);
+    const debounced = await updateAutomation(ctx.factoryId, created.id, { runControl: { debounce: { periodSeconds: 60, maxWaitSeconds: 600 } } }, db);
     expect(debounced.runControl).toEqual({ debounce: { periodSeconds: 60, maxWaitSeconds: 600 } });
 
-    const cleared = await updateAutomation(factoryId, created.id, { runControl: null }, db);
+    const cleared = await updateAutomation(ctx.factoryId, created.id, { runControl: null }, db);
     expect(cleared.runControl).toBeNull();
     // SQL NULL, not JSON null: "no run control" has one representation for the scheduler to read.
     const raw = await db.$queryRawUnsafe<{ isNull: boolean }[]>(`SELECT "runControl" IS NULL AS "isNull" FROM "Automation" WHERE id = $1`, created.id);
     expect(raw[0]!.isNull).toBe(true);
-    expect((await createAutomation(factoryId, { name: 'plain', prompt: 'p' }, db)).runControl).toBeNull();
+    expect((await createAutomation(ctx.factoryId, { name: 'plain', prompt: 'p' }, db)).runControl).toBeNull();
   });
 
   it('refuses settings the schema refuses, naming the field, and changes nothing', async () => {
-    const db = database.prisma;
-    const automation = await createAutomation(factoryId, { name: 'strict', prompt: 'p', runControl: { rateLimit: { limit: 5, periodSeconds: 60 } } }, db);
+    const db = ctx.database.prisma;
+    const automation = await createAutomation(ctx.factoryId, { name: 'strict', prompt: 'p', runControl: { rateLimit: { limit: 5, periodSeconds: 60 } } }, db);
     const attempts: [unknown, string, string][] = [
       [{ concurrency: { limit: 0 } }, 'runControl.concurrency.limit', 'The concurrency limit is at least 1'],
       [{ debounce: { periodSeconds: 90_000 } }, 'runControl.debounce.periodSeconds', 'The debounce period is at most 86,400 seconds (24 hours)'],
@@ -68,18 +57,18 @@ describe.each(testDatabaseKinds())('run control surfaces on %s', (kind) => {
       [{ concurency: { limit: 1 } }, 'runControl', 'Run control holds key, concurrency, debounce, throttle and rateLimit'],
     ];
     for (const [runControl, path, message] of attempts) {
-      const error = await updateAutomation(factoryId, automation.id, { runControl: runControl as never }, db).catch((e: unknown) => e);
+      const error = await updateAutomation(ctx.factoryId, automation.id, { runControl: runControl as never }, db).catch((e: unknown) => e);
       expect(error, JSON.stringify(runControl)).toBeInstanceOf(ZodError);
       const issue = (error as ZodError).issues[0]!;
       expect(issue.path.join('.')).toBe(path);
       expect(issue.message).toContain(message);
     }
-    expect((await getAutomation(factoryId, automation.id, db)).runControl).toEqual({ rateLimit: { limit: 5, periodSeconds: 60 } });
+    expect((await getAutomation(ctx.factoryId, automation.id, db)).runControl).toEqual({ rateLimit: { limit: 5, periodSeconds: 60 } });
   });
 
   it('reads each run’s outcome with the run, delivery and key it names', async () => {
-    const db = database.prisma;
-    const automation = await createAutomation(factoryId, { name: 'outcomes', prompt: 'p', triggers: [trigger()], runControl: { key: 'pull_request.number', concurrency: {} } }, db);
+    const db = ctx.database.prisma;
+    const automation = await createAutomation(ctx.factoryId, { name: 'outcomes', prompt: 'p', triggers: [trigger()], runControl: { key: 'pull_request.number', concurrency: {} } }, db);
     const webhook = await db.webhook.findUniqueOrThrow({ where: { uid }, select: { id: true } });
     const delivery = (n: number) =>
       db.delivery.create({
@@ -87,7 +76,7 @@ describe.each(testDatabaseKinds())('run control surfaces on %s', (kind) => {
       });
     const [first, second, third] = [await delivery(1), await delivery(2), await delivery(3)];
     await db.runGroup.create({ data: { automationId: automation.id, key: 'k42', keyText: 'pull_request.number=42' } });
-    const base = { factoryId, automationId: automation.id, prompt: 'p', envelope: {}, controlKey: 'k42' };
+    const base = { factoryId: ctx.factoryId, automationId: automation.id, prompt: 'p', envelope: {}, controlKey: 'k42' };
     const running = await db.run.create({ data: { ...base, deliveryId: first.id, status: 'running', createdAt: new Date(Date.UTC(2026, 10, 28, 12, 1)) } });
     const superseded = await db.run.create({
       data: { ...base, deliveryId: second.id, status: 'superseded', outcomeDeliveryId: third.id, createdAt: new Date(Date.UTC(2026, 10, 28, 12, 2)) },
@@ -96,7 +85,7 @@ describe.each(testDatabaseKinds())('run control surfaces on %s', (kind) => {
       data: { ...base, deliveryId: third.id, status: 'waiting', outcomeRunId: running.id, controlKey: 'forgotten', createdAt: new Date(Date.UTC(2026, 10, 28, 12, 3)) },
     });
 
-    const runs = await listRuns(factoryId, { automationId: automation.id }, db);
+    const runs = await listRuns(ctx.factoryId, { automationId: automation.id }, db);
     expect(runs.map((run) => [run.id, run.outcome, run.controlKey])).toEqual([
       [waiting.id, { kind: 'waiting', runId: running.id }, 'forgotten'],
       [superseded.id, { kind: 'superseded', deliveryId: third.id }, 'pull_request.number=42'],
@@ -104,9 +93,9 @@ describe.each(testDatabaseKinds())('run control surfaces on %s', (kind) => {
     ]);
     expect(runs[0]!.outcomeRefs).toEqual({ run: { id: running.id, automationId: automation.id }, delivery: null });
     expect(runs[1]!.outcomeRefs.delivery).toEqual({ id: third.id, deliveryId: 'evt-3', webhookUid: uid, webhookName: 'github', webhookDeleted: false });
-    expect((await getRun(factoryId, superseded.id, db)).outcome).toEqual({ kind: 'superseded', deliveryId: third.id });
+    expect((await getRun(ctx.factoryId, superseded.id, db)).outcome).toEqual({ kind: 'superseded', deliveryId: third.id });
 
-    const why = await explainDelivery(factoryId, uid, second.id, db);
+    const why = await explainDelivery(ctx.factoryId, uid, second.id, db);
     const explained = why.automations.find((a) => a.automation.id === automation.id)!;
     expect(explained.summary).toBe(`Superseded by delivery ${third.id}`);
     expect(explained.run).toMatchObject({ id: superseded.id, status: 'superseded', outcome: { kind: 'superseded', deliveryId: third.id } });
