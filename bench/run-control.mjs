@@ -1,0 +1,149 @@
+// Run control's cost: `node bench/run-control.mjs` (PostgreSQL, a scratch database).
+//
+// 20 webhooks, and 20 automations that each match one of them. A steady
+// 200 deliveries/s (bench/load.mjs, open loop) spread over the 20 webhooks,
+// in phases that alternate the automations' run control off and on
+// (off, on, off, on, ... BENCH_ROUNDS pairs of BENCH_SECONDS each):
+//   off: every matching delivery starts a run;
+//   on:  {"key": ["$event"], "concurrency": {"limit": 1, "whenFull": "queue-newest"}}:
+//        every delivery goes through the scheduler (lib/domain/run-control):
+//        the first run of each automation starts, and each later delivery
+//        waits and supersedes the one that waited before it.
+// No executor is set, so a started run stays queued and each group stays
+// full: every delivery of an "on" phase takes a decision.
+//
+// Prints per phase the ingress's p50/p99, the outcomes counted on /metrics
+// (tripline_run_control_outcomes_total), and the CPU spent per delivery by
+// the server and by PostgreSQL (from /proc); the difference between "on" and
+// "off" is the scheduler's decision cost per delivery.
+// Settings: BENCH_SECONDS (default 30), BENCH_ROUNDS (default 2), BENCH_PORT.
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { cli, distDir, ensureBuild, processTicks, run, scratchDatabase, serverNodeFlags } from './harness.mjs';
+
+const WEBHOOKS = 20;
+const RATE = 200;
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 30);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
+const port = Number(process.env.BENCH_PORT ?? 3797);
+const origin = `http://localhost:${port}`;
+const METRICS_TOKEN = 'bench-metrics-token';
+const RUN_CONTROL = { key: ['$event'], concurrency: { limit: 1, whenFull: 'queue-newest' } };
+const log = (line) => console.error(`[bench] ${line}`);
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** CPU ticks (10 ms) of the server process and its children, and of every PostgreSQL process. */
+function cpu(serverPid) {
+  const all = processTicks();
+  let server = 0;
+  let database = 0;
+  const inServer = (pid) => {
+    for (let p = pid, depth = 0; p > 1 && depth < 10; depth++) {
+      if (p === serverPid) return true;
+      p = all.get(p)?.ppid ?? 0;
+    }
+    return false;
+  };
+  for (const [pid, entry] of all) {
+    if (inServer(pid)) server += entry.ticks;
+    else if (entry.comm.startsWith('postgres')) database += entry.ticks;
+  }
+  return { server, database };
+}
+
+async function outcomes() {
+  const text = await (await fetch(`${origin}/metrics`, { headers: { Authorization: `Bearer ${METRICS_TOKEN}` } })).text();
+  const counts = {};
+  for (const match of text.matchAll(/^tripline_run_control_outcomes_total\{outcome="([a-z_]+)"\} (\d+)/gm)) counts[match[1]] = Number(match[2]);
+  return counts;
+}
+
+ensureBuild();
+const { env, drop } = await scratchDatabase('runcontrol', port);
+let server;
+const phases = [];
+try {
+  cli(env, ['setup', '--email', 'bench@example.test', '--password-stdin', '--factory', 'bench'], 'bench password 123');
+  const token = cli(env, ['token', 'create', '--email', 'bench@example.test']);
+  const auth = { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' };
+  server = spawn(process.execPath, [...serverNodeFlags(), 'scripts/serve.mjs'], {
+    env: { ...process.env, ...env, NEXT_DIST_DIR: distDir, PORT: String(port), TRIPLINE_RUN_QUEUE_LIMIT: '1000000', TRIPLINE_DELIVERY_RATE_LIMIT: '1000000', TRIPLINE_METRICS_TOKEN: METRICS_TOKEN },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  for (let i = 0; i < 240; i++) {
+    try {
+      if ((await fetch(`${origin}/healthz`)).ok) break;
+    } catch {}
+    await sleep(250);
+  }
+  const api = async (route, body, method = 'POST') => {
+    const response = await fetch(`${origin}/api/v1/factories/bench${route}`, { method, headers: auth, body: body === undefined ? undefined : JSON.stringify(body) });
+    const json = await response.json();
+    if (!response.ok) throw new Error(`${route}: ${response.status} ${JSON.stringify(json)}`);
+    return json;
+  };
+  const targets = [];
+  const automations = [];
+  for (let i = 0; i < WEBHOOKS; i++) {
+    const created = await api('/webhooks', { name: `bench-${i}` });
+    targets.push({ path: new URL(created.ingressUrl).pathname, authorization: `Bearer ${created.secret}` });
+    const automation = await api('/automations', {
+      name: `bench-${i}`,
+      prompt: 'Handle it.',
+      triggers: [{ provider: 'webhook', event: 'received', filter: { webhook_ids: [created.webhook.uid] } }],
+    });
+    automations.push(automation.automation?.id ?? automation.id);
+  }
+  const optionsFile = path.join(os.tmpdir(), `tripline-bench-runcontrol-${process.pid}.json`);
+  const modes = Array.from({ length: ROUNDS }, () => ['off', 'on']).flat();
+  // A warm-up phase first (JIT, connections), not counted.
+  for (const [index, mode] of ['off', ...modes].entries()) {
+    for (const id of automations) await api(`/automations/${id}`, { runControl: mode === 'on' ? RUN_CONTROL : null }, 'PATCH');
+    await sleep(1000);
+    const before = { cpu: cpu(server.pid), outcomes: await outcomes() };
+    fs.writeFileSync(optionsFile, JSON.stringify({ url: origin, targets, connections: 16, rate: RATE, duration: SECONDS }));
+    const load = JSON.parse(run(process.execPath, ['bench/load.mjs', `@${optionsFile}`]));
+    // The scheduler decides shortly after the ingress: let it finish this phase's deliveries.
+    await sleep(2000);
+    const after = { cpu: cpu(server.pid), outcomes: await outcomes() };
+    const accepted = load.statusCodes?.['202']?.count ?? 0;
+    const decided = Object.fromEntries(Object.entries(after.outcomes).map(([k, v]) => [k, v - (before.outcomes[k] ?? 0)]).filter(([, v]) => v > 0));
+    const phase = {
+      mode,
+      accepted,
+      requests: load.requests,
+      p50: load.latency.p50,
+      p99: load.latency.p99,
+      serverMsPerDelivery: ((after.cpu.server - before.cpu.server) * 10) / accepted,
+      databaseMsPerDelivery: ((after.cpu.database - before.cpu.database) * 10) / accepted,
+      decided,
+    };
+    log(`${index === 0 ? 'warm-up ' : ''}${mode}: ${JSON.stringify(phase)}`);
+    if (index > 0) phases.push(phase);
+  }
+  fs.rmSync(optionsFile, { force: true });
+} finally {
+  server?.kill('SIGTERM');
+  if (server) await new Promise((resolve) => server.once('exit', resolve));
+  await drop();
+}
+
+const median = (values) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted.length % 2 ? sorted[(sorted.length - 1) / 2] : (sorted[sorted.length / 2 - 1] + sorted[sorted.length / 2]) / 2;
+};
+console.log(`\nRun control's cost, ${new Date().toISOString()}, ${os.cpus().length} × ${os.cpus()[0]?.model}, Node ${process.version}, PostgreSQL`);
+console.log(`${WEBHOOKS} webhooks and ${WEBHOOKS} automations; a steady ${RATE} deliveries/s for ${SECONDS} s per phase; run control ${JSON.stringify(RUN_CONTROL)}`);
+console.log('phase | accepted | p50 ms | p99 ms | server CPU ms/delivery | PostgreSQL CPU ms/delivery | outcomes');
+for (const p of phases) {
+  console.log(`${p.mode} | ${p.accepted}/${p.requests} | ${p.p50.toFixed(1)} | ${p.p99.toFixed(1)} | ${p.serverMsPerDelivery.toFixed(2)} | ${p.databaseMsPerDelivery.toFixed(2)} | ${JSON.stringify(p.decided)}`);
+}
+const of = (mode, key) => median(phases.filter((p) => p.mode === mode).map((p) => p[key]));
+const p99Off = of('off', 'p99');
+const p99On = of('on', 'p99');
+console.log(`median p99: off ${p99Off.toFixed(1)} ms, on ${p99On.toFixed(1)} ms (${(((p99On - p99Off) / p99Off) * 100).toFixed(0)}%)`);
+console.log(
+  `decision cost per delivery (on - off, medians): server ${(of('on', 'serverMsPerDelivery') - of('off', 'serverMsPerDelivery')).toFixed(2)} ms CPU, PostgreSQL ${(of('on', 'databaseMsPerDelivery') - of('off', 'databaseMsPerDelivery')).toFixed(2)} ms CPU`,
+);
