@@ -9,6 +9,7 @@ import { wakeScheduler } from '@/lib/domain/run-control/wake';
 import { pruneRuns } from '@/lib/domain/runs/retention';
 import { budget } from '@/scripts/speed.mjs';
 import { previewRunControl } from '@/lib/domain/run-control/preview';
+import { testTrigger } from '@/lib/domain/automations/test-filter';
 import { testDatabaseKinds, type TestDatabase } from '@/tests/support/databases';
 import { arrive, claim, controlledAutomation, finish, runControlDatabase, runsOf, type Place } from '@/tests/support/run-control';
 
@@ -291,6 +292,36 @@ describe.each(testDatabaseKinds())('run control scheduler on %s', (kind) => {
     expect(await previewRunControl(skip.automationId, facts(1), database.prisma, at(1))).toMatchObject({ outcome: 'skip', summary: expect.stringMatching(/^would be skipped: rate limit: 1 run per 60 seconds/) });
     const none = await setUp(null);
     expect(await previewRunControl(none.automationId, facts(1), database.prisma)).toBeNull();
+  });
+
+  it("Test filter in the editor previews its own factory's automation, and refuses another factory's with an error, never its preview", async () => {
+    const control = { key: 'pull_request.number', concurrency: {} };
+    const automationId = await controlledAutomation(database, place, control);
+    // A webhook of the factory with a UID a trigger takes.
+    const hook = await database.prisma.webhook.create({ data: { factoryId: place.factoryId, uid: `wh_rcown${kind}`, name: 'own', secretName: 'S' } });
+    const delivery = await arrive({ factoryId: place.factoryId, webhookId: hook.id }, automationId, control, { pull_request: { number: 5 } });
+    await schedulePass(at(0));
+    const [running] = await runsOf(database, automationId);
+    const trigger = { provider: 'webhook' as const, event: 'received' as const, filter: { webhook_ids: [hook.uid] } };
+    const input = { trigger, deliveryId: delivery, automationEnabled: true };
+    expect((await testTrigger(place.factoryId, { ...input, automationId }, database.prisma)).runControl).toEqual({
+      group: '5',
+      outcome: 'wait',
+      summary: `would wait behind run ${running!.id}`,
+      runId: running!.id,
+    });
+
+    // The same automation asked for from another factory (whose member picked one of its own deliveries).
+    const other = await database.prisma.factory.create({ data: { slug: `rc-other-${kind}`, name: 'Other' } });
+    const otherHook = await database.prisma.webhook.create({ data: { factoryId: other.id, uid: `wh_rcother${kind}`, name: 'hook', secretName: 'S' } });
+    const otherDelivery = await arrive({ factoryId: other.id, webhookId: otherHook.id }, await controlledAutomation(database, { factoryId: other.id, webhookId: otherHook.id }, null), null, { pull_request: { number: 5 } });
+    const asked = testTrigger(
+      other.id,
+      { trigger: { ...trigger, filter: { webhook_ids: [otherHook.uid] } }, deliveryId: otherDelivery, automationEnabled: true, automationId },
+      database.prisma,
+    );
+    await expect(asked).rejects.toMatchObject({ code: 'not_found', message: 'No automation with this id in this factory' });
+    await expect(testTrigger(other.id, { trigger: { ...trigger, filter: { webhook_ids: [otherHook.uid] } }, deliveryId: otherDelivery, automationEnabled: true, automationId: 'no-such-automation' }, database.prisma)).rejects.toMatchObject({ code: 'not_found' });
   });
 
   it('runs on its own once started: a pass at once, another when woken, and the workers told', async () => {
