@@ -201,7 +201,16 @@ export async function forgetIdleGroups(db: Db = prisma, max = MAX_GROUPS_PER_AUT
  * a pass found a full batch or something woke it, else every POLL_MS.
  * `onStarted` is told when runs were queued (the run workers' wake).
  */
-export function startScheduler(options: { onStarted?: () => void; log?: (line: string) => void; now?: () => Date; pollMs?: number } = {}): Scheduler & { done: Promise<void> } {
+export function startScheduler(
+  options: {
+    onStarted?: () => void;
+    log?: (line: string) => void;
+    now?: () => Date;
+    pollMs?: number;
+    /** Forget the groups past the bound once a minute (servers do; `tripline worker`, whose database role may not delete, does not). */
+    trim?: boolean;
+  } = {},
+): Scheduler & { done: Promise<void> } {
   const now = options.now ?? (() => new Date());
   let stopped = false;
   let woken = false;
@@ -230,7 +239,7 @@ export function startScheduler(options: { onStarted?: () => void; log?: (line: s
         const pass = await schedulePass(now());
         more = pass.groups >= PASS_GROUPS && pass.deferred < pass.groups;
         if (pass.started > 0) options.onStarted?.();
-        if (Date.now() - trimmedAt >= TRIM_MS) {
+        if (options.trim !== false && Date.now() - trimmedAt >= TRIM_MS) {
           trimmedAt = Date.now();
           await forgetIdleGroups();
         }
