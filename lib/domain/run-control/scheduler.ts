@@ -2,7 +2,8 @@ import 'server-only';
 import { prisma, type Db, type Tx } from '@/lib/platform/db';
 import { metrics } from '@/lib/platform/metrics';
 import { MAX_GROUPS_PER_AUTOMATION, runControlSchema, type RunControl } from '@/lib/domain/run-control/config';
-import { ACTIVE_STATUSES, decide, type ActiveStatus, type GroupRun, type GroupState, type RunChange } from '@/lib/domain/run-control/decide';
+import { decide, type ActiveStatus, type GroupRun, type GroupState, type RunChange } from '@/lib/domain/run-control/decide';
+import { ACTIVE_RUN_STATUSES, sqlStatusList } from '@/lib/domain/runs/statuses';
 import { schedulers, type Scheduler } from '@/lib/domain/run-control/wake';
 
 // Run control's scheduler (docs/automations.md, Run control; docs/decisions/0101).
@@ -29,7 +30,7 @@ const TRIM_MS = 60_000;
 const PASS_WAIT_MS = 10_000;
 const PASS_TIMEOUT_MS = 30_000;
 
-const ACTIVE_SQL = ACTIVE_STATUSES.map((status) => `'${status}'`).join(', ');
+const ACTIVE_SQL = sqlStatusList(ACTIVE_RUN_STATUSES);
 const GROUPS_FROM = (param: string) => `(SELECT x->>0 AS "automationId", x->>1 AS "key" FROM jsonb_array_elements(${param}::jsonb) x)`;
 
 type ClaimedGroup = GroupState & { automationId: string; key: string; runControl: unknown };

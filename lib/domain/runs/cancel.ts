@@ -2,7 +2,8 @@ import 'server-only';
 import { prisma, type DbOrTx } from '@/lib/platform/db';
 import { AppError } from '@/lib/platform/http/errors';
 import { markGroupsDirty } from '@/lib/domain/run-control/dirty';
-import { getRun, type RunStatus, type RunView } from '@/lib/domain/runs/service';
+import { getRun, type RunView } from '@/lib/domain/runs/service';
+import { CANCELLABLE_RUN_STATUSES, sqlStatusList } from '@/lib/domain/runs/statuses';
 
 // Cancelling a run (docs/automations.md, Cancelling a run; docs/decisions/0102).
 // A request is Run.cancelRequestedAt: a run that has not started ends
@@ -12,8 +13,6 @@ import { getRun, type RunStatus, type RunView } from '@/lib/domain/runs/service'
 /** What a run that never started records as its error once cancelled. */
 export const CANCELLED_BEFORE_START = 'The run was cancelled before it started.';
 
-/** Statuses a cancel applies to: the run has not ended. */
-export const CANCELLABLE: readonly RunStatus[] = ['pending', 'waiting', 'debouncing', 'throttled', 'queued', 'running'];
 
 /**
  * Cancels a run of the factory for a member (admins and editors, the
@@ -39,7 +38,7 @@ export async function cancelRun(factoryId: string, id: string, actor: { email: s
             "lockedBy" = CASE WHEN "status" = 'running' THEN "lockedBy" END,
             "lockedUntil" = CASE WHEN "status" = 'running' THEN "lockedUntil" END,
             "error" = CASE WHEN "status" = 'running' THEN "error" ELSE $4 END
-      WHERE "id" = $1 AND "factoryId" = $2 AND "status" IN (${CANCELLABLE.map((status) => `'${status}'`).join(', ')})
+      WHERE "id" = $1 AND "factoryId" = $2 AND "status" IN (${sqlStatusList(CANCELLABLE_RUN_STATUSES)})
      RETURNING "automationId", "controlKey", "status"
      ),
      cancelled AS (SELECT * FROM ended WHERE "status" = 'cancelled'),
