@@ -12,7 +12,7 @@ import { Field } from '@/components/ui/field';
 import { CheckCircleIcon } from '@/components/ui/icons';
 import { Input } from '@/components/ui/input';
 import { Select } from '@/components/ui/select';
-import { Switch } from '@/components/ui/switch';
+import { ControlledSwitch } from '@/components/ui/controlled-switch';
 import { Textarea } from '@/components/ui/textarea';
 import { cn } from '@/components/ui/cn';
 import { countFilterMatchesAction, fieldCatalogueAction } from '@/lib/domain/fields/actions';
@@ -463,19 +463,12 @@ export function AutomationForm({
           >
             <Textarea rows={8} placeholder="Read the issue in event-payload.json and label it." readOnly={readOnly} {...register('prompt')} />
           </Field>
-          <Controller
+          <ControlledSwitch
             control={control}
             name="enabled"
-            render={({ field }) => (
-              <Switch
-                label="Enabled"
-                description="A disabled automation starts no runs; its triggers and past runs are kept."
-                checked={field.value}
-                onCheckedChange={field.onChange}
-                onBlur={field.onBlur}
-                disabled={readOnly}
-              />
-            )}
+            label="Enabled"
+            description="A disabled automation starts no runs; its triggers and past runs are kept."
+            disabled={readOnly}
           />
         </CardBody>
       </Card>
