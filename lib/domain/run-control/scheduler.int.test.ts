@@ -339,6 +339,49 @@ describe.each(testDatabaseKinds())('run control scheduler on %s', (kind) => {
     }
   });
 
+  it('idle, backs off, yet decides a group another process marked within its idle bound, and a debounce when it falls due', async () => {
+    // A group marked dirty with no wake-up, as by a process without a scheduler: the idle look finds it (here within 300 ms).
+    const marked = await setUp({ concurrency: {} });
+    const scheduler = startScheduler({ pollMs: 50, idleMaxMs: 300 });
+    try {
+      await marked.send(1);
+      await expect.poll(() => statuses(marked.runs), { timeout: budget(10_000) }).toEqual(['queued']);
+    } finally {
+      await scheduler.stop();
+    }
+
+    // An idle wait longer than the test: only the debounce's due time can wake it.
+    const debounce = await setUp({ debounce: { periodSeconds: 1 } });
+    const idle = startScheduler({ pollMs: 50, idleMaxMs: budget(600_000) });
+    try {
+      await debounce.send(1);
+      wakeScheduler();
+      await expect.poll(() => statuses(debounce.runs), { timeout: budget(10_000) }).toEqual(['debouncing']);
+      // About time passing: the quiet period is 1 s, and nothing wakes the scheduler.
+      await expect.poll(() => statuses(debounce.runs), { timeout: budget(10_000) }).toEqual(['queued']);
+    } finally {
+      await idle.stop();
+    }
+  });
+
+  it('wakes this process\'s scheduler when a run of a group ends here, so the group\'s next run starts at once', async () => {
+    const { send, runs } = await setUp({ concurrency: { limit: 1, whenFull: 'queue-all' } });
+    await send(1);
+    await send(1);
+    await schedulePass(at(0));
+    const [first] = await runs();
+    await claim(first!.id);
+    const scheduler = startScheduler({ pollMs: budget(600_000) });
+    try {
+      // Its first look finds nothing to do, then it waits longer than the test.
+      await expect.poll(() => statuses(runs)).toEqual(['running', 'waiting']);
+      await finish(first!.id);
+      await expect.poll(() => statuses(runs), { timeout: budget(10_000) }).toEqual(['succeeded', 'queued']);
+    } finally {
+      await scheduler.stop();
+    }
+  });
+
   it('prunes the runs run control ended with the finished ones, never those it holds', async () => {
     const { send, runs } = await setUp({ concurrency: { whenFull: 'skip' } });
     await send(1);

@@ -2,6 +2,7 @@ import 'server-only';
 import { prisma, type DbOrTx } from '@/lib/platform/db';
 import { AppError } from '@/lib/platform/http/errors';
 import { markGroupsDirty } from '@/lib/domain/run-control/dirty';
+import { controlledRunsEnded, type EndedRun } from '@/lib/domain/run-control/ended';
 import { getRun, type RunView } from '@/lib/domain/runs/service';
 import { CANCELLABLE_RUN_STATUSES, sqlStatusList } from '@/lib/domain/runs/statuses';
 
@@ -26,7 +27,7 @@ export async function cancelRun(factoryId: string, id: string, actor: { email: s
   // HTTP retry) meanwhile is cancelled whichever it is. SET reads the old row.
   // A run under run control that ends here frees its group: the group is
   // marked for its scheduler in the same statement (a waiting run may start).
-  await db.$executeRawUnsafe(
+  const ended = await db.$queryRawUnsafe<EndedRun[]>(
     `WITH ended AS (
      UPDATE "Run"
         SET "cancelRequestedAt" = COALESCE("cancelRequestedAt", now()),
@@ -43,12 +44,14 @@ export async function cancelRun(factoryId: string, id: string, actor: { email: s
      ),
      cancelled AS (SELECT * FROM ended WHERE "status" = 'cancelled'),
      marked AS (${markGroupsDirty('cancelled')} RETURNING 1)
-     SELECT 1`,
+     SELECT "controlKey", "status"::text AS "status" FROM ended`,
     id,
     factoryId,
     actor.email,
     CANCELLED_BEFORE_START,
   );
+  // Ended here (not one a worker is stopping): this process's scheduler decides its group at once, and it is counted.
+  controlledRunsEnded(ended);
   const run = await getRun(factoryId, id, db);
   if (run.status !== 'cancelled' && !run.cancel) {
     throw new AppError('conflict', `Run ${id} is ${run.status}: only a run that has not ended can be cancelled`);
