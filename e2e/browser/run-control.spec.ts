@@ -147,8 +147,8 @@ test.describe.serial('run control in the editor', () => {
     await runControlRow().getByRole('link', { name: runId }).click();
     await expect(page).toHaveURL(`${automationPath}/runs/${runId}`);
     await page.getByRole('button', { name: 'Cancel run' }).click();
-    await page.getByRole('dialog').getByRole('button', { name: 'Cancel run' }).click();
-    await expect(page.getByText('Cancelled', { exact: true }).first()).toBeVisible({ timeout: budget(30_000) });
+    await page.locator('dialog[open]').getByRole('button', { name: 'Cancel run' }).click();
+    await expect(page.getByRole('region', { name: 'Outcome' }).getByText('The run was cancelled', { exact: true })).toBeVisible({ timeout: budget(30_000) });
   });
 
   test('turned off and saved, run control is cleared', async () => {
