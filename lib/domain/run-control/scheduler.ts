@@ -286,6 +286,9 @@ export function startScheduler(
       } catch (error) {
         if (stopped) break;
         options.log?.(`run control scheduler error: ${(error as Error).message}`);
+        // A failure that lasts (the database away, a worker's role without a grant) is retried, and logged, at the idle pace.
+        idleMs = Math.min(idleMs * 2, idleMaxMs);
+        wait = idleMs;
       }
       if (!more && !woken && !stopped) await sleep(wait);
     }
