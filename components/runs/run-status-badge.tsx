@@ -1,5 +1,5 @@
 import { Badge, type BadgeTone } from '@/components/ui/badge';
-import { isActiveRunStatus, type RunStatus } from '@/lib/domain/runs/statuses';
+import { isActiveRunStatus, type RunStatus } from '@/lib/domain/run-status/statuses';
 
 const statuses: Record<RunStatus, { label: string; tone: BadgeTone }> = {
   queued: { label: 'Queued', tone: 'neutral' },

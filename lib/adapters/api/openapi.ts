@@ -3,7 +3,7 @@ import { roles } from '@/lib/domain/auth/roles';
 import { startReplayJobSchema } from '@/lib/domain/replay-jobs/schemas';
 import { backtestSchema, createAutomationSchema, testFilterSchema, updateAutomationSchema } from '@/lib/domain/automations/schemas';
 import { deliveryStatusFilters } from '@/lib/domain/deliveries/schemas';
-import { RUN_STATUSES } from '@/lib/domain/runs/statuses';
+import { RUN_STATUSES } from '@/lib/domain/run-status/statuses';
 import { definitionFilesSchema, repositoryApplySchema, repositoryCheckSchema } from '@/lib/domain/definitions/schemas';
 import { createFactorySchema } from '@/lib/domain/factories/schemas';
 import { createInvitationSchema } from '@/lib/domain/invitations/schemas';

@@ -1,5 +1,5 @@
 import { DEFAULT_QUEUE, MAX_DEBOUNCED_DELIVERIES, type RunControl } from '@/lib/domain/run-control/config';
-import type { ActiveRunStatus, RunStatus } from '@/lib/domain/runs/statuses';
+import type { ActiveRunStatus, RunStatus } from '@/lib/domain/run-status/statuses';
 
 // What becomes of one group's runs (docs/automations.md, Run control), as a
 // pure function of the automation's settings, the group's state, its runs not

@@ -2,7 +2,7 @@ import 'server-only';
 import { prisma, type DbOrTx } from '@/lib/platform/db';
 import { runControlSchema } from '@/lib/domain/run-control/config';
 import { decide, type ActiveStatus, type GroupRun } from '@/lib/domain/run-control/decide';
-import { ACTIVE_RUN_STATUSES } from '@/lib/domain/runs/statuses';
+import { ACTIVE_RUN_STATUSES } from '@/lib/domain/run-status/statuses';
 import { compileKey, groupOf, type KeyFacts } from '@/lib/domain/run-control/key';
 
 // Test filter's word on run control (docs/automations.md, Run control): what

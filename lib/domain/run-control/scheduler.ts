@@ -3,7 +3,7 @@ import { prisma, type Db, type Tx } from '@/lib/platform/db';
 import { metrics } from '@/lib/platform/metrics';
 import { MAX_GROUPS_PER_AUTOMATION, runControlSchema, type RunControl } from '@/lib/domain/run-control/config';
 import { decide, type ActiveStatus, type GroupRun, type GroupState, type RunChange } from '@/lib/domain/run-control/decide';
-import { ACTIVE_RUN_STATUSES, sqlStatusList } from '@/lib/domain/runs/statuses';
+import { ACTIVE_RUN_STATUSES, sqlStatusList } from '@/lib/domain/run-status/statuses';
 import { schedulers, type Scheduler } from '@/lib/domain/run-control/wake';
 
 // Run control's scheduler (docs/automations.md, Run control; docs/decisions/0101).

@@ -4,7 +4,7 @@ import { AppError } from '@/lib/platform/http/errors';
 import { markGroupsDirty } from '@/lib/domain/run-control/dirty';
 import { controlledRunsEnded, type EndedRun } from '@/lib/domain/run-control/ended';
 import { getRun, type RunView } from '@/lib/domain/runs/service';
-import { CANCELLABLE_RUN_STATUSES, sqlStatusList } from '@/lib/domain/runs/statuses';
+import { CANCELLABLE_RUN_STATUSES, sqlStatusList } from '@/lib/domain/run-status/statuses';
 
 // Cancelling a run (docs/automations.md, Cancelling a run; docs/decisions/0102).
 // A request is Run.cancelRequestedAt: a run that has not started ends

@@ -1,4 +1,4 @@
-import { RUN_STATUSES, STARTED_RUN_STATUSES, type RunStatus } from '@/lib/domain/runs/statuses';
+import { RUN_STATUSES, STARTED_RUN_STATUSES, type RunStatus } from '@/lib/domain/run-status/statuses';
 
 // What became of the matched delivery a run row stands for, under run
 // control (docs/automations.md, Run control; prisma/schema.prisma, RunStatus).

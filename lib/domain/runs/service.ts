@@ -3,7 +3,7 @@ import { prisma, type DbOrTx } from '@/lib/platform/db';
 import { notFound } from '@/lib/platform/http/errors';
 import { payloadAttachments, type RunAttachment, type RunEnvelope } from '@/lib/domain/runs/envelope';
 import { runOutcome, type OutcomeRow, type RunOutcome } from '@/lib/domain/runs/outcome';
-import type { RunStatus } from '@/lib/domain/runs/statuses';
+import type { RunStatus } from '@/lib/domain/run-status/statuses';
 
 // Reading runs: the Runs views (per automation, per delivery) and the run
 // page. Runs are created by the ingress (lib/ingress/record.ts) and moved

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { RunStatus as PrismaRunStatus } from '@/lib/generated/prisma/enums';
-import { ACTIVE_RUN_STATUSES, CANCELLABLE_RUN_STATUSES, isActiveRunStatus, RUN_STATUSES, STARTED_RUN_STATUSES } from '@/lib/domain/runs/statuses';
+import { ACTIVE_RUN_STATUSES, CANCELLABLE_RUN_STATUSES, isActiveRunStatus, RUN_STATUSES, STARTED_RUN_STATUSES } from '@/lib/domain/run-status/statuses';
 
 describe('run statuses', () => {
   it('are exactly the database enum RunStatus, in its order', () => {

@@ -1,7 +1,8 @@
 // A run's statuses (prisma/schema.prisma, RunStatus), written once: the
 // types, the pages' badges, the API's OpenAPI document, the scheduler's and
 // the cancel's SQL all take them from here. No imports, so client components
-// can use it too.
+// can use it too. A home of its own: the runs domain imports run control
+// (dirty.ts, ended.ts) and run control reads these, so neither may hold them.
 
 /** Every status a run can have, which is also its delivery's outcome under run control (docs/automations.md, Outcomes). */
 export const RUN_STATUSES = ['queued', 'running', 'succeeded', 'failed', 'pending', 'waiting', 'debouncing', 'throttled', 'superseded', 'debounced', 'skipped', 'cancelled'] as const;
