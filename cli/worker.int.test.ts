@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -7,6 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { composeEnvelope } from '@/lib/domain/runs/envelope';
 import { createTestDatabase, testDatabaseKinds, type TestDatabase } from '@/tests/support/databases';
 import { createPostgresDatabase } from '@/tests/support/postgres';
+import { setDatabase } from '@/lib/platform/db';
+import { arrive, controlledAutomation, runsOf } from '@/tests/support/run-control';
 import { budget } from '@/scripts/speed.mjs';
 
 // `tripline worker` as docs/security.md describes it: a separate process
@@ -16,15 +18,15 @@ import { budget } from '@/scripts/speed.mjs';
 
 const root = path.resolve(import.meta.dirname, '..');
 
-function worker(env: Record<string, string>) {
-  // Only what the operator gives the worker: not this process's environment.
+const workerArgs = ['--conditions=react-server', '--import', 'tsx', 'cli/tripline.ts', 'worker', '--slots', '1'];
+// Only what the operator gives the worker: not this process's environment.
+function only(env: Record<string, string>): NodeJS.ProcessEnv {
   const given: Record<string, string> = { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env };
-  return spawnSync(process.execPath, ['--conditions=react-server', '--import', 'tsx', 'cli/tripline.ts', 'worker', '--drain', '--slots', '1'], {
-    cwd: root,
-    env: given as NodeJS.ProcessEnv,
-    encoding: 'utf8',
-    timeout: budget(120_000),
-  });
+  return given as NodeJS.ProcessEnv;
+}
+
+function worker(env: Record<string, string>) {
+  return spawnSync(process.execPath, [...workerArgs, '--drain'], { cwd: root, env: only(env), encoding: 'utf8', timeout: budget(120_000) });
 }
 
 describe.skipIf(!testDatabaseKinds().includes('postgres'))('tripline worker on its own', () => {
@@ -32,8 +34,11 @@ describe.skipIf(!testDatabaseKinds().includes('postgres'))('tripline worker on i
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tripline-worker-data-'));
   beforeAll(async () => {
     database = await createTestDatabase('postgres');
+    // The deliveries of the run control tests are recorded by the ingress's own statement, in this process.
+    setDatabase(database);
   });
   afterAll(async () => {
+    setDatabase(undefined);
     await database?.drop();
     fs.rmSync(dataDir, { recursive: true, force: true });
   });
@@ -76,7 +81,7 @@ describe.skipIf(!testDatabaseKinds().includes('postgres'))('tripline worker on i
       `CREATE ROLE ${role} LOGIN`,
       `GRANT SELECT, UPDATE ON "Run" TO ${role}`,
       `GRANT SELECT, UPDATE ON "RunGroup" TO ${role}`,
-      `GRANT SELECT ("id", "name") ON "Automation" TO ${role}`,
+      `GRANT SELECT ("id", "name", "runControl") ON "Automation" TO ${role}`,
       `GRANT SELECT ("id", "body") ON "Delivery" TO ${role}`,
       `GRANT SELECT ON "_prisma_migrations" TO ${role}`,
     ];
@@ -102,6 +107,50 @@ describe.skipIf(!testDatabaseKinds().includes('postgres'))('tripline worker on i
       await db.$executeRawUnsafe(`DROP OWNED BY ${role}`);
       await db.$executeRawUnsafe(`DROP ROLE ${role}`);
     }
+  });
+
+  it('runs run control\'s scheduler: --drain executes a group\'s runs one after another, with no server running', async () => {
+    const factory = await database.prisma.factory.findUniqueOrThrow({ where: { slug: 'solo' } });
+    const webhook = await database.prisma.webhook.findUniqueOrThrow({ where: { uid: 'wh_solo' } });
+    const place = { factoryId: factory.id, webhookId: webhook.id };
+    const control = { key: 'pull_request.number', concurrency: { limit: 1, whenFull: 'queue-all' as const } };
+    const automationId = await controlledAutomation(database, place, control);
+    for (let push = 1; push <= 3; push++) await arrive(place, automationId, control, { pull_request: { number: 9 }, push });
+    expect((await runsOf(database, automationId)).map((run) => run.status)).toEqual(['pending', 'pending', 'pending']);
+
+    const result = worker({ DATABASE_URL: database.url!, TRIPLINE_DATA_DIR: dataDir, TRIPLINE_RUN_COMMAND: 'cat event-payload.json' });
+    expect(result.status, result.stderr).toBe(0);
+    const runs = await database.prisma.run.findMany({ where: { automationId }, orderBy: { createdAt: 'asc' } });
+    expect(runs.map((run) => [run.status, run.output])).toEqual([1, 2, 3].map((push) => ['succeeded', JSON.stringify({ pull_request: { number: 9 }, push })]));
+    // One at a time, as the group's limit says: each started after the one before it ended.
+    for (let i = 1; i < runs.length; i++) expect(runs[i]!.startedAt!.getTime()).toBeGreaterThanOrEqual(runs[i - 1]!.finishedAt!.getTime());
+  });
+
+  it('starts a debounced run once its quiet period is over, while it waits for runs', async () => {
+    const factory = await database.prisma.factory.findUniqueOrThrow({ where: { slug: 'solo' } });
+    const webhook = await database.prisma.webhook.findUniqueOrThrow({ where: { uid: 'wh_solo' } });
+    const place = { factoryId: factory.id, webhookId: webhook.id };
+    const control = { debounce: { periodSeconds: 1 } };
+    const automationId = await controlledAutomation(database, place, control);
+    const child = spawn(process.execPath, workerArgs, {
+      cwd: root,
+      env: only({ DATABASE_URL: database.url!, TRIPLINE_DATA_DIR: dataDir, TRIPLINE_RUN_COMMAND: 'cat event-payload.json' }),
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    try {
+      for (let push = 1; push <= 3; push++) await arrive(place, automationId, control, { push });
+      const statuses = async () => (await runsOf(database, automationId)).map((run) => run.status);
+      await expect.poll(statuses, { timeout: budget(60_000) }).toEqual(['debounced', 'debounced', 'succeeded']);
+      const [run] = await database.prisma.run.findMany({ where: { automationId, status: 'succeeded' } });
+      expect(run!.output).toBe(JSON.stringify({ push: 3 }));
+      expect((run!.envelope as { deliveryIds: string[] }).deliveryIds).toHaveLength(3);
+    } finally {
+      child.kill('SIGTERM');
+    }
+    expect(await exited, stderr).toBe(0);
   });
 
   it('refuses a database that is not migrated instead of migrating it', async () => {

@@ -1,5 +1,7 @@
 import { env } from '@/lib/platform/env';
 import { startWorkers } from '@/lib/domain/runs/worker';
+import { wakeWorkers } from '@/lib/domain/runs/wake';
+import { schedulePass, startScheduler, PASS_GROUPS } from '@/lib/domain/run-control/scheduler';
 import { startTracing, stopTracing } from '@/lib/platform/tracing';
 import { parseEntryConfig } from '@/lib/platform/entry/entry-config';
 import { CLI, parseOptions, UsageError } from '../args';
@@ -18,6 +20,9 @@ keys: run it under its own OS user or on its own host to keep agent runs
 away from the server's files. It does not migrate the database: start a
 server or run \`migrate deploy\` first.
 
+It also runs run control's scheduler, as every server does, so waiting,
+debounced and throttled runs start with no server running.
+
   --slots <n>   runs executed at once (default: TRIPLINE_RUN_WORKERS, or 2)
   --drain       exit once no run is ready, instead of waiting for more`;
 
@@ -31,7 +36,12 @@ export function run(args: string[]): Promise<number> {
     return withWorkerDatabase(async () => {
       // OpenTelemetry, when OTEL_* asks for it (docs/tracing.md): each run's span continues its delivery's trace.
       await startTracing('tripline-worker');
-      const pool = startWorkers(executor, slots, { drain: values.drain === true, log: (line) => console.error(`tripline: ${line}`) });
+      const log = (line: string) => console.error(`tripline: ${line}`);
+      if (values.drain) return drain(executor, slots, log);
+      // Run control's scheduler (docs/automations.md, Run control), as on every server: without it, a deployment whose
+      // servers are down, or that runs none, would never start a waiting, debouncing or throttled run.
+      const scheduler = startScheduler({ onStarted: wakeWorkers, log, trim: false });
+      const pool = startWorkers(executor, slots, { log });
       // SIGTERM/SIGINT: claim nothing more, let running runs finish for up to
       // TRIPLINE_SHUTDOWN_GRACE_SECONDS (then stop them), put claimed runs that
       // have not started back in the queue. A second signal exits at once.
@@ -41,13 +51,39 @@ export function run(args: string[]): Promise<number> {
         if (signals > 1) process.exit(1);
         const graceMs = parseEntryConfig().shutdownGraceMs;
         console.error(`tripline: ${signal}: finishing running runs (up to ${graceMs / 1000} s); a second signal exits at once`);
+        void scheduler.stop();
         void pool.stop(Date.now() + graceMs);
       };
       process.on('SIGTERM', stop);
       process.on('SIGINT', stop);
-      await pool.done;
+      await Promise.all([pool.done, scheduler.done]);
       await stopTracing();
       return 0;
     });
   });
+}
+
+/** Scheduler passes until none finds a full batch; returns how many runs they started. */
+async function decideAll(): Promise<number> {
+  let started = 0;
+  for (;;) {
+    const pass = await schedulePass(new Date());
+    started += pass.started;
+    if (pass.groups < PASS_GROUPS || pass.deferred === pass.groups) return started;
+  }
+}
+
+/**
+ * --drain: executes every run that is ready, and those run control lets start
+ * as runs end (a group's next waiting run), then exits. A debounce or
+ * throttle period still running is not waited for.
+ */
+async function drain(executor: Parameters<typeof startWorkers>[0], slots: number, log: (line: string) => void): Promise<number> {
+  await decideAll();
+  do {
+    await startWorkers(executor, slots, { drain: true, log }).done;
+    // The runs that ended marked their groups: the next of each may start now.
+  } while ((await decideAll()) > 0);
+  await stopTracing();
+  return 0;
 }

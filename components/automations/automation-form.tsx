@@ -12,7 +12,7 @@ import { Field } from '@/components/ui/field';
 import { CheckCircleIcon } from '@/components/ui/icons';
 import { Input } from '@/components/ui/input';
 import { Select } from '@/components/ui/select';
-import { Switch } from '@/components/ui/switch';
+import { ControlledSwitch } from '@/components/ui/controlled-switch';
 import { Textarea } from '@/components/ui/textarea';
 import { cn } from '@/components/ui/cn';
 import { countFilterMatchesAction, fieldCatalogueAction } from '@/lib/domain/fields/actions';
@@ -283,6 +283,7 @@ function TriggerFields({
   readOnly,
   onRemove,
   readTrigger,
+  automationId,
 }: {
   index: number;
   factorySlug: string;
@@ -292,7 +293,9 @@ function TriggerFields({
   webhooks: WebhookOption[];
   readOnly: boolean;
   onRemove: () => void;
-  readTrigger: (index: number) => { trigger: TriggerToTest; automationEnabled: boolean };
+  readTrigger: (index: number) => { trigger: TriggerToTest; automationEnabled: boolean; runControlEdited: boolean };
+  /** A saved automation's, for Test filter's run control preview. */
+  automationId: string | undefined;
 }) {
   const [trigger, enabled] = useWatch({ control, name: [`triggers.${index}`, 'enabled'] });
   const webhook = webhooks.find((w) => w.uid === trigger.webhookUid);
@@ -347,6 +350,7 @@ function TriggerFields({
       </div>
       <TestFilter
         factorySlug={factorySlug}
+        automationId={automationId}
         webhook={webhook ? { uid: webhook.uid, name, listable: !firesNever(webhook.state) } : null}
         version={JSON.stringify([trigger, enabled])}
         readTrigger={() => readTrigger(index)}
@@ -389,7 +393,7 @@ export function AutomationForm({
   const automationsPath = `/f/${factorySlug}/automations`;
   const [formError, setFormError] = useState<string | null>(null);
   const [saved, setSaved] = useState(false);
-  const { register, control, handleSubmit, formState, setError, getValues, setValue, trigger: validate, reset } = useForm<
+  const { register, control, handleSubmit, formState, setError, getValues, getFieldState, setValue, trigger: validate, reset } = useForm<
     AutomationFormValues,
     unknown,
     CreateAutomationInput
@@ -432,12 +436,14 @@ export function AutomationForm({
   });
 
   /** One trigger as written now, for Test filter; problems go next to its fields too. */
-  const readTrigger = (index: number): { trigger: TriggerToTest; automationEnabled: boolean } => {
+  const readTrigger = (index: number): { trigger: TriggerToTest; automationEnabled: boolean; runControlEdited: boolean } => {
     const parsed = triggerFormSchema.safeParse(getValues(`triggers.${index}`));
     const automationEnabled = getValues('enabled');
-    if (parsed.success) return { trigger: { ok: true, trigger: parsed.data }, automationEnabled };
+    // Test filter previews the saved run control: it says so when the section has unsaved edits.
+    const runControlEdited = getFieldState('runControl', formState).isDirty;
+    if (parsed.success) return { trigger: { ok: true, trigger: parsed.data }, automationEnabled, runControlEdited };
     if (!readOnly) void validate([`triggers.${index}.webhookUid`, `triggers.${index}.events`, `triggers.${index}.headers`, `triggers.${index}.payload`]);
-    return { trigger: { ok: false, message: `Fix this trigger to test it: ${parsed.error.issues[0]?.message ?? 'it is not valid'}.` }, automationEnabled };
+    return { trigger: { ok: false, message: `Fix this trigger to test it: ${parsed.error.issues[0]?.message ?? 'it is not valid'}.` }, automationEnabled, runControlEdited };
   };
 
   return (
@@ -457,19 +463,12 @@ export function AutomationForm({
           >
             <Textarea rows={8} placeholder="Read the issue in event-payload.json and label it." readOnly={readOnly} {...register('prompt')} />
           </Field>
-          <Controller
+          <ControlledSwitch
             control={control}
             name="enabled"
-            render={({ field }) => (
-              <Switch
-                label="Enabled"
-                description="A disabled automation starts no runs; its triggers and past runs are kept."
-                checked={field.value}
-                onCheckedChange={field.onChange}
-                onBlur={field.onBlur}
-                disabled={readOnly}
-              />
-            )}
+            label="Enabled"
+            description="A disabled automation starts no runs; its triggers and past runs are kept."
+            disabled={readOnly}
           />
         </CardBody>
       </Card>
@@ -505,6 +504,7 @@ export function AutomationForm({
                   readOnly={readOnly}
                   onRemove={() => remove(index)}
                   readTrigger={readTrigger}
+                  automationId={automationId}
                 />
               ))}
             </ol>

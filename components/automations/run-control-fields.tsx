@@ -1,14 +1,14 @@
 'use client';
 
 import type { ReactNode } from 'react';
-import { Controller, useWatch, type Control, type FieldErrors, type UseFormRegister } from 'react-hook-form';
+import { useWatch, type Control, type FieldErrors, type UseFormRegister } from 'react-hook-form';
 import { Card, CardBody, CardHeader } from '@/components/ui/card';
 import { ChoiceCardRadio } from '@/components/ui/choice-card-radio';
 import { Field, type FieldControlProps } from '@/components/ui/field';
 import { AlertCircleIcon } from '@/components/ui/icons';
 import { Input } from '@/components/ui/input';
 import { Select } from '@/components/ui/select';
-import { Switch } from '@/components/ui/switch';
+import { ControlledSwitch } from '@/components/ui/controlled-switch';
 import type { CreateAutomationInput } from '@/lib/domain/automations/schemas';
 import { MAX_GROUPS_PER_AUTOMATION, WHEN_FULL } from '@/lib/domain/run-control/config';
 import { PERIOD_UNITS, WHEN_FULL_LABELS } from '@/lib/domain/run-control/describe';
@@ -53,11 +53,7 @@ function Stage({ name, label, description, control, readOnly, children }: { name
   const on = useWatch({ control, name: `runControl.${name}` });
   return (
     <li className="flex flex-col gap-4 rounded-lg border border-line p-4">
-      <Controller
-        control={control}
-        name={`runControl.${name}`}
-        render={({ field }) => <Switch label={label} description={description} checked={field.value} onCheckedChange={field.onChange} onBlur={field.onBlur} disabled={readOnly} />}
-      />
+      <ControlledSwitch control={control} name={`runControl.${name}`} label={label} description={description} disabled={readOnly} />
       {on ? <div className="flex flex-col gap-4 border-t border-line pt-4">{children}</div> : null}
     </li>
   );
@@ -87,19 +83,12 @@ export function RunControlFields({ control, register, errors, readOnly, footer }
         description="What a burst of matching deliveries starts: one run per group at a time, the latest after a quiet period, or at most so many per minute. Off: every matching delivery starts a run at once."
       />
       <CardBody className="flex flex-col gap-6">
-        <Controller
+        <ControlledSwitch
           control={control}
           name="runControl.enabled"
-          render={({ field }) => (
-            <Switch
-              label="Use run control"
-              description="Deliveries are grouped by a key; debounce, a throttle or rate limit, and concurrency then apply to each group on its own."
-              checked={field.value}
-              onCheckedChange={field.onChange}
-              onBlur={field.onBlur}
-              disabled={readOnly}
-            />
-          )}
+          label="Use run control"
+          description="Deliveries are grouped by a key; debounce, a throttle or rate limit, and concurrency then apply to each group on its own."
+          disabled={readOnly}
         />
         {enabled ? (
           <>

@@ -5,7 +5,11 @@ import { preciseDateTimeFormat, sentence } from '@/components/format';
 import { Button } from '@/components/ui/button';
 import { cn } from '@/components/ui/cn';
 import { Field } from '@/components/ui/field';
-import { CheckCircleIcon, XIcon } from '@/components/ui/icons';
+import Link from 'next/link';
+import { AlertTriangleIcon, CheckCircleIcon, ClockIcon, XIcon } from '@/components/ui/icons';
+import { textLinkStyle } from '@/components/ui/text-link';
+import { runPath } from '@/components/runs/format';
+import type { RunControlPreview } from '@/lib/domain/run-control/preview';
 import { Select } from '@/components/ui/select';
 import { listTestDeliveriesAction, testTriggerAction, testTriggerOnBodyAction } from '@/lib/domain/automations/actions';
 import { MAX_BODY_BYTES } from '@/lib/ingress/limits';
@@ -50,8 +54,71 @@ function CheckRow({ label, passed, reason, children }: { label: string; passed: 
   );
 }
 
-export function TestFilterResultView({ result, deliveryId }: { result: TestFilterResult; deliveryId: string | null }) {
-  const { wouldTrigger, webhookCheck, eventCheck, headerCheck, payloadCheck, automationCheck } = result;
+/** What the saved run control would do with the delivery now (docs/automations.md, Run control), as a sentence with the run it names as a link. */
+function RunControlSentence({ preview, runHref }: { preview: RunControlPreview; runHref: (runId: string) => string }) {
+  switch (preview.outcome) {
+    case 'wait':
+      return preview.runId ? (
+        <>
+          Would wait behind run{' '}
+          <Link href={runHref(preview.runId)} className={`font-mono text-[13px] ${textLinkStyle}`}>
+            {preview.runId}
+          </Link>
+        </>
+      ) : (
+        <>Would wait for a free slot</>
+      );
+    case 'debounce':
+    case 'throttle':
+      return (
+        <>
+          {preview.outcome === 'debounce' ? 'Would be debounced until ' : 'Would be throttled until '}
+          <time dateTime={preview.until!.toISOString()} title={preview.until!.toISOString()}>
+            {preciseDateTimeFormat.format(preview.until!)}
+          </time>
+        </>
+      );
+    default:
+      return <>{sentence(preview.summary)}</>;
+  }
+}
+
+function RunControlRow({ preview, edited, runHref }: { preview: RunControlPreview; edited: boolean; runHref: (runId: string) => string }) {
+  const Icon = preview.outcome === 'start' ? CheckCircleIcon : preview.outcome === 'skip' ? AlertTriangleIcon : ClockIcon;
+  const tone = preview.outcome === 'start' ? 'text-emerald-600' : preview.outcome === 'skip' ? 'text-amber-600' : 'text-sky-600';
+  return (
+    <li aria-label="Run control" className="flex gap-2.5 px-4 py-3">
+      <Icon className={cn('mt-0.5 size-4 shrink-0', tone)} aria-hidden="true" />
+      <div className="min-w-0 flex-1">
+        <p>
+          <span className="font-medium text-fg">Run control:</span>{' '}
+          <span className="text-fg-muted">
+            <RunControlSentence preview={preview} runHref={runHref} />
+          </span>
+        </p>
+        <p className="mt-1 text-[13px] text-fg-muted">
+          Group <code className="font-mono text-fg break-all">{preview.group}</code>. From the saved settings and the group’s runs right now; a
+          delivery arriving later may fare otherwise.
+          {edited ? ' Save your run control edits to preview them.' : ''}
+        </p>
+      </div>
+    </li>
+  );
+}
+
+export function TestFilterResultView({
+  result,
+  deliveryId,
+  runControlEdited = false,
+  runHref,
+}: {
+  result: TestFilterResult;
+  deliveryId: string | null;
+  /** The editor's run control has unsaved edits: the preview is of the saved settings. */
+  runControlEdited?: boolean;
+  runHref: (runId: string) => string;
+}) {
+  const { wouldTrigger, webhookCheck, eventCheck, headerCheck, payloadCheck, automationCheck, runControl } = result;
   return (
     <div
       role="status"
@@ -83,6 +150,7 @@ export function TestFilterResultView({ result, deliveryId }: { result: TestFilte
           ) : null}
         </CheckRow>
         <CheckRow label="Automation" passed={automationCheck.passed} reason={automationCheck.reason} />
+        {runControl ? <RunControlRow preview={runControl} edited={runControlEdited} runHref={runHref} /> : null}
       </ul>
     </div>
   );
@@ -94,20 +162,23 @@ export function TestFilterResultView({ result, deliveryId }: { result: TestFilte
  */
 export function TestFilter({
   factorySlug,
+  automationId,
   webhook,
   version,
   readTrigger,
 }: {
   factorySlug: string;
+  /** A saved automation's: the result then says what its saved run control would do now. */
+  automationId?: string;
   /** The trigger's webhook as currently picked, or null when none is. */
   webhook: { uid: string; name: string; listable: boolean } | null;
   version: string;
-  /** The trigger and the automation's Enabled as currently written, or why they cannot be tested. */
-  readTrigger: () => { trigger: TriggerToTest; automationEnabled: boolean };
+  /** The trigger and the automation's Enabled as currently written, or why they cannot be tested; whether run control has unsaved edits. */
+  readTrigger: () => { trigger: TriggerToTest; automationEnabled: boolean; runControlEdited?: boolean };
 }) {
   const [deliveries, setDeliveries] = useState<Deliveries>({ state: 'loading' });
   const [picked, setPicked] = useState('');
-  const [outcome, setOutcome] = useState<{ version: string; deliveryId: string | null; result: TestFilterResult } | null>(null);
+  const [outcome, setOutcome] = useState<{ version: string; deliveryId: string | null; result: TestFilterResult; runControlEdited: boolean } | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
   const [testing, startTest] = useTransition();
   const [source, setSource] = useState<'stored' | 'pasted'>('stored');
@@ -138,7 +209,7 @@ export function TestFilter({
   ) =>
     startTest(async () => {
       setProblem(null);
-      const { trigger, automationEnabled } = readTrigger();
+      const { trigger, automationEnabled, runControlEdited = false } = readTrigger();
       if (!trigger.ok) {
         setProblem(trigger.message);
         return;
@@ -149,7 +220,7 @@ export function TestFilter({
         else setProblem(Object.values(result.error.fields ?? {})[0] ?? result.error.message);
         return;
       }
-      setOutcome({ ...shown, result: result.data });
+      setOutcome({ ...shown, result: result.data, runControlEdited });
     });
 
   const runPasted = () => {
@@ -165,7 +236,7 @@ export function TestFilter({
 
   const run = () => {
     const delivery = deliveries.state === 'loaded' ? deliveries.items.find((d) => d.id === picked) : undefined;
-    runTest((trigger, automationEnabled) => testTriggerAction(factorySlug, { trigger, deliveryId: picked, automationEnabled }), {
+    runTest((trigger, automationEnabled) => testTriggerAction(factorySlug, { trigger, deliveryId: picked, automationEnabled, automationId }), {
       version,
       deliveryId: delivery?.deliveryId ?? picked,
     });
@@ -245,7 +316,7 @@ export function TestFilter({
         <h4 className="text-[13px] font-semibold text-fg">Test filter</h4>
         <p className="mt-0.5 text-[13px] text-fg-muted">
           Checks this trigger as written, unsaved edits included, against one of the latest deliveries its webhook accepted or a body you
-          paste. Nothing is saved and no run starts.
+          paste; for a stored delivery it also says what run control would do with it now. Nothing is saved and no run starts.
         </p>
       </div>
       <div role="group" aria-label="Test against" className="inline-flex self-start rounded-control bg-subtle p-0.5 ring-1 ring-line ring-inset">
@@ -276,7 +347,12 @@ export function TestFilter({
         </p>
       ) : null}
       {outcome && outcome.version === (source === 'pasted' ? `${version}\u0000${pasted}` : version) ? (
-        <TestFilterResultView result={outcome.result} deliveryId={outcome.deliveryId} />
+        <TestFilterResultView
+          result={outcome.result}
+          deliveryId={outcome.deliveryId}
+          runControlEdited={outcome.runControlEdited}
+          runHref={(runId) => runPath(factorySlug, { id: runId, automation: { id: automationId ?? '' } })}
+        />
       ) : null}
     </section>
   );

@@ -1,5 +1,5 @@
 import { Badge, type BadgeTone } from '@/components/ui/badge';
-import type { RunStatus } from '@/lib/domain/runs/service';
+import { isActiveRunStatus, type RunStatus } from '@/lib/domain/run-status/statuses';
 
 const statuses: Record<RunStatus, { label: string; tone: BadgeTone }> = {
   queued: { label: 'Queued', tone: 'neutral' },
@@ -17,7 +17,7 @@ const statuses: Record<RunStatus, { label: string; tone: BadgeTone }> = {
 };
 
 /** Not yet in a final state: the page refreshes while it shows one. */
-export const runIsActive = (status: RunStatus) => ['pending', 'waiting', 'debouncing', 'throttled', 'queued', 'running'].includes(status);
+export const runIsActive = isActiveRunStatus;
 
 export function RunStatusBadge({ status }: { status: RunStatus }) {
   const { label, tone } = statuses[status];

@@ -1,5 +1,7 @@
-import { expect, test, type Page } from '@playwright/test';
-import { axeViolations, completeFirstRunIfNeeded, createWebhook, screenshot, setUpFactory, signIn } from './helpers';
+import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
+import path from 'node:path';
+import { budget } from '../../scripts/speed.mjs';
+import { axeViolations, completeFirstRunIfNeeded, createWebhook, screenshot, setUpFactory, shotsDir, signIn } from './helpers';
 
 // Run control in the automation editor, on this spec's own factory: off by
 // default; turned on, a bad value is refused next to its field in the API's
@@ -14,6 +16,12 @@ const base = `/f/${factory.slug}/automations`;
 test.describe.serial('run control in the editor', () => {
   let page: Page;
   let automationPath = '';
+  let hook = { url: '', secret: '', uid: '' };
+  const post = (request: APIRequestContext, body: unknown, deliveryId: string) =>
+    request.post(hook.url, {
+      data: Buffer.from(JSON.stringify(body)),
+      headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${hook.secret}`, 'X-Service-Delivery-Id': deliveryId },
+    });
 
   test.beforeAll(async ({ browser }) => {
     await completeFirstRunIfNeeded(browser);
@@ -25,7 +33,7 @@ test.describe.serial('run control in the editor', () => {
   });
 
   test('an admin sets run control, sees a bad value refused next to its field, and saves', async () => {
-    await createWebhook(page, factory.slug, 'pulls');
+    hook = await createWebhook(page, factory.slug, 'pulls');
     await page.goto(`${base}/new`);
     const form = page.getByRole('form', { name: 'New automation' });
     await form.getByRole('textbox', { name: 'Name' }).fill('Review pull requests');
@@ -96,6 +104,51 @@ test.describe.serial('run control in the editor', () => {
     await expect(section.getByRole('radio', { name: 'Cancel running' })).toBeDisabled();
     await expect(viewerPage.getByRole('button', { name: 'Save changes' })).toHaveCount(0);
     await context.close();
+  });
+
+  test('Test filter says what the saved run control would do with the delivery now', async ({ request }) => {
+    const testFilter = () => page.locator('li[aria-label="Trigger 1"]').getByRole('region', { name: 'Test filter' });
+    const runControlRow = () => testFilter().getByRole('status', { name: 'Test filter result' }).getByRole('listitem', { name: 'Run control' });
+
+    // Debounce first: a push joins its group's burst, which runs once the quiet period after the last push is over.
+    expect((await post(request, { repository: { full_name: 'acme/app' }, pull_request: { number: 7 } }, 'pr-7-push-1')).status()).toBe(202);
+    await page.goto(automationPath);
+    await expect(testFilter().getByLabel('Delivery')).toContainText('pr-7-push-1');
+    await testFilter().getByRole('button', { name: 'Test filter' }).click();
+    await expect(runControlRow()).toContainText(/Run control: Would be debounced until \w{3} \d+/);
+    await expect(runControlRow()).toContainText('Group "acme/app", 7. From the saved settings and the group’s runs right now');
+    await expect(runControlRow()).not.toContainText('Save your run control edits');
+
+    // Unsaved edits are not what it previews, and it says so.
+    const section = page.getByRole('region', { name: 'Run control' });
+    await section.getByRole('switch', { name: 'Debounce' }).click();
+    await section.getByRole('switch', { name: 'Throttle or rate limit' }).click();
+    await section.getByRole('textbox', { name: 'Runs in progress' }).fill('1');
+    await section.getByRole('radio', { name: 'Queue newest' }).check();
+    await testFilter().getByRole('button', { name: 'Test filter' }).click();
+    await expect(runControlRow()).toContainText('Save your run control edits to preview them.');
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await expect(page.getByText('Saved', { exact: true })).toBeVisible();
+
+    // One run at a time per pull request: a run that works until it is stopped holds PR 8's slot.
+    expect((await post(request, { repository: { full_name: 'acme/app' }, pull_request: { number: 8 }, sleeper: true }, 'pr-8-push-1')).status()).toBe(202);
+    await page.goto(automationPath);
+    await expect(testFilter().getByLabel('Delivery')).toContainText('pr-8-push-1');
+    await testFilter().getByRole('button', { name: 'Test filter' }).click();
+    await expect(runControlRow()).toContainText(/Run control: Would wait behind run run_[A-Za-z0-9]+/);
+    await expect(runControlRow()).toContainText('Group "acme/app", 8');
+    await expect(testFilter().getByRole('status', { name: 'Test filter result' })).toContainText('Would trigger');
+    await runControlRow().scrollIntoViewIfNeeded();
+    await screenshot(page, 'test-filter-run-control');
+    await testFilter().screenshot({ path: path.join(shotsDir, 'test-filter-run-control-panel.png') });
+
+    // The run it names is a link to its page, where it can be stopped.
+    const runId = (await runControlRow().getByRole('link').textContent())!;
+    await runControlRow().getByRole('link', { name: runId }).click();
+    await expect(page).toHaveURL(`${automationPath}/runs/${runId}`);
+    await page.getByRole('button', { name: 'Cancel run' }).click();
+    await page.locator('dialog[open]').getByRole('button', { name: 'Cancel run' }).click();
+    await expect(page.getByRole('region', { name: 'Outcome' }).getByText('The run was cancelled', { exact: true })).toBeVisible({ timeout: budget(30_000) });
   });
 
   test('turned off and saved, run control is cleared', async () => {

@@ -76,10 +76,11 @@ function createMetrics() {
     help: "Delivery bodies copied to jsonb for Backtest's SQL path by this instance (a few seconds behind the ingress)",
     registers: [registry],
   });
-  // Run control (docs/automations.md, Run control): each time the scheduler gives a matched delivery's run an outcome.
+  // Run control (docs/automations.md, Run control): each time a matched delivery's run under run control enters an
+  // outcome, counted where it entered it (the scheduler; for cancelled also a worker, the sweep or a member's cancel).
   const runControlOutcomes = new client.Counter({
     name: 'tripline_run_control_outcomes_total',
-    help: 'Outcomes the run control scheduler gave matched deliveries (started, waiting, debouncing, throttled, superseded, debounced, skipped, cancelled, cancel_requested)',
+    help: 'Outcomes runs under run control entered in this process (started, waiting, debouncing, throttled, superseded, debounced, skipped, cancelled, cancel_requested)',
     labelNames: ['outcome'] as const,
     registers: [registry],
   });

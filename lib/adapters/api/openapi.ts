@@ -3,6 +3,7 @@ import { roles } from '@/lib/domain/auth/roles';
 import { startReplayJobSchema } from '@/lib/domain/replay-jobs/schemas';
 import { backtestSchema, createAutomationSchema, testFilterSchema, updateAutomationSchema } from '@/lib/domain/automations/schemas';
 import { deliveryStatusFilters } from '@/lib/domain/deliveries/schemas';
+import { RUN_STATUSES } from '@/lib/domain/run-status/statuses';
 import { definitionFilesSchema, repositoryApplySchema, repositoryCheckSchema } from '@/lib/domain/definitions/schemas';
 import { createFactorySchema } from '@/lib/domain/factories/schemas';
 import { createInvitationSchema } from '@/lib/domain/invitations/schemas';
@@ -213,7 +214,7 @@ export function openApiDocument(baseUrl: string) {
           type: 'object',
           properties: {
             id: { type: 'string' },
-            status: { type: 'string', enum: ['queued', 'running', 'succeeded', 'failed', 'pending', 'waiting', 'debouncing', 'throttled', 'superseded', 'debounced', 'skipped', 'cancelled'] },
+            status: { type: 'string', enum: [...RUN_STATUSES] },
             automation: { type: 'object', properties: { id: { type: 'string' }, name: { type: 'string' } } },
             delivery: { type: ['object', 'null'], description: 'The delivery log entry that started the run; null once pruned' },
             attempts: { type: 'integer' },

@@ -40,13 +40,15 @@ export const deleteAutomationAction = factoryAction('automations:edit', automati
   return null;
 });
 
-/** Test filter: a trigger as written in the editor (saved or not) against a stored delivery. */
+/** Test filter: a trigger as written in the editor (saved or not) against a stored delivery, with the saved run control's preview. */
 export const testTriggerAction = factoryAction(
   'factory:read',
   z.strictObject({
     trigger: triggerSchema,
     deliveryId: z.string().trim().min(1, 'Pick a delivery').max(100),
     automationEnabled: z.boolean(),
+    // A saved automation's: its run control says what would happen now. testTrigger checks it is this factory's.
+    automationId: z.string().trim().min(1).max(100).optional(),
   }),
   async ({ factory }, input) => testTrigger(factory.id, input),
 );

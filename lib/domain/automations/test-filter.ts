@@ -55,6 +55,8 @@ export async function testTrigger(
   db: DbOrTx = prisma,
 ): Promise<TestFilterResult> {
   const trigger = triggerSchema.parse(input.trigger);
+  // previewRunControl reads the automation by id alone: an automation of another factory must get an error, never its group's state.
+  if (input.automationId !== undefined) await automationOfFactory(factoryId, input.automationId, db);
   const delivery = await loadDelivery(factoryId, input.deliveryId, db);
   const uid = trigger.filter.webhook_ids[0]!;
   const webhook = await db.webhook.findFirst({ where: { factoryId, uid }, select: { name: true, enabled: true, deletedAt: true } });
@@ -65,6 +67,12 @@ export async function testTrigger(
   const tested = result(webhookCheck, trigger, facts, input.automationEnabled);
   const preview = tested.wouldTrigger && input.automationId ? await previewRunControl(input.automationId, facts, db) : null;
   return preview ? { ...tested, runControl: preview } : tested;
+}
+
+/** Throws not_found unless the automation belongs to the factory (the same answer for one that does not exist). */
+async function automationOfFactory(factoryId: string, automationId: string, db: DbOrTx): Promise<void> {
+  const found = await db.automation.findFirst({ where: { id: automationId, factoryId }, select: { id: true } });
+  if (!found) throw new AppError('not_found', 'No automation with this id in this factory', { automationId: 'No automation with this id in this factory' });
 }
 
 /** The webhook check: the trigger's webhook must exist, be live, and be the one the body came to. */

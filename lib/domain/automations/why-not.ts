@@ -5,7 +5,8 @@ import { AppError } from '@/lib/platform/http/errors';
 import { listAutomationsForWebhook } from '@/lib/domain/automations/service';
 import { QUEUE_FULL_DETAIL_PREFIX } from '@/lib/domain/runs/start';
 import { outcomeText, runOutcome, type RunOutcome } from '@/lib/domain/runs/outcome';
-import { lookUpOutcomes, type OutcomeRefs, type RunStatus } from '@/lib/domain/runs/service';
+import { lookUpOutcomes, type OutcomeRefs } from '@/lib/domain/runs/service';
+import type { RunStatus } from '@/lib/domain/run-status/statuses';
 
 // Why not: for one delivery log entry, each automation with a trigger on its
 // webhook, and whether the delivery started a run of it or, if not, why.

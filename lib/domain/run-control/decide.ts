@@ -1,4 +1,5 @@
 import { DEFAULT_QUEUE, MAX_DEBOUNCED_DELIVERIES, type RunControl } from '@/lib/domain/run-control/config';
+import type { ActiveRunStatus, RunStatus } from '@/lib/domain/run-status/statuses';
 
 // What becomes of one group's runs (docs/automations.md, Run control), as a
 // pure function of the automation's settings, the group's state, its runs not
@@ -18,9 +19,8 @@ import { DEFAULT_QUEUE, MAX_DEBOUNCED_DELIVERIES, type RunControl } from '@/lib/
 // would have (the oldest waiting is superseded by the next, and so on).
 
 /** Statuses of runs that have not ended: the ones a pass looks at. */
-export const ACTIVE_STATUSES = ['pending', 'debouncing', 'throttled', 'waiting', 'queued', 'running'] as const;
-export type ActiveStatus = (typeof ACTIVE_STATUSES)[number];
-export type DecidedStatus = ActiveStatus | 'superseded' | 'debounced' | 'skipped' | 'cancelled';
+export type ActiveStatus = ActiveRunStatus;
+export type DecidedStatus = ActiveStatus | Extract<RunStatus, 'superseded' | 'debounced' | 'skipped' | 'cancelled'>;
 
 /** A run of the group that has not ended, in arrival order. */
 export type GroupRun = {

@@ -1,7 +1,8 @@
 import 'server-only';
 import { prisma, type DbOrTx } from '@/lib/platform/db';
 import { runControlSchema } from '@/lib/domain/run-control/config';
-import { ACTIVE_STATUSES, decide, type ActiveStatus, type GroupRun } from '@/lib/domain/run-control/decide';
+import { decide, type ActiveStatus, type GroupRun } from '@/lib/domain/run-control/decide';
+import { ACTIVE_RUN_STATUSES } from '@/lib/domain/run-status/statuses';
 import { compileKey, groupOf, type KeyFacts } from '@/lib/domain/run-control/key';
 
 // Test filter's word on run control (docs/automations.md, Run control): what
@@ -34,7 +35,7 @@ export async function previewRunControl(automationId: string, facts: KeyFacts, d
   const [state, rows] = await Promise.all([
     db.runGroup.findUnique({ where: { automationId_key: { automationId, key } } }),
     db.run.findMany({
-      where: { automationId, controlKey: key, status: { in: [...ACTIVE_STATUSES] } },
+      where: { automationId, controlKey: key, status: { in: [...ACTIVE_RUN_STATUSES] } },
       orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
       select: { id: true, status: true, deliveryId: true, outcomeRunId: true, notBefore: true, cancelRequestedAt: true },
     }),

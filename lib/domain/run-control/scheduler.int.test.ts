@@ -9,6 +9,7 @@ import { wakeScheduler } from '@/lib/domain/run-control/wake';
 import { pruneRuns } from '@/lib/domain/runs/retention';
 import { budget } from '@/scripts/speed.mjs';
 import { previewRunControl } from '@/lib/domain/run-control/preview';
+import { testTrigger } from '@/lib/domain/automations/test-filter';
 import { testDatabaseKinds, type TestDatabase } from '@/tests/support/databases';
 import { arrive, claim, controlledAutomation, finish, runControlDatabase, runsOf, type Place } from '@/tests/support/run-control';
 
@@ -293,6 +294,36 @@ describe.each(testDatabaseKinds())('run control scheduler on %s', (kind) => {
     expect(await previewRunControl(none.automationId, facts(1), database.prisma)).toBeNull();
   });
 
+  it("Test filter in the editor previews its own factory's automation, and refuses another factory's with an error, never its preview", async () => {
+    const control = { key: 'pull_request.number', concurrency: {} };
+    const automationId = await controlledAutomation(database, place, control);
+    // A webhook of the factory with a UID a trigger takes.
+    const hook = await database.prisma.webhook.create({ data: { factoryId: place.factoryId, uid: `wh_rcown${kind}`, name: 'own', secretName: 'S' } });
+    const delivery = await arrive({ factoryId: place.factoryId, webhookId: hook.id }, automationId, control, { pull_request: { number: 5 } });
+    await schedulePass(at(0));
+    const [running] = await runsOf(database, automationId);
+    const trigger = { provider: 'webhook' as const, event: 'received' as const, filter: { webhook_ids: [hook.uid] } };
+    const input = { trigger, deliveryId: delivery, automationEnabled: true };
+    expect((await testTrigger(place.factoryId, { ...input, automationId }, database.prisma)).runControl).toEqual({
+      group: '5',
+      outcome: 'wait',
+      summary: `would wait behind run ${running!.id}`,
+      runId: running!.id,
+    });
+
+    // The same automation asked for from another factory (whose member picked one of its own deliveries).
+    const other = await database.prisma.factory.create({ data: { slug: `rc-other-${kind}`, name: 'Other' } });
+    const otherHook = await database.prisma.webhook.create({ data: { factoryId: other.id, uid: `wh_rcother${kind}`, name: 'hook', secretName: 'S' } });
+    const otherDelivery = await arrive({ factoryId: other.id, webhookId: otherHook.id }, await controlledAutomation(database, { factoryId: other.id, webhookId: otherHook.id }, null), null, { pull_request: { number: 5 } });
+    const asked = testTrigger(
+      other.id,
+      { trigger: { ...trigger, filter: { webhook_ids: [otherHook.uid] } }, deliveryId: otherDelivery, automationEnabled: true, automationId },
+      database.prisma,
+    );
+    await expect(asked).rejects.toMatchObject({ code: 'not_found', message: 'No automation with this id in this factory' });
+    await expect(testTrigger(other.id, { trigger: { ...trigger, filter: { webhook_ids: [otherHook.uid] } }, deliveryId: otherDelivery, automationEnabled: true, automationId: 'no-such-automation' }, database.prisma)).rejects.toMatchObject({ code: 'not_found' });
+  });
+
   it('runs on its own once started: a pass at once, another when woken, and the workers told', async () => {
     const { send, runs } = await setUp({ concurrency: {} });
     let told = 0;
@@ -303,6 +334,49 @@ describe.each(testDatabaseKinds())('run control scheduler on %s', (kind) => {
       wakeScheduler();
       await expect.poll(() => statuses(runs)).toEqual(['queued']);
       expect(told).toBeGreaterThan(0);
+    } finally {
+      await scheduler.stop();
+    }
+  });
+
+  it('idle, backs off, yet decides a group another process marked within its idle bound, and a debounce when it falls due', async () => {
+    // A group marked dirty with no wake-up, as by a process without a scheduler: the idle look finds it (here within 300 ms).
+    const marked = await setUp({ concurrency: {} });
+    const scheduler = startScheduler({ pollMs: 50, idleMaxMs: 300 });
+    try {
+      await marked.send(1);
+      await expect.poll(() => statuses(marked.runs), { timeout: budget(10_000) }).toEqual(['queued']);
+    } finally {
+      await scheduler.stop();
+    }
+
+    // An idle wait longer than the test: only the debounce's due time can wake it.
+    const debounce = await setUp({ debounce: { periodSeconds: 1 } });
+    const idle = startScheduler({ pollMs: 50, idleMaxMs: budget(600_000) });
+    try {
+      await debounce.send(1);
+      wakeScheduler();
+      await expect.poll(() => statuses(debounce.runs), { timeout: budget(10_000) }).toEqual(['debouncing']);
+      // About time passing: the quiet period is 1 s, and nothing wakes the scheduler.
+      await expect.poll(() => statuses(debounce.runs), { timeout: budget(10_000) }).toEqual(['queued']);
+    } finally {
+      await idle.stop();
+    }
+  });
+
+  it('wakes this process\'s scheduler when a run of a group ends here, so the group\'s next run starts at once', async () => {
+    const { send, runs } = await setUp({ concurrency: { limit: 1, whenFull: 'queue-all' } });
+    await send(1);
+    await send(1);
+    await schedulePass(at(0));
+    const [first] = await runs();
+    await claim(first!.id);
+    const scheduler = startScheduler({ pollMs: budget(600_000) });
+    try {
+      // Its first look finds nothing to do, then it waits longer than the test.
+      await expect.poll(() => statuses(runs)).toEqual(['running', 'waiting']);
+      await finish(first!.id);
+      await expect.poll(() => statuses(runs), { timeout: budget(10_000) }).toEqual(['succeeded', 'queued']);
     } finally {
       await scheduler.stop();
     }

@@ -2,7 +2,8 @@ import 'server-only';
 import { prisma, type Db, type Tx } from '@/lib/platform/db';
 import { metrics } from '@/lib/platform/metrics';
 import { MAX_GROUPS_PER_AUTOMATION, runControlSchema, type RunControl } from '@/lib/domain/run-control/config';
-import { ACTIVE_STATUSES, decide, type ActiveStatus, type GroupRun, type GroupState, type RunChange } from '@/lib/domain/run-control/decide';
+import { decide, type ActiveStatus, type GroupRun, type GroupState, type RunChange } from '@/lib/domain/run-control/decide';
+import { ACTIVE_RUN_STATUSES, sqlStatusList } from '@/lib/domain/run-status/statuses';
 import { schedulers, type Scheduler } from '@/lib/domain/run-control/wake';
 
 // Run control's scheduler (docs/automations.md, Run control; docs/decisions/0101).
@@ -21,15 +22,26 @@ import { schedulers, type Scheduler } from '@/lib/domain/run-control/wake';
 
 /** Groups claimed per pass (dirty ones, then as many due ones). */
 export const PASS_GROUPS = 50;
-// Idle: a pass this often; pending runs inserted by this process wake it at once.
+// While groups are dirty (or were a moment ago): a pass this often.
 const POLL_MS = 1_000;
+/**
+ * Idle (no group dirty or due), the scheduler looks with one indexed statement
+ * and backs off, doubling from POLL_MS up to this, so an instance where no
+ * automation uses run control costs one small query every 10 s. Whatever
+ * marks a group dirty in this process (the ingress, a replay, a run that ends
+ * here, a member's cancel) wakes it at once, and it sleeps no longer than
+ * until the next group falls due; so this bounds only how long a group marked
+ * by another process with no scheduler of its own (`tripline run cancel`)
+ * waits (docs/automations.md, Run control).
+ */
+export const IDLE_MAX_MS = 10_000;
 // How often the groups past MAX_GROUPS_PER_AUTOMATION are forgotten.
 const TRIM_MS = 60_000;
 // A pass's wait for a connection, and its transaction's bound (it holds its groups' locks until it ends).
 const PASS_WAIT_MS = 10_000;
 const PASS_TIMEOUT_MS = 30_000;
 
-const ACTIVE_SQL = ACTIVE_STATUSES.map((status) => `'${status}'`).join(', ');
+const ACTIVE_SQL = sqlStatusList(ACTIVE_RUN_STATUSES);
 const GROUPS_FROM = (param: string) => `(SELECT x->>0 AS "automationId", x->>1 AS "key" FROM jsonb_array_elements(${param}::jsonb) x)`;
 
 type ClaimedGroup = GroupState & { automationId: string; key: string; runControl: unknown };
@@ -197,11 +209,36 @@ export async function forgetIdleGroups(db: Db = prisma, max = MAX_GROUPS_PER_AUT
 }
 
 /**
- * Starts this instance's scheduler: passes until stopped, at once again while
- * a pass found a full batch or something woke it, else every POLL_MS.
- * `onStarted` is told when runs were queued (the run workers' wake).
+ * Whether a pass has work now (a group dirty, or due by `now`), and when the
+ * next group falls due: one statement on RunGroup's indexes, no transaction.
  */
-export function startScheduler(options: { onStarted?: () => void; log?: (line: string) => void; now?: () => Date; pollMs?: number } = {}): Scheduler & { done: Promise<void> } {
+export async function pendingWork(now: Date, db: Db = prisma): Promise<{ ready: boolean; nextDueAt: Date | null }> {
+  const [row] = await db.$queryRawUnsafe<{ dirty: boolean; dueAt: Date | null }[]>(
+    `SELECT EXISTS (SELECT 1 FROM "RunGroup" WHERE "dirty") AS "dirty", (SELECT min("dueAt") FROM "RunGroup") AS "dueAt"`,
+  );
+  const nextDueAt = row?.dueAt ?? null;
+  return { ready: Boolean(row?.dirty) || (nextDueAt !== null && nextDueAt.getTime() <= now.getTime()), nextDueAt };
+}
+
+/**
+ * Starts this instance's scheduler: passes until stopped, at once again while
+ * a pass found a full batch or something woke it, every POLL_MS while there
+ * is work, and while there is none a look that backs off up to IDLE_MAX_MS,
+ * never past the next group's due time. `onStarted` is told when runs were
+ * queued (the run workers' wake).
+ */
+export function startScheduler(
+  options: {
+    onStarted?: () => void;
+    log?: (line: string) => void;
+    now?: () => Date;
+    pollMs?: number;
+    /** The longest idle wait (IDLE_MAX_MS); never shorter than pollMs. */
+    idleMaxMs?: number;
+    /** Forget the groups past the bound once a minute (servers do; `tripline worker`, whose database role may not delete, does not). */
+    trim?: boolean;
+  } = {},
+): Scheduler & { done: Promise<void> } {
   const now = options.now ?? (() => new Date());
   let stopped = false;
   let woken = false;
@@ -222,23 +259,38 @@ export function startScheduler(options: { onStarted?: () => void; log?: (line: s
       }
       resume = done;
     });
+  const pollMs = options.pollMs ?? POLL_MS;
+  const idleMaxMs = Math.max(options.idleMaxMs ?? IDLE_MAX_MS, pollMs);
+  let idleMs = pollMs;
   const loop = async () => {
     while (!stopped) {
       woken = false;
       let more = false;
+      let wait = pollMs;
       try {
-        const pass = await schedulePass(now());
-        more = pass.groups >= PASS_GROUPS && pass.deferred < pass.groups;
-        if (pass.started > 0) options.onStarted?.();
-        if (Date.now() - trimmedAt >= TRIM_MS) {
+        const at = now();
+        const work = await pendingWork(at);
+        if (work.ready) {
+          idleMs = pollMs;
+          const pass = await schedulePass(at);
+          more = pass.groups >= PASS_GROUPS && pass.deferred < pass.groups;
+          if (pass.started > 0) options.onStarted?.();
+        } else {
+          idleMs = Math.min(idleMs * 2, idleMaxMs);
+          wait = work.nextDueAt ? Math.min(idleMs, Math.max(0, work.nextDueAt.getTime() - at.getTime())) : idleMs;
+        }
+        if (options.trim !== false && Date.now() - trimmedAt >= TRIM_MS) {
           trimmedAt = Date.now();
           await forgetIdleGroups();
         }
       } catch (error) {
         if (stopped) break;
         options.log?.(`run control scheduler error: ${(error as Error).message}`);
+        // A failure that lasts (the database away, a worker's role without a grant) is retried, and logged, at the idle pace.
+        idleMs = Math.min(idleMs * 2, idleMaxMs);
+        wait = idleMs;
       }
-      if (!more && !woken && !stopped) await sleep(options.pollMs ?? POLL_MS);
+      if (!more && !woken && !stopped) await sleep(wait);
     }
   };
   const done = loop();

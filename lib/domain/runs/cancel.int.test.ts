@@ -1,4 +1,7 @@
+import fs from 'node:fs';
 import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -103,6 +106,35 @@ describe.each(testDatabaseKinds())('cancelling runs on %s', (kind) => {
       expect(await getRun(owner.factoryId, second!)).toMatchObject({ status: 'cancelled', output: 'started\n', cancel: { delivery: null, by: EDITOR.email } });
     } finally {
       await Promise.all([a.stop(Date.now()), b.stop(Date.now())]);
+    }
+  });
+
+  it("counts a run control run cancelled by its worker, even when the worker's shutdown ends the cancel's grace, and marks its group", async () => {
+    const counted = async () => (await metrics().runControlOutcomes.get()).values.find((value) => value.labels.outcome === 'cancelled')?.value ?? 0;
+    const [id] = await queueRuns(database, owner, 1);
+    // A run of a group under run control, in progress.
+    await database.prisma.run.update({ where: { id }, data: { controlKey: '[1]' } });
+    await database.prisma.runGroup.create({ data: { automationId: owner.automationId, key: '[1]', keyText: '1', dirty: false } });
+    const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'tripline-cancel-'));
+    const marker = path.join(folder, 'term');
+    // The program outlives SIGTERM (its loop goes on), so the cancel's grace (a product setting, a minute) is still running at shutdown.
+    const executor = { kind: 'command' as const, command: `trap 'touch ${marker}' TERM; while :; do sleep 0.1; done`, timeoutMs: 600_000, cancelGraceMs: 60_000 };
+    const pool = startWorkers(executor, 1);
+    try {
+      await expect.poll(async () => (await run(id!)).status, { timeout: budget(10_000) }).toBe('running');
+      const before = await counted();
+      // Run control's cancel-running, as the scheduler writes it; the pool sends SIGTERM within its poll.
+      await requestCancel(id!);
+      await expect.poll(() => fs.existsSync(marker), { timeout: CANCEL_POLL_MS + budget(10_000) }).toBe(true);
+      // The worker shuts down with no grace left: the program is killed, and the run ends as what was asked of it.
+      await pool.stop(Date.now());
+      expect(await run(id!)).toMatchObject({ status: 'cancelled', error: expect.stringMatching(/^The run was cancelled while the command ran: .*killed \(SIGKILL\)/) });
+      expect(await counted()).toBe(before + 1);
+      expect(await database.prisma.runGroup.findFirstOrThrow({ where: { automationId: owner.automationId, key: '[1]' } })).toMatchObject({ dirty: true });
+    } finally {
+      await pool.stop(Date.now());
+      await database.prisma.runGroup.deleteMany();
+      fs.rmSync(folder, { recursive: true, force: true });
     }
   });
 

@@ -2,7 +2,9 @@ import 'server-only';
 import { prisma, type DbOrTx } from '@/lib/platform/db';
 import { AppError } from '@/lib/platform/http/errors';
 import { markGroupsDirty } from '@/lib/domain/run-control/dirty';
-import { getRun, type RunStatus, type RunView } from '@/lib/domain/runs/service';
+import { controlledRunsEnded, type EndedRun } from '@/lib/domain/run-control/ended';
+import { getRun, type RunView } from '@/lib/domain/runs/service';
+import { CANCELLABLE_RUN_STATUSES, sqlStatusList } from '@/lib/domain/run-status/statuses';
 
 // Cancelling a run (docs/automations.md, Cancelling a run; docs/decisions/0102).
 // A request is Run.cancelRequestedAt: a run that has not started ends
@@ -12,8 +14,6 @@ import { getRun, type RunStatus, type RunView } from '@/lib/domain/runs/service'
 /** What a run that never started records as its error once cancelled. */
 export const CANCELLED_BEFORE_START = 'The run was cancelled before it started.';
 
-/** Statuses a cancel applies to: the run has not ended. */
-export const CANCELLABLE: readonly RunStatus[] = ['pending', 'waiting', 'debouncing', 'throttled', 'queued', 'running'];
 
 /**
  * Cancels a run of the factory for a member (admins and editors, the
@@ -27,7 +27,7 @@ export async function cancelRun(factoryId: string, id: string, actor: { email: s
   // HTTP retry) meanwhile is cancelled whichever it is. SET reads the old row.
   // A run under run control that ends here frees its group: the group is
   // marked for its scheduler in the same statement (a waiting run may start).
-  await db.$executeRawUnsafe(
+  const ended = await db.$queryRawUnsafe<EndedRun[]>(
     `WITH ended AS (
      UPDATE "Run"
         SET "cancelRequestedAt" = COALESCE("cancelRequestedAt", now()),
@@ -39,17 +39,19 @@ export async function cancelRun(factoryId: string, id: string, actor: { email: s
             "lockedBy" = CASE WHEN "status" = 'running' THEN "lockedBy" END,
             "lockedUntil" = CASE WHEN "status" = 'running' THEN "lockedUntil" END,
             "error" = CASE WHEN "status" = 'running' THEN "error" ELSE $4 END
-      WHERE "id" = $1 AND "factoryId" = $2 AND "status" IN (${CANCELLABLE.map((status) => `'${status}'`).join(', ')})
+      WHERE "id" = $1 AND "factoryId" = $2 AND "status" IN (${sqlStatusList(CANCELLABLE_RUN_STATUSES)})
      RETURNING "automationId", "controlKey", "status"
      ),
      cancelled AS (SELECT * FROM ended WHERE "status" = 'cancelled'),
      marked AS (${markGroupsDirty('cancelled')} RETURNING 1)
-     SELECT 1`,
+     SELECT "controlKey", "status"::text AS "status" FROM ended`,
     id,
     factoryId,
     actor.email,
     CANCELLED_BEFORE_START,
   );
+  // Ended here (not one a worker is stopping): this process's scheduler decides its group at once, and it is counted.
+  controlledRunsEnded(ended);
   const run = await getRun(factoryId, id, db);
   if (run.status !== 'cancelled' && !run.cancel) {
     throw new AppError('conflict', `Run ${id} is ${run.status}: only a run that has not ended can be cancelled`);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { outcomeExplanation, outcomeLabel, outcomeSegments, outcomeText, runOutcome, RUN_OUTCOME_KINDS, type OutcomeRow } from '@/lib/domain/runs/outcome';
-import type { RunStatus } from '@/lib/domain/runs/service';
+import type { RunStatus } from '@/lib/domain/run-status/statuses';
 
 // One reading of a run row's outcome for every page and the API: each status,
 // with and without the reference its outcome names.

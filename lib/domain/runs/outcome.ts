@@ -1,4 +1,4 @@
-import type { RunStatus } from '@/lib/domain/runs/service';
+import { RUN_STATUSES, STARTED_RUN_STATUSES, type RunStatus } from '@/lib/domain/run-status/statuses';
 
 // What became of the matched delivery a run row stands for, under run
 // control (docs/automations.md, Run control; prisma/schema.prisma, RunStatus).
@@ -6,7 +6,11 @@ import type { RunStatus } from '@/lib/domain/runs/service';
 // run page, the delivery page's Why not and the API's run JSON. Pure: the
 // pages resolve the referenced run and delivery into links themselves.
 
-export const RUN_OUTCOME_KINDS = ['started', 'pending', 'waiting', 'debouncing', 'throttled', 'superseded', 'debounced', 'skipped', 'cancelled'] as const;
+type StartedStatus = (typeof STARTED_RUN_STATUSES)[number];
+const started: ReadonlySet<RunStatus> = new Set(STARTED_RUN_STATUSES);
+
+/** Started, or the status itself for every other one (pending, waiting, … cancelled). */
+export const RUN_OUTCOME_KINDS = ['started', ...RUN_STATUSES.filter((status): status is Exclude<RunStatus, StartedStatus> => !started.has(status))] as const;
 export type RunOutcomeKind = (typeof RUN_OUTCOME_KINDS)[number];
 
 export type RunOutcome = {
@@ -29,12 +33,10 @@ export type OutcomeRow = {
   notBefore: Date | null;
 };
 
-const started: ReadonlySet<RunStatus> = new Set(['queued', 'running', 'succeeded', 'failed']);
-
 /** The outcome a run row records; a reference the row lacks is left out. */
 export function runOutcome(row: OutcomeRow): RunOutcome {
   if (started.has(row.status)) return { kind: 'started' };
-  const kind = row.status as Exclude<RunStatus, 'queued' | 'running' | 'succeeded' | 'failed'>;
+  const kind = row.status as Exclude<RunStatus, StartedStatus>;
   const runId = row.outcomeRunId ?? undefined;
   const deliveryId = row.outcomeDeliveryId ?? undefined;
   const at = row.notBefore ?? undefined;

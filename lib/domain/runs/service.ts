@@ -3,13 +3,12 @@ import { prisma, type DbOrTx } from '@/lib/platform/db';
 import { notFound } from '@/lib/platform/http/errors';
 import { payloadAttachments, type RunAttachment, type RunEnvelope } from '@/lib/domain/runs/envelope';
 import { runOutcome, type OutcomeRow, type RunOutcome } from '@/lib/domain/runs/outcome';
+import type { RunStatus } from '@/lib/domain/run-status/statuses';
 
 // Reading runs: the Runs views (per automation, per delivery) and the run
 // page. Runs are created by the ingress (lib/ingress/record.ts) and moved
 // through their lifecycle by the workers (lib/domain/runs/worker.ts).
 
-/** A run's status, which is also its delivery's outcome under run control (prisma/schema.prisma, RunStatus). */
-export type RunStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'pending' | 'waiting' | 'debouncing' | 'throttled' | 'superseded' | 'debounced' | 'skipped' | 'cancelled';
 
 /** A delivery log entry a run names. webhookDeleted: the delivery log of a deleted webhook cannot be browsed, so the dashboard shows the ID without a link. */
 export type RunDelivery = { id: string; deliveryId: string; webhookUid: string; webhookName: string; webhookDeleted: boolean };

@@ -13,6 +13,7 @@ import { contextFrom, inSpan, SpanKind } from '@/lib/platform/tracing';
 import { metrics } from '@/lib/platform/metrics';
 import { workerPools as pools, type WorkerPool } from '@/lib/domain/runs/wake';
 import { markGroupsDirty } from '@/lib/domain/run-control/dirty';
+import { controlledRunsEnded, type EndedRun } from '@/lib/domain/run-control/ended';
 
 const logger = log('runs');
 
@@ -126,28 +127,35 @@ const ABANDONED_CANCELLED = 'The run was cancelled, and the worker executing it 
  * to be retried whose run was cancelled meanwhile ends cancelled instead.
  */
 export async function finishRun(worker: string, runId: string, outcome: ExecutionOutcome): Promise<void> {
-  if (outcome.status === 'failed' && outcome.retryAfterMs !== undefined) {
-    await sql(
-      `UPDATE "Run" SET "status" = (CASE WHEN "cancelRequestedAt" IS NULL THEN 'queued' ELSE 'cancelled' END)::"RunStatus",
-              "lockedBy" = NULL, "output" = $4,
-              "lockedUntil" = CASE WHEN "cancelRequestedAt" IS NULL THEN now() + ($3::int * interval '1 millisecond') END,
-              "finishedAt" = CASE WHEN "cancelRequestedAt" IS NULL THEN NULL ELSE now() END,
-              "error" = CASE WHEN "cancelRequestedAt" IS NULL THEN $5::text ELSE $5::text || '. ' || $6::text END
-        WHERE "id" = $1 AND "lockedBy" = $2 AND "status" = 'running'`,
-      [runId, worker, outcome.retryAfterMs, outcome.output, outcome.error, CANCELLED_BEFORE_RETRY],
-    );
-    return;
-  }
-  // A run under run control frees its group's slot: the group is marked for its scheduler in the same statement.
-  await sql(
-    `WITH ended AS (
-       UPDATE "Run" SET "status" = $3::"RunStatus", "lockedBy" = NULL, "lockedUntil" = NULL, "finishedAt" = now(), "output" = $4, "error" = $5
-        WHERE "id" = $1 AND "lockedBy" = $2 AND "status" = 'running'
-       RETURNING "automationId", "controlKey"
-     )
-     ${markGroupsDirty('ended')}`,
-    [runId, worker, outcome.status, outcome.output, outcome.status === 'succeeded' ? null : outcome.error],
-  );
+  // A run under run control that ends frees its group's slot: the group is marked for its scheduler in the same statement.
+  const ended =
+    outcome.status === 'failed' && outcome.retryAfterMs !== undefined
+      ? await sql<EndedRun>(
+          `WITH ended AS (
+             UPDATE "Run" SET "status" = (CASE WHEN "cancelRequestedAt" IS NULL THEN 'queued' ELSE 'cancelled' END)::"RunStatus",
+                    "lockedBy" = NULL, "output" = $4,
+                    "lockedUntil" = CASE WHEN "cancelRequestedAt" IS NULL THEN now() + ($3::int * interval '1 millisecond') END,
+                    "finishedAt" = CASE WHEN "cancelRequestedAt" IS NULL THEN NULL ELSE now() END,
+                    "error" = CASE WHEN "cancelRequestedAt" IS NULL THEN $5::text ELSE $5::text || '. ' || $6::text END
+              WHERE "id" = $1 AND "lockedBy" = $2 AND "status" = 'running'
+             RETURNING "automationId", "controlKey", "status"::text AS "status"
+           ),
+           cancelled AS (SELECT * FROM ended WHERE "status" = 'cancelled'),
+           marked AS (${markGroupsDirty('cancelled')} RETURNING 1)
+           SELECT "controlKey", "status" FROM ended`,
+          [runId, worker, outcome.retryAfterMs, outcome.output, outcome.error, CANCELLED_BEFORE_RETRY],
+        )
+      : await sql<EndedRun>(
+          `WITH ended AS (
+             UPDATE "Run" SET "status" = $3::"RunStatus", "lockedBy" = NULL, "lockedUntil" = NULL, "finishedAt" = now(), "output" = $4, "error" = $5
+              WHERE "id" = $1 AND "lockedBy" = $2 AND "status" = 'running'
+             RETURNING "automationId", "controlKey", "status"::text AS "status"
+           ),
+           marked AS (${markGroupsDirty('ended')} RETURNING 1)
+           SELECT "controlKey", "status" FROM ended`,
+          [runId, worker, outcome.status, outcome.output, outcome.status === 'succeeded' ? null : outcome.error],
+        );
+  controlledRunsEnded(ended);
 }
 
 /**
@@ -156,18 +164,19 @@ export async function finishRun(worker: string, runId: string, outcome: Executio
  * was requested; queued ones whose cancel was requested end cancelled.
  */
 export async function failAbandonedRuns(): Promise<number> {
-  const rows = await sql<{ id: string }>(
+  const rows = await sql<EndedRun>(
     `WITH ended AS (
        UPDATE "Run" SET "status" = (CASE WHEN "cancelRequestedAt" IS NULL THEN 'failed' ELSE 'cancelled' END)::"RunStatus",
               "finishedAt" = now(), "lockedBy" = NULL, "lockedUntil" = NULL,
               "error" = CASE WHEN "status" = 'queued' THEN $1::text WHEN "cancelRequestedAt" IS NULL THEN $2::text ELSE $3::text END
         WHERE ("status" = 'running' AND "lockedUntil" < now()) OR ("status" = 'queued' AND "cancelRequestedAt" IS NOT NULL)
-       RETURNING "id", "automationId", "controlKey"
+       RETURNING "id", "automationId", "controlKey", "status"::text AS "status"
      ),
      marked AS (${markGroupsDirty('ended')} RETURNING 1)
-     SELECT "id" FROM ended`,
+     SELECT "controlKey", "status" FROM ended`,
     [CANCELLED_BEFORE_START, ABANDONED, ABANDONED_CANCELLED],
   );
+  controlledRunsEnded(rows);
   return rows.length;
 }
 
