@@ -21,37 +21,73 @@ export type InstanceUser = {
   factories: number;
 };
 
+const userSelect = {
+  id: true,
+  email: true,
+  name: true,
+  instanceAdmin: true,
+  disabledAt: true,
+  createdAt: true,
+  _count: { select: { memberships: true } },
+} as const;
+
+const factorySelect = {
+  id: true,
+  slug: true,
+  name: true,
+  createdAt: true,
+  _count: { select: { memberships: true, webhooks: { where: { deletedAt: null } } } },
+} as const;
+
+const toUser = ({ _count, ...user }: { _count: { memberships: number } } & Omit<InstanceUser, 'factories'>): InstanceUser => ({ ...user, factories: _count.memberships });
+const toFactory = ({ _count, ...factory }: { _count: { memberships: number; webhooks: number } } & Omit<InstanceFactory, 'members' | 'webhooks'>): InstanceFactory => ({
+  ...factory,
+  members: _count.memberships,
+  webhooks: _count.webhooks,
+});
+
+/** Every account with its factory count (the CLI's `tripline user list`). */
 export async function listUsers(db: DbOrTx = prisma): Promise<InstanceUser[]> {
-  const rows = await db.user.findMany({
-    select: {
-      id: true,
-      email: true,
-      name: true,
-      instanceAdmin: true,
-      disabledAt: true,
-      createdAt: true,
-      _count: { select: { memberships: true } },
-    },
-    orderBy: { email: 'asc' },
-  });
-  return rows.map(({ _count, ...user }) => ({ ...user, factories: _count.memberships }));
+  return (await db.user.findMany({ select: userSelect, orderBy: { email: 'asc' } })).map(toUser);
 }
 
 export type InstanceFactory = { id: string; slug: string; name: string; createdAt: Date; members: number; webhooks: number };
 
-/** Every factory with its member and live-webhook counts. */
+const factoryOrder = [{ name: 'asc' }, { id: 'asc' }] as const;
+
+/** Every factory with its member and live-webhook counts (the CLI's `tripline factory list`). */
 export async function listAllFactories(db: DbOrTx = prisma): Promise<InstanceFactory[]> {
-  const rows = await db.factory.findMany({
-    select: {
-      id: true,
-      slug: true,
-      name: true,
-      createdAt: true,
-      _count: { select: { memberships: true, webhooks: { where: { deletedAt: null } } } },
-    },
-    orderBy: { name: 'asc' },
-  });
-  return rows.map(({ _count, ...factory }) => ({ ...factory, members: _count.memberships, webhooks: _count.webhooks }));
+  return (await db.factory.findMany({ select: factorySelect, orderBy: [...factoryOrder] })).map(toFactory);
+}
+
+/**
+ * Rows the Instance page shows of each list. An instance of many teams has a
+ * thousand factories; the page drew them all (343 ms at 1,000, docs/benchmarks.md,
+ * Many teams). Counts are read for the page's rows only.
+ */
+export const INSTANCE_PAGE_SIZE = 100;
+
+export type InstancePage<T> = { rows: T[]; total: number; page: number; pages: number; perPage: number };
+
+/** Page `page` (from 1; past the last, the last) of a list of `total` rows. */
+async function paged<T>(requested: number, total: number, perPage: number, read: (skip: number, take: number) => Promise<T[]>): Promise<InstancePage<T>> {
+  const pages = Math.max(1, Math.ceil(total / perPage));
+  const page = Math.min(Math.max(1, Math.floor(requested) || 1), pages);
+  return { rows: await read((page - 1) * perPage, perPage), total, page, pages, perPage };
+}
+
+/** One page of the accounts, by email. */
+export async function pageOfUsers(page: number, db: DbOrTx = prisma, perPage = INSTANCE_PAGE_SIZE): Promise<InstancePage<InstanceUser>> {
+  return paged(page, await db.user.count(), perPage, async (skip, take) =>
+    (await db.user.findMany({ select: userSelect, orderBy: { email: 'asc' }, skip, take })).map(toUser),
+  );
+}
+
+/** One page of the factories, by name, with their counts. */
+export async function pageOfFactories(page: number, db: DbOrTx = prisma, perPage = INSTANCE_PAGE_SIZE): Promise<InstancePage<InstanceFactory>> {
+  return paged(page, await db.factory.count(), perPage, async (skip, take) =>
+    (await db.factory.findMany({ select: factorySelect, orderBy: [...factoryOrder], skip, take })).map(toFactory),
+  );
 }
 
 export async function getUserIdByEmail(email: string, db: DbOrTx = prisma): Promise<string> {
