@@ -1,6 +1,7 @@
 import 'server-only';
 import { prisma, type Db, type DbOrTx } from '@/lib/platform/db';
 import { advisoryXactLock, lockKeys } from '@/lib/platform/db/locks';
+import { numberedPage, PAGE_SIZE, type NumberedPage } from '@/lib/platform/paging';
 import { deleteUserSessions } from '@/lib/domain/auth/sessions';
 import { AppError } from '@/lib/platform/http/errors';
 import { setDisabledSchema, setInstanceAdminSchema } from '@/lib/domain/instance/schemas';
@@ -61,31 +62,22 @@ export async function listAllFactories(db: DbOrTx = prisma): Promise<InstanceFac
 }
 
 /**
- * Rows the Instance page shows of each list. An instance of many teams has a
- * thousand factories; the page drew them all (343 ms at 1,000, docs/benchmarks.md,
- * Many teams). Counts are read for the page's rows only.
+ * The Instance page shows PAGE_SIZE (100) rows of each list. An instance of
+ * many teams has a thousand factories; the page drew them all (343 ms at 1,000,
+ * docs/benchmarks.md, Many teams). Counts are read for the page's rows only.
  */
-export const INSTANCE_PAGE_SIZE = 100;
-
-export type InstancePage<T> = { rows: T[]; total: number; page: number; pages: number; perPage: number };
-
-/** Page `page` (from 1; past the last, the last) of a list of `total` rows. */
-async function paged<T>(requested: number, total: number, perPage: number, read: (skip: number, take: number) => Promise<T[]>): Promise<InstancePage<T>> {
-  const pages = Math.max(1, Math.ceil(total / perPage));
-  const page = Math.min(Math.max(1, Math.floor(requested) || 1), pages);
-  return { rows: await read((page - 1) * perPage, perPage), total, page, pages, perPage };
-}
+export type InstancePage<T> = NumberedPage<T>;
 
 /** One page of the accounts, by email. */
-export async function pageOfUsers(page: number, db: DbOrTx = prisma, perPage = INSTANCE_PAGE_SIZE): Promise<InstancePage<InstanceUser>> {
-  return paged(page, await db.user.count(), perPage, async (skip, take) =>
+export async function pageOfUsers(page: number, db: DbOrTx = prisma, perPage = PAGE_SIZE): Promise<InstancePage<InstanceUser>> {
+  return numberedPage(page, await db.user.count(), perPage, async (skip, take) =>
     (await db.user.findMany({ select: userSelect, orderBy: { email: 'asc' }, skip, take })).map(toUser),
   );
 }
 
 /** One page of the factories, by name, with their counts. */
-export async function pageOfFactories(page: number, db: DbOrTx = prisma, perPage = INSTANCE_PAGE_SIZE): Promise<InstancePage<InstanceFactory>> {
-  return paged(page, await db.factory.count(), perPage, async (skip, take) =>
+export async function pageOfFactories(page: number, db: DbOrTx = prisma, perPage = PAGE_SIZE): Promise<InstancePage<InstanceFactory>> {
+  return numberedPage(page, await db.factory.count(), perPage, async (skip, take) =>
     (await db.factory.findMany({ select: factorySelect, orderBy: [...factoryOrder], skip, take })).map(toFactory),
   );
 }

@@ -1,13 +1,14 @@
 import type { Metadata } from 'next';
 import { UserActions } from '@/components/instance/user-actions';
 import { Badge } from '@/components/ui/badge';
-import { Card, CardFooter, CardHeader } from '@/components/ui/card';
-import { Pager } from '@/components/ui/pager';
+import { Card, CardHeader } from '@/components/ui/card';
+import { NumberedPager } from '@/components/ui/pager';
 import { PageHeader } from '@/components/ui/page-header';
 import { DataTable, TD, TR } from '@/components/ui/table';
 import { requireInstanceAdminPage } from '@/lib/domain/auth/current-user';
 import { env } from '@/lib/platform/env';
-import { pageOfFactories, pageOfUsers, type InstancePage } from '@/lib/domain/instance/service';
+import { pageOfFactories, pageOfUsers } from '@/lib/domain/instance/service';
+import { pageParam } from '@/lib/platform/paging';
 import { dateFormat } from '@/components/format';
 
 export const metadata: Metadata = { title: 'Instance' };
@@ -15,31 +16,12 @@ export const metadata: Metadata = { title: 'Instance' };
 const plural = (count: number, one: string, many: string) => `${count} ${count === 1 ? one : many}`;
 
 type SearchParams = Record<string, string | string[] | undefined>;
-const first = (value: string | string[] | undefined) => Number(Array.isArray(value) ? value[0] : value) || 1;
-
-/** The footer of a list longer than a page: where the rows are, and links to the first and the next page. */
-function ListPager({ list, what, label, href }: { list: InstancePage<unknown>; what: string; label: string; href: (page: number) => string }) {
-  if (list.pages <= 1) return null;
-  const from = (list.page - 1) * list.perPage;
-  return (
-    <CardFooter align="between">
-      <p className="text-[13px] text-fg-muted">
-        {`Page ${list.page} of ${list.pages}: ${what} ${(from + 1).toLocaleString('en')}-${(from + list.rows.length).toLocaleString('en')} of ${list.total.toLocaleString('en')}`}
-      </p>
-      <Pager
-        label={label}
-        first={list.page > 1 ? { href: href(1), text: 'First page' } : null}
-        next={list.page < list.pages ? { href: href(list.page + 1), text: 'Next page' } : null}
-      />
-    </CardFooter>
-  );
-}
 
 // GET /instance?accounts=&factories=: every account and factory, 100 a page each, for instance admins only (others get 404)
 export default async function InstancePage({ searchParams }: { searchParams: Promise<SearchParams> }) {
   const me = await requireInstanceAdminPage();
   const search = await searchParams;
-  const [userPage, factoryPage] = await Promise.all([pageOfUsers(first(search.accounts)), pageOfFactories(first(search.factories))]);
+  const [userPage, factoryPage] = await Promise.all([pageOfUsers(pageParam(search.accounts)), pageOfFactories(pageParam(search.factories))]);
   const users = userPage.rows;
   const factories = factoryPage.rows;
   const { allowSignup, factoryCreation } = env();
@@ -114,7 +96,7 @@ export default async function InstancePage({ searchParams }: { searchParams: Pro
               );
             })}
           </DataTable>
-          <ListPager list={userPage} what="accounts" label="Account pages" href={(page) => href('accounts', page)} />
+          <NumberedPager list={userPage} what="accounts" label="Account pages" href={(page) => href('accounts', page)} />
         </Card>
         <Card>
           <CardHeader
@@ -145,7 +127,7 @@ export default async function InstancePage({ searchParams }: { searchParams: Pro
               </TR>
             ))}
           </DataTable>
-          <ListPager list={factoryPage} what="factories" label="Factory pages" href={(page) => href('factories', page)} />
+          <NumberedPager list={factoryPage} what="factories" label="Factory pages" href={(page) => href('factories', page)} />
         </Card>
       </div>
     </>
