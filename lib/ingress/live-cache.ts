@@ -30,7 +30,7 @@ const TTL_MS = 60_000;
 // (its webhook is read on each delivery). The number of entries follows from
 // the budget (at most MAX_BYTES / ENTRY_OVERHEAD_BYTES, 131,072): 20,000
 // webhooks without large filters take about 18 MB, so all of them fit
-// (docs/operations.md, Memory at scale). It was 10,000 entries before, which
+// (docs/operations.md, Many teams on one instance). It was 10,000 entries before, which
 // made an instance of 20,000 webhooks read most of them on each delivery.
 const MAX_BYTES = 64 * 1024 * 1024;
 const MAX_ENTRY_BYTES = 8 * 1024 * 1024;
