@@ -13,9 +13,10 @@
 //     (bench/load.mjs, open loop) for BENCH_DURATION seconds (default 60): goal p99 under 50 ms;
 //   - one health and rollup pass over every webhook (checkWebhookHealth, as the server's job runs
 //     it), timed in a process of its own: goal under 5 s;
-//   - the instance admin's page (/instance, signed in) and the API's list of factories (GET
-//     /api/v1/factories for the admin, a member of every factory): goal under 200 ms (median and
-//     worst of BENCH_PAGE_RUNS, default 10, after one warm-up).
+//   - the instance admin's page (/instance, signed in: its first and last page of factories, 100 a
+//     page; /settings beside it, the same layout without a list) and the API's list of factories
+//     (GET /api/v1/factories for the admin, a member of every factory): goal under 200 ms (median
+//     and worst of BENCH_PAGE_RUNS, default 10, after one warm-up).
 // Prints one JSON object per database. Run it on a quiet machine (`farm-bench` or `flock -x`).
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -144,6 +145,9 @@ async function bench(kind) {
     const cookie = await signIn('owner@many-teams.test', 'many teams password 1');
     const pages = {
       instancePage: await timeGet('/instance', { cookie }),
+      // The last page of factories (an offset of 900 at 1,000), and a page with the same layout (the factory switcher) but no list.
+      instanceLastPage: await timeGet(`/instance?factories=${Math.ceil(FACTORIES / 100)}`, { cookie }),
+      settingsPage: await timeGet('/settings', { cookie }),
       apiFactories: await timeGet('/api/v1/factories', { authorization: `Bearer ${token}` }),
     };
     const rssMbEnd = rssMb(server.pid);

@@ -26,7 +26,7 @@ function Initials({ text }: { text: string }) {
   );
 }
 
-function FactorySwitcher({ current, factories, canCreate }: { current?: FactoryItem; factories: FactoryItem[]; canCreate: boolean }) {
+function FactorySwitcher({ current, factories, total, canCreate }: { current?: FactoryItem; factories: FactoryItem[]; total: number; canCreate: boolean }) {
   return (
     <Menu
       className="w-full"
@@ -57,6 +57,11 @@ function FactorySwitcher({ current, factories, canCreate }: { current?: FactoryI
           </li>
         ))}
       </ul>
+      {total > factories.length ? (
+        <Link href="/factories" className={menuItemClass}>
+          <span className="min-w-0 flex-1 truncate text-fg-muted">All {total.toLocaleString('en')} factories</span>
+        </Link>
+      ) : null}
       {canCreate ? (
         <>
           {factories.length > 0 ? <div className="my-1 border-t border-line" /> : null}
@@ -111,13 +116,17 @@ const icons: Record<NavIcon, ReactNode> = {
 export function AppShell({
   user,
   factories,
+  totalFactories,
   current,
   nav,
   canCreateFactories,
   children,
 }: {
   user: { email: string; name: string | null; instanceAdmin: boolean };
+  /** The first factories by name (lib/domain/factories/service.ts, switcherFactories). */
   factories: FactoryItem[];
+  /** How many the user belongs to: past `factories`, the switcher links to the whole list. */
+  totalFactories: number;
   current?: FactoryItem;
   nav: NavItem[];
   /** Whether to offer New factory (TRIPLINE_FACTORY_CREATION). */
@@ -126,7 +135,7 @@ export function AppShell({
 }) {
   const sidebar = (
     <>
-      <FactorySwitcher current={current} factories={factories} canCreate={canCreateFactories} />
+      <FactorySwitcher current={current} factories={factories} total={totalFactories} canCreate={canCreateFactories} />
       <nav aria-label="Factory" className="flex flex-col gap-0.5">
         {nav.map((item) => (
           <NavLink key={item.href} href={item.href} icon={icons[item.icon]}>

@@ -1,4 +1,5 @@
 import { ButtonLink } from '@/components/ui/button';
+import { CardFooter } from '@/components/ui/card';
 import { ArrowLeftIcon, ArrowRightIcon } from '@/components/ui/icons';
 
 export type PagerProps = {
@@ -27,5 +28,37 @@ export function Pager({ label, first, next }: PagerProps) {
         </ButtonLink>
       ) : null}
     </nav>
+  );
+}
+
+/**
+ * The footer of a list shown by page number (lib/platform/paging.ts), when it has more than one
+ * page: which rows are shown, and links to the first and the next page.
+ */
+export function NumberedPager({
+  list,
+  what,
+  label,
+  href,
+}: {
+  list: { page: number; pages: number; perPage: number; total: number; rows: unknown[] };
+  /** The rows' name: "factories". */
+  what: string;
+  label: string;
+  href: (page: number) => string;
+}) {
+  if (list.pages <= 1) return null;
+  const from = (list.page - 1) * list.perPage;
+  return (
+    <CardFooter align="between">
+      <p className="text-[13px] text-fg-muted">
+        {`Page ${list.page} of ${list.pages}: ${what} ${(from + 1).toLocaleString('en')}-${(from + list.rows.length).toLocaleString('en')} of ${list.total.toLocaleString('en')}`}
+      </p>
+      <Pager
+        label={label}
+        first={list.page > 1 ? { href: href(1), text: 'First page' } : null}
+        next={list.page < list.pages ? { href: href(list.page + 1), text: 'Next page' } : null}
+      />
+    </CardFooter>
   );
 }

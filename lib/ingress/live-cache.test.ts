@@ -1,19 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import type { Database } from '@/lib/platform/db';
-import { LiveWebhookCache } from '@/lib/ingress/live-cache';
+import { ENTRY_OVERHEAD_BYTES, LiveWebhookCache, liveCacheLimits } from '@/lib/ingress/live-cache';
 
 // The live cache's bounds: entries and bytes. An embedded-style database (no
 // PostgreSQL pool) makes the cache listen at once; nothing here queries it.
 const embedded = { adapter: { target: { kind: 'memory' } }, closed: false } as unknown as Database;
 
-async function started(limits: { maxBytes: number; maxEntryBytes: number; maxEntries: number }) {
+async function started(limits?: { maxBytes: number; maxEntryBytes: number; maxEntries: number }) {
   const cache = new LiveWebhookCache<{ filters: string }>(embedded, limits);
   cache.start();
   await new Promise((resolve) => setTimeout(resolve, 0));
   return cache;
 }
 const value = (size: number) => ({ filters: 'x'.repeat(size) });
-const bytesOf = (size: number) => Buffer.byteLength(JSON.stringify(value(size)));
+// What an entry is charged: its JSON form and the fixed overhead of holding it.
+const bytesOf = (size: number) => Buffer.byteLength(JSON.stringify(value(size))) + ENTRY_OVERHEAD_BYTES;
 
 describe('LiveWebhookCache', () => {
   it('keeps its entries within a byte budget, evicting the oldest first', async () => {
@@ -50,5 +51,24 @@ describe('LiveWebhookCache', () => {
     for (const uid of ['a', 'b', 'c']) await cache.read(uid, async () => value(10));
     expect(cache.size.entries).toBe(2);
     expect(cache.get('a')).toBeUndefined();
+  });
+
+  it('holds 20,000 webhooks of the usual size under the bounds the app uses (it held 10,000)', async () => {
+    const cache = await started();
+    // About the JSON size of a webhook without triggers (370 bytes).
+    for (let i = 0; i < 20_000; i++) await cache.read(`w${i}`, async () => value(350));
+    expect(cache.size.entries).toBe(20_000);
+    expect(cache.get('w0')).toEqual(value(350));
+    expect(cache.size.bytes).toBe(20_000 * bytesOf(350));
+  });
+
+  it('keeps the smallest entries within the byte budget too: the number of entries follows from it', async () => {
+    const cache = await started();
+    const fits = Math.floor(liveCacheLimits.maxBytes / bytesOf(0));
+    expect(fits).toBeLessThanOrEqual(liveCacheLimits.maxEntries);
+    for (let i = 0; i < fits + 1_000; i++) await cache.read(`w${i}`, async () => value(0));
+    expect(cache.size).toEqual({ entries: fits, bytes: fits * bytesOf(0) });
+    expect(cache.get('w0')).toBeUndefined();
+    expect(cache.get(`w${fits + 999}`)).toEqual(value(0));
   });
 });

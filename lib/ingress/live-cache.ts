@@ -20,18 +20,29 @@ import { log } from '@/lib/platform/log';
 
 const CHANNEL = 'tripline_webhook_changed';
 const TTL_MS = 60_000;
-const MAX_ENTRIES = 10_000;
-// Bounded in bytes as well as entries: a webhook's entry holds its triggers'
-// payload filters (up to 100 automations x 20 triggers x 10 KB), so entries
-// alone would not bound the memory. Sizes are those of the entry's JSON form.
-// Past the budget the oldest entries go first; an entry larger than
-// MAX_ENTRY_BYTES is not kept at all (its webhook is read on each delivery).
+// Bounded in bytes: a webhook's entry holds its triggers' payload filters (up
+// to 100 automations x 20 triggers x 10 KB), so a count of entries alone would
+// not bound the memory. An entry is charged the size of its JSON form plus
+// ENTRY_OVERHEAD_BYTES for what holding it costs besides (the map's slot, the
+// key, the entry and the objects' headers): a webhook without triggers is
+// about 370 bytes of JSON and 740 bytes of heap. Past the budget the oldest
+// entries go first; an entry larger than MAX_ENTRY_BYTES is not kept at all
+// (its webhook is read on each delivery). The number of entries follows from
+// the budget (at most MAX_BYTES / ENTRY_OVERHEAD_BYTES, 131,072): 20,000
+// webhooks without large filters take about 18 MB, so all of them fit
+// (docs/operations.md, Many teams on one instance). It was 10,000 entries before, which
+// made an instance of 20,000 webhooks read most of them on each delivery.
 const MAX_BYTES = 64 * 1024 * 1024;
 const MAX_ENTRY_BYTES = 8 * 1024 * 1024;
+export const ENTRY_OVERHEAD_BYTES = 512;
+const MAX_ENTRIES = Math.floor(MAX_BYTES / ENTRY_OVERHEAD_BYTES);
+/** The app's bounds, exported for the unit test and the docs' figures. */
+export const liveCacheLimits = { maxBytes: MAX_BYTES, maxEntryBytes: MAX_ENTRY_BYTES, maxEntries: MAX_ENTRIES } as const;
 
 type Entry<T> = { value: T; expires: number; bytes: number };
 
-const jsonBytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value) ?? '');
+/** What an entry is charged against the byte budget. */
+const entryBytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value) ?? '') + ENTRY_OVERHEAD_BYTES;
 
 /** Exported for its unit test; the app uses liveWebhookCache(). */
 export class LiveWebhookCache<T> {
@@ -43,7 +54,7 @@ export class LiveWebhookCache<T> {
 
   constructor(
     private readonly database: Database,
-    private readonly limits: { maxBytes: number; maxEntryBytes: number; maxEntries: number } = { maxBytes: MAX_BYTES, maxEntryBytes: MAX_ENTRY_BYTES, maxEntries: MAX_ENTRIES },
+    private readonly limits: { maxBytes: number; maxEntryBytes: number; maxEntries: number } = liveCacheLimits,
   ) {}
 
   /** The entries kept and their bytes, for tests and the metrics. */
@@ -129,7 +140,7 @@ export class LiveWebhookCache<T> {
   }
 
   private store(uid: string, value: T): void {
-    const bytes = jsonBytes(value);
+    const bytes = entryBytes(value);
     this.remove(uid);
     if (bytes > this.limits.maxEntryBytes) return;
     // Oldest first (a Map iterates in insertion order).

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setDatabase } from '@/lib/platform/db';
 import { createFactory } from '@/lib/domain/factories/service';
 import { checkWebhookHealth } from '@/lib/domain/health/monitor';
+import { recordSpentBudgets } from '@/lib/domain/health/rate-limits';
 import { CATCH_UP_CHUNK_MS, ROLLUP_KEEP_MS, floorMinute, forgetRollups, refreshRollupChunk, refreshRollups, rollupsUntil } from '@/lib/domain/health/rollups';
 import { deliveryStats, healthOf } from '@/lib/domain/health/service';
 import { createDestination } from '@/lib/domain/notifications/service';
@@ -16,6 +17,7 @@ import { createWebhook, getWebhook, setExpectedInterval } from '@/lib/domain/web
 describe.each(testDatabaseKinds())('webhook health on %s', (kind) => {
   let database: TestDatabase;
   let factoryId: string;
+  let userId: string;
   let seq = 0;
 
   const entry = (webhookId: string, status: string, receivedAt: Date, refusedCount?: number) => ({
@@ -34,6 +36,7 @@ describe.each(testDatabaseKinds())('webhook health on %s', (kind) => {
     database = await createTestDatabase(kind);
     setDatabase(database);
     const user = await createUser({ email: 'admin@example.com', password: 'a long enough password' }, database.prisma);
+    userId = user.id;
     factoryId = (await createFactory(user.id, { name: 'Acme', slug: 'acme' }, database.prisma)).id;
     await createDestination(factoryId, { name: 'receiver', kind: 'standard_webhooks', url: 'http://127.0.0.1:9/hook' }, database.prisma);
   });
@@ -211,5 +214,54 @@ describe.each(testDatabaseKinds())('webhook health on %s', (kind) => {
     const recovered = await db.notification.findMany({ where: { factoryId, type: 'webhook.recovered' }, select: { payload: true } });
     expect(recovered).toHaveLength(1);
     expect(recovered[0]!.payload).toMatchObject({ type: 'webhook.recovered', data: { webhook: { name: 'failing' }, previous: 'failing_auth', health: { state: 'healthy' } } });
+  });
+
+  it('writes the changes that send nothing for many webhooks at once: first states, then new to healthy, healthy to rejecting payloads', async () => {
+    const db = database.prisma;
+    const stateOf = async (id: string) => (await db.webhookHealth.findUnique({ where: { webhookId: id }, select: { state: true } }))?.state;
+    // The classification test's webhooks, after the job's passes above.
+    const named = async (name: string) => (await db.webhook.findFirstOrThrow({ where: { factoryId, name } })).id;
+    expect(await stateOf(await named('fresh'))).toBe('new');
+    expect(await stateOf(await named('fine'))).toBe('healthy');
+    expect(await stateOf(await named('payloads'))).toBe('rejecting_payloads');
+
+    // A factory of its own (at most 20 webhooks each), with a destination, so a notified change would show.
+    const bulkId = (await createFactory(userId, { name: 'Bulk', slug: 'bulk' }, db)).id;
+    await createDestination(bulkId, { name: 'receiver', kind: 'standard_webhooks', url: 'http://127.0.0.1:9/hook' }, db);
+    // One after another: each creation is a transaction under the factory's lock, and twelve at once on
+    // PGlite's one connection can wait past Prisma's 2 s to start one on a busy machine.
+    const many: string[] = [];
+    for (let i = 0; i < 12; i++) many.push(await rowOf((await createWebhook(bulkId, { name: `many-${i}` }, db)).webhook.uid));
+    await checkWebhookHealth(db);
+    expect(await Promise.all(many.map(stateOf))).toEqual(many.map(() => 'new'));
+    const now = new Date();
+    await db.delivery.createMany({ data: many.slice(0, 6).map((id) => entry(id, 'accepted', now)) });
+    await checkWebhookHealth(db);
+    expect(await Promise.all(many.map(stateOf))).toEqual([...many.slice(0, 6).map(() => 'healthy'), ...many.slice(6).map(() => 'new')]);
+    await db.delivery.create({ data: entry(many[0]!, 'rejected_invalid_json', new Date()) });
+    await checkWebhookHealth(db);
+    expect(await stateOf(many[0]!)).toBe('rejecting_payloads');
+    expect(await stateOf(many[1]!)).toBe('healthy');
+    // None of these changes is one that notifies.
+    expect(await db.notification.count({ where: { factoryId: bulkId } })).toBe(0);
+  });
+
+  it('notes when each delivery budget was seen spent, for webhooks with and without a state yet, and health reads it', async () => {
+    const db = database.prisma;
+    const bulkId = (await db.factory.findUniqueOrThrow({ where: { slug: 'bulk' } })).id;
+    const withState = await rowOf((await createWebhook(bulkId, { name: 'spent-known' }, db)).webhook.uid);
+    await checkWebhookHealth(db);
+    const withoutState = await rowOf((await createWebhook(bulkId, { name: 'spent-unknown' }, db)).webhook.uid);
+    const at = new Date(Math.floor(Date.now() / 1000) * 1000 - 30_000);
+    const earlier = new Date(at.getTime() - 60_000);
+    await recordSpentBudgets([{ webhookId: withState, at }, { webhookId: withoutState, at: earlier }], db);
+    const rows = await db.webhookHealth.findMany({ where: { webhookId: { in: [withState, withoutState] } }, select: { webhookId: true, state: true, rateLimitedAt: true } });
+    expect(Object.fromEntries(rows.map((row) => [row.webhookId, { state: row.state, rateLimitedAt: row.rateLimitedAt }]))).toEqual({
+      [withState]: { state: 'new', rateLimitedAt: at },
+      [withoutState]: { state: 'healthy', rateLimitedAt: earlier },
+    });
+    const views = await db.webhook.findMany({ where: { id: { in: [withState, withoutState] } }, select: { id: true, createdAt: true, expectedIntervalSeconds: true } });
+    const health = await healthOf(views, db);
+    expect([health.get(withState)!.state, health.get(withoutState)!.state]).toEqual(['rate_limited', 'rate_limited']);
   });
 });

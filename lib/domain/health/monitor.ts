@@ -20,9 +20,15 @@ import { enqueueEvent, factoryRef } from '@/lib/domain/notifications/service';
 
 const RUNS_WATERMARK_KEY = 'notifications-runs-failed-until';
 
-type Watched = { id: string; uid: string; name: string; factoryId: string; createdAt: Date; expectedIntervalSeconds: number | null; factory: { slug: string; name: string } };
+/** A watched webhook as the pass reads it: what health needs, and its last state. */
+type Watched = { id: string; uid: string; createdAt: Date; expectedIntervalSeconds: number | null; state: string | null };
+/** What a notification names: read only for the webhooks whose transition sends one. */
+type Named = { id: string; uid: string; name: string; factoryId: string; factory: { slug: string; name: string } };
 
-function webhookRef(webhook: Watched) {
+/** State changes written by one statement: a compare-and-set on each row, as applyTransition's, chunked. */
+const QUIET_BATCH = 5_000;
+
+function webhookRef(webhook: Named) {
   return {
     uid: webhook.uid,
     name: webhook.name,
@@ -38,7 +44,8 @@ export function transitionEvent(previous: string | null, next: HealthState) {
   return null;
 }
 
-async function applyTransition(db: Db, webhook: Watched, previous: string | null, health: WebhookHealthView, now: Date): Promise<void> {
+/** One change that sends a notification: the compare-and-set and the notification in one transaction. */
+async function applyTransition(db: Db, webhook: Named, previous: string | null, health: WebhookHealthView, now: Date): Promise<void> {
   const type = transitionEvent(previous, health.state);
   await db.$transaction(async (tx) => {
     const changed =
@@ -55,28 +62,81 @@ async function applyTransition(db: Db, webhook: Watched, previous: string | null
   });
 }
 
+/**
+ * Changes that send nothing (a new webhook's first state, new to healthy, one
+ * unnotified problem to another), a statement per QUIET_BATCH webhooks
+ * instead of a transaction each: after a load over 20,000 webhooks most of
+ * them change from new to healthy at once, and a transaction each took 6.6 s
+ * (docs/benchmarks.md, Many teams). Each row is still a compare-and-set on
+ * the state this pass read, so an instance that lost the race changes nothing.
+ */
+async function applyQuietTransitions(db: Db, changes: { id: string; previous: string | null; next: string }[], now: Date): Promise<void> {
+  for (let i = 0; i < changes.length; i += QUIET_BATCH) {
+    const batch = changes.slice(i, i + QUIET_BATCH);
+    const created = batch.filter((c) => c.previous === null);
+    const updated = batch.filter((c) => c.previous !== null);
+    if (created.length > 0) {
+      await db.$executeRawUnsafe(
+        `INSERT INTO "WebhookHealth" ("webhookId", "state", "since", "updatedAt")
+         SELECT c.id, c.next, $3, $4 FROM unnest($1::text[], $2::text[]) AS c(id, next)
+         ON CONFLICT ("webhookId") DO NOTHING`,
+        created.map((c) => c.id),
+        created.map((c) => c.next),
+        now,
+        new Date(),
+      );
+    }
+    if (updated.length > 0) {
+      await db.$executeRawUnsafe(
+        `UPDATE "WebhookHealth" h SET "state" = c.next, "since" = $4, "updatedAt" = $5
+         FROM unnest($1::text[], $2::text[], $3::text[]) AS c(id, previous, next)
+         WHERE h."webhookId" = c.id AND h."state" = c.previous`,
+        updated.map((c) => c.id),
+        updated.map((c) => c.previous),
+        updated.map((c) => c.next),
+        now,
+        new Date(),
+      );
+    }
+  }
+}
+
+/** Every webhook the job watches (live, enabled, with a credential), with its last state: one query, no relations. */
+function watchedWebhooks(db: Db): Promise<Watched[]> {
+  return db.$queryRawUnsafe<Watched[]>(
+    `SELECT w."id", w."uid", w."createdAt", w."expectedIntervalSeconds", h."state"
+     FROM "Webhook" w LEFT JOIN "WebhookHealth" h ON h."webhookId" = w."id"
+     WHERE w."deletedAt" IS NULL AND w."enabled" AND w."credentialEncrypted" IS NOT NULL`,
+  );
+}
+
 export async function checkWebhookHealth(db: Db = prisma): Promise<void> {
   await refreshRollups(db);
-  const webhooks: (Watched & { health: { state: string } | null })[] = await db.webhook.findMany({
-    where: { deletedAt: null, enabled: true, credentialEncrypted: { not: null } },
-    select: {
-      id: true,
-      uid: true,
-      name: true,
-      factoryId: true,
-      createdAt: true,
-      expectedIntervalSeconds: true,
-      factory: { select: { slug: true, name: true } },
-      health: { select: { state: true } },
-    },
-  });
+  const webhooks = await watchedWebhooks(db);
   await recordSpentBudgets(await spentDeliveryBudgets(webhooks), db);
   const now = await healthNow(db);
-  const health = await healthOf(webhooks, db, now);
+  const health = await healthOf(webhooks, db, now, { all: true });
+  const quiet: { id: string; previous: string | null; next: string }[] = [];
+  const notified: { id: string; previous: string | null; health: WebhookHealthView }[] = [];
   for (const webhook of webhooks) {
     const current = health.get(webhook.id)!;
-    const previous = webhook.health?.state ?? null;
-    if (previous !== current.state) await applyTransition(db, webhook, previous, current, now);
+    if (webhook.state === current.state) continue;
+    if (transitionEvent(webhook.state, current.state)) notified.push({ id: webhook.id, previous: webhook.state, health: current });
+    else quiet.push({ id: webhook.id, previous: webhook.state, next: current.state });
+  }
+  await applyQuietTransitions(db, quiet, now);
+  if (notified.length === 0) return;
+  const named = new Map(
+    (
+      await db.webhook.findMany({
+        where: { id: { in: notified.map((n) => n.id) } },
+        select: { id: true, uid: true, name: true, factoryId: true, factory: { select: { slug: true, name: true } } },
+      })
+    ).map((w) => [w.id, w]),
+  );
+  for (const change of notified) {
+    const webhook = named.get(change.id);
+    if (webhook) await applyTransition(db, webhook, change.previous, change.health, now);
   }
 }
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authenticateApiToken, createApiToken } from '@/lib/domain/api-tokens/service';
 import { createSession, getSessionUser } from '@/lib/domain/auth/sessions';
 import { createFactory } from '@/lib/domain/factories/service';
-import { listAllFactories, listUsers, setInstanceAdmin, setUserDisabled } from '@/lib/domain/instance/service';
+import { listAllFactories, listUsers, pageOfFactories, pageOfUsers, setInstanceAdmin, setUserDisabled } from '@/lib/domain/instance/service';
 import { addMember } from '@/lib/domain/members/service';
 import { createTestDatabase, testDatabaseKinds, type TestDatabase } from '@/tests/support/databases';
 import { authenticateWithPassword, checkCredentials, completeFirstRun, createUser, type PublicUser } from '@/lib/domain/users/service';
@@ -48,6 +48,23 @@ describe.each(testDatabaseKinds())('instance access on %s', (kind) => {
       ['mine', 1, 0],
       ['second', 1, 0],
     ]);
+  });
+
+  it('pages both lists for the Instance page, with the counts of the rows shown; a page past the last is the last', async () => {
+    const db = database.prisma;
+    const first = await pageOfFactories(1, db, 2);
+    expect(first).toMatchObject({ total: 3, page: 1, pages: 2, perPage: 2 });
+    expect(first.rows.map((f) => [f.slug, f.members])).toEqual([
+      ['acme', 2],
+      ['mine', 1],
+    ]);
+    const last = await pageOfFactories(2, db, 2);
+    expect(last.rows.map((f) => f.slug)).toEqual(['second']);
+    expect(await pageOfFactories(9, db, 2)).toEqual(last);
+    expect((await pageOfFactories(Number.NaN, db, 2)).page).toBe(1);
+    const users = await pageOfUsers(2, db, 1);
+    expect(users).toMatchObject({ total: 2, page: 2, pages: 2 });
+    expect(users.rows.map((u) => [u.email, u.factories])).toEqual([['owner@example.com', 2]]);
   });
 
   it('a disabled account cannot sign in, loses its sessions, and its API tokens stop working until enabled', async () => {

@@ -2,22 +2,34 @@ import type { Metadata } from 'next';
 import { UserActions } from '@/components/instance/user-actions';
 import { Badge } from '@/components/ui/badge';
 import { Card, CardHeader } from '@/components/ui/card';
+import { NumberedPager } from '@/components/ui/pager';
 import { PageHeader } from '@/components/ui/page-header';
 import { DataTable, TD, TR } from '@/components/ui/table';
 import { requireInstanceAdminPage } from '@/lib/domain/auth/current-user';
 import { env } from '@/lib/platform/env';
-import { listAllFactories, listUsers } from '@/lib/domain/instance/service';
+import { pageOfFactories, pageOfUsers } from '@/lib/domain/instance/service';
+import { pageParam } from '@/lib/platform/paging';
 import { dateFormat } from '@/components/format';
 
 export const metadata: Metadata = { title: 'Instance' };
 
 const plural = (count: number, one: string, many: string) => `${count} ${count === 1 ? one : many}`;
 
-// GET /instance: every account and factory, for instance admins only (others get 404)
-export default async function InstancePage() {
+type SearchParams = Record<string, string | string[] | undefined>;
+
+// GET /instance?accounts=&factories=: every account and factory, 100 a page each, for instance admins only (others get 404)
+export default async function InstancePage({ searchParams }: { searchParams: Promise<SearchParams> }) {
   const me = await requireInstanceAdminPage();
-  const [users, factories] = await Promise.all([listUsers(), listAllFactories()]);
+  const search = await searchParams;
+  const [userPage, factoryPage] = await Promise.all([pageOfUsers(pageParam(search.accounts)), pageOfFactories(pageParam(search.factories))]);
+  const users = userPage.rows;
+  const factories = factoryPage.rows;
   const { allowSignup, factoryCreation } = env();
+  const href = (list: 'accounts' | 'factories', page: number) => {
+    const query = new URLSearchParams({ accounts: String(userPage.page), factories: String(factoryPage.page), [list]: String(page) });
+    for (const [key, value] of [...query]) if (value === '1') query.delete(key);
+    return query.size > 0 ? `/instance?${query}` : '/instance';
+  };
 
   return (
     <>
@@ -33,7 +45,7 @@ export default async function InstancePage() {
       <div className="flex flex-col gap-6">
         <Card>
           <CardHeader
-            title={plural(users.length, 'account', 'accounts')}
+            title={plural(userPage.total, 'account', 'accounts')}
             description="A disabled account is signed out everywhere, cannot sign in, and its API tokens stop working. The instance always keeps an enabled instance admin."
           />
           <DataTable
@@ -84,10 +96,11 @@ export default async function InstancePage() {
               );
             })}
           </DataTable>
+          <NumberedPager list={userPage} what="accounts" label="Account pages" href={(page) => href('accounts', page)} />
         </Card>
         <Card>
           <CardHeader
-            title={plural(factories.length, 'factory', 'factories')}
+            title={plural(factoryPage.total, 'factory', 'factories')}
             description="Every factory of this Tripline, with its members and live webhooks. Factory admins manage both inside each factory."
           />
           <DataTable
@@ -114,6 +127,7 @@ export default async function InstancePage() {
               </TR>
             ))}
           </DataTable>
+          <NumberedPager list={factoryPage} what="factories" label="Factory pages" href={(page) => href('factories', page)} />
         </Card>
       </div>
     </>
