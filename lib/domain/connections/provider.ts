@@ -55,8 +55,11 @@ export const RETENTION_DAYS: Record<ProviderKind, number> = {
 
 /**
  * A failure the provider answered, in words for the person reading the
- * connection's state. `retryAfterSeconds` is set for rate limits and
- * server errors; `permanent` for failures no retry fixes (a wrong credential).
+ * connection's state. `retryAfterSeconds` is set for rate limits, server
+ * errors and unreachable providers: the pass waits and tries the call again
+ * within its time bound. `permanent` marks failures no retry fixes (a wrong
+ * credential). Neither: the pass stops and the next pass tries again
+ * (garbage answers).
  */
 export class ProviderError extends Error {
   constructor(

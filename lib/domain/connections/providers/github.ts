@@ -42,7 +42,7 @@ const hookItem = z.object({
 
 function parsed<T>(schema: z.ZodType<T>, data: unknown, what: string): T {
   const result = schema.safeParse(data);
-  if (!result.success) throw new ProviderError(`GitHub answered something that is not ${what}`, null, { retryAfterSeconds: 60 });
+  if (!result.success) throw new ProviderError(`GitHub answered something that is not ${what}`, null);
   return result.data;
 }
 
@@ -87,7 +87,7 @@ function explain(error: unknown, target: GitHubTarget): never {
     throw new ProviderError(`GitHub answered HTTP ${status}`, status, { retryAfterSeconds: Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : 0 });
   }
   if (status === 422) throw new ProviderError(`GitHub refused the request (HTTP 422): ${(error as Error).message.slice(0, 300)}`, 422, { permanent: true });
-  if (error instanceof SyntaxError) throw new ProviderError('GitHub answered something that is not JSON', null, { retryAfterSeconds: 60 });
+  if (error instanceof SyntaxError) throw new ProviderError('GitHub answered something that is not JSON', null);
   throw new ProviderError(`GitHub could not be reached: ${(error as Error).message.slice(0, 300)}`, status ?? null, { retryAfterSeconds: 0 });
 }
 
@@ -127,7 +127,7 @@ export function githubAdapter(options: { apiBaseUrl: string; token: string; targ
         outcome: item.status_code >= 200 && item.status_code < 300 ? ('success' as const) : ('failure' as const),
         redelivery: item.redelivery,
       }));
-      if (deliveries.some((d) => Number.isNaN(d.deliveredAt.getTime()))) throw new ProviderError('GitHub answered a delivery without a valid time', null, { retryAfterSeconds: 60 });
+      if (deliveries.some((d) => Number.isNaN(d.deliveredAt.getTime()))) throw new ProviderError('GitHub answered a delivery without a valid time', null);
       return { deliveries, next: nextCursor(response.headers.link), bytes: JSON.stringify(response.data).length } satisfies DeliveryPage;
     },
     async fetchDelivery(hookId, attemptId) {
