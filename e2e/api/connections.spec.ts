@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { budget } from '../../scripts/speed.mjs';
-import { startGitHubFake, type GitHubFake } from '../../tests/support/fakes/github';
+import { startGitHubFake, type FakeDelivery, type GitHubFake } from '../../tests/support/fakes/github';
 import { bearer, expect, test } from '../fixtures/api';
 import { createWebhook, deleteCreatedWebhooks } from '../fixtures/ingress';
 import { rememberSecrets } from '../fixtures/secrets';
@@ -62,7 +62,7 @@ test('connect creates the GitHub hook whose ping and deliveries verify; rotating
   // Deliveries GitHub could not send (here: pointed elsewhere for a moment) come back at the next pass.
   const url = github.config.url;
   github.config.url = 'http://127.0.0.1:9/unreachable';
-  const missed = [];
+  const missed: FakeDelivery[] = [];
   for (let i = 0; i < 3; i++) missed.push(...(await fake.send(`repos/${target}`, 'issues', { action: 'opened', issue: { number: 10 + i } })));
   github.config.url = url;
   expect(missed.every((d) => d.status_code === 0)).toBe(true);

@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startIngressServer, type IngressServer } from '@/tests/support/ingress-server';
-import { startGitHubFake, type GitHubFake } from '@/tests/support/fakes/github';
+import { startGitHubFake, type FakeDelivery, type GitHubFake } from '@/tests/support/fakes/github';
 
 // Connect and recover against the fake GitHub, whose every request and
 // response is checked against GitHub's REST description; its deliveries
@@ -108,7 +108,7 @@ describe.each(testDatabaseKinds())('connections to GitHub on %s', (kind) => {
     expect(await runRecoveryPass(await connectionId(), FAST, state.database.prisma)).toMatchObject({ outcome: 'ok', missing: 0 });
     const runsBefore = await state.database.prisma.run.count({ where: { factoryId: state.factoryId } });
     ingress.down = true;
-    const sent = [];
+    const sent: FakeDelivery[] = [];
     for (let i = 0; i < 50; i++) sent.push(...(await fake.send('repos/octo/app', 'issues', { action: 'opened', issue: { number: 100 + i } })));
     // Events the connection does not subscribe to are not recovered (GitHub would not send them; here they failed too).
     hook().events.push('star');
@@ -142,7 +142,7 @@ describe.each(testDatabaseKinds())('connections to GitHub on %s', (kind) => {
 
   it('a pass cut part-way, and one whose lease holder died, go on without doubles; a held lease keeps a second pass out', async () => {
     ingress.down = true;
-    const sent = [];
+    const sent: FakeDelivery[] = [];
     for (let i = 0; i < 12; i++) sent.push(...(await fake.send('repos/octo/app', 'issues', { action: 'opened', issue: { number: 200 + i } })));
     ingress.down = false;
     const id = await connectionId();
@@ -169,7 +169,7 @@ describe.each(testDatabaseKinds())('connections to GitHub on %s', (kind) => {
 
   it('rides out 500 and 429 with Retry-After part-way through a pass, with nothing missing and nothing doubled', async () => {
     ingress.down = true;
-    const sent = [];
+    const sent: FakeDelivery[] = [];
     for (let i = 0; i < 10; i++) sent.push(...(await fake.send('repos/octo/app', 'issues', { action: 'opened', issue: { number: 300 + i } })));
     ingress.down = false;
     fake.faults.push({ match: /\/deliveries$/, status: 500 });
