@@ -132,9 +132,13 @@ describe.each(testDatabaseKinds())('connections to GitHub on %s', (kind) => {
     expect(await state.database.prisma.delivery.count({ where: { webhookId, eventType: 'star.created' } })).toBe(0);
     expect(await state.database.prisma.run.count({ where: { factoryId: state.factoryId } })).toBe(runsBefore + 50);
 
-    // The next pass finds nothing missing, and moved the watermark past what it settled.
+    // The next pass finds nothing missing, marks what came back by redelivery, and moves the watermark past what it settled.
     const again = await runRecoveryPass(await connectionId(), FAST, state.database.prisma);
     expect(again).toMatchObject({ outcome: 'ok', missing: 0, redelivered: 0 });
+    const marked = await state.database.prisma.delivery.findMany({ where: { webhookId, deliveryId: { in: guids } }, select: { origin: true } });
+    expect(marked.map((d) => d.origin)).toEqual(guids.map(() => 'provider_redelivery'));
+    const live = await state.database.prisma.delivery.findMany({ where: { webhookId, eventType: 'ping' }, select: { origin: true } });
+    expect(live.map((d) => d.origin)).toEqual([null]);
     const view = (await getConnection(state.factoryId, uid, state.database.prisma))!;
     expect(view).toMatchObject({ lastMissing: 0, lastRecovered: 0, consecutiveFailures: 0, lastError: null, checking: false });
     expect(view.watermark!.getTime()).toBeGreaterThan(Date.now() - 3 * 86_400_000);

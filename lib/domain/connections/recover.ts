@@ -123,6 +123,23 @@ async function inLog(db: Db, webhookId: string, ids: string[]): Promise<Set<stri
   return found;
 }
 
+/**
+ * Marks the log entries that arrived by the provider's redelivery (only a
+ * redelivery reached Tripline, as the provider recorded the attempts) with
+ * origin `provider_redelivery`, so the log shows what was recovered.
+ */
+async function markRedelivered(db: Db, webhookId: string, byIdentity: Map<string, ProviderDelivery[]>, logged: Set<string>): Promise<void> {
+  const redelivered = [...byIdentity.entries()]
+    .filter(([identity, list]) => logged.has(identity) && list.some((a) => a.redelivery && a.outcome === 'success') && !list.some((a) => !a.redelivery && a.outcome === 'success'))
+    .map(([identity]) => identity);
+  for (let i = 0; i < redelivered.length; i += 1000) {
+    await db.delivery.updateMany({
+      where: { webhookId, deliveryId: { in: redelivered.slice(i, i + 1000) }, status: 'accepted', origin: null },
+      data: { origin: 'provider_redelivery' },
+    });
+  }
+}
+
 /** Runs one recovery pass for the connection, unless another holds its lease ('busy'). */
 export async function runRecoveryPass(connectionId: string, options: PassOptions = {}, db: Db = prisma): Promise<PassResult> {
   const owner = randomBytes(12).toString('base64url');
@@ -176,6 +193,7 @@ export async function runRecoveryPass(connectionId: string, options: PassOptions
 
     // 3. What the log lacks, and that Tripline never answered 2xx (retention may have pruned those).
     const logged = await inLog(db, row.webhookId, [...byIdentity.keys()]);
+    await markRedelivered(db, row.webhookId, byIdentity, logged);
     const missing = [...byIdentity.entries()]
       .filter(([identity, list]) => !logged.has(identity) && !list.some((a) => a.outcome === 'success'))
       .map(([identity, list]) => ({ identity, newest: list[0]!, first: list[list.length - 1]! }))
