@@ -23,6 +23,7 @@ const { createAutomation } = await import('@/lib/domain/automations/service');
 const { connectWebhook, disconnectWebhook, getConnection, requestCheck } = await import('@/lib/domain/connections/service');
 const { runRecoveryPass, runDuePasses } = await import('@/lib/domain/connections/recover');
 const { metrics } = await import('@/lib/platform/metrics');
+const { createDestination } = await import('@/lib/domain/notifications/service');
 
 afterAll(() => ingress.close());
 
@@ -43,6 +44,7 @@ describe.each(testDatabaseKinds())('connections to GitHub on %s', (kind) => {
     const created = await createWebhook(state.factoryId, { name: 'github-app', authMode: 'signature', signatureScheme: 'github' }, state.database.prisma);
     uid = created.webhook.uid;
     webhookId = (await state.database.prisma.webhook.findUniqueOrThrow({ where: { uid } })).id;
+    await createDestination(state.factoryId, { name: 'team', kind: 'standard_webhooks', url: 'https://example.com/tripline-events' }, state.database.prisma);
     await createAutomation(state.factoryId, { name: 'On opened issues', prompt: 'Triage', triggers: [{ provider: 'webhook', event: 'received', filter: { webhook_ids: [uid], payload: { action: 'opened' } } }] }, state.database.prisma);
   });
   afterAll(async () => fake?.close());
@@ -55,6 +57,8 @@ describe.each(testDatabaseKinds())('connections to GitHub on %s', (kind) => {
   const connectionId = async () => (await state.database.prisma.webhookConnection.findUniqueOrThrow({ where: { webhookId } })).id;
   const accepted = async (eventType?: string) =>
     state.database.prisma.delivery.findMany({ where: { webhookId, status: 'accepted', ...(eventType ? { eventType } : {}) }, select: { deliveryId: true, id: true } });
+  const notifications = async (type: string) =>
+    (await state.database.prisma.notification.findMany({ where: { factoryId: state.factoryId, type }, select: { payload: true } })).map((n) => (n.payload as { data: { connection: unknown; webhook: { uid: string } } }).data);
   const hook = () => [...fake.hooks.values()].find((h) => h.scope === 'repos/octo/app')!;
   const connect = (extra: Record<string, unknown> = {}) =>
     connectWebhook(state.factoryId, uid, { provider: 'github_repository', apiBaseUrl: fake.url, credentialSecretName: 'GITHUB_TOKEN', target: 'octo/app', eventTypes: ['issues', 'push'], ...extra }, state.database.prisma);
@@ -125,6 +129,8 @@ describe.each(testDatabaseKinds())('connections to GitHub on %s', (kind) => {
     expect(fake.requests.slice(requestsBefore).filter((r) => /\/deliveries\/\d+$/.test(r))).toEqual([]);
     await fake.settled();
     expect(await passes()).toBe(recoveredBefore + 50);
+    // The factory's notification destinations hear of it, without any secret.
+    expect((await notifications('connection.missed_deliveries')).at(-1)).toMatchObject({ webhook: { uid }, connection: { missing: 50, redelivered: 50 } });
 
     const log = await accepted('issues.opened');
     const guids = sent.map((d) => d.guid);
@@ -215,7 +221,10 @@ describe.each(testDatabaseKinds())('connections to GitHub on %s', (kind) => {
       const result = await runRecoveryPass(id, FAST, state.database.prisma);
       expect(result.error).toMatch(/lacks the `admin:repo_hook` permission/);
       expect(await state.database.prisma.webhookConnection.findUniqueOrThrow({ where: { id } })).toMatchObject({ consecutiveFailures: i });
+      // Notified once, at the third failure in a row.
+      expect(await notifications('connection.failing')).toHaveLength(i < 3 ? 0 : 1);
     }
+    expect((await notifications('connection.failing'))[0]).toMatchObject({ webhook: { uid }, connection: { failures: 3, error: expect.stringMatching(/admin:repo_hook/) } });
     await state.database.prisma.webhookConnection.update({ where: { id }, data: { credentialSecretName: 'GITHUB_TOKEN' } });
   });
 

@@ -1,12 +1,13 @@
 import 'server-only';
 import { randomBytes } from 'node:crypto';
-import { prisma, type Db } from '@/lib/platform/db';
+import { prisma, type Db, type Tx } from '@/lib/platform/db';
 import { env } from '@/lib/platform/env';
 import { log } from '@/lib/platform/log';
 import { metrics } from '@/lib/platform/metrics';
 import { BoundReached, type Bounds } from '@/lib/domain/connections/fetch';
 import { ProviderError, RETENTION_DAYS, type ProviderDelivery } from '@/lib/domain/connections/provider';
 import { connectionRow, openAdapter, type ConnectionRow } from '@/lib/domain/connections/service';
+import { enqueueEvent, factoryRef } from '@/lib/domain/notifications/service';
 
 // The recovery pass (docs/connections.md, Recovering missed deliveries): for
 // one connected webhook, list the provider's deliveries since the watermark
@@ -140,6 +141,24 @@ async function markRedelivered(db: Db, webhookId: string, byIdentity: Map<string
   }
 }
 
+/** Passes failed in a row after which the factory's notification destinations hear of it (once). */
+export const FAILING_AFTER = 3;
+
+async function notify(tx: Tx, row: ConnectionRow, result: PassResult, failures: number): Promise<void> {
+  const [factory, webhook] = await Promise.all([
+    tx.factory.findUniqueOrThrow({ where: { id: row.factoryId }, select: { slug: true, name: true } }),
+    tx.webhook.findUniqueOrThrow({ where: { id: row.webhookId }, select: { uid: true, name: true } }),
+  ]);
+  const ref = factoryRef(factory);
+  const data = { factory: ref, webhook: { uid: webhook.uid, name: webhook.name, url: `${ref.url}/automations/webhooks/${webhook.uid}` }, provider: row.provider };
+  if (result.missing > 0) {
+    await enqueueEvent(tx, row.factoryId, 'connection.missed_deliveries', { ...data, connection: { missing: result.missing, redelivered: result.redelivered } });
+  }
+  if (failures === FAILING_AFTER) {
+    await enqueueEvent(tx, row.factoryId, 'connection.failing', { ...data, connection: { failures, error: result.error } });
+  }
+}
+
 /** Runs one recovery pass for the connection, unless another holds its lease ('busy'). */
 export async function runRecoveryPass(connectionId: string, options: PassOptions = {}, db: Db = prisma): Promise<PassResult> {
   const owner = randomBytes(12).toString('base64url');
@@ -260,19 +279,23 @@ export async function runRecoveryPass(connectionId: string, options: PassOptions
   // A failing connection backs off (and waits out a rate limit's reset); a cut pass goes on soon.
   const nextMs = failed ? Math.max(backoffMs(failures), providerWaitMs) : result.outcome === 'cut' ? 60_000 : env().connectionCheckInterval * 1000;
   if (result.outcome !== 'lost') {
-    await db.webhookConnection.updateMany({
-      where: { id: row.id, leaseOwner: owner },
-      data: {
-        watermark,
-        lastCheckAt: now,
-        nextCheckAt: new Date(now.getTime() + nextMs),
-        lastError: result.error,
-        consecutiveFailures: failures,
-        lastMissing: result.missing,
-        lastRecovered: result.redelivered,
-        leaseOwner: null,
-        leaseUntil: null,
-      },
+    await db.$transaction(async (tx) => {
+      const { count } = await tx.webhookConnection.updateMany({
+        where: { id: row.id, leaseOwner: owner },
+        data: {
+          watermark,
+          lastCheckAt: now,
+          nextCheckAt: new Date(now.getTime() + nextMs),
+          lastError: result.error,
+          consecutiveFailures: failures,
+          lastMissing: result.missing,
+          lastRecovered: result.redelivered,
+          leaseOwner: null,
+          leaseUntil: null,
+        },
+      });
+      // A notification when a pass finds missed deliveries, and once when passes have failed three times running.
+      if (count === 1 && (result.missing > 0 || failures === FAILING_AFTER)) await notify(tx, row, result, failures);
     });
   }
   const counters = metrics();
