@@ -40,7 +40,7 @@ const backoffMs = (failures: number) => Math.min(env().connectionCheckInterval *
 const RETRIES = 4;
 
 export type PassLimits = { maxPages: number; maxBytes: number; maxMs: number; maxRedeliveries: number };
-export const DEFAULT_LIMITS: PassLimits = { maxPages: 100, maxBytes: 50_000_000, maxMs: 120_000, maxRedeliveries: 1_000 };
+export const DEFAULT_LIMITS: PassLimits = { maxPages: 300, maxBytes: 50_000_000, maxMs: 120_000, maxRedeliveries: 1_000 };
 /**
  * Redeliveries a minute: within GitHub's secondary limit on requests that
  * create content (80 a minute), and half the webhook's own delivery rate
