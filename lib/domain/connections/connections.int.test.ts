@@ -241,6 +241,16 @@ describe.each(testDatabaseKinds())('connections to GitHub on %s', (kind) => {
     await expect(connectWebhook(state.factoryId, stripe.webhook.uid, { provider: 'github_repository', apiBaseUrl: fake.url, credentialSecretName: 'GITHUB_TOKEN', target: 'octo/app' }, state.database.prisma)).rejects.toThrow(/verifies GitHub signatures/);
   });
 
+  it('connecting again after the hook was deleted on GitHub creates a new one', async () => {
+    const old = hook().id;
+    fake.hooks.delete(old);
+    const view = await connect();
+    expect(hook().id).not.toBe(old);
+    expect(view.providerHookId).toBe(String(hook().id));
+    await fake.settled();
+    expect(fake.deliveries.at(-1)).toMatchObject({ hookId: hook().id, event: 'ping', status_code: 202 });
+  });
+
   it('disconnect keeps the provider’s hook unless asked to delete it', async () => {
     const id = hook().id;
     await disconnectWebhook(state.factoryId, uid, {}, state.database.prisma);

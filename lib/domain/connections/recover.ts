@@ -317,7 +317,8 @@ export async function runDuePasses(options: PassOptions & { all?: boolean; limit
   const due = await db.webhookConnection.findMany({
     where: {
       leaseUntil: null,
-      webhook: { deletedAt: null },
+      // A disabled webhook answers 404 to everything: redelivering to it would only spend the provider's budget.
+      webhook: { deletedAt: null, enabled: true },
       ...(options.all ? {} : { OR: [{ nextCheckAt: null }, { nextCheckAt: { lte: new Date() } }] }),
     },
     select: { id: true },
@@ -325,7 +326,7 @@ export async function runDuePasses(options: PassOptions & { all?: boolean; limit
     take: options.limit ?? 20,
   });
   const expired = await db.webhookConnection.findMany({
-    where: { leaseUntil: { lt: new Date() }, webhook: { deletedAt: null }, ...(options.all ? {} : { nextCheckAt: { lte: new Date() } }) },
+    where: { leaseUntil: { lt: new Date() }, webhook: { deletedAt: null, enabled: true }, ...(options.all ? {} : { nextCheckAt: { lte: new Date() } }) },
     select: { id: true },
     take: options.limit ?? 20,
   });

@@ -231,8 +231,10 @@ export async function connectWebhook(factoryId: string, uid: string, input: Conn
     const provider = await openAdapter(db, { factoryId, provider: data.provider, apiBaseUrl, credentialSecretName: data.credentialSecretName, target: data.target }, requestBounds());
     const settings = { url, secret, events: data.eventTypes };
     const known = existing && existing.provider === data.provider && existing.target === data.target && existing.apiBaseUrl === apiBaseUrl ? existing.providerHookId : null;
-    const adopt = known ? { id: known } : await provider.findHook(url);
-    hookId = adopt ? (await provider.updateHook(adopt.id, settings)).id : (await provider.createHook(settings)).id;
+    // The hook this connection made, unless someone deleted it on the provider's side since.
+    const updated = known ? await provider.updateHook(known, settings).catch((error: unknown) => (error instanceof ProviderError && error.status === 404 ? null : Promise.reject(error))) : null;
+    const adopt = updated ? null : await provider.findHook(url);
+    hookId = updated?.id ?? (adopt ? (await provider.updateHook(adopt.id, settings)).id : (await provider.createHook(settings)).id);
   } catch (error) {
     // The provider refused: Tripline's side goes back to the secret it had.
     if (previousSecret !== null) {
