@@ -135,6 +135,8 @@ function baseBody(operation: Operation, world: World): Record<string, unknown> {
     'POST /factories/{factory}/notifications/destinations': { name: 'fuzz-made', kind: 'standard_webhooks', url: 'https://example.com/fuzz' },
     'PATCH /factories/{factory}/notifications/destinations/{id}': { enabled: true },
     'PUT /factories/{factory}/webhooks/{uid}/provider-secret': { secret: 'fuzz-provider-secret' },
+    // The world's webhook takes a bearer token, so connecting it is refused before any provider is called.
+    'PUT /factories/{factory}/webhooks/{uid}/connection': { provider: 'github_repository', apiBaseUrl: 'https://api.github.com', credentialSecretName: 'FUZZ_SECRET', target: 'fuzz/fuzzed', eventTypes: ['push'] },
     'POST /factories/{factory}/definitions/plan': { files: { 'webhooks/fuzz.yaml': 'name: fuzzed\n' } },
     'POST /factories/{factory}/definitions/apply': { files: { 'webhooks/fuzz.yaml': 'name: fuzzed\n' } },
     'POST /factories/{factory}/definitions/repository/check': {},

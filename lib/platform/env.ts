@@ -76,6 +76,11 @@ export const envSchema = z.object({
     z.coerce.number().int().min(1).max(60, 'must be at most 60 seconds (the rate limit window)').default(30),
   ),
   TRIPLINE_NOTIFICATION_ALLOW: allowList(['http', 'private']),
+  TRIPLINE_CONNECTION_ALLOW: allowList(['http', 'private']),
+  TRIPLINE_CONNECTION_CHECK_INTERVAL: z.preprocess(
+    emptyAsUndefined,
+    z.coerce.number().int().min(10).max(86_400, 'must be at most 86400 seconds').default(900),
+  ),
   TRIPLINE_TEST_CLOCK: z.preprocess(emptyAsUndefined, z.enum(['true', 'false']).default('false')),
   TRIPLINE_ALLOW_SIGNUP: z.preprocess(
     emptyAsUndefined,
@@ -189,6 +194,10 @@ export type Env = {
   healthInterval: number;
   /** Notification URLs dashboard and API users may set beyond https:// to public addresses (TRIPLINE_NOTIFICATION_ALLOW). */
   notificationAccess: { http: boolean; private: boolean };
+  /** Providers' API base URLs a connection may use beyond https:// to public addresses (TRIPLINE_CONNECTION_ALLOW). */
+  connectionAccess: { http: boolean; private: boolean };
+  /** Seconds between a connection's recovery passes (TRIPLINE_CONNECTION_CHECK_INTERVAL, default 900). */
+  connectionCheckInterval: number;
   /** Tests only: honour the X-Tripline-Test-Now header as the current time for signature windows. */
   testClock: boolean;
   executor: ExecutorConfig;
@@ -260,6 +269,11 @@ export function parseEnv(source: NodeJS.ProcessEnv = process.env): Env {
       http: (raw.TRIPLINE_NOTIFICATION_ALLOW ?? []).includes('http'),
       private: (raw.TRIPLINE_NOTIFICATION_ALLOW ?? []).includes('private'),
     },
+    connectionAccess: {
+      http: (raw.TRIPLINE_CONNECTION_ALLOW ?? []).includes('http'),
+      private: (raw.TRIPLINE_CONNECTION_ALLOW ?? []).includes('private'),
+    },
+    connectionCheckInterval: raw.TRIPLINE_CONNECTION_CHECK_INTERVAL,
     executor: executorConfig(raw, dataDir),
     runWorkers: raw.TRIPLINE_RUN_WORKERS,
     runRetentionDays: raw.TRIPLINE_RUN_RETENTION_DAYS,

@@ -105,7 +105,26 @@ function createMetrics() {
     help: 'Bytes of server-sent events the log streams have handed to their connections',
     registers: [registry],
   });
-  return { registry, ingressRequests, ingressDuration, refusals, runs, runDuration, runControlOutcomes, syncs, backtestCopies, queueDepth, queueAge, pool, logStreamsOpen, logStreamBytes };
+  // Connections' recovery passes (lib/domain/connections/recover.ts), by provider kind (four at most).
+  const connectionPasses = new client.Counter({
+    name: 'tripline_connection_passes_total',
+    help: 'Recovery passes that ended, by provider and outcome (ok, failed, cut: stopped by a bound)',
+    labelNames: ['provider', 'outcome'] as const,
+    registers: [registry],
+  });
+  const connectionRecoveries = new client.Counter({
+    name: 'tripline_connection_recoveries_total',
+    help: 'Missed deliveries a recovery pass asked the provider to send again (or imported), by provider',
+    labelNames: ['provider'] as const,
+    registers: [registry],
+  });
+  const connectionFailures = new client.Counter({
+    name: 'tripline_connection_failures_total',
+    help: 'Provider API calls that failed (after retries), by provider',
+    labelNames: ['provider'] as const,
+    registers: [registry],
+  });
+  return { registry, connectionPasses, connectionRecoveries, connectionFailures, ingressRequests, ingressDuration, refusals, runs, runDuration, runControlOutcomes, syncs, backtestCopies, queueDepth, queueAge, pool, logStreamsOpen, logStreamBytes };
 }
 
 export function metrics(): Metrics {

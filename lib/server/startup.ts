@@ -22,6 +22,8 @@ import { wakeWorkers } from '@/lib/domain/runs/wake';
 import { startScheduler } from '@/lib/domain/run-control/scheduler';
 import { replayWakers } from '@/lib/domain/replay-jobs/wake';
 import { workReplayJobs } from '@/lib/domain/replay-jobs/worker';
+import { runDuePasses } from '@/lib/domain/connections/recover';
+import { connectionWakers } from '@/lib/domain/connections/wake';
 import { onShutdown, setPhase, shutdownStage } from '@/lib/server/lifecycle';
 import { startTracing, stopTracing } from '@/lib/platform/tracing';
 
@@ -83,6 +85,11 @@ const SEARCH_MERGE_INTERVAL = 2_000;
 // so the poll finds those started on another instance and those whose lease
 // expired. At 1 s it was the largest part of an idle server's queries.
 const REPLAY_POLL_INTERVAL = 5_000;
+
+// How often an instance looks for connections whose recovery pass is due
+// (each every TRIPLINE_CONNECTION_CHECK_INTERVAL, 15 minutes by default);
+// "Check now" and a new connection wake this instance's loop at once.
+const CONNECTION_POLL_INTERVAL = 30_000;
 
 export async function startServer(): Promise<void> {
   const line = (text: string) => logger.info(text);
@@ -163,6 +170,17 @@ export async function startServer(): Promise<void> {
   const replayTurn = turns('replay jobs', () => workReplayJobs({ signal: replayShutdown.signal }));
   timers.push(repeat(REPLAY_POLL_INTERVAL, replayTurn));
   replayWakers.add(replayTurn);
+  // Connections' recovery passes (lib/domain/connections/recover.ts): every connection at start, then those due;
+  // a lease on each connection's row keeps a pass to one instance at a time.
+  let connectionsAtStart = true;
+  const connectionTurn = turns('connection checks', async () => {
+    const all = connectionsAtStart;
+    connectionsAtStart = false;
+    await runDuePasses({ all });
+  });
+  timers.push(repeat(CONNECTION_POLL_INTERVAL, connectionTurn));
+  connectionWakers.add(connectionTurn);
+  connectionTurn();
   // Repository-backed factories apply new commits of their production branch.
   // Every instance checks; the factory row lock makes one apply each commit.
   const syncInterval = env().repositorySyncInterval;
@@ -187,6 +205,7 @@ export async function startServer(): Promise<void> {
     stage: shutdownStage.work,
     run: async () => {
       replayWakers.delete(replayTurn);
+      connectionWakers.delete(connectionTurn);
       replayShutdown.abort();
       for (const timer of timers) clearInterval(timer);
     },

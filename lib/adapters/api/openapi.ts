@@ -14,6 +14,7 @@ import { healthStates } from '@/lib/domain/health/classify';
 import { createDestinationSchema, notificationEventTypes, notificationKinds, updateDestinationSchema } from '@/lib/domain/notifications/schemas';
 import { authModes, providerSecretSchema, updateWebhookSchema } from '@/lib/domain/webhooks/schemas';
 import { runControlSchema } from '@/lib/domain/run-control/config';
+import { CONNECTION_PROVIDERS, connectWebhookSchema } from '@/lib/domain/connections/schemas';
 import { runControlDescriptions, runControlExamples, runOutcomeSchema } from '@/lib/adapters/api/openapi-run-control';
 
 // The OpenAPI 3.1 description of /api/v1, served at /api/v1/openapi.json.
@@ -190,6 +191,29 @@ export function openApiDocument(baseUrl: string) {
               description: 'The answer to accepted and duplicate deliveries; null: the default 202 {"delivery_id": ...}',
             },
             health: { $ref: '#/components/schemas/Health' },
+          },
+        },
+        Connection: {
+          type: 'object',
+          description: 'A webhook connected to its sender through the sender’s API (docs/connections.md). Never carries a secret: the credential is named by team secret',
+          required: ['provider', 'apiBaseUrl', 'credentialSecretName', 'target', 'eventTypes', 'providerHookId', 'providerHookUrl', 'watermark', 'lastCheckAt', 'nextCheckAt', 'lastError', 'consecutiveFailures', 'lastMissing', 'lastRecovered', 'checking', 'createdAt'],
+          properties: {
+            provider: { type: 'string', enum: [...CONNECTION_PROVIDERS] },
+            apiBaseUrl: { type: 'string' },
+            credentialSecretName: { type: 'string', description: 'The team secret holding the API token' },
+            target: { type: 'string', description: 'owner/repo, or the organization' },
+            eventTypes: { type: 'array', items: { type: 'string' }, description: 'Subscribed on the provider’s hook; the only ones a pass recovers. Empty: every event' },
+            providerHookId: { type: ['string', 'null'] },
+            providerHookUrl: { type: ['string', 'null'], description: 'The hook’s settings page on the provider’s site' },
+            watermark: { type: ['string', 'null'], format: 'date-time', description: 'Every provider delivery before this time is settled' },
+            lastCheckAt: { type: ['string', 'null'], format: 'date-time' },
+            nextCheckAt: { type: ['string', 'null'], format: 'date-time' },
+            lastError: { type: ['string', 'null'], description: 'Why the last pass failed or stopped early, in words; null after a full pass' },
+            consecutiveFailures: { type: 'integer' },
+            lastMissing: { type: 'integer', description: 'Deliveries the last pass found missing from the log' },
+            lastRecovered: { type: 'integer', description: 'Of those, how many it asked the provider to send again' },
+            checking: { type: 'boolean', description: 'A pass is running now' },
+            createdAt: { type: 'string', format: 'date-time' },
           },
         },
         RunControl: { ...runControlDescriptions(jsonSchema(runControlSchema)), examples: runControlExamples },
@@ -471,6 +495,36 @@ export function openApiDocument(baseUrl: string) {
           summary: 'Enter the provider-issued secret (admin)',
           requestBody: body(jsonSchema(providerSecretSchema)),
           responses: { 200: json({ type: 'object' }), ...standardErrors, 409: errorResponse('Not a signature webhook'), 422: errorResponse('Invalid fields') },
+        },
+      },
+      '/factories/{factory}/webhooks/{uid}/connection': {
+        parameters: [factoryParam, uidParam],
+        get: {
+          summary: 'The webhook’s connection to its sender and its last recovery pass, or null',
+          responses: { 200: json({ type: 'object', properties: { connection: { anyOf: [{ $ref: '#/components/schemas/Connection' }, { type: 'null' }] } } }), ...standardErrors },
+        },
+        put: {
+          summary: 'Connect the webhook to its sender (admin): creates the provider’s hook pointing at the ingress URL, or adopts one that already does, with a new secret set on both sides (never returned). Again: changes the settings and sets a new secret',
+          requestBody: body(jsonSchema(connectWebhookSchema)),
+          responses: {
+            200: json({ type: 'object', properties: { connection: { $ref: '#/components/schemas/Connection' } } }),
+            ...standardErrors,
+            409: errorResponse('The webhook does not verify the provider’s signatures, or its factory is repository-backed'),
+            422: errorResponse('Invalid fields; or the provider refused the credential, naming the permission it lacks (credentialSecretName)'),
+            503: errorResponse('The provider did not answer as expected'),
+          },
+        },
+        delete: {
+          summary: 'Disconnect (admin); with deleteProviderHook=true the provider’s hook is deleted too, otherwise it stays and keeps sending',
+          parameters: [{ name: 'deleteProviderHook', in: 'query', required: false, schema: { type: 'string', enum: ['true', 'false'] } }],
+          responses: { 204: { description: 'Disconnected' }, ...standardErrors, 422: errorResponse('deleteProviderHook is not true or false'), 503: errorResponse('The provider did not answer as expected') },
+        },
+      },
+      '/factories/{factory}/webhooks/{uid}/connection/check': {
+        parameters: [factoryParam, uidParam],
+        post: {
+          summary: 'Check now (admin): the next recovery pass is due at once',
+          responses: { 202: json({ type: 'object', properties: { connection: { $ref: '#/components/schemas/Connection' } } }, 'Due'), ...standardErrors },
         },
       },
       '/factories/{factory}/definitions': {

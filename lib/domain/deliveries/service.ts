@@ -22,6 +22,12 @@ export type DeliverySummary = {
   eventType: string | null;
   /** Refused summaries only: how many requests their minute refused. */
   refusedCount: number | null;
+  /**
+   * How the entry reached the log when not live from its sender:
+   * `provider_redelivery` (the sender sent it again, as a recovery pass asked
+   * or someone did by hand: lib/domain/connections/recover.ts); null: live.
+   */
+  origin: string | null;
 };
 
 export type DeliveryDetail = DeliverySummary & {
@@ -59,7 +65,7 @@ export async function webhookIdOrThrow(db: DbOrTx, factoryId: string, uid: strin
   return webhook.id;
 }
 
-const summary = { id: true, deliveryId: true, status: true, size: true, receivedAt: true, detail: true, eventType: true, refusedCount: true } as const;
+const summary = { id: true, deliveryId: true, status: true, size: true, receivedAt: true, detail: true, eventType: true, refusedCount: true, origin: true } as const;
 
 /** What the log can be filtered by: the dashboard's and the API's filters, and a bulk replay's selection (lib/domain/replay-jobs). */
 export type LogFilter = { status?: DeliveryStatusFilter; event?: string; q?: string; from?: Date; to?: Date };
@@ -144,7 +150,7 @@ export async function listDeliveries(
     webhookId,
     { status, q, event },
     {
-      columns: `"id", "deliveryId", "status"::text AS "status", "size", "receivedAt", "detail", "eventType", "refusedCount"`,
+      columns: `"id", "deliveryId", "status"::text AS "status", "size", "receivedAt", "detail", "eventType", "refusedCount", "origin"`,
       limit: limit + 1,
       extra: (params) => {
         if (!cursor) return [];
@@ -211,5 +217,6 @@ export function deliveryJson(delivery: DeliverySummary) {
     detail: delivery.detail,
     eventType: delivery.eventType,
     ...(delivery.status === 'refused' ? { refusedCount: delivery.refusedCount ?? 0 } : {}),
+    ...(delivery.origin ? { origin: delivery.origin } : {}),
   };
 }

@@ -205,7 +205,7 @@ export async function streamPage(
               row_number() OVER (ORDER BY "txid", "id") AS "n", count(*) OVER () AS "scanned"
          FROM scanned
      )
-     SELECT d."id", d."deliveryId", d."status"::text AS "status", d."size", d."receivedAt", d."detail", d."eventType", d."refusedCount",
+     SELECT d."id", d."deliveryId", d."status"::text AS "status", d."size", d."receivedAt", d."detail", d."eventType", d."refusedCount", d."origin",
             CASE WHEN c."match" THEN d."body" END AS "body", CASE WHEN c."match" THEN d."headers" END AS "headers",
             CASE WHEN c."match" THEN d."signatureHeaders" END AS "signatureHeaders", c."txid"::text AS "txid", c."match", c."scanned"
        FROM counted c JOIN "Delivery" d ON d."id" = c."id"

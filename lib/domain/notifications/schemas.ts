@@ -14,6 +14,8 @@ export const notificationEventTypes = [
   'webhook.silent',
   'webhook.recovered',
   'webhook.secret_rotated',
+  'connection.missed_deliveries',
+  'connection.failing',
   'run.failed',
   'definitions.apply_failed',
   'notification.test',

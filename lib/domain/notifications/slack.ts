@@ -17,6 +17,7 @@ export function slackMessage(event: NotificationEvent): { text: string } {
     delivery?: { eventType?: string | null } | null;
     error?: string;
     message?: string;
+    connection?: { missing?: number; redelivered?: number; failures?: number; error?: string };
   };
   // Sender-chosen text: kept in a code span with its backticks removed, so it cannot break out into mrkdwn links.
   const eventType = data.delivery?.eventType ? ` on a \`${data.delivery.eventType.replace(/[`<>]/g, '')}\` delivery` : '';
@@ -29,6 +30,8 @@ export function slackMessage(event: NotificationEvent): { text: string } {
     'webhook.silent': `:large_yellow_circle: Webhook ${webhook} in ${factory} is silent${reason}.`,
     'webhook.recovered': `:large_green_circle: Webhook ${webhook} in ${factory} has recovered${reason}.`,
     'webhook.secret_rotated': `:key: The secret of webhook ${webhook} in ${factory} was rotated. Senders need the new secret.`,
+    'connection.missed_deliveries': `:inbox_tray: A recovery pass found ${data.connection?.missing ?? 'some'} missed deliveries for webhook ${webhook} in ${factory} and asked the sender for ${data.connection?.redelivered ?? 0} of them again.`,
+    'connection.failing': `:red_circle: The recovery passes of webhook ${webhook} in ${factory} failed ${data.connection?.failures ?? 3} times running${data.connection?.error ? `: ${data.connection.error.replace(/[`<>]/g, '')}` : ''}.`,
     'run.failed': `:x: A run of ${link(data.automation, 'an automation')}${eventType} in ${factory} failed after its last attempt${data.run?.error ? `: ${data.run.error}` : ''}. ${data.run?.url ? `<${data.run.url}|Open the run>` : ''}`.trim(),
     'definitions.apply_failed': `:warning: Applying the definitions of ${factory} failed${data.error ? `: ${data.error}` : ''}.`,
     'notification.test': `:wave: ${data.message ?? 'Test notification from Tripline.'} (${factory})`,

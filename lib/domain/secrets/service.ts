@@ -93,6 +93,9 @@ export async function deleteSecret(factoryId: string, name: string, db = prisma)
       const names = users.map((u) => u.name).join(', ');
       throw new AppError('conflict', `${name} is used by ${users.length === 1 ? 'the webhook' : 'the webhooks'} ${names}. Delete ${users.length === 1 ? 'it' : 'them'} first.`);
     }
+    if (await tx.webhookConnection.findFirst({ where: { factoryId, credentialSecretName: name }, select: { id: true } })) {
+      throw new AppError('conflict', `${name} is the API credential of a connection. Disconnect it first.`);
+    }
     const { count } = await tx.teamSecret.deleteMany({ where: { factoryId, name } });
     if (count === 0) throw new AppError('not_found', `No secret named ${name}`);
   });

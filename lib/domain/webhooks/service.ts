@@ -9,7 +9,8 @@ import { randomBase62 } from '@/lib/platform/crypto/random';
 import type { WebhookDefinition } from '@/lib/domain/definitions/schemas';
 import { definitionFile, removeDefinitionFileTx, writeDefinitionFileTx } from '@/lib/domain/webhooks/definition-file';
 import { AppError } from '@/lib/platform/http/errors';
-import { createSecretTx, putSecretTx } from '@/lib/domain/secrets/service';
+import { createSecretTx, putSecretTx, readSecretValue } from '@/lib/domain/secrets/service';
+import { pushSecretToProvider } from '@/lib/domain/connections/service';
 import { getScheme, type SchemeId } from '@/lib/ingress/signatures/registry';
 import {
   MAX_WEBHOOKS_PER_FACTORY,
@@ -396,33 +397,46 @@ export async function setWebhookEnabled(factoryId: string, uid: string, enabled:
   return getWebhook(factoryId, uid, db);
 }
 
-/** A new generated secret, effective at once with no overlap. */
+/**
+ * A new generated secret, effective at once with no overlap. A connected
+ * webhook's provider hook gets the new secret first
+ * (lib/domain/connections/service.ts, pushSecretToProvider): if the provider
+ * refuses, nothing changes; if the rotation then fails here, the provider
+ * gets the old secret back.
+ */
 export async function rotateWebhookSecret(factoryId: string, uid: string, db = prisma): Promise<{ webhook: WebhookView; secret: string; ingressUrl: string }> {
-  const secret = await db.$transaction(async (tx) => {
-    refuseOnRepository(await lockFactoryConfig(tx, factoryId), 'change the team secret on the Secrets page; it is taken up when the branch next applies');
-    const row = await findRow(tx, factoryId, uid);
-    if (!secretIsGenerated(row.authMode, row.signatureScheme)) {
-      const scheme = getScheme(row.signatureScheme ?? '')?.displayName ?? 'The provider';
-      throw new AppError(
-        'conflict',
-        `${scheme} issues this webhook's secret: roll it on the provider's side, then enter the new provider secret.`,
-      );
-    }
-    const value = generateSecret(row.authMode, (row.signatureScheme as SchemeId | null) ?? null);
-    await putSecretTx(tx, factoryId, row.secretName, value);
-    await applyCredential(tx, factoryId, row);
-    // Queued with the rotation itself, sent by the housekeeping loop (never the secret, only that it changed).
-    const factory = await tx.factory.findUniqueOrThrow({ where: { id: factoryId }, select: { slug: true, name: true } });
-    const ref = factoryRef(factory);
-    await enqueueEvent(tx, factoryId, 'webhook.secret_rotated', {
-      factory: ref,
-      webhook: { uid: row.uid, name: row.name, url: `${ref.url}/automations/webhooks/${row.uid}` },
+  const current = await findRow(db, factoryId, uid);
+  const value = generateSecret(current.authMode, (current.signatureScheme as SchemeId | null) ?? null);
+  const connected = secretIsGenerated(current.authMode, current.signatureScheme) && (await pushSecretToProvider(factoryId, current.id, value, db));
+  const previous = connected ? await readSecretValue(db, factoryId, current.secretName) : null;
+  try {
+    await db.$transaction(async (tx) => {
+      refuseOnRepository(await lockFactoryConfig(tx, factoryId), 'change the team secret on the Secrets page; it is taken up when the branch next applies');
+      const row = await findRow(tx, factoryId, uid);
+      if (!secretIsGenerated(row.authMode, row.signatureScheme)) {
+        const scheme = getScheme(row.signatureScheme ?? '')?.displayName ?? 'The provider';
+        throw new AppError(
+          'conflict',
+          `${scheme} issues this webhook's secret: roll it on the provider's side, then enter the new provider secret.`,
+        );
+      }
+      await putSecretTx(tx, factoryId, row.secretName, value);
+      await applyCredential(tx, factoryId, row);
+      // Queued with the rotation itself, sent by the housekeeping loop (never the secret, only that it changed).
+      const factory = await tx.factory.findUniqueOrThrow({ where: { id: factoryId }, select: { slug: true, name: true } });
+      const ref = factoryRef(factory);
+      await enqueueEvent(tx, factoryId, 'webhook.secret_rotated', {
+        factory: ref,
+        webhook: { uid: row.uid, name: row.name, url: `${ref.url}/automations/webhooks/${row.uid}` },
+      });
     });
-    return value;
-  });
+  } catch (error) {
+    if (connected && previous) await pushSecretToProvider(factoryId, current.id, previous.value, db);
+    throw error;
+  }
   forgetWebhook(uid);
   const webhook = await getWebhook(factoryId, uid, db);
-  return { webhook, secret, ingressUrl: ingressUrl(uid, webhook.authMode, webhook.authMode === 'url_token' ? secret : undefined) };
+  return { webhook, secret: value, ingressUrl: ingressUrl(uid, webhook.authMode, webhook.authMode === 'url_token' ? value : undefined) };
 }
 
 /**

@@ -1,0 +1,73 @@
+import 'server-only';
+import http from 'node:http';
+import https from 'node:https';
+import { env } from '@/lib/platform/env';
+import { checkOutboundUrl, guardedLookupFor } from '@/lib/platform/http/outbound';
+
+// The one way a connection reaches a provider: a fetch (as the providers'
+// SDKs take one) over node:http with the outbound address rules
+// (TRIPLINE_CONNECTION_ALLOW) checked on the URL and again at connection
+// time, a time limit per request, and a byte limit shared by a whole pass,
+// so a provider that answers huge or endless pages is cut off.
+
+export const REQUEST_TIMEOUT_MS = 15_000;
+
+/** What a pass may still spend: bytes read from the provider and a deadline. Shared by its requests. */
+export type Bounds = { bytesLeft: number; deadline: number; requests: number };
+
+export class BoundReached extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'BoundReached';
+  }
+}
+
+export const checkApiBaseUrl = (url: string) =>
+  checkOutboundUrl(url, env().connectionAccess, 'TRIPLINE_CONNECTION_ALLOW', 'apiBaseUrl', 'an API base URL');
+
+const lookup = guardedLookupFor(() => env().connectionAccess.private);
+
+export function boundedFetch(bounds: Bounds): typeof fetch {
+  return (async (input: string | URL | Request, init: RequestInit = {}) => {
+    const url = checkApiBaseUrl(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url);
+    if (Date.now() >= bounds.deadline) throw new BoundReached('the pass reached its time limit');
+    bounds.requests++;
+    const headers = new Headers(init.headers);
+    const body = typeof init.body === 'string' ? init.body : init.body == null ? undefined : String(init.body);
+    if (body !== undefined) headers.set('content-length', String(Buffer.byteLength(body)));
+    const client = url.protocol === 'https:' ? https : http;
+    const timeout = Math.max(1, Math.min(REQUEST_TIMEOUT_MS, bounds.deadline - Date.now()));
+    return new Promise<Response>((resolve, reject) => {
+      const request = client.request(url, { method: init.method ?? 'GET', headers: Object.fromEntries(headers), lookup, timeout }, (response) => {
+        const chunks: Buffer[] = [];
+        let cut = false;
+        response.on('data', (chunk: Buffer) => {
+          bounds.bytesLeft -= chunk.length;
+          if (bounds.bytesLeft < 0 && !cut) {
+            cut = true;
+            reject(new BoundReached('the provider sent more than the pass may read'));
+            request.destroy();
+            return;
+          }
+          chunks.push(chunk);
+        });
+        response.on('error', reject);
+        response.on('end', () => {
+          if (cut) return;
+          const status = response.statusCode ?? 0;
+          const out = new Headers();
+          for (const [name, value] of Object.entries(response.headers)) {
+            if (value !== undefined) out.set(name, Array.isArray(value) ? value.join(', ') : value);
+          }
+          const empty = status === 204 || status === 205 || status === 304;
+          if (status < 200 || status > 599) return reject(new Error(`the provider answered HTTP ${status}`));
+          resolve(new Response(empty ? null : Buffer.concat(chunks), { status, headers: out }));
+        });
+      });
+      request.on('timeout', () => request.destroy(new Error(`no answer within ${Math.round(timeout / 1000)} s`)));
+      request.on('error', reject);
+      init.signal?.addEventListener('abort', () => request.destroy(new Error('aborted')));
+      request.end(body);
+    });
+  }) as typeof fetch;
+}

@@ -1,0 +1,36 @@
+import { z } from 'zod';
+import { secretNameSchema } from '@/lib/domain/secrets/schemas';
+
+// A connection's settings, shared by the API (and later the dashboard's form
+// and the CLI). The credential is named by team secret, never given inline.
+
+export const CONNECTION_PROVIDERS = ['github_repository', 'github_organization', 'gitlab_project', 'stripe_account'] as const;
+/** The providers whose adapter exists today; the others are refused with a clear message. */
+export const SUPPORTED_PROVIDERS = ['github_repository', 'github_organization'] as const;
+
+export const DEFAULT_API_BASE_URL: Record<(typeof CONNECTION_PROVIDERS)[number], string> = {
+  github_repository: 'https://api.github.com',
+  github_organization: 'https://api.github.com',
+  gitlab_project: 'https://gitlab.com/api/v4',
+  stripe_account: 'https://api.stripe.com',
+};
+
+export const MAX_EVENT_TYPES = 50;
+
+export const connectWebhookSchema = z.object({
+  provider: z.enum(CONNECTION_PROVIDERS, { error: `Choose one of ${CONNECTION_PROVIDERS.join(', ')}` }),
+  apiBaseUrl: z.string().trim().max(500, 'Use at most 500 characters').optional(),
+  credentialSecretName: secretNameSchema,
+  target: z.string().trim().min(1, 'Enter the repository (owner/repo), the organization or the project').max(200, 'Use at most 200 characters'),
+  eventTypes: z
+    .array(z.string().trim().regex(/^[a-z_*][a-z0-9_.]*$/, 'Use event names such as push or issues').max(100))
+    .max(MAX_EVENT_TYPES, `Use at most ${MAX_EVENT_TYPES} event types`)
+    .default([]),
+});
+export type ConnectWebhookInput = z.input<typeof connectWebhookSchema>;
+
+export const disconnectWebhookSchema = z.object({
+  /** Delete the provider-side hook too (otherwise it stays and keeps sending). */
+  deleteProviderHook: z.boolean().default(false),
+});
+export type DisconnectWebhookInput = z.input<typeof disconnectWebhookSchema>;

@@ -1,0 +1,318 @@
+import 'server-only';
+import { randomBytes } from 'node:crypto';
+import { prisma, type DbOrTx, type Tx } from '@/lib/platform/db';
+import { lockFactory } from '@/lib/platform/db/locks';
+import { AppError } from '@/lib/platform/http/errors';
+import { log } from '@/lib/platform/log';
+import { putSecretTx, readSecretValue } from '@/lib/domain/secrets/service';
+import { applyCredential } from '@/lib/ingress/credential';
+import { forgetWebhook } from '@/lib/ingress/live-cache';
+import { ingressUrl } from '@/lib/ingress/urls';
+import type { ConnectionProvider } from '@/lib/generated/prisma/client';
+import { checkApiBaseUrl, type Bounds } from '@/lib/domain/connections/fetch';
+import { ProviderError, type ProviderAdapter } from '@/lib/domain/connections/provider';
+import { githubAdapter, parseGitHubTarget } from '@/lib/domain/connections/providers/github';
+import {
+  connectWebhookSchema,
+  DEFAULT_API_BASE_URL,
+  disconnectWebhookSchema,
+  SUPPORTED_PROVIDERS,
+  type ConnectWebhookInput,
+  type DisconnectWebhookInput,
+} from '@/lib/domain/connections/schemas';
+import { wakeConnectionChecks } from '@/lib/domain/connections/wake';
+
+// Connecting a webhook to its sender through the sender's API
+// (docs/connections.md): Tripline creates the provider's hook pointing at
+// the ingress URL, or adopts one that already points there, and sets the
+// signing secret on both sides, so no secret is ever copied by hand.
+//
+// The order of the two sides: Tripline's side first (the team secret and the
+// webhook's applied credential, committed), then the provider's. GitHub
+// pings a new hook at once, signed with the new secret: the ping must find
+// that secret applied. If the provider then refuses, Tripline's side is put
+// back as it was. A rotation (pushSecretToProviderTx) goes the other way:
+// the provider is told inside the rotation's transaction, so a provider that
+// refuses leaves both sides unchanged.
+
+const logger = log('connections');
+
+/** The signature scheme a provider's deliveries carry: a connection needs a webhook that verifies it. */
+const SCHEME_OF: Record<ConnectionProvider, string> = {
+  github_repository: 'github',
+  github_organization: 'github',
+  gitlab_project: 'gitlab',
+  stripe_account: 'stripe',
+};
+
+const PROVIDER_NAME: Record<ConnectionProvider, string> = {
+  github_repository: 'GitHub',
+  github_organization: 'GitHub',
+  gitlab_project: 'GitLab',
+  stripe_account: 'Stripe',
+};
+
+export type ConnectionRow = {
+  id: string;
+  factoryId: string;
+  webhookId: string;
+  provider: ConnectionProvider;
+  apiBaseUrl: string;
+  credentialSecretName: string;
+  target: string;
+  eventTypes: string[];
+  providerHookId: string | null;
+  watermark: Date | null;
+  lastCheckAt: Date | null;
+  nextCheckAt: Date | null;
+  lastError: string | null;
+  consecutiveFailures: number;
+  lastMissing: number;
+  lastRecovered: number;
+  leaseUntil: Date | null;
+  createdAt: Date;
+};
+
+/** What the API shows of a connection: never the credential, only the team secret's name. */
+export type ConnectionView = Omit<ConnectionRow, 'id' | 'factoryId' | 'webhookId' | 'leaseUntil'> & {
+  /** The hook's page on the provider's site, for people. */
+  providerHookUrl: string | null;
+  /** A pass holds the lease right now. */
+  checking: boolean;
+};
+
+export const connectionRow = {
+  id: true,
+  factoryId: true,
+  webhookId: true,
+  provider: true,
+  apiBaseUrl: true,
+  credentialSecretName: true,
+  target: true,
+  eventTypes: true,
+  providerHookId: true,
+  watermark: true,
+  lastCheckAt: true,
+  nextCheckAt: true,
+  lastError: true,
+  consecutiveFailures: true,
+  lastMissing: true,
+  lastRecovered: true,
+  leaseUntil: true,
+  createdAt: true,
+} as const;
+
+function hookPage(row: Pick<ConnectionRow, 'provider' | 'apiBaseUrl' | 'target' | 'providerHookId'>): string | null {
+  if (!row.providerHookId || (row.provider !== 'github_repository' && row.provider !== 'github_organization')) return null;
+  const api = new URL(row.apiBaseUrl);
+  const web = api.hostname === 'api.github.com' ? 'https://github.com' : `${api.protocol}//${api.host}`;
+  return row.provider === 'github_repository'
+    ? `${web}/${row.target}/settings/hooks/${row.providerHookId}`
+    : `${web}/organizations/${row.target}/settings/hooks/${row.providerHookId}`;
+}
+
+export function toConnectionView(row: ConnectionRow, now = new Date()): ConnectionView {
+  return {
+    provider: row.provider,
+    apiBaseUrl: row.apiBaseUrl,
+    credentialSecretName: row.credentialSecretName,
+    target: row.target,
+    eventTypes: row.eventTypes,
+    providerHookId: row.providerHookId,
+    providerHookUrl: hookPage(row),
+    watermark: row.watermark,
+    lastCheckAt: row.lastCheckAt,
+    nextCheckAt: row.nextCheckAt,
+    lastError: row.lastError,
+    consecutiveFailures: row.consecutiveFailures,
+    lastMissing: row.lastMissing,
+    lastRecovered: row.lastRecovered,
+    checking: row.leaseUntil !== null && row.leaseUntil > now,
+    createdAt: row.createdAt,
+  };
+}
+
+/** The provider's adapter for a connection, with its API credential read from the team secret. */
+export async function openAdapter(db: DbOrTx, row: Pick<ConnectionRow, 'factoryId' | 'provider' | 'apiBaseUrl' | 'credentialSecretName' | 'target'>, bounds: Bounds): Promise<ProviderAdapter> {
+  const credential = await readSecretValue(db, row.factoryId, row.credentialSecretName);
+  if (!credential) {
+    throw new ProviderError(`No team secret is named ${row.credentialSecretName}: create it on the Secrets page with the API token`, null, { permanent: true });
+  }
+  if (row.provider === 'github_repository' || row.provider === 'github_organization') {
+    const target = parseGitHubTarget(row.provider, row.target);
+    if (!target) throw new ProviderError(`${row.target} is not a GitHub ${row.provider === 'github_repository' ? 'repository (owner/repo)' : 'organization'}`, null, { permanent: true });
+    return githubAdapter({ apiBaseUrl: row.apiBaseUrl, token: credential.value, target, bounds });
+  }
+  throw new ProviderError(`Connecting ${PROVIDER_NAME[row.provider]} is not available yet`, null, { permanent: true });
+}
+
+/** Bounds for one call made on a person's behalf (connect, disconnect, rotate). */
+export const requestBounds = (): Bounds => ({ bytesLeft: 5_000_000, deadline: Date.now() + 30_000, requests: 0 });
+
+/** A provider's failure as the error the person who asked sees. */
+function providerFailure(error: unknown, provider: ConnectionProvider): AppError {
+  if (error instanceof AppError) return error;
+  const message = error instanceof Error ? error.message : String(error);
+  if (error instanceof ProviderError && error.options.permanent) {
+    const field = error.status === 401 || error.status === 403 || error.status === 404 || error.status === null ? 'credentialSecretName' : 'target';
+    return new AppError('validation_failed', message, { [field]: message });
+  }
+  return new AppError('unavailable', `${PROVIDER_NAME[provider]} did not answer as expected: ${message}`);
+}
+
+type WebhookForConnection = { id: string; uid: string; name: string; authMode: 'token' | 'url_token' | 'signature'; signatureScheme: string | null; secretName: string };
+
+async function findWebhook(db: DbOrTx, factoryId: string, uid: string): Promise<WebhookForConnection> {
+  const webhook = await db.webhook.findFirst({
+    where: { factoryId, uid, deletedAt: null },
+    select: { id: true, uid: true, name: true, authMode: true, signatureScheme: true, secretName: true },
+  });
+  if (!webhook) throw new AppError('not_found', 'Webhook not found');
+  return webhook;
+}
+
+export async function getConnection(factoryId: string, uid: string, db: DbOrTx = prisma): Promise<ConnectionView | null> {
+  const webhook = await findWebhook(db, factoryId, uid);
+  const row = await db.webhookConnection.findFirst({ where: { factoryId, webhookId: webhook.id }, select: connectionRow });
+  return row ? toConnectionView(row) : null;
+}
+
+async function refuseOnRepository(tx: Tx, factoryId: string): Promise<void> {
+  await lockFactory(tx, factoryId);
+  const factory = await tx.factory.findUnique({ where: { id: factoryId }, select: { configSource: true } });
+  if (!factory) throw new AppError('not_found', 'Factory not found');
+  if (factory.configSource === 'repository') {
+    throw new AppError('conflict', "This factory's webhooks are defined in its git repository, whose branch sets their team secrets: connecting would change a secret behind it.");
+  }
+}
+
+const generateSecret = () => randomBytes(32).toString('base64url');
+
+/**
+ * Connects the webhook to its sender (or changes the connection's settings):
+ * creates or adopts the provider's hook, with a new secret on both sides.
+ */
+export async function connectWebhook(factoryId: string, uid: string, input: ConnectWebhookInput, db = prisma): Promise<ConnectionView> {
+  const data = connectWebhookSchema.parse(input);
+  if (!(SUPPORTED_PROVIDERS as readonly string[]).includes(data.provider)) {
+    throw new AppError('validation_failed', `Connecting ${PROVIDER_NAME[data.provider]} is not available yet`, { provider: 'Only GitHub repositories and organizations can be connected so far' });
+  }
+  const apiBaseUrl = (data.apiBaseUrl || DEFAULT_API_BASE_URL[data.provider]).replace(/\/+$/, '');
+  checkApiBaseUrl(apiBaseUrl);
+  if (data.provider.startsWith('github') && !parseGitHubTarget(data.provider as 'github_repository', data.target)) {
+    const message = data.provider === 'github_repository' ? 'Enter the repository as owner/repo' : 'Enter the organization’s login';
+    throw new AppError('validation_failed', message, { target: message });
+  }
+
+  const webhook = await findWebhook(db, factoryId, uid);
+  if (webhook.authMode !== 'signature' || webhook.signatureScheme !== SCHEME_OF[data.provider]) {
+    throw new AppError('conflict', `Only a webhook that verifies ${PROVIDER_NAME[data.provider]} signatures can be connected to ${PROVIDER_NAME[data.provider]}`);
+  }
+  if (!(await readSecretValue(db, factoryId, data.credentialSecretName))) {
+    const message = `No team secret is named ${data.credentialSecretName}: create it on the Secrets page with the API token`;
+    throw new AppError('validation_failed', message, { credentialSecretName: message });
+  }
+  const url = ingressUrl(webhook.uid, webhook.authMode);
+  const secret = generateSecret();
+
+  // Tripline's side first, committed, so the provider's first request (GitHub's ping) verifies.
+  const { previousSecret, existing } = await db.$transaction(async (tx) => {
+    await refuseOnRepository(tx, factoryId);
+    const existing = await tx.webhookConnection.findFirst({ where: { factoryId, webhookId: webhook.id }, select: connectionRow });
+    const previous = await readSecretValue(tx, factoryId, webhook.secretName);
+    await putSecretTx(tx, factoryId, webhook.secretName, secret);
+    await applyCredential(tx, factoryId, webhook);
+    return { previousSecret: previous?.value ?? null, existing };
+  });
+  forgetWebhook(uid);
+
+  let hookId: string;
+  try {
+    const provider = await openAdapter(db, { factoryId, provider: data.provider, apiBaseUrl, credentialSecretName: data.credentialSecretName, target: data.target }, requestBounds());
+    const settings = { url, secret, events: data.eventTypes };
+    const known = existing && existing.provider === data.provider && existing.target === data.target && existing.apiBaseUrl === apiBaseUrl ? existing.providerHookId : null;
+    // The hook this connection made, unless someone deleted it on the provider's side since.
+    const updated = known ? await provider.updateHook(known, settings).catch((error: unknown) => (error instanceof ProviderError && error.status === 404 ? null : Promise.reject(error))) : null;
+    const adopt = updated ? null : await provider.findHook(url);
+    hookId = updated?.id ?? (adopt ? (await provider.updateHook(adopt.id, settings)).id : (await provider.createHook(settings)).id);
+  } catch (error) {
+    // The provider refused: Tripline's side goes back to the secret it had.
+    if (previousSecret !== null) {
+      await db.$transaction(async (tx) => {
+        await putSecretTx(tx, factoryId, webhook.secretName, previousSecret);
+        await applyCredential(tx, factoryId, webhook);
+      });
+      forgetWebhook(uid);
+    }
+    logger.warn({ webhook: uid, provider: data.provider, error: (error as Error).message }, 'connect failed');
+    throw providerFailure(error, data.provider);
+  }
+
+  const fields = {
+    provider: data.provider,
+    apiBaseUrl,
+    credentialSecretName: data.credentialSecretName,
+    target: data.target,
+    eventTypes: data.eventTypes,
+    providerHookId: hookId,
+    nextCheckAt: new Date(),
+    lastError: null,
+    consecutiveFailures: 0,
+  };
+  const row = await db.webhookConnection.upsert({
+    where: { webhookId: webhook.id },
+    create: { factoryId, webhookId: webhook.id, ...fields },
+    update: existing && (existing.provider !== data.provider || existing.target !== data.target) ? { ...fields, watermark: null } : fields,
+    select: connectionRow,
+  });
+  logger.info({ webhook: uid, provider: data.provider, hook: hookId }, 'connected');
+  wakeConnectionChecks();
+  return toConnectionView(row);
+}
+
+/** Removes the connection; with deleteProviderHook the provider's hook too (it is then gone for good). */
+export async function disconnectWebhook(factoryId: string, uid: string, input: DisconnectWebhookInput, db = prisma): Promise<void> {
+  const { deleteProviderHook } = disconnectWebhookSchema.parse(input);
+  const webhook = await findWebhook(db, factoryId, uid);
+  const row = await db.webhookConnection.findFirst({ where: { factoryId, webhookId: webhook.id }, select: connectionRow });
+  if (!row) throw new AppError('not_found', 'This webhook is not connected');
+  if (deleteProviderHook && row.providerHookId) {
+    try {
+      await (await openAdapter(db, row, requestBounds())).deleteHook(row.providerHookId);
+    } catch (error) {
+      throw providerFailure(error, row.provider);
+    }
+  }
+  await db.webhookConnection.deleteMany({ where: { id: row.id, factoryId } });
+}
+
+/**
+ * A rotation of a connected webhook's secret, on the provider's side: sets
+ * `secret` on the provider's hook. False when the webhook is not connected.
+ * The rotation calls it before its own transaction (a transaction held open
+ * across a provider's answer would stall the embedded database's one
+ * connection) and again with the old secret if that transaction fails;
+ * deliveries signed in between fail at the ingress and the next recovery
+ * pass asks for them again.
+ */
+export async function pushSecretToProvider(factoryId: string, webhookId: string, secret: string, db: DbOrTx = prisma): Promise<boolean> {
+  const row = await db.webhookConnection.findFirst({ where: { factoryId, webhookId }, select: connectionRow });
+  if (!row?.providerHookId) return false;
+  const webhook = await db.webhook.findUniqueOrThrow({ where: { id: webhookId }, select: { uid: true, authMode: true } });
+  try {
+    const provider = await openAdapter(db, row, requestBounds());
+    await provider.updateHook(row.providerHookId, { url: ingressUrl(webhook.uid, webhook.authMode), secret, events: row.eventTypes });
+  } catch (error) {
+    throw providerFailure(error, row.provider);
+  }
+  return true;
+}
+
+/** "Check now": the connection's next pass is due at once, and this instance's loop is woken. */
+export async function requestCheck(factoryId: string, uid: string, db: DbOrTx = prisma): Promise<ConnectionView> {
+  const webhook = await findWebhook(db, factoryId, uid);
+  const { count } = await db.webhookConnection.updateMany({ where: { factoryId, webhookId: webhook.id }, data: { nextCheckAt: new Date() } });
+  if (count === 0) throw new AppError('not_found', 'This webhook is not connected');
+  wakeConnectionChecks();
+  return (await getConnection(factoryId, uid, db))!;
+}
