@@ -22,7 +22,7 @@ const created: string[] = [];
 
 test.afterEach(async ({ request, tokens }) => {
   for (const dir of holdDirs.splice(0)) {
-    // Lets any agent still holding (a failed test's) end.
+    // Lets any agent still holding (a failed test's) end; the folder stays for the post-mortem.
     fs.writeFileSync(path.join(dir, 'release'), '');
   }
   for (const id of created.splice(0)) await request.delete(`/api/v1/factories/acme/automations/${id}`, { headers: bearer(tokens.admin) });
@@ -93,6 +93,8 @@ test('10 pushes to one pull request under cancel-running: the last push’s run 
   expect(after.filter((run) => run.status !== 'succeeded').every((run) => ['cancelled', 'superseded'].includes(run.status))).toBe(true);
   expect((await fullRun(request, tokens.viewer, byDelivery(after).get(ids[9]!)!.id)).output).toContain('agent: released');
   await expect.poll(() => groupProcesses(lastGroup)).toEqual([]);
+  holdDirs.splice(holdDirs.indexOf(dir), 1);
+  fs.rmSync(dir, { recursive: true, force: true });
   test.info().annotations.push({ type: 'measured', description: `${stopped.length} runs stopped while running, ${after.filter((run) => run.status === 'superseded').length} superseded, ${after.filter((run) => run.status === 'cancelled').length - stopped.length} cancelled before they started` });
 });
 
