@@ -46,6 +46,7 @@ export const servers = {
   // portBase + 43: e2e/lifecycle/full-disk.spec.ts
   // portBase + 44: e2e/lifecycle/tracing.spec.ts
   // portBase + 45, 46: the nginx of e2e/api/ip-allowlist.spec.ts (api-pglite, api-postgres)
+  // portBase + 47: e2e/lifecycle/run-control-restart.spec.ts
   apiPostgresB: `http://localhost:${portBase + 4}`,
 };
 

@@ -2,7 +2,9 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
 import { buildSync } from 'esbuild';
+import pg from 'pg';
 import { budget } from '../scripts/speed.mjs';
 import { rememberSecrets } from './fixtures/secrets';
 
@@ -140,6 +142,28 @@ export function seedWebhook(env: ServerEnv, factory: string, webhook: string): {
   const secret = /^secret: (\S+)$/m.exec(created)![1]!;
   rememberSecrets(token, secret, env.TRIPLINE_SECRETS_KEY ?? '', env.TRIPLINE_AUTH_SECRET ?? '');
   return { token, uid, secret };
+}
+
+/**
+ * Reads a stopped (or killed) server's database directly: its PostgreSQL
+ * database when `databaseUrl` is given, else the embedded one in `dataDir`.
+ */
+export async function queryDatabase<T extends Record<string, unknown>>(target: { databaseUrl?: string; dataDir: string }, query: string): Promise<T[]> {
+  if (target.databaseUrl) {
+    const client = new pg.Client({ connectionString: target.databaseUrl });
+    await client.connect();
+    try {
+      return (await client.query<T>(query)).rows;
+    } finally {
+      await client.end();
+    }
+  }
+  const embedded = new PGlite(path.join(target.dataDir, 'pglite'));
+  try {
+    return (await embedded.query<T>(query)).rows;
+  } finally {
+    await embedded.close();
+  }
 }
 
 export type RunningServer = { url: string; process: ChildProcess; logFile: string; stop: () => Promise<void> };

@@ -1,10 +1,10 @@
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { APIRequestContext } from '@playwright/test';
 import { screenshot, signIn } from '../browser/helpers';
 import { bearer, expect, test } from '../fixtures/api';
 import { createWebhook, deleteCreatedWebhooks, rawPost, uniqueName } from '../fixtures/ingress';
+import { groupProcesses } from '../fixtures/runs';
 import { seedUsers } from '../fixtures/seed';
 
 // Cancelling a run over real HTTP, with the real command executor: the
@@ -22,17 +22,6 @@ test.afterEach(async ({ request, tokens }) => {
   for (const id of created.splice(0)) await request.delete(`${base}/automations/${id}`, { headers: bearer(tokens.admin) });
   await deleteCreatedWebhooks(request, tokens.admin);
 });
-
-/** Live processes of a process group; a zombie (exited, not reaped by PID 1) is not one. */
-function groupProcesses(pgid: string): string[] {
-  try {
-    return execFileSync('ps', ['-o', 'pid=,stat=,args=', '-g', pgid], { encoding: 'utf8' })
-      .split('\n')
-      .filter((line) => line.trim() && !/^\s*\d+\s+Z/.test(line));
-  } catch {
-    return []; // ps exits 1 when it lists nothing
-  }
-}
 
 /** Starts a sleeper run; once its agent and child are up, its ID and process group. */
 async function startSleeper(request: APIRequestContext, tokens: { admin: string; editor: string }, baseURL: string) {

@@ -1,11 +1,8 @@
-import path from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
 import { expect, test } from '@playwright/test';
 import { budget } from '../../scripts/speed.mjs';
-import pg from 'pg';
 import { createPostgresDatabase } from '../../tests/support/postgres';
 import { rememberSecrets } from '../fixtures/secrets';
-import { cli, migratedDataDir, newDataDir, serverEnv, startServer, type RunningServer } from '../servers';
+import { cli, migratedDataDir, newDataDir, queryDatabase, serverEnv, startServer, type RunningServer } from '../servers';
 
 // A 202 means the delivery and its runs are committed (the ingress's group
 // commit shares statements and commits between concurrent deliveries, and
@@ -102,17 +99,7 @@ for (const kind of ['pglite', 'postgres'] as Kind[]) {
 
       // And each has its run, in the database itself.
       const query = 'SELECT d."deliveryId", count(r."id")::int AS "runs" FROM "Delivery" d LEFT JOIN "Run" r ON r."deliveryId" = d."id" WHERE d."status" = \'accepted\' GROUP BY d."deliveryId"';
-      let rows: { deliveryId: string; runs: number }[];
-      if (database) {
-        const client = new pg.Client({ connectionString: database.url });
-        await client.connect();
-        rows = (await client.query<{ deliveryId: string; runs: number }>(query)).rows;
-        await client.end();
-      } else {
-        const embedded = new PGlite(path.join(dataDir, 'pglite'));
-        rows = (await embedded.query<{ deliveryId: string; runs: number }>(query)).rows;
-        await embedded.close();
-      }
+      const rows = await queryDatabase<{ deliveryId: string; runs: number }>({ databaseUrl: database?.url, dataDir }, query);
       const runs = new Map(rows.map((row) => [row.deliveryId, row.runs]));
       expect(accepted.filter((id) => runs.get(id) !== 1)).toEqual([]);
     } finally {

@@ -1,11 +1,8 @@
-import path from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
 import { expect, test } from '@playwright/test';
 import { budget } from '../../scripts/speed.mjs';
-import pg from 'pg';
 import { createPostgresDatabase } from '../../tests/support/postgres';
 import { rememberSecrets } from '../fixtures/secrets';
-import { cli, migratedDataDir, newDataDir, serverEnv, startServer, type RunningServer } from '../servers';
+import { cli, migratedDataDir, newDataDir, queryDatabase, serverEnv, startServer, type RunningServer } from '../servers';
 
 // A bulk replay of 1,000 deliveries survives a SIGKILL of the server in the
 // middle of the job: the restarted server resumes it once the dead
@@ -116,17 +113,7 @@ for (const kind of ['pglite', 'postgres'] as Kind[]) {
       // In the database: one replayed run per delivery, and each log entry replayed once.
       const query = `SELECT d."deliveryId", d."replayCount" AS "replays", count(r."id")::int AS "runs" FROM "Delivery" d
                        LEFT JOIN "Run" r ON r."deliveryId" = d."id" AND r."replay" WHERE d."status" = 'accepted' GROUP BY d."id"`;
-      let rows: { deliveryId: string; replays: number; runs: number }[];
-      if (database) {
-        const client = new pg.Client({ connectionString: database.url });
-        await client.connect();
-        rows = (await client.query<{ deliveryId: string; replays: number; runs: number }>(query)).rows;
-        await client.end();
-      } else {
-        const embedded = new PGlite(path.join(dataDir, 'pglite'));
-        rows = (await embedded.query<{ deliveryId: string; replays: number; runs: number }>(query)).rows;
-        await embedded.close();
-      }
+      const rows = await queryDatabase<{ deliveryId: string; replays: number; runs: number }>({ databaseUrl: database?.url, dataDir }, query);
       // The first job replayed every delivery once (one run of 'every'); the cancelled one replayed
       // exactly the deliveries it counted (one run of 'another' each), and nothing after.
       expect(rows).toHaveLength(COUNT);

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { setDatabase } from '@/lib/platform/db';
+import { openDatabase, setDatabase } from '@/lib/platform/db';
 import { metrics } from '@/lib/platform/metrics';
 import { failAbandonedRuns } from '@/lib/domain/runs/worker';
 import { replayDelivery } from '@/lib/domain/runs/replay';
@@ -380,6 +380,39 @@ describe.each(testDatabaseKinds())('run control scheduler on %s', (kind) => {
     } finally {
       await scheduler.stop();
     }
+  });
+
+  it('a pass that waits for a connection decides at the time it read the groups, not when it began waiting', async () => {
+    const { automationId, send, runs } = await setUp({ key: 'pull_request.number', throttle: { limit: 1, periodSeconds: 60 } });
+    await send(1);
+    // A client with one connection (PGlite has one), held by another transaction while the pass waits for it.
+    const single = kind === 'postgres' ? openDatabase({ kind: 'postgres', url: database.url! }, { poolSize: 1 }) : database;
+    let clock = at(0);
+    let release = () => {};
+    let held = () => {};
+    const holding = new Promise<void>((resolve) => (held = resolve));
+    const holder = single.prisma.$transaction(
+      async (tx) => {
+        await tx.$queryRawUnsafe('SELECT 1');
+        held();
+        await new Promise<void>((resolve) => (release = resolve));
+      },
+      { timeout: budget(30_000) },
+    );
+    try {
+      await holding;
+      const pass = schedulePass(() => clock, single.prisma);
+      // Time passes while the pass waits: a throttle period opened at its start would lie 5 s in the past.
+      clock = at(5);
+      release();
+      await holder;
+      expect((await pass).started).toBe(1);
+    } finally {
+      release();
+      if (single !== database) await single.close();
+    }
+    expect(await statuses(runs)).toEqual(['queued']);
+    expect(await database.prisma.runGroup.findFirst({ where: { automationId } })).toMatchObject({ windowStartedAt: at(5), windowRuns: 1 });
   });
 
   it('prunes the runs run control ended with the finished ones, never those it holds', async () => {

@@ -63,17 +63,25 @@ export function debouncedLine(deliveryIds: readonly string[]): string {
   return `\nThis run stands for ${deliveryIds.length === 1 ? '1 delivery' : `${deliveryIds.length} deliveries`} collapsed by debounce, oldest first: ${deliveryIds.map((id) => JSON.stringify(id)).join(', ')}. The attached payload is the last one's.`;
 }
 
-/** One pass at time `now`: claims up to PASS_GROUPS dirty and PASS_GROUPS due groups and decides them in one transaction. */
-export async function schedulePass(now: Date, db: Db = prisma): Promise<PassResult> {
+/**
+ * One pass: claims up to PASS_GROUPS dirty and PASS_GROUPS due groups and
+ * decides them in one transaction, at the time `clock` gives once it has read
+ * them (a Date: that time, as the tests drive it).
+ */
+export async function schedulePass(clock: Date | (() => Date), db: Db = prisma): Promise<PassResult> {
+  const read = typeof clock === 'function' ? clock : () => clock;
   // Under load a pass waits for a connection (Prisma's default gives up after 2 s) rather than fail a turn: the ingress shares the pool.
-  const result = await db.$transaction((tx) => decideGroups(tx, now), { maxWait: PASS_WAIT_MS, timeout: PASS_TIMEOUT_MS });
+  const result = await db.$transaction((tx) => decideGroups(tx, read), { maxWait: PASS_WAIT_MS, timeout: PASS_TIMEOUT_MS });
   const counter = metrics().runControlOutcomes;
   for (const [outcome, count] of result.outcomes) counter.inc({ outcome }, count);
   return result.pass;
 }
 
-async function decideGroups(tx: Tx, now: Date): Promise<{ pass: PassResult; outcomes: Map<string, number> }> {
+async function decideGroups(tx: Tx, clock: () => Date): Promise<{ pass: PassResult; outcomes: Map<string, number> }> {
   const outcomes = new Map<string, number>();
+  // The clock is read once the pass holds a connection, not when it began waiting for one (up to PASS_WAIT_MS under
+  // load): a time from before the wait would open a throttle period, or start a debounce, seconds in the past.
+  const claimedAt = clock();
   const groups = await tx.$queryRawUnsafe<ClaimedGroup[]>(
     `WITH dirty AS (SELECT "automationId", "key" FROM "RunGroup" WHERE "dirty" LIMIT $2 FOR UPDATE SKIP LOCKED),
           due AS (SELECT "automationId", "key" FROM "RunGroup" WHERE "dueAt" <= $1 AND NOT "dirty" LIMIT $2 FOR UPDATE SKIP LOCKED)
@@ -81,7 +89,7 @@ async function decideGroups(tx: Tx, now: Date): Promise<{ pass: PassResult; outc
        FROM (SELECT * FROM dirty UNION ALL SELECT * FROM due) p
        JOIN "RunGroup" g ON g."automationId" = p."automationId" AND g."key" = p."key"
        JOIN "Automation" a ON a."id" = g."automationId"`,
-    now,
+    claimedAt,
     PASS_GROUPS,
   );
   if (groups.length === 0) return { pass: { groups: 0, deferred: 0, started: 0, changes: 0 }, outcomes };
@@ -109,6 +117,8 @@ async function decideGroups(tx: Tx, now: Date): Promise<{ pass: PassResult; outc
         FOR UPDATE OF r SKIP LOCKED`,
     keys,
   );
+  // Decided as of now, after the reads: every run seen here was recorded before this time.
+  const now = new Date(Math.max(clock().getTime(), claimedAt.getTime()));
   const runsOf = new Map<string, GroupRun[]>();
   for (const { automationId, key, ...run } of rows) {
     const list = runsOf.get(groupKey({ automationId, key })) ?? [];
@@ -272,7 +282,8 @@ export function startScheduler(
         const work = await pendingWork(at);
         if (work.ready) {
           idleMs = pollMs;
-          const pass = await schedulePass(at);
+          // The pass reads its own clock once it holds a connection (decision 0101).
+          const pass = await schedulePass(now);
           more = pass.groups >= PASS_GROUPS && pass.deferred < pass.groups;
           if (pass.started > 0) options.onStarted?.();
         } else {
