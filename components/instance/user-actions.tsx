@@ -23,11 +23,14 @@ export function UserActions({
     router.refresh();
   };
 
+  // Each dialog has its own key: once the action succeeds the row swaps Disable for Enable (and
+  // Make for Revoke), and the closing dialog must not be reused with the other one's words.
   return (
     <div className="flex flex-col items-end gap-1">
       <div className="flex items-center justify-end gap-2">
         {user.instanceAdmin ? (
           <ConfirmDialog
+            key="revoke-admin"
             trigger="Revoke instance admin"
             triggerVariant="secondary"
             triggerSize="sm"
@@ -42,6 +45,7 @@ export function UserActions({
           />
         ) : (
           <ConfirmDialog
+            key="make-admin"
             trigger="Make instance admin"
             triggerVariant="secondary"
             triggerSize="sm"
@@ -54,6 +58,7 @@ export function UserActions({
         )}
         {user.disabled ? (
           <ConfirmDialog
+            key="enable"
             trigger="Enable"
             triggerVariant="secondary"
             triggerSize="sm"
@@ -65,6 +70,7 @@ export function UserActions({
           />
         ) : isSelf ? null : (
           <ConfirmDialog
+            key="disable"
             trigger="Disable"
             triggerVariant="secondary"
             triggerSize="sm"

@@ -342,7 +342,10 @@ test.describe.serial('accounts, invitations, factories, members and the instance
     const cyRow = page.getByRole('row').filter({ hasText: cy.email });
     await cyRow.getByRole('button', { name: 'Disable' }).click();
     await page.locator('dialog[open]').getByRole('button', { name: 'Disable account' }).click();
-    await expect(cyRow.getByText('Disabled')).toBeVisible();
+    // Exactly the status badge: the row's buttons and dialog run together as "Disable" + "Disable cy@...",
+    // whose text holds "disabled" before anything is saved (that race made this test flaky).
+    await expect(cyRow.getByText('Disabled', { exact: true })).toBeVisible();
+    await expect(page.locator('dialog[open]')).toHaveCount(0);
     await screenshot(page, 'instance-page');
 
     await cyPage.reload();
@@ -358,7 +361,7 @@ test.describe.serial('accounts, invitations, factories, members and the instance
 
     await cyRow.getByRole('button', { name: 'Enable' }).click();
     await page.locator('dialog[open]').getByRole('button', { name: 'Enable account' }).click();
-    await expect(cyRow.getByText('Active')).toBeVisible();
+    await expect(cyRow.getByText('Active', { exact: true })).toBeVisible();
     await signIn(cyPage, cy.email, cy.password);
     await cyPage.context().close();
   });
