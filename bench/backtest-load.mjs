@@ -19,7 +19,7 @@ import { spawn } from 'node:child_process';
 import os from 'node:os';
 import pg from 'pg';
 import { BODY } from './bodies.mjs';
-import { cli, distDir, ensureBuild, scratchDatabase } from './harness.mjs';
+import { cli, distDir, ensureBuild, scratchDatabase, waitForHealthz } from './harness.mjs';
 
 const ENTRIES = Number(process.env.BENCH_ENTRIES ?? 150_000);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 60);
@@ -40,12 +40,7 @@ try {
   const auth = { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' };
 
   server = spawn(process.execPath, ['scripts/serve.mjs'], { env: { ...process.env, ...env, NEXT_DIST_DIR: distDir, PORT: String(port) }, stdio: 'ignore' });
-  for (let i = 0; i < 240; i++) {
-    try {
-      if ((await fetch(`${origin}/healthz`)).ok) break;
-    } catch {}
-    await sleep(250);
-  }
+  await waitForHealthz(origin);
   const api = async (path, body) => {
     const response = await fetch(`${origin}/api/v1${path}`, { method: 'POST', headers: auth, body: JSON.stringify(body) });
     const json = await response.json();

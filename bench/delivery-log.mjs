@@ -8,7 +8,7 @@
 import { spawn } from 'node:child_process';
 import os from 'node:os';
 import pg from 'pg';
-import { cli, ensureBuild, scratchDatabase } from './harness.mjs';
+import { cli, ensureBuild, scratchDatabase, waitForHealthz } from './harness.mjs';
 
 const port = Number(process.env.BENCH_PORT ?? 3795);
 const ENTRIES = Number(process.env.BENCH_ENTRIES ?? 100_000);
@@ -47,12 +47,7 @@ try {
 
   server = spawn(process.execPath, ['scripts/serve.mjs'], { env: { ...process.env, ...env, PORT: String(port) }, stdio: 'ignore' });
   const base = `http://localhost:${port}/api/v1/factories/bench/webhooks/${uid}/deliveries`;
-  for (let i = 0; i < 200; i++) {
-    try {
-      if ((await fetch(`http://localhost:${port}/healthz`)).ok) break;
-    } catch {}
-    await new Promise((r) => setTimeout(r, 250));
-  }
+  await waitForHealthz(`http://localhost:${port}`, 200);
 
   const time = async (label, query) => {
     const samples = [];

@@ -12,7 +12,7 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import pg from 'pg';
-import { ensureBuild, scratchDatabase, tsx } from './harness.mjs';
+import { ensureBuild, scratchDatabase, tsx, waitForHealthz } from './harness.mjs';
 
 const port = Number(process.env.BENCH_PORT ?? 3796);
 const ENTRIES = Number(process.env.BENCH_ENTRIES ?? 20_000);
@@ -80,12 +80,7 @@ try {
   const inProcess = JSON.parse(tsx(env, ['bench/field-catalogue-inprocess.ts', url, factoryId, uid, webhookId]).split('\n').at(-1));
 
   server = spawn(process.execPath, ['scripts/serve.mjs'], { env: { ...process.env, ...env, PORT: String(port) }, stdio: 'ignore' });
-  for (let i = 0; i < 200; i++) {
-    try {
-      if ((await fetch(`http://localhost:${port}/healthz`)).ok) break;
-    } catch {}
-    await new Promise((r) => setTimeout(r, 250));
-  }
+  await waitForHealthz(`http://localhost:${port}`, 200);
   const samples = [];
   for (let i = 0; i < 12; i++) {
     const t0 = performance.now();

@@ -32,6 +32,18 @@ export function ensureBuild() {
   if (!fs.existsSync(path.join(distDir, 'BUILD_ID'))) run(process.execPath, ['node_modules/next/dist/bin/next', 'build']);
 }
 
+/** Waits for a server's `/healthz` to answer 200: up to `tries` looks, 250 ms apart. */
+export async function waitForHealthz(origin, tries = 240) {
+  for (let i = 0; i < tries; i++) {
+    try {
+      if ((await fetch(`${origin}/healthz`)).ok) return;
+    } catch {
+      // not up yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
 /**
  * A new database named tripline_bench_<label>_<time> and a data folder, with
  * the environment a server or the CLI on them needs (fresh keys); `drop`

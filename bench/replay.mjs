@@ -12,7 +12,7 @@
 import { spawn } from 'node:child_process';
 import os from 'node:os';
 import pg from 'pg';
-import { cli, distDir, ensureBuild, scratchDatabase } from './harness.mjs';
+import { cli, distDir, ensureBuild, scratchDatabase, waitForHealthz } from './harness.mjs';
 
 const ENTRIES = 5_000;
 const RATES = (process.env.BENCH_RATES ?? '20,1000').split(',').map(Number);
@@ -37,12 +37,7 @@ for (const rate of RATES) {
       env: { ...process.env, ...env, NEXT_DIST_DIR: distDir, PORT: String(port), TRIPLINE_REPLAY_RATE: String(rate), TRIPLINE_RUN_QUEUE_LIMIT: '100000', TRIPLINE_DELIVERY_RATE_LIMIT: '1000000' },
       stdio: 'ignore',
     });
-    for (let i = 0; i < 240; i++) {
-      try {
-        if ((await fetch(`${origin}/healthz`)).ok) break;
-      } catch {}
-      await sleep(250);
-    }
+    await waitForHealthz(origin);
     const api = async (path, body, method = 'POST') => {
       const response = await fetch(`${origin}/api/v1/factories/bench${path}`, { method, headers: auth, body: body ? JSON.stringify(body) : undefined });
       const json = await response.json();

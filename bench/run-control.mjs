@@ -21,7 +21,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { cli, distDir, ensureBuild, processTicks, run, scratchDatabase, serverNodeFlags } from './harness.mjs';
+import { cli, distDir, ensureBuild, processTicks, run, scratchDatabase, serverNodeFlags, waitForHealthz } from './harness.mjs';
 
 const WEBHOOKS = 20;
 const RATE = 200;
@@ -72,12 +72,7 @@ try {
     env: { ...process.env, ...env, NEXT_DIST_DIR: distDir, PORT: String(port), TRIPLINE_RUN_QUEUE_LIMIT: '1000000', TRIPLINE_DELIVERY_RATE_LIMIT: '1000000', TRIPLINE_METRICS_TOKEN: METRICS_TOKEN },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
-  for (let i = 0; i < 240; i++) {
-    try {
-      if ((await fetch(`${origin}/healthz`)).ok) break;
-    } catch {}
-    await sleep(250);
-  }
+  await waitForHealthz(origin);
   const api = async (route, body, method = 'POST') => {
     const response = await fetch(`${origin}/api/v1/factories/bench${route}`, { method, headers: auth, body: body === undefined ? undefined : JSON.stringify(body) });
     const json = await response.json();
