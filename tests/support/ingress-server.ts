@@ -44,3 +44,17 @@ export async function startIngressServer(): Promise<IngressServer> {
     },
   });
 }
+
+/**
+ * The ingress for connection tests, set up before the first env() read:
+ * Tripline's base URL (the address it gives the provider) is this server,
+ * connections may reach the fake provider on loopback, and redeliveries come
+ * at the test's pace, above the default 60 a minute per webhook.
+ */
+export async function startConnectionIngress(): Promise<IngressServer> {
+  const ingress = await startIngressServer();
+  process.env.TRIPLINE_BASE_URL = ingress.url;
+  process.env.TRIPLINE_CONNECTION_ALLOW = 'http,private';
+  process.env.TRIPLINE_DELIVERY_RATE_LIMIT = '100000';
+  return ingress;
+}

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startIngressServer, type IngressServer } from '@/tests/support/ingress-server';
+import { startConnectionIngress, type IngressServer } from '@/tests/support/ingress-server';
 import { startGitHubFake, type FakeDelivery, type GitHubFake } from '@/tests/support/fakes/github';
 
 // Connect and recover against the fake GitHub, whose every request and
@@ -9,11 +9,7 @@ import { startGitHubFake, type FakeDelivery, type GitHubFake } from '@/tests/sup
 
 // The ingress URL Tripline gives GitHub must reach this test's ingress server,
 // and the fake listens on loopback: both set before the first env() read.
-const ingress: IngressServer = await startIngressServer();
-process.env.TRIPLINE_BASE_URL = ingress.url;
-process.env.TRIPLINE_CONNECTION_ALLOW = 'http,private';
-// Redeliveries come at the test's pace, above the default 60 a minute per webhook.
-process.env.TRIPLINE_DELIVERY_RATE_LIMIT = '100000';
+const ingress: IngressServer = await startConnectionIngress();
 
 const { testDatabaseKinds } = await import('@/tests/support/databases');
 const { useFactoryDatabase } = await import('@/tests/support/factory-database');

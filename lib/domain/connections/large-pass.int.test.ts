@@ -1,16 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startIngressServer, type IngressServer } from '@/tests/support/ingress-server';
+import { startConnectionIngress, type IngressServer } from '@/tests/support/ingress-server';
 import { startGitHubFake, type FakeDelivery, type GitHubFake } from '@/tests/support/fakes/github';
 
 // A pass over a large delivery list: 10,000 deliveries in GitHub's log, of
 // which 500 failed. One pass reads the 100 pages, asks for the 500 again and
 // nothing else, and each arrives in the log once. Prints its time and calls.
 
-const ingress: IngressServer = await startIngressServer();
-process.env.TRIPLINE_BASE_URL = ingress.url;
-process.env.TRIPLINE_CONNECTION_ALLOW = 'http,private';
-process.env.TRIPLINE_DELIVERY_RATE_LIMIT = '100000';
+const ingress: IngressServer = await startConnectionIngress();
 
 const { testDatabaseKinds } = await import('@/tests/support/databases');
 const { useFactoryDatabase } = await import('@/tests/support/factory-database');
