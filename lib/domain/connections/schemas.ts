@@ -8,6 +8,14 @@ export const CONNECTION_PROVIDERS = ['github_repository', 'github_organization',
 /** The providers whose adapter exists today; the others are refused with a clear message. */
 export const SUPPORTED_PROVIDERS = ['github_repository', 'github_organization'] as const;
 
+/** The providers' names for people, client-safe (the modules in providers/ are server-only). */
+export const PROVIDER_NAME: Record<(typeof CONNECTION_PROVIDERS)[number], string> = {
+  github_repository: 'GitHub',
+  github_organization: 'GitHub',
+  gitlab_project: 'GitLab',
+  stripe_account: 'Stripe',
+};
+
 export const DEFAULT_API_BASE_URL: Record<(typeof CONNECTION_PROVIDERS)[number], string> = {
   github_repository: 'https://api.github.com',
   github_organization: 'https://api.github.com',

@@ -10,13 +10,13 @@ import { forgetWebhook } from '@/lib/ingress/live-cache';
 import { ingressUrl } from '@/lib/ingress/urls';
 import type { ConnectionProvider } from '@/lib/generated/prisma/client';
 import { checkApiBaseUrl, type Bounds } from '@/lib/domain/connections/fetch';
-import { ProviderError, type ProviderAdapter } from '@/lib/domain/connections/provider';
-import { githubAdapter, parseGitHubTarget } from '@/lib/domain/connections/providers/github';
+import { ProviderError, type ProviderAdapter, type ProviderModule } from '@/lib/domain/connections/provider';
+import { providerModule } from '@/lib/domain/connections/providers';
 import {
   connectWebhookSchema,
   DEFAULT_API_BASE_URL,
   disconnectWebhookSchema,
-  SUPPORTED_PROVIDERS,
+  PROVIDER_NAME,
   type ConnectWebhookInput,
   type DisconnectWebhookInput,
 } from '@/lib/domain/connections/schemas';
@@ -36,21 +36,6 @@ import { wakeConnectionChecks } from '@/lib/domain/connections/wake';
 // refuses leaves both sides unchanged.
 
 const logger = log('connections');
-
-/** The signature scheme a provider's deliveries carry: a connection needs a webhook that verifies it. */
-const SCHEME_OF: Record<ConnectionProvider, string> = {
-  github_repository: 'github',
-  github_organization: 'github',
-  gitlab_project: 'gitlab',
-  stripe_account: 'stripe',
-};
-
-const PROVIDER_NAME: Record<ConnectionProvider, string> = {
-  github_repository: 'GitHub',
-  github_organization: 'GitHub',
-  gitlab_project: 'GitLab',
-  stripe_account: 'Stripe',
-};
 
 export type ConnectionRow = {
   id: string;
@@ -103,12 +88,14 @@ export const connectionRow = {
 } as const;
 
 function hookPage(row: Pick<ConnectionRow, 'provider' | 'apiBaseUrl' | 'target' | 'providerHookId'>): string | null {
-  if (!row.providerHookId || (row.provider !== 'github_repository' && row.provider !== 'github_organization')) return null;
-  const api = new URL(row.apiBaseUrl);
-  const web = api.hostname === 'api.github.com' ? 'https://github.com' : `${api.protocol}//${api.host}`;
-  return row.provider === 'github_repository'
-    ? `${web}/${row.target}/settings/hooks/${row.providerHookId}`
-    : `${web}/organizations/${row.target}/settings/hooks/${row.providerHookId}`;
+  return row.providerHookId ? (providerModule(row.provider)?.hookPage(row.provider, row.apiBaseUrl, row.target, row.providerHookId) ?? null) : null;
+}
+
+/** The provider's module, or the error a person sees for a kind that cannot be connected yet. */
+export function moduleFor(kind: ConnectionProvider): ProviderModule {
+  const provider = providerModule(kind);
+  if (!provider) throw new ProviderError(`Connecting ${PROVIDER_NAME[kind]} is not available yet`, null, { permanent: true });
+  return provider;
 }
 
 export function toConnectionView(row: ConnectionRow, now = new Date()): ConnectionView {
@@ -138,12 +125,7 @@ export async function openAdapter(db: DbOrTx, row: Pick<ConnectionRow, 'factoryI
   if (!credential) {
     throw new ProviderError(`No team secret is named ${row.credentialSecretName}: create it on the Secrets page with the API token`, null, { permanent: true });
   }
-  if (row.provider === 'github_repository' || row.provider === 'github_organization') {
-    const target = parseGitHubTarget(row.provider, row.target);
-    if (!target) throw new ProviderError(`${row.target} is not a GitHub ${row.provider === 'github_repository' ? 'repository (owner/repo)' : 'organization'}`, null, { permanent: true });
-    return githubAdapter({ apiBaseUrl: row.apiBaseUrl, token: credential.value, target, bounds });
-  }
-  throw new ProviderError(`Connecting ${PROVIDER_NAME[row.provider]} is not available yet`, null, { permanent: true });
+  return moduleFor(row.provider).open({ kind: row.provider, apiBaseUrl: row.apiBaseUrl, credential: credential.value, target: row.target, bounds });
 }
 
 /** Bounds for one call made on a person's behalf (connect, disconnect, rotate). */
@@ -194,19 +176,23 @@ const generateSecret = () => randomBytes(32).toString('base64url');
  */
 export async function connectWebhook(factoryId: string, uid: string, input: ConnectWebhookInput, db = prisma): Promise<ConnectionView> {
   const data = connectWebhookSchema.parse(input);
-  if (!(SUPPORTED_PROVIDERS as readonly string[]).includes(data.provider)) {
-    throw new AppError('validation_failed', `Connecting ${PROVIDER_NAME[data.provider]} is not available yet`, { provider: 'Only GitHub repositories and organizations can be connected so far' });
+  const described = providerModule(data.provider);
+  if (!described) {
+    const message = `Connecting ${PROVIDER_NAME[data.provider]} is not available yet`;
+    throw new AppError('validation_failed', message, { provider: message });
   }
   const apiBaseUrl = (data.apiBaseUrl || DEFAULT_API_BASE_URL[data.provider]).replace(/\/+$/, '');
   checkApiBaseUrl(apiBaseUrl);
-  if (data.provider.startsWith('github') && !parseGitHubTarget(data.provider as 'github_repository', data.target)) {
-    const message = data.provider === 'github_repository' ? 'Enter the repository as owner/repo' : 'Enter the organization’s login';
-    throw new AppError('validation_failed', message, { target: message });
-  }
+  const badTarget = described.checkTarget(data.provider, data.target);
+  if (badTarget) throw new AppError('validation_failed', badTarget, { target: badTarget });
 
   const webhook = await findWebhook(db, factoryId, uid);
-  if (webhook.authMode !== 'signature' || webhook.signatureScheme !== SCHEME_OF[data.provider]) {
-    throw new AppError('conflict', `Only a webhook that verifies ${PROVIDER_NAME[data.provider]} signatures can be connected to ${PROVIDER_NAME[data.provider]}`);
+  if (webhook.authMode !== 'signature' || webhook.signatureScheme !== described.scheme) {
+    throw new AppError('conflict', `Only a webhook that verifies ${described.name} signatures can be connected to ${described.name}`);
+  }
+  if (described.secretMadeBy !== 'tripline') {
+    // The provider makes the secret and returns it once (Stripe): see the provider's described.
+    throw new AppError('validation_failed', `Connecting ${described.name} is not available yet`, { provider: `Connecting ${described.name} is not available yet` });
   }
   if (!(await readSecretValue(db, factoryId, data.credentialSecretName))) {
     const message = `No team secret is named ${data.credentialSecretName}: create it on the Secrets page with the API token`;
