@@ -108,7 +108,7 @@ describe.each(testDatabaseKinds())('a repository-backed factory on %s', (kind) =
     expect(status.appliedCommit).not.toBe(broken);
     expect(status.lastFailure).toMatchObject({ commit: broken, message: expect.stringContaining('2 problems') });
     expect(status.lastFailure!.problems.map(formatProblem)).toEqual([
-      'webhooks/deploys.yaml: unknown key "authmode" (allowed: authMode, signatureScheme, secretName, deliveryIdHeader, eventTypeHeader, eventTypePath, ipAllowlist, customResponse)',
+      'webhooks/deploys.yaml: unknown key "authmode" (allowed: authMode, signatureScheme, secretName, deliveryIdHeader, eventTypeHeader, eventTypePath, ipAllowlist, customResponse, connection)',
       'webhooks/stripe.yaml: secretName: names no team secret: create STRIPE_SECRET on the Secrets page (or with `tripline secret put`) first',
     ]);
     expect(await findLiveWebhook(deploys!.uid)).toEqual(before);
