@@ -21,6 +21,7 @@ const { testDatabaseKinds, createTestDatabase } = await import('@/tests/support/
 const { setDatabase } = await import('@/lib/platform/db');
 const { createSecret } = await import('@/lib/domain/secrets/service');
 const { createWebhook } = await import('@/lib/domain/webhooks/service');
+const { runRecoveryPass } = await import('@/lib/domain/connections/recover');
 
 const root = path.resolve(import.meta.dirname, '..');
 
@@ -109,7 +110,7 @@ describe.skipIf(!testDatabaseKinds().includes('postgres'))('tripline webhook con
         'credential: team secret GITHUB_TOKEN',
         'events: push, issues, pull_request',
         `hook: ${created.id} ${fake.url}/octo/app/settings/hooks/${created.id}`,
-        'last pass: 0 missing, 0 recovered (redelivery asked for)',
+        'last pass: 0 missing, 0 recovered',
         'last error: none',
       ]),
     );
@@ -123,8 +124,17 @@ describe.skipIf(!testDatabaseKinds().includes('postgres'))('tripline webhook con
     const check = await tripline('check', '--factory', 'conn-cli', '--uid', uid);
     expect(check.status, check.stderr).toBe(0);
     expect(check.stdout).toContain(`${uid}: a check of GitHub octo/app is due now`);
-    const row = await database.prisma.webhookConnection.findFirstOrThrow({ select: { nextCheckAt: true } });
+    const row = await database.prisma.webhookConnection.findFirstOrThrow({ select: { id: true, nextCheckAt: true } });
     expect(row.nextCheckAt!.getTime()).toBeLessThan(later.getTime());
+
+    // Two issues GitHub could not deliver, then the pass a server would run: connection shows what it recovered.
+    ingress.down = true;
+    for (let i = 0; i < 2; i++) await fake.send('repos/octo/app', 'issues', { action: 'opened', issue: { number: i } });
+    ingress.down = false;
+    expect(await runRecoveryPass(row.id, { redeliveryRate: { burst: 100, perMinute: 6000 } }, database.prisma)).toMatchObject({ outcome: 'ok', missing: 2, redelivered: 2 });
+    const after = await tripline('connection', '--factory', 'conn-cli', '--uid', uid);
+    expect(after.stdout).toContain('last pass: 2 missing, 2 recovered\n');
+    expect(after.stdout).toMatch(/\nlast check: \d{4}-\d\d-\d\dT[^\n]*Z\n/);
   }, budget(600_000));
 
   it('refuses bad input with a message naming what is wrong and a non-zero exit, never a stack trace', async () => {

@@ -44,7 +44,7 @@ const time = (at: Date | null) => (at ? at.toISOString() : 'never');
 
 /** The connection in lines of "label: value", as `webhook connection` prints it. */
 export function describeConnection(uid: string, c: ConnectionView): string[] {
-  const lines = [
+  return [
     `webhook: ${uid}`,
     `provider: ${c.provider} (${PROVIDER_NAME[c.provider]})`,
     `target: ${c.target}`,
@@ -54,11 +54,10 @@ export function describeConnection(uid: string, c: ConnectionView): string[] {
     `hook: ${c.providerHookId ?? '-'}${c.providerHookUrl ? ` ${c.providerHookUrl}` : ''}`,
     `last check: ${time(c.lastCheckAt)}${c.checking ? ' (a pass is running now)' : ''}`,
     `next check: ${c.nextCheckAt ? c.nextCheckAt.toISOString() : '-'}`,
-    `last pass: ${c.lastMissing} missing, ${c.lastRecovered} recovered (redelivery asked for)`,
+    `last pass: ${c.lastMissing} missing, ${c.lastRecovered} recovered`,
     `last error: ${c.lastError ?? 'none'}${c.consecutiveFailures > 0 ? ` (${c.consecutiveFailures} failed ${c.consecutiveFailures === 1 ? 'pass' : 'passes'} in a row)` : ''}`,
     `watermark: ${c.watermark ? c.watermark.toISOString() : '-'}`,
   ];
-  return lines;
 }
 
 /** --event push,issues and --event push --event issues alike. */
