@@ -17,7 +17,9 @@ const { useFactoryDatabase } = await import('@/tests/support/factory-database');
 const { applyDefinitions } = await import('@/lib/domain/definitions/apply');
 const { planDefinitions, describeAction } = await import('@/lib/domain/definitions/plan');
 const { formatProblem } = await import('@/lib/domain/definitions/schemas');
-const { exportDefinitionFiles, readDefinitionFiles, setConfigSource } = await import('@/lib/domain/definitions/service');
+const { exportDefinitionFiles, getDefinitionsStatus, readDefinitionFiles, setConfigSource } = await import('@/lib/domain/definitions/service');
+const { connectRepository, syncRepository } = await import('@/lib/domain/definitions/repository');
+const { localRepository } = await import('@/tests/support/local-repository');
 const { createFactory } = await import('@/lib/domain/factories/service');
 const { createSecret } = await import('@/lib/domain/secrets/service');
 const { listWebhooks, setIpAllowlist } = await import('@/lib/domain/webhooks/service');
@@ -155,16 +157,44 @@ describe.each(testDatabaseKinds())('connections in definition files on %s', (kin
     expect(await plan(files)).toEqual([]);
   });
 
-  it('on a repository-backed factory the branch’s files connect, and nothing else may', async () => {
+  it('on a repository-backed factory the branch connects; a step GitHub refuses fails the sync, which the next check retries', async () => {
     const db = state.database.prisma;
     const factoryId = (await createFactory(state.userId, { name: `Repo ${kind}`, slug: `repo-${kind}` }, db)).id;
     await createSecret(factoryId, { name: 'APP_SECRET', value: 'placeholder' }, db);
     await createSecret(factoryId, { name: 'GITHUB_TOKEN', value: 'admin-token' }, db);
-    const files = { 'webhooks/repo-app.yaml': app(connection().replace('octo/app', 'octo/repo')) };
-    const outcome = await applyDefinitions(factoryId, files, { source: 'repository', switching: true, repository: { url: 'https://git.example.com/acme/hooks.git', branch: 'main', commit: 'a'.repeat(40) }, db });
-    expect(outcome.ok && outcome.connections.map((c) => [c.name, c.step, c.ok])).toEqual([['repo-app', 'connect', true]]);
-    const uid = (await listWebhooks(factoryId, db))[0]!.uid;
-    expect([...fake.hooks.values()].find((h) => h.scope === 'repos/octo/repo')?.config.url).toBe(`${ingress.url}/webhooks/w/${uid}`);
-    await expect(disconnectWebhook(factoryId, uid, {}, db)).rejects.toThrow(/defined in its git repository.*remove `connection:` from the webhook's definition file there/);
+    await createSecret(factoryId, { name: 'REPO_READ_TOKEN', value: 'repo-read-token' }, db);
+    fake.tokens.set('repo-read-token', 'read');
+    const repo = localRepository();
+    try {
+      repo.write('webhooks/repo-app.yaml', app(connection().replace('octo/app', 'octo/repo')));
+      const first = repo.commit('a connected webhook');
+      const connected = await connectRepository(factoryId, { url: repo.dir, branch: 'main' }, { kind: 'operator' });
+      expect(connected.ok && connected.connections.map((c) => [c.name, c.step, c.ok])).toEqual([['repo-app', 'connect', true]]);
+      const uid = (await listWebhooks(factoryId, db))[0]!.uid;
+      expect([...fake.hooks.values()].find((h) => h.scope === 'repos/octo/repo')?.config.url).toBe(`${ingress.url}/webhooks/w/${uid}`);
+      expect((await getDefinitionsStatus(factoryId, db)).appliedCommit).toBe(first);
+      // Only the branch changes it.
+      await expect(disconnectWebhook(factoryId, uid, {}, db)).rejects.toThrow(/defined in its git repository.*remove `connection:` from the webhook's definition file there/);
+
+      // The branch moves to a token GitHub refuses: the webhooks apply, the step fails, the sync says so.
+      repo.write('webhooks/repo-app.yaml', app(connection().replace('octo/app', 'octo/repo').replace('GITHUB_TOKEN', 'REPO_READ_TOKEN')));
+      const second = repo.commit('a token without the permission');
+      const failed = await syncRepository(factoryId, { by: { kind: 'schedule' } });
+      expect(failed).toMatchObject({ status: 'failed', commit: second });
+      const status = await getDefinitionsStatus(factoryId, db);
+      expect(status.appliedCommit).toBe(second);
+      expect(status.lastFailure).toMatchObject({ commit: second, message: expect.stringContaining('applied, but 1 connection did not') });
+      expect(status.lastFailure!.problems).toEqual([{ file: 'webhooks/repo-app.yaml', key: 'connection', message: expect.stringContaining('admin:repo_hook') }]);
+      expect((await getConnection(factoryId, uid, db))?.credentialSecretName).toBe('GITHUB_TOKEN');
+
+      // The next periodic check applies the same commit again, and the step goes through once the token may.
+      fake.tokens.set('repo-read-token', 'admin');
+      expect(await syncRepository(factoryId, { by: { kind: 'schedule' } })).toMatchObject({ status: 'applied', commit: second });
+      expect((await getConnection(factoryId, uid, db))?.credentialSecretName).toBe('REPO_READ_TOKEN');
+      expect((await getDefinitionsStatus(factoryId, db)).lastFailure).toBeNull();
+      expect(await syncRepository(factoryId, { by: { kind: 'schedule' } })).toMatchObject({ status: 'up_to_date' });
+    } finally {
+      repo.cleanup();
+    }
   });
 });
