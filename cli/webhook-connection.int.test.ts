@@ -34,9 +34,10 @@ describe.skipIf(!testDatabaseKinds().includes('postgres'))('tripline webhook con
   let tokenUid: string;
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tripline-connection-cli-'));
 
-  const tripline = (...args: string[]): Promise<Result> =>
+  const tripline = (...args: string[]) => command('webhook', ...args);
+  const command = (...args: string[]): Promise<Result> =>
     new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, ['--conditions=react-server', '--import', 'tsx', 'cli/tripline.ts', 'webhook', ...args], {
+      const child = spawn(process.execPath, ['--conditions=react-server', '--import', 'tsx', 'cli/tripline.ts', ...args], {
         cwd: root,
         env: { ...process.env, DATABASE_URL: database.url!, TRIPLINE_DATA_DIR: dataDir },
       });
@@ -186,5 +187,39 @@ describe.skipIf(!testDatabaseKinds().includes('postgres'))('tripline webhook con
     expect(deleted.status, deleted.stderr).toBe(0);
     expect(deleted.stdout.trim()).toBe(`${uid}: disconnected; GitHub's hook ${id} is deleted`);
     expect(fake.hooks.has(id)).toBe(false);
+  }, budget(600_000));
+
+  it('plan and apply of definition files with connection: print each step; a step the provider refuses exits 1 after the webhooks applied', async () => {
+    const db = database.prisma;
+    const managed = await db.factory.findUniqueOrThrow({ where: { slug: 'conn-managed' } });
+    await createSecret(managed.id, { name: 'READ_ONLY_TOKEN', value: 'read-token' }, db);
+    const webhook = await db.webhook.findFirstOrThrow({ where: { factoryId: managed.id, name: 'gh' } });
+    const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'tripline-connection-defs-'));
+    const write = (credential: string) => {
+      fs.mkdirSync(path.join(folder, 'webhooks'), { recursive: true });
+      fs.writeFileSync(
+        path.join(folder, 'webhooks', 'gh.yaml'),
+        `authMode: signature\nsignatureScheme: github\nsecretName: ${webhook.secretName}\nconnection:\n  provider: github_repository\n  target: octo/managed\n  credentialSecretName: ${credential}\n  apiBaseUrl: ${fake.url}\n`,
+      );
+    };
+    try {
+      write('GITHUB_TOKEN');
+      const plan = await command('plan', '--factory', 'conn-managed', folder);
+      expect(plan.status, plan.stderr).toBe(0);
+      expect(plan.stdout).toContain(`~ update gh ${webhook.uid} (connect to GitHub octo/managed)`);
+      const applied = await command('apply', '--factory', 'conn-managed', folder);
+      expect(applied.status, applied.stderr).toBe(0);
+      const created = [...fake.hooks.values()].find((h) => h.scope === 'repos/octo/managed')!;
+      expect(applied.stdout).toContain(`connected gh\t${webhook.uid}\t${fake.url}/octo/managed/settings/hooks/${created.id}`);
+
+      write('READ_ONLY_TOKEN');
+      const refusedApply = await command('apply', '--factory', 'conn-managed', folder);
+      refused(refusedApply, 1, new RegExp(`could not connect gh ${webhook.uid}: .*admin:repo_hook`));
+      expect(refusedApply.stdout).toContain('applied');
+      expect(refusedApply.stderr).toContain('The webhooks applied; the connection steps that failed are tried again at the next apply');
+      expect((await db.webhookConnection.findUniqueOrThrow({ where: { webhookId: webhook.id } })).credentialSecretName).toBe('GITHUB_TOKEN');
+    } finally {
+      fs.rmSync(folder, { recursive: true, force: true });
+    }
   }, budget(600_000));
 });
