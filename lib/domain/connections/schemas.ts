@@ -25,17 +25,33 @@ export const DEFAULT_API_BASE_URL: Record<(typeof CONNECTION_PROVIDERS)[number],
 
 export const MAX_EVENT_TYPES = 50;
 
-export const connectWebhookSchema = z.object({
+/** The shapes of the providers' API tokens: such a value is never a team secret's name, and is never echoed back. */
+const TOKEN_SHAPE = /^(gh[pousr]_|github_pat_|glpat|[rs]k_(live|test)_)/i;
+
+/** The team secret holding the provider's API token: a name, refused when it looks like the token itself. */
+export const credentialSecretNameSchema = secretNameSchema.refine(
+  (name) => !TOKEN_SHAPE.test(name),
+  'This looks like an API token, not the name of a team secret: keep the token in a team secret (Secrets page, `tripline secret put`) and give its name',
+);
+
+export const connectionSettingsShape = {
   provider: z.enum(CONNECTION_PROVIDERS, { error: `Choose one of ${CONNECTION_PROVIDERS.join(', ')}` }),
   apiBaseUrl: z.string().trim().max(500, 'Use at most 500 characters').optional(),
-  credentialSecretName: secretNameSchema,
+  credentialSecretName: credentialSecretNameSchema,
   target: z.string().trim().min(1, 'Enter the repository (owner/repo), the organization or the project').max(200, 'Use at most 200 characters'),
   eventTypes: z
     .array(z.string().trim().regex(/^[a-z_*][a-z0-9_.]*$/, 'Use event names such as push or issues').max(100))
     .max(MAX_EVENT_TYPES, `Use at most ${MAX_EVENT_TYPES} event types`)
     .default([]),
-});
+};
+
+export const connectWebhookSchema = z.object(connectionSettingsShape);
 export type ConnectWebhookInput = z.input<typeof connectWebhookSchema>;
+export type ConnectionSettings = z.output<typeof connectWebhookSchema>;
+
+/** The API base URL a connection uses: the provider's public API unless given, without trailing slashes. */
+export const apiBaseUrlOf = (provider: (typeof CONNECTION_PROVIDERS)[number], apiBaseUrl: string | undefined) =>
+  (apiBaseUrl || DEFAULT_API_BASE_URL[provider]).replace(/\/+$/, '');
 
 export const disconnectWebhookSchema = z.object({
   /** Delete the provider-side hook too (otherwise it stays and keeps sending). */
