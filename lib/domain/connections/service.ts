@@ -185,6 +185,8 @@ export async function connectWebhook(factoryId: string, uid: string, input: Conn
   checkApiBaseUrl(apiBaseUrl);
   const badTarget = described.checkTarget(data.provider, data.target);
   if (badTarget) throw new AppError('validation_failed', badTarget, { target: badTarget });
+  const badEvents = described.checkEventTypes?.(data.eventTypes) ?? null;
+  if (badEvents) throw new AppError('validation_failed', badEvents, { eventTypes: badEvents });
 
   const webhook = await findWebhook(db, factoryId, uid);
   if (webhook.authMode !== 'signature' || webhook.signatureScheme !== described.scheme) {
