@@ -180,7 +180,8 @@ export async function runRecoveryPass(connectionId: string, options: PassOptions
   try {
     if (!row.providerHookId) throw new ProviderError('The connection has no provider hook yet: connect it again', null, { permanent: true });
     const adapter = await openAdapter(db, row, bounds);
-    const rate = options.redeliveryRate ?? defaultRedeliveryRate(moduleFor(provider).redeliveryRate);
+    const providerRate = moduleFor(provider).redeliveryRate;
+    const rate = options.redeliveryRate ?? defaultRedeliveryRate(providerRate);
     const retention = started - moduleFor(provider).retentionDays * 86_400_000;
     const lower = Math.max(retention, (row.watermark?.getTime() ?? 0) - SKEW_MS);
 
@@ -222,7 +223,9 @@ export async function runRecoveryPass(connectionId: string, options: PassOptions
     result.missing = missing.length;
 
     // 4. Ask for each again, oldest first, at the provider's pace, within the bounds.
-    let tokens = rate.burst;
+    // A provider's own limit counts over a window this pass cannot see (the
+    // last pass's requests may be in it): then the pass starts with none in hand.
+    let tokens = providerRate && !options.redeliveryRate ? 0 : rate.burst;
     let refilled = Date.now();
     let unsettledFrom: number | null = null;
     for (const [index, entry] of missing.entries()) {

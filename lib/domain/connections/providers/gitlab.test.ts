@@ -204,7 +204,7 @@ describe('the GitLab module', () => {
   });
 
   it('asks for redeliveries no faster than GitLab’s 5 a minute', () => {
-    expect(gitlab.redeliveryRate).toEqual({ burst: 1, perMinute: 5 });
+    expect(gitlab.redeliveryRate).toEqual({ burst: 1, perMinute: 4.5 });
     expect(gitlab.retentionDays).toBe(7);
   });
 });
