@@ -133,7 +133,8 @@ export const ROUTES: Route[] = [
   {
     method: 'get',
     template: '/projects/:id/hooks/:hook_id/events',
-    query: { status: { anyOf: [{ type: 'integer', minimum: 100, maximum: 599 }, { enum: ['successful', 'client_failure', 'server_failure'] }] }, page, per_page: perPage },
+    // per_page is 1 to 20 here, not 100 (GitLab's API::Hooks::Events).
+    query: { status: { anyOf: [{ type: 'integer', minimum: 100, maximum: 599 }, { enum: ['successful', 'client_failure', 'server_failure'] }] }, page, per_page: { type: 'integer', minimum: 1, maximum: 20 } },
     body: null,
     responses: { 200: { type: 'array', items: hookEvent } },
   },

@@ -85,11 +85,15 @@ describe('the GitLab adapter against the fake GitLab', () => {
     answer = 202;
     const gl = adapter();
     const first = await gl.listDeliveries(hook.id, null);
-    expect(first.deliveries).toHaveLength(100);
+    expect(first.deliveries).toHaveLength(20); // GitLab's most a page
     expect(first.next).toBe('2');
-    const second = await gl.listDeliveries(hook.id, first.next);
-    expect(second.next).toBeNull();
-    const all = [...first.deliveries, ...second.deliveries];
+    const all = [...first.deliveries];
+    for (let next = first.next, pages = 1; next; pages++) {
+      expect(pages).toBeLessThan(7);
+      const page = await gl.listDeliveries(hook.id, next);
+      all.push(...page.deliveries);
+      next = page.next;
+    }
     expect(all).toHaveLength(131); // the push too
     for (let i = 1; i < all.length; i++) expect(all[i - 1]!.deliveredAt.getTime()).toBeGreaterThanOrEqual(all[i]!.deliveredAt.getTime());
     const failed = all.find((d) => d.eventType === 'merge_request.open')!;
@@ -110,7 +114,12 @@ describe('the GitLab adapter against the fake GitLab', () => {
     // A new request to GitLab: a new X-Gitlab-Event-UUID, which is why the identity is the Idempotency-Key.
     expect(received[0]!.headers['x-gitlab-event-uuid']).not.toBe(recorded.request_headers['X-Gitlab-Event-UUID']);
     const again = adapter();
-    const listed = [...(await again.listDeliveries(hook.id, null)).deliveries, ...(await again.listDeliveries(hook.id, '2')).deliveries];
+    const listed = [];
+    for (let next: string | null = null, first = true; first || next; first = false) {
+      const page = await again.listDeliveries(hook.id, next);
+      listed.push(...page.deliveries);
+      next = page.next;
+    }
     expect(listed[0]).toMatchObject({ identity: failed.identity, outcome: 'success', redelivery: true });
     expect(listed.filter((d) => d.identity === failed.identity).map((d) => d.redelivery)).toEqual([true, false]);
   });
@@ -242,7 +251,7 @@ describe('the fake GitLab cannot drift from GitLab’s documented shapes', () =>
     expect(typo.status).toBe(400);
     expect(fake.problems.join('\n')).toMatch(/must NOT have additional properties/);
     fake.problems.length = 0;
-    const big = await fetch(`${fake.url}/projects/o%2Fr/hooks/1/events?per_page=1000`, { headers: { 'private-token': 't' } });
+    const big = await fetch(`${fake.url}/projects/o%2Fr/hooks/1/events?per_page=100`, { headers: { 'private-token': 't' } });
     expect(big.status).toBe(400);
     expect(fake.problems.join('\n')).toMatch(/query parameter per_page/);
     fake.problems.length = 0;

@@ -66,9 +66,10 @@ function flagsFor(eventTypes: string[]): Record<string, boolean> {
   return Object.fromEntries(FLAGS.map((flag) => [flag, on.has(flag)]));
 }
 
-const PER_PAGE = 100;
+/** GitLab lists at most 20 hook events a page (its events endpoint takes per_page 1 to 20). */
+const PER_PAGE = 20;
 /** Pages fetchDelivery looks through for one event (GitLab has no endpoint for one). */
-const FETCH_PAGES = 10;
+const FETCH_PAGES = 50;
 
 // What Tripline reads of GitLab's answers (docs: project webhooks API); anything else is garbage, and said so.
 const hookItem = z
