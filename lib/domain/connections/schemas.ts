@@ -6,7 +6,7 @@ import { secretNameSchema } from '@/lib/domain/secrets/schemas';
 
 export const CONNECTION_PROVIDERS = ['github_repository', 'github_organization', 'gitlab_project', 'stripe_account'] as const;
 /** The providers whose adapter exists today; the others are refused with a clear message. */
-export const SUPPORTED_PROVIDERS = ['github_repository', 'github_organization'] as const;
+export const SUPPORTED_PROVIDERS = ['github_repository', 'github_organization', 'gitlab_project'] as const;
 
 /** The providers' names for people, client-safe (the modules in providers/ are server-only). */
 export const PROVIDER_NAME: Record<(typeof CONNECTION_PROVIDERS)[number], string> = {
