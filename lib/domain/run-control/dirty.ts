@@ -3,7 +3,7 @@
 // lib/domain/runs/worker.ts ends them), so the scheduler never misses a
 // change, across crashes too. Each mark also bumps the group's `changes`: a
 // pass clears `dirty` only while `changes` is the count it read, so a mark
-// made while it decided keeps the group dirty (docs/decisions/0111). Every
+// made while it decided keeps the group dirty (docs/decisions/0112). Every
 // writer locks groups in key order, so two of them cannot deadlock; the
 // scheduler holds a group's row lock only in its last statement.
 

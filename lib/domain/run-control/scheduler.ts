@@ -15,7 +15,7 @@ import { schedulers, type Scheduler } from '@/lib/domain/run-control/wake';
 // group's row is locked only by the pass's last statement, which writes its
 // state and clears `dirty` unless a writer marked the group again meanwhile
 // (its `changes` moved): the ingress and the workers, which mark groups dirty,
-// never wait for a whole pass (docs/decisions/0111). The pass never waits for
+// never wait for a whole pass (docs/decisions/0112). The pass never waits for
 // a lock: it skips groups another pass holds, and a group whose runs it cannot
 // all lock (a worker is ending one this moment) stays dirty for the next
 // pass. So it cannot deadlock with the ingress or the workers.
@@ -51,7 +51,7 @@ const ACTIVE_SQL = sqlStatusList(ACTIVE_RUN_STATUSES);
  * group's key (two keys whose hashes collide only share a pass's turn),
  * taken without waiting. It keeps other passes out of the group until the
  * pass's transaction ends, while the group's row stays free for the writers
- * that mark it dirty (docs/decisions/0111).
+ * that mark it dirty (docs/decisions/0112).
  */
 const groupLock = (row = '') => `pg_try_advisory_xact_lock(hashtextextended('tripline.run-group:' || ${row}"automationId" || ':' || ${row}"key", 0))`;
 const GROUPS_FROM = (param: string) => `(SELECT x->>0 AS "automationId", x->>1 AS "key" FROM jsonb_array_elements(${param}::jsonb) x)`;
