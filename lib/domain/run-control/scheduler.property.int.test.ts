@@ -17,7 +17,7 @@ import { budget } from '@/scripts/speed.mjs';
 //   - every matched delivery ends in exactly one outcome: one row per
 //     delivery, in a final status, once the history has settled;
 //   - under queue-newest and debounce, the last delivery of each key runs.
-// docs/decisions/0101 shows it failing once the group lock is removed.
+// docs/decisions/0112 shows it failing once the group lock is removed.
 
 // Histories per mode: PostgreSQL's two instances are where the races are; PGlite is one connection.
 const RUNS = { postgres: 8, pglite: 4 };

@@ -9,12 +9,16 @@ import { schedulers, type Scheduler } from '@/lib/domain/run-control/wake';
 // Run control's scheduler (docs/automations.md, Run control; docs/decisions/0101).
 // Every instance runs one. A pass claims groups (RunGroup rows) that are
 // dirty (a delivery arrived, a run ended) or due (a debounce or throttle
-// period ends) with FOR UPDATE SKIP LOCKED, so two instances never decide one
-// group at once, and decides each group's runs in the pass's transaction
-// (decide.ts). The pass never waits for a lock: it skips locked groups, and
-// a group whose runs it cannot all lock (a worker is ending one this moment)
-// stays dirty for the next pass. So it cannot deadlock with the ingress or
-// the workers, which wait for the group's lock while they mark it dirty.
+// period ends) under a transaction-scoped advisory lock taken without
+// waiting (groupLock), so two instances never decide one group at once, and
+// decides each group's runs in the pass's transaction (decide.ts). The
+// group's row is locked only by the pass's last statement, which writes its
+// state and clears `dirty` unless a writer marked the group again meanwhile
+// (its `changes` moved): the ingress and the workers, which mark groups dirty,
+// never wait for a whole pass (docs/decisions/0112). The pass never waits for
+// a lock: it skips groups another pass holds, and a group whose runs it cannot
+// all lock (a worker is ending one this moment) stays dirty for the next
+// pass. So it cannot deadlock with the ingress or the workers.
 //
 // Everything it knows is in the database: a restarted instance finds the
 // pending, debouncing, throttled and waiting rows, and their groups dirty or
@@ -42,9 +46,17 @@ const PASS_WAIT_MS = 10_000;
 const PASS_TIMEOUT_MS = 30_000;
 
 const ACTIVE_SQL = sqlStatusList(ACTIVE_RUN_STATUSES);
+/**
+ * A pass's hold on a group: a transaction-scoped advisory lock on the
+ * group's key (two keys whose hashes collide only share a pass's turn),
+ * taken without waiting. It keeps other passes out of the group until the
+ * pass's transaction ends, while the group's row stays free for the writers
+ * that mark it dirty (docs/decisions/0112).
+ */
+const groupLock = (row = '') => `pg_try_advisory_xact_lock(hashtextextended('tripline.run-group:' || ${row}"automationId" || ':' || ${row}"key", 0))`;
 const GROUPS_FROM = (param: string) => `(SELECT x->>0 AS "automationId", x->>1 AS "key" FROM jsonb_array_elements(${param}::jsonb) x)`;
 
-type ClaimedGroup = GroupState & { automationId: string; key: string; runControl: unknown };
+type ClaimedGroup = GroupState & { automationId: string; key: string; runControl: unknown; /** RunGroup.changes as read, as text (a bigint). */ changes: string };
 type RunRow = Omit<GroupRun, 'status'> & { status: string; automationId: string; key: string };
 
 export type PassResult = { groups: number; deferred: number; started: number; changes: number };
@@ -83,9 +95,9 @@ async function decideGroups(tx: Tx, clock: () => Date): Promise<{ pass: PassResu
   // load): a time from before the wait would open a throttle period, or start a debounce, seconds in the past.
   const claimedAt = clock();
   const groups = await tx.$queryRawUnsafe<ClaimedGroup[]>(
-    `WITH dirty AS (SELECT "automationId", "key" FROM "RunGroup" WHERE "dirty" LIMIT $2 FOR UPDATE SKIP LOCKED),
-          due AS (SELECT "automationId", "key" FROM "RunGroup" WHERE "dueAt" <= $1 AND NOT "dirty" LIMIT $2 FOR UPDATE SKIP LOCKED)
-     SELECT g."automationId", g."key", g."burstStartedAt", g."burstDueAt", g."windowStartedAt", g."windowRuns", a."runControl"
+    `WITH dirty AS (SELECT "automationId", "key" FROM "RunGroup" WHERE "dirty" AND ${groupLock()} LIMIT $2),
+          due AS (SELECT "automationId", "key" FROM "RunGroup" WHERE "dueAt" <= $1 AND NOT "dirty" AND ${groupLock()} LIMIT $2)
+     SELECT g."automationId", g."key", g."burstStartedAt", g."burstDueAt", g."windowStartedAt", g."windowRuns", g."changes"::text AS "changes", a."runControl"
        FROM (SELECT * FROM dirty UNION ALL SELECT * FROM due) p
        JOIN "RunGroup" g ON g."automationId" = p."automationId" AND g."key" = p."key"
        JOIN "Automation" a ON a."id" = g."automationId"`,
@@ -133,7 +145,7 @@ async function decideGroups(tx: Tx, clock: () => Date): Promise<{ pass: PassResu
     const runs = runsOf.get(groupKey(group)) ?? [];
     if (runs.length !== (counts.get(groupKey(group)) ?? 0)) {
       deferred += 1;
-      states.push({ automationId: group.automationId, key: group.key, dirty: true, keep: true });
+      states.push({ automationId: group.automationId, key: group.key, changes: group.changes, dirty: true, keep: true });
       continue;
     }
     const decision = decide(controlOf(group.runControl), { ...group, windowRuns: Number(group.windowRuns) }, runs, now);
@@ -142,12 +154,12 @@ async function decideGroups(tx: Tx, clock: () => Date): Promise<{ pass: PassResu
       const outcome = outcomeOf(change);
       if (outcome) outcomes.set(outcome, (outcomes.get(outcome) ?? 0) + 1);
     }
-    states.push({ automationId: group.automationId, key: group.key, dirty: false, keep: false, dueAt: decision.dueAt, ...decision.state });
+    states.push({ automationId: group.automationId, key: group.key, changes: group.changes, dirty: false, keep: false, dueAt: decision.dueAt, ...decision.state });
   }
   if (changes.length) await applyChanges(tx, changes, now);
   await tx.$executeRawUnsafe(
     `UPDATE "RunGroup" g
-        SET "dirty" = (c->>'dirty')::boolean,
+        SET "dirty" = (c->>'dirty')::boolean OR g."changes" <> (c->>'changes')::bigint,
             "dueAt" = CASE WHEN (c->>'keep')::boolean THEN g."dueAt" ELSE ${timestamp(`c->>'dueAt'`)} END,
             "burstStartedAt" = CASE WHEN (c->>'keep')::boolean THEN g."burstStartedAt" ELSE ${timestamp(`c->>'burstStartedAt'`)} END,
             "burstDueAt" = CASE WHEN (c->>'keep')::boolean THEN g."burstDueAt" ELSE ${timestamp(`c->>'burstDueAt'`)} END,
@@ -204,6 +216,7 @@ export async function forgetIdleGroups(db: Db = prisma, max = MAX_GROUPS_PER_AUT
           SELECT x."automationId", x."key" FROM "RunGroup" x
            WHERE x."automationId" = c."automationId" AND NOT x."dirty" AND x."dueAt" IS NULL
              AND NOT EXISTS (SELECT 1 FROM "Run" r WHERE r."automationId" = x."automationId" AND r."controlKey" = x."key" AND r."status" IN (${ACTIVE_SQL}))
+             AND ${groupLock('x.')}
            ORDER BY x."activeAt", x."key"
            LIMIT c."excess"
              FOR UPDATE SKIP LOCKED
