@@ -230,7 +230,7 @@ async function connectTriplineSecret(db: Db, side: ConnectSide): Promise<{ hookI
  * secret (only its URL and events change). A hook that already sends to the
  * ingress URL but was not made by this connection is not adopted: its secret
  * can never be read, so connecting is refused with a message naming it
- * (docs/decisions/0109-stripe-connections-recover-by-import.md). If storing
+ * (docs/decisions/0111-stripe-connections-recover-by-import.md). If storing
  * the secret fails, the new hook is deleted again.
  */
 async function connectProviderSecret(db: Db, side: ConnectSide): Promise<{ hookId: string; created: boolean }> {
@@ -357,7 +357,7 @@ export async function pushSecretToProvider(factoryId: string, webhookId: string,
   if (!row?.providerHookId) return false;
   const maker = moduleFor(row.provider);
   if (maker.secretMadeBy === 'provider') {
-    // Stripe cannot be given a secret (docs/decisions/0109-stripe-connections-recover-by-import.md).
+    // Stripe cannot be given a secret (docs/decisions/0111-stripe-connections-recover-by-import.md).
     throw new AppError(
       'conflict',
       `${maker.name} makes this webhook's signing secret and cannot be given a new one: roll it in the ${maker.name} Dashboard and enter the new secret, or disconnect deleting the endpoint and connect again for a new endpoint with a new secret.`,

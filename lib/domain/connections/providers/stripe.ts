@@ -15,7 +15,7 @@ import { providerBodyDeliveryId } from '@/lib/ingress/signatures/verify';
 // (lib/domain/connections/import.ts). Stripe makes the endpoint's signing
 // secret (`whsec_...`) and returns it once, at creation; it cannot be set or
 // read later, so an endpoint is created by Tripline or not used
-// (docs/decisions/0109-stripe-connections-recover-by-import.md).
+// (docs/decisions/0111-stripe-connections-recover-by-import.md).
 
 /** `self` (the API key's own account) or a connected account's ID, reached with the Stripe-Account header. */
 const TARGET = /^(?:self|acct_[A-Za-z0-9]{1,64})$/;
