@@ -34,7 +34,8 @@ import { wakeConnectionChecks } from '@/lib/domain/connections/wake';
 // If the provider then refuses, Tripline's side is put back as it was. When
 // the provider makes it (Stripe returns an endpoint's `whsec_` once, at
 // creation, and sends nothing until an event happens): the provider's side
-// first, then its secret stored (connectProviderSecret). A rotation (pushSecretToProviderTx) goes the other way:
+// first, then its secret stored (connectProviderSecret). A rotation
+// (pushSecretToProviderTx) goes the other way:
 // the provider is told inside the rotation's transaction, so a provider that
 // refuses leaves both sides unchanged.
 
