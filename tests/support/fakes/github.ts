@@ -2,7 +2,8 @@ import { createHmac, randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { openApiDescription, type Json, type Operation } from './openapi';
+import { openApiDescription, takeFault, type Fault, type Json, type Operation } from './openapi';
+export type { Fault } from './openapi';
 
 // A fake GitHub for the connection tests: repository and organization hooks
 // (list, create, update, config, delete), their deliveries (list with a
@@ -77,8 +78,6 @@ export type FakeDelivery = {
   response: { headers: Record<string, string>; payload: string | null };
 };
 
-/** One injected answer for the next request(s) whose path matches. */
-export type Fault = { match?: RegExp; status: number; body?: string; headers?: Record<string, string>; times?: number };
 
 export type GitHubFake = {
   url: string;
@@ -327,10 +326,9 @@ export async function startGitHubFake(): Promise<GitHubFake> {
       }
       const token = /^(?:token|bearer) (.+)$/i.exec(request.headers.authorization ?? '')?.[1];
       const access = token ? fake.tokens.get(token) : undefined;
-      const fault = fake.faults.find((f) => !f.match || f.match.test(url.pathname));
+      const fault = takeFault(fake.faults, url.pathname);
       let answer: { status: number; body: unknown; headers?: Record<string, string> };
       if (fault) {
-        if ((fault.times = (fault.times ?? 1) - 1) <= 0) fake.faults.splice(fake.faults.indexOf(fault), 1);
         if (fault.body !== undefined) {
           // Garbage on purpose: sent as it is, not validated.
           response.writeHead(fault.status, { 'content-type': 'application/json', ...fault.headers });

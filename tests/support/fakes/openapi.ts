@@ -14,6 +14,16 @@ export type Operation = { method: string; template: string; pattern: RegExp; nam
 /** Responses are validated as sent; request parameters and form bodies (text) with their types coerced. */
 export type ValidatorKind = 'responses' | 'requests';
 
+/** One injected answer for the next request(s) whose path (fakes/github.ts) or method and path (fakes/stripe.ts) match. */
+export type Fault = { match?: RegExp; status: number; body?: string; headers?: Record<string, string>; times?: number };
+
+/** The first fault matching `key`, counted off (gone after `times`, default once); undefined when none. */
+export function takeFault(faults: Fault[], key: string): Fault | undefined {
+  const fault = faults.find((f) => !f.match || f.match.test(key));
+  if (fault && (fault.times = (fault.times ?? 1) - 1) <= 0) faults.splice(faults.indexOf(fault), 1);
+  return fault;
+}
+
 export function openApiDescription(file: string, name: string, options: { transform?: (spec: unknown) => unknown } = {}) {
   let loaded: { spec: Json; ajv: Record<ValidatorKind, Ajv> } | undefined;
   const load = () => {

@@ -2,7 +2,8 @@ import { createHmac, randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { openApiDescription, type Json, type Operation } from './openapi';
+import { openApiDescription, takeFault, type Fault, type Json, type Operation } from './openapi';
+export type { Fault } from './openapi';
 
 // A fake Stripe for the connection tests: an account's webhook endpoints
 // (list, create, retrieve, update, delete) and its events (list newest first
@@ -107,8 +108,6 @@ export type FakeEvent = {
 
 export type FakeAttempt = { eventId: string; endpointId: string; status: number; body: string; signature: string };
 
-/** One injected answer for the next request(s) whose method and path match. */
-export type Fault = { match?: RegExp; status: number; body?: string; headers?: Record<string, string>; times?: number };
 
 export type StripeFake = {
   url: string;
@@ -366,10 +365,9 @@ export async function startStripeFake(): Promise<StripeFake> {
       }
       const key = /^Bearer (.+)$/.exec(request.headers.authorization ?? '')?.[1];
       const access = key ? fake.keys.get(key) : undefined;
-      const fault = fake.faults.find((f) => !f.match || f.match.test(`${method.toUpperCase()} ${url.pathname}`));
+      const fault = takeFault(fake.faults, `${method.toUpperCase()} ${url.pathname}`);
       let answer: Answer;
       if (fault) {
-        if ((fault.times = (fault.times ?? 1) - 1) <= 0) fake.faults.splice(fake.faults.indexOf(fault), 1);
         if (fault.body !== undefined) {
           // Garbage on purpose: sent as it is, not validated.
           response.writeHead(fault.status, { 'content-type': 'application/json', ...fault.headers });
