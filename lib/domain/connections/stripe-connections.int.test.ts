@@ -37,8 +37,8 @@ describe.each(testDatabaseKinds())('connections to Stripe on %s', (kind) => {
     fake.keys.set('rk_test_events', 'events');
     await createSecret(state.factoryId, { name: 'STRIPE_KEY', value: 'rk_test_full' }, state.database.prisma);
     await createSecret(state.factoryId, { name: 'STRIPE_EVENTS_ONLY', value: 'rk_test_events' }, state.database.prisma);
-    // A Stripe webhook waits for its provider secret: Tripline stores the one Stripe makes.
-    const created = await createWebhook(state.factoryId, { name: 'stripe', authMode: 'signature', signatureScheme: 'stripe', providerSecret: 'whsec_placeholderplaceholder' }, state.database.prisma);
+    // A Stripe webhook without its provider secret yet: connecting stores the one Stripe makes.
+    const created = await createWebhook(state.factoryId, { name: 'stripe', authMode: 'signature', signatureScheme: 'stripe' }, state.database.prisma);
     uid = created.webhook.uid;
     webhookId = (await state.database.prisma.webhook.findUniqueOrThrow({ where: { uid } })).id;
     const automation = await createAutomation(
