@@ -20,6 +20,7 @@ export const deliveryStatusTones: Record<AnyDeliveryStatus, BadgeTone> = {
 export const identitySourceLabels: Record<string, string> = {
   configured_header: 'Delivery ID header',
   provider_header: 'Provider delivery header',
+  provider_body: 'Provider event ID in the body',
   service_header: 'X-Service-Delivery-Id',
   body_hash: 'Hash of the body',
   request_id: 'Request ID (no sender ID, body not read)',

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { bodyHashId, deliveryIdentity, normaliseSenderId } from '@/lib/ingress/identity';
 import { parseJsonBody } from '@/lib/ingress/json';
+import { providerBodyDeliveryId } from '@/lib/ingress/signatures/verify';
 import { declaredSize, declaredTooLarge, readBodyWithLimit } from '@/lib/platform/http/body';
 import { redactHeaders } from '@/lib/platform/http/sensitive-headers';
 
@@ -13,6 +14,19 @@ describe('delivery identity', () => {
     expect(deliveryIdentity({ headers, body, configuredHeader: null, providerId: 'prov-1' })).toEqual({ deliveryId: 'prov-1', source: 'provider_header' });
     expect(deliveryIdentity({ headers, body, configuredHeader: 'x-other', providerId: null })).toEqual({ deliveryId: 'svc-1', source: 'service_header' });
     expect(deliveryIdentity({ headers: new Headers(), body, configuredHeader: null, providerId: null })).toEqual({ deliveryId: bodyHashId(body), source: 'body_hash' });
+  });
+
+  it('takes the event ID a provider without a delivery header names in its body (Stripe), after a provider header and before X-Service-Delivery-Id', () => {
+    const headers = new Headers({ 'x-service-delivery-id': 'svc-1' });
+    const event = { id: 'evt_1NG8Du2eZvKYlo2CUI79vXWy', object: 'event', type: 'invoice.paid' };
+    expect(providerBodyDeliveryId('stripe', event)).toBe('evt_1NG8Du2eZvKYlo2CUI79vXWy');
+    expect(providerBodyDeliveryId('stripe', [event])).toBeNull();
+    expect(providerBodyDeliveryId('stripe', { id: 42 })).toBeNull();
+    expect(providerBodyDeliveryId('github', event)).toBeNull();
+    const providerBodyId = providerBodyDeliveryId('stripe', event);
+    expect(deliveryIdentity({ headers, body, configuredHeader: null, providerId: null, providerBodyId })).toEqual({ deliveryId: event.id, source: 'provider_body' });
+    expect(deliveryIdentity({ headers, body, configuredHeader: null, providerId: 'prov-1', providerBodyId })).toEqual({ deliveryId: 'prov-1', source: 'provider_header' });
+    expect(deliveryIdentity({ headers: new Headers(), body, configuredHeader: null, providerId: null, providerBodyId: 'x'.repeat(300) }).deliveryId).toMatch(/^id-sha256:/);
   });
 
   it('hashes identical bodies to the same ID and different bodies apart', () => {

@@ -5,6 +5,8 @@ import { MAX_DELIVERY_ID_LENGTH } from '@/lib/ingress/limits';
 // Delivery identity (docs/decisions/0028-delivery-identity.md), in order of preference:
 //   (a) the header named by the webhook's Delivery ID header setting,
 //   (b) the provider's delivery header, for signature webhooks,
+//   (b') for a provider without one, the ID its verified body names (Stripe's
+//        event `id`), for accepted deliveries of signature webhooks,
 //   (c) X-Service-Delivery-Id,
 //   (d) a hash of the body.
 // A sender ID is used verbatim when it is 1 to 200 printable ASCII
@@ -14,7 +16,7 @@ import { MAX_DELIVERY_ID_LENGTH } from '@/lib/ingress/limits';
 // bounded identity that still deduplicates retries. An empty header counts
 // as absent.
 
-export type IdentitySource = 'configured_header' | 'provider_header' | 'service_header' | 'body_hash' | 'request_id';
+export type IdentitySource = 'configured_header' | 'provider_header' | 'provider_body' | 'service_header' | 'body_hash' | 'request_id';
 
 export type Identity = { deliveryId: string; source: IdentitySource };
 
@@ -41,10 +43,13 @@ export function deliveryIdentity(input: {
   body: Buffer;
   configuredHeader: string | null;
   providerId: string | null;
+  /** The ID the verified body names (signatures/verify.ts, providerBodyDeliveryId); only for accepted deliveries. */
+  providerBodyId?: string | null;
 }): Identity {
   const candidates: Array<[string | null, IdentitySource]> = [
     [input.configuredHeader ? input.headers.get(input.configuredHeader) : null, 'configured_header'],
     [input.providerId, 'provider_header'],
+    [input.providerBodyId ?? null, 'provider_body'],
     [input.headers.get('x-service-delivery-id'), 'service_header'],
   ];
   for (const [raw, source] of candidates) {

@@ -1,32 +1,26 @@
 import 'server-only';
-import { env } from '@/lib/platform/env';
 import { authenticate } from '@/lib/ingress/authenticate';
 import { declaredSize, declaredTooLarge, readBodyWithLimit } from '@/lib/platform/http/body';
 import { requestNow } from '@/lib/ingress/clock';
-import { announceEntry } from '@/lib/domain/deliveries/wake';
 import { redactHeaders, signatureHeaderValues } from '@/lib/platform/http/sensitive-headers';
 import { answerChallenge, answerHandshake } from '@/lib/ingress/handshakes';
 import { allowlistAdmits } from '@/lib/ingress/allowlist-match';
 import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable, noteDatabaseUnavailable } from '@/lib/platform/db/unavailable';
-import { currentTraceparent, inSpan } from '@/lib/platform/tracing';
 import { deliveryIdentity, normaliseSenderId, requestIdentity, type Identity } from '@/lib/ingress/identity';
 import { parseJsonBody } from '@/lib/ingress/json';
 import { INGRESS_WAITING, MAX_BODY_BYTES } from '@/lib/ingress/limits';
 import { recordAuthFailure, recordUnauthenticated } from '@/lib/ingress/log-budget';
 import { consume, foldedDeliveryLimit, getLimiters } from '@/lib/ingress/rate-limit';
-import { accepting, recordAccepted, recordRejected, type RejectedStatus } from '@/lib/ingress/record';
+import { accepting, recordRejected, type RejectedStatus } from '@/lib/ingress/record';
 import { CommitQueueBusy } from '@/lib/ingress/group-commit';
 import { episodes, log } from '@/lib/platform/log';
-import { runsToStart } from '@/lib/domain/runs/start';
-import { wakeWorkers } from '@/lib/domain/runs/wake';
-import { wakeScheduler } from '@/lib/domain/run-control/wake';
 import { note, observeIngress } from '@/lib/ingress/observe';
 import { accepted, ingressError, notFound, rateLimited } from '@/lib/ingress/responses';
 import { clientAddress } from '@/lib/platform/entry/client-address';
 import { receivedHeaders } from '@/lib/platform/entry/request-context';
-import { extractEventType } from '@/lib/ingress/signatures/event-types';
 import { getScheme } from '@/lib/ingress/signatures/registry';
-import { providerDeliveryId, redactBodyCredential } from '@/lib/ingress/signatures/verify';
+import { providerBodyDeliveryId, providerDeliveryId } from '@/lib/ingress/signatures/verify';
+import { acceptDelivery } from '@/lib/ingress/accept';
 import { findLiveWebhook, type LiveWebhook } from '@/lib/ingress/live';
 import { ingressUrl } from '@/lib/ingress/urls';
 
@@ -199,38 +193,25 @@ async function serve(request: Request, params: IngressParams): Promise<Response>
     return ingressError('invalid_json');
   }
 
-  const identity = deliveryIdentity({ headers, body, configuredHeader: webhook.deliveryIdHeader, providerId: providerIdFor(webhook, headers) });
+  // The ID a verified body names (Stripe's event `id`), for providers without a delivery header.
+  const providerBodyId = webhook.authMode === 'signature' && webhook.signatureScheme ? providerBodyDeliveryId(webhook.signatureScheme, json.value) : null;
+  const identity = deliveryIdentity({ headers, body, configuredHeader: webhook.deliveryIdHeader, providerId: providerIdFor(webhook, headers), providerBodyId });
   const scheme = webhook.signatureScheme ? getScheme(webhook.signatureScheme) : undefined;
   // As the sender sent them: not the address, request id and forwarding headers the server added.
   const stored = redactHeaders(receivedHeaders() ?? headers, scheme?.signatureHeaders ?? []);
   const signatures = webhook.authMode === 'signature' && scheme ? signatureHeaderValues(headers, scheme.signatureHeaders) : null;
-  // From the headers and the body parsed above; null when the delivery names none (never a rejection).
-  // A credential in the body (Microsoft Graph's clientState) is stored and handed on redacted, like credential headers.
-  const kept = webhook.authMode === 'signature' && webhook.signatureScheme && webhook.credential ? redactBodyCredential(webhook.signatureScheme, json, webhook.credential) : json;
-  const eventType = extractEventType(webhook.eventTypeSource, { header: (name) => headers.get(name), body: kept.value });
-  // Runs continue the request's trace: their executor's span is this span's child.
-  const traceparent = currentTraceparent();
-  const outcome = await inSpan('tripline.ingress.record', { attributes: { 'db.system.name': 'postgresql', 'db.operation.name': 'record delivery' } }, () => recordAccepted({
-    webhookId: webhook.id,
-    factoryId: webhook.factoryId,
+  const { outcome, eventType } = await acceptDelivery(webhook, {
     identity,
-    // Triggers read what the log stores (the type, the redacted headers), so Test filter, Backtest and Replay decide alike.
-    runs: runsToStart(webhook, webhook.triggers, { deliveryId: identity.deliveryId, text: kept.text, value: kept.value, eventType, headers: stored }),
     size: body.length,
-    body: kept.text,
-    headers: stored,
+    json,
+    header: (name) => headers.get(name),
+    stored,
     signatureHeaders: signatures,
     remoteAddress: logAddress,
-    eventType,
-    runQueueLimit: env().runQueueLimit,
     rateLimit: folded ?? undefined,
-    traceparent,
-  }));
+  });
   if (outcome.limited) return rateLimited(outcome.retryAfterSeconds);
   note(request, { recorded: true, eventType, runs: outcome.runs });
-  if (outcome.runs > outcome.pending) wakeWorkers();
-  if (outcome.pending > 0) wakeScheduler();
-  announceEntry(webhook.id);
   if (outcome.status === 'duplicate') note(request, { duplicate: true });
   return accepted(identity.deliveryId, webhook.customResponse);
 }

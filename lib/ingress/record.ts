@@ -177,6 +177,8 @@ export type AcceptInput = {
   rateLimit?: FoldedRateLimit;
   /** The W3C trace context its runs continue (with traces on), else null. */
   traceparent?: string | null;
+  /** How the entry reached the log when not live from its sender (`stripe_import`); null for a live delivery. */
+  origin?: string | null;
 };
 
 /**
@@ -307,6 +309,7 @@ function deliveryColumns(input: AcceptInput, ids: { rowId: string; webhookId: st
     ['signatureHeaders', `CASE WHEN ${accepted} THEN ${param(input.signatureHeaders ? JSON.stringify(input.signatureHeaders) : null, 'jsonb')} ELSE NULL END`],
     ['remoteAddress', param(input.remoteAddress, 'text')],
     ['eventType', param(input.eventType ?? null, 'text')],
+    ['origin', param(input.origin ?? null, 'text')],
     [
       'detail',
       `CASE WHEN NOT ${accepted} THEN 'identity already accepted'

@@ -504,12 +504,12 @@ export function openApiDocument(baseUrl: string) {
           responses: { 200: json({ type: 'object', properties: { connection: { anyOf: [{ $ref: '#/components/schemas/Connection' }, { type: 'null' }] } } }), ...standardErrors },
         },
         put: {
-          summary: 'Connect the webhook to its sender (admin): creates the provider’s hook pointing at the ingress URL, or adopts one that already does, with a new secret set on both sides (never returned). Again: changes the settings and sets a new secret',
+          summary: 'Connect the webhook to its sender (admin): creates the provider’s hook pointing at the ingress URL, or adopts one that already does, with a new secret set on both sides (never returned). Again: changes the settings and sets a new secret. Stripe (stripe_account, target self or acct_...): Stripe makes the endpoint’s secret and returns it once, which Tripline stores; an endpoint made by hand is not adopted (409 naming it), and connecting again keeps the endpoint and its secret',
           requestBody: body(jsonSchema(connectWebhookSchema)),
           responses: {
             200: json({ type: 'object', properties: { connection: { $ref: '#/components/schemas/Connection' } } }),
             ...standardErrors,
-            409: errorResponse('The webhook does not verify the provider’s signatures, or its factory keeps its webhooks in definition files (managed or repository-backed: declare the connection in the file)'),
+            409: errorResponse('The webhook does not verify the provider’s signatures, or its factory keeps its webhooks in definition files (managed or repository-backed: declare the connection in the file), or (Stripe) an endpoint this connection did not make already sends to the URL'),
             422: errorResponse('Invalid fields; or the provider refused the credential, naming the permission it lacks (credentialSecretName)'),
             503: errorResponse('The provider did not answer as expected'),
           },
@@ -619,7 +619,7 @@ export function openApiDocument(baseUrl: string) {
       '/factories/{factory}/webhooks/{uid}/deliveries': {
         parameters: [factoryParam, uidParam],
         get: {
-          summary: 'The delivery log, newest first',
+          summary: 'The delivery log, newest first. An entry that did not arrive live carries `origin`: `provider_redelivery` (its sender sent it again) or `stripe_import` (a recovery pass fetched the event from Stripe’s API and recorded it)',
           parameters: [
             { name: 'status', in: 'query', schema: { type: 'string', enum: [...deliveryStatusFilters] } },
             { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 100, default: 50 } },

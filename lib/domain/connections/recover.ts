@@ -8,6 +8,7 @@ import { BoundReached, type Bounds } from '@/lib/domain/connections/fetch';
 import { ProviderError, type ProviderDelivery } from '@/lib/domain/connections/provider';
 import { connectionRow, moduleFor, openAdapter, type ConnectionRow } from '@/lib/domain/connections/service';
 import { enqueueEvent, factoryRef } from '@/lib/domain/notifications/service';
+import { importDelivery, importTarget } from '@/lib/domain/connections/import';
 
 // The recovery pass (docs/connections.md, Recovering missed deliveries): for
 // one connected webhook, list the provider's deliveries since the watermark
@@ -17,7 +18,10 @@ import { enqueueEvent, factoryRef } from '@/lib/domain/notifications/service';
 // again what the log lacks. The redelivery then arrives signed through the
 // ingress and is verified and deduplicated like any other delivery, so a
 // redelivery that races the live one, or a second redelivery after a pass
-// was killed, still makes one entry and one set of runs.
+// was killed, still makes one entry and one set of runs. A provider that
+// cannot send again (Stripe, recovery `import`) lists the events themselves:
+// the pass records each through the ingress's own acceptDelivery
+// (import.ts), deduplicated by the same identity.
 //
 // One pass per connection at a time, on any number of instances: a lease on
 // the connection's row (leaseOwner, leaseUntil), taken by one conditional
@@ -66,6 +70,7 @@ export type PassResult = {
   listed: number;
   wanted: number;
   missing: number;
+  /** Asked for again (redelivery) or recorded (import). */
   redelivered: number;
   requests: number;
   error: string | null;
@@ -180,9 +185,10 @@ export async function runRecoveryPass(connectionId: string, options: PassOptions
   try {
     if (!row.providerHookId) throw new ProviderError('The connection has no provider hook yet: connect it again', null, { permanent: true });
     const adapter = await openAdapter(db, row, bounds);
-    const providerRate = moduleFor(provider).redeliveryRate;
+    const described = moduleFor(provider);
+    const providerRate = described.redeliveryRate;
     const rate = options.redeliveryRate ?? defaultRedeliveryRate(providerRate);
-    const retention = started - moduleFor(provider).retentionDays * 86_400_000;
+    const retention = started - described.retentionDays * 86_400_000;
     const lower = Math.max(retention, (row.watermark?.getTime() ?? 0) - SKEW_MS);
 
     // 1. List newest first until the page reaches the lower bound.
@@ -222,9 +228,11 @@ export async function runRecoveryPass(connectionId: string, options: PassOptions
       .sort((a, b) => a.first.deliveredAt.getTime() - b.first.deliveredAt.getTime());
     result.missing = missing.length;
 
-    // 4. Ask for each again, oldest first, at the provider's pace, within the bounds.
+    // 4. Ask for each again (or import it: Stripe), oldest first, at the provider's pace, within the bounds.
     // A provider's own limit counts over a window this pass cannot see (the
     // last pass's requests may be in it): then the pass starts with none in hand.
+    const importing = described.recovery === 'import' ? await importTarget(db, row.webhookId, described) : null;
+    const refused: string[] = [];
     let tokens = providerRate && !options.redeliveryRate ? 0 : rate.burst;
     let refilled = Date.now();
     let unsettledFrom: number | null = null;
@@ -248,11 +256,19 @@ export async function runRecoveryPass(connectionId: string, options: PassOptions
         refilled = Date.now();
       }
       tokens -= 1;
-      await withRetries(() => adapter.redeliver(row.providerHookId!, entry.newest.attemptId), bounds, sleep);
-      result.redelivered++;
-      // Settled only once a later pass finds it in the log.
-      unsettledFrom ??= entry.first.deliveredAt.getTime();
-      if (result.redelivered % 20 === 0) await renewLease(db, row.id, owner);
+      if (importing) {
+        // In the log when this returns (or refused in words): settled at once.
+        const payload = entry.newest.payload ?? (await withRetries(() => adapter.fetchDelivery(row.providerHookId!, entry.newest.attemptId), bounds, sleep)).payload;
+        const imported = await importDelivery(importing, entry.newest, payload, db);
+        if (imported.status === 'refused') refused.push(imported.detail);
+        else result.redelivered++;
+      } else {
+        await withRetries(() => adapter.redeliver(row.providerHookId!, entry.newest.attemptId), bounds, sleep);
+        result.redelivered++;
+        // Settled only once a later pass finds it in the log.
+        unsettledFrom ??= entry.first.deliveredAt.getTime();
+      }
+      if ((index + 1) % 20 === 0) await renewLease(db, row.id, owner);
     }
 
     // 5. The watermark: up to the oldest unsettled delivery, never closer to now than the skew.
@@ -261,7 +277,8 @@ export async function runRecoveryPass(connectionId: string, options: PassOptions
       if (!watermark || next > watermark.getTime()) watermark = new Date(next);
     }
     result.outcome = cut ? 'cut' : 'ok';
-    result.error = cut ? `Incomplete: ${cut}` : null;
+    const notImported = refused.length ? `${refused.slice(0, 3).join('; ')}${refused.length > 3 ? ` (and ${refused.length - 3} more)` : ''}` : null;
+    result.error = [cut ? `Incomplete: ${cut}` : null, notImported].filter(Boolean).join('. ') || null;
   } catch (error) {
     if (error instanceof LeaseLost) {
       result.outcome = 'lost';

@@ -6,7 +6,7 @@ import { secretNameSchema } from '@/lib/domain/secrets/schemas';
 
 export const CONNECTION_PROVIDERS = ['github_repository', 'github_organization', 'gitlab_project', 'stripe_account'] as const;
 /** The providers whose adapter exists today; the others are refused with a clear message. */
-export const SUPPORTED_PROVIDERS = ['github_repository', 'github_organization', 'gitlab_project'] as const;
+export const SUPPORTED_PROVIDERS = ['github_repository', 'github_organization', 'gitlab_project', 'stripe_account'] as const;
 
 /** The providers' names for people, client-safe (the modules in providers/ are server-only). */
 export const PROVIDER_NAME: Record<(typeof CONNECTION_PROVIDERS)[number], string> = {
@@ -38,7 +38,7 @@ export const connectionSettingsShape = {
   provider: z.enum(CONNECTION_PROVIDERS, { error: `Choose one of ${CONNECTION_PROVIDERS.join(', ')}` }),
   apiBaseUrl: z.string().trim().max(500, 'Use at most 500 characters').optional(),
   credentialSecretName: credentialSecretNameSchema,
-  target: z.string().trim().min(1, 'Enter the repository (owner/repo), the organization or the project').max(200, 'Use at most 200 characters'),
+  target: z.string().trim().min(1, 'Enter the repository (owner/repo), the organization, the project or the Stripe account (self or acct_...)').max(200, 'Use at most 200 characters'),
   eventTypes: z
     .array(z.string().trim().regex(/^[a-z_*][a-z0-9_.]*$/, 'Use event names such as push or issues').max(100))
     .max(MAX_EVENT_TYPES, `Use at most ${MAX_EVENT_TYPES} event types`)

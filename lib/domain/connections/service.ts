@@ -1,6 +1,6 @@
 import 'server-only';
 import { randomBytes } from 'node:crypto';
-import { prisma, type DbOrTx } from '@/lib/platform/db';
+import { prisma, type Db, type DbOrTx, type Tx } from '@/lib/platform/db';
 import { lockFactory } from '@/lib/platform/db/locks';
 import { AppError } from '@/lib/platform/http/errors';
 import { log } from '@/lib/platform/log';
@@ -28,11 +28,15 @@ import { wakeConnectionChecks } from '@/lib/domain/connections/wake';
 // the ingress URL, or adopts one that already points there, and sets the
 // signing secret on both sides, so no secret is ever copied by hand.
 //
-// The order of the two sides: Tripline's side first (the team secret and the
-// webhook's applied credential, committed), then the provider's. GitHub
-// pings a new hook at once, signed with the new secret: the ping must find
-// that secret applied. If the provider then refuses, Tripline's side is put
-// back as it was. A rotation (pushSecretToProviderTx) goes the other way:
+// The order of the two sides, when Tripline makes the secret (GitHub):
+// Tripline's side first (the team secret and the webhook's applied
+// credential, committed), then the provider's. GitHub pings a new hook at
+// once, signed with the new secret: the ping must find that secret applied.
+// If the provider then refuses, Tripline's side is put back as it was. When
+// the provider makes it (Stripe returns an endpoint's `whsec_` once, at
+// creation, and sends nothing until an event happens): the provider's side
+// first, then its secret stored (connectProviderSecret). A rotation
+// (pushSecretToProviderTx) goes the other way:
 // the provider is told inside the rotation's transaction, so a provider that
 // refuses leaves both sides unchanged.
 
@@ -212,10 +216,6 @@ export async function checkConnectionSettings(
   if (webhook.authMode !== 'signature' || webhook.signatureScheme !== described.scheme) {
     throw new AppError('conflict', `Only a webhook that verifies ${described.name} signatures can be connected to ${described.name}`);
   }
-  if (described.secretMadeBy !== 'tripline') {
-    // The provider makes the secret and returns it once (Stripe): see its module in providers/.
-    throw new AppError('validation_failed', `Connecting ${described.name} is not available yet`, { provider: `Connecting ${described.name} is not available yet` });
-  }
   if (data.credentialSecretName === webhook.secretName) {
     // Connecting writes a new signing secret into the webhook's team secret: it would overwrite the API token.
     const message = `${data.credentialSecretName} is the webhook's own signing secret: keep the API token in a team secret of its own`;
@@ -230,6 +230,112 @@ export async function checkConnectionSettings(
 
 const generateSecret = () => randomBytes(32).toString('base64url');
 
+type ConnectSide = {
+  webhook: WebhookForConnection;
+  target: Pick<ConnectionRow, 'factoryId' | 'provider' | 'apiBaseUrl' | 'credentialSecretName' | 'target'>;
+  url: string;
+  events: string[];
+  /** The provider's hook this connection made before, when the provider and target are the same. */
+  known: string | null;
+  caller: ConnectionCaller;
+};
+
+/** Within a transaction: the factory's row locked, and connecting refused where definition files decide. */
+async function refuseConnectTx(tx: Tx, factoryId: string, caller: ConnectionCaller): Promise<void> {
+  await lockFactory(tx, factoryId);
+  refuseWhereFilesDecide(await configSourceOf(tx, factoryId), caller, 'connect');
+}
+
+const unlessGone = (error: unknown) => (error instanceof ProviderError && error.status === 404 ? null : Promise.reject(error));
+
+/**
+ * Tripline makes the secret (GitHub): Tripline's side first, committed, so
+ * the provider's first request (GitHub's ping) verifies; then the provider's
+ * hook is updated, adopted or created with it. If the provider refuses,
+ * Tripline's side goes back to the secret it had.
+ */
+async function connectTriplineSecret(db: Db, side: ConnectSide): Promise<{ hookId: string; created: boolean }> {
+  const { webhook, target } = side;
+  const secret = generateSecret();
+  const previousSecret = await db.$transaction(async (tx) => {
+    await refuseConnectTx(tx, target.factoryId, side.caller);
+    const previous = await readSecretValue(tx, target.factoryId, webhook.secretName);
+    await putSecretTx(tx, target.factoryId, webhook.secretName, secret);
+    await applyCredential(tx, target.factoryId, webhook);
+    return previous?.value ?? null;
+  });
+  forgetWebhook(webhook.uid);
+  try {
+    const provider = await openAdapter(db, target, requestBounds());
+    const settings = { url: side.url, secret, events: side.events };
+    // The hook this connection made, unless someone deleted it on the provider's side since.
+    const updated = side.known ? await provider.updateHook(side.known, settings).catch(unlessGone) : null;
+    if (updated) return { hookId: updated.id, created: false };
+    const adopt = await provider.findHook(side.url);
+    if (adopt) return { hookId: (await provider.updateHook(adopt.id, settings)).id, created: false };
+    return { hookId: (await provider.createHook(settings)).id, created: true };
+  } catch (error) {
+    if (previousSecret !== null) {
+      await db.$transaction(async (tx) => {
+        await putSecretTx(tx, target.factoryId, webhook.secretName, previousSecret);
+        await applyCredential(tx, target.factoryId, webhook);
+      });
+      forgetWebhook(webhook.uid);
+    }
+    logger.warn({ webhook: webhook.uid, provider: target.provider, error: (error as Error).message }, 'connect failed');
+    throw providerFailure(error, target.provider);
+  }
+}
+
+/**
+ * The provider makes the secret and returns it once, when it creates the
+ * hook (Stripe's `whsec_`): the hook first, then its secret stored in the
+ * webhook's team secret and applied. The hook this connection made keeps its
+ * secret (only its URL and events change). A hook that already sends to the
+ * ingress URL but was not made by this connection is not adopted: its secret
+ * can never be read, so connecting is refused with a message naming it
+ * (docs/decisions/0111-stripe-connections-recover-by-import.md). If storing
+ * the secret fails, the new hook is deleted again.
+ */
+async function connectProviderSecret(db: Db, side: ConnectSide): Promise<{ hookId: string; created: boolean }> {
+  const { webhook, target } = side;
+  const maker = moduleFor(target.provider);
+  // Refused before anything is created on the provider's side.
+  await db.$transaction((tx) => refuseConnectTx(tx, target.factoryId, side.caller));
+  let provider: ProviderAdapter;
+  let hook: { id: string; secret?: string };
+  try {
+    provider = await openAdapter(db, target, requestBounds());
+    const settings = { url: side.url, secret: '', events: side.events };
+    const updated = side.known ? await provider.updateHook(side.known, settings).catch(unlessGone) : null;
+    if (updated) return { hookId: updated.id, created: false };
+    const other = await provider.findHook(side.url);
+    if (other) {
+      const page = maker.hookPage(target.provider, target.apiBaseUrl, target.target, other.id);
+      const message = `${maker.name}'s webhook endpoint ${other.id} already sends to this webhook's URL, and ${maker.name} never shows its signing secret again, so Tripline cannot take it over. Delete it in the ${maker.name} Dashboard${page ? ` (${page})` : ''}, then connect again: Tripline creates a new endpoint and stores its secret.`;
+      throw new AppError('conflict', message, { target: message });
+    }
+    hook = await provider.createHook(settings);
+    if (!hook.secret) throw new ProviderError(`${maker.name} created the hook without returning its signing secret`, null);
+  } catch (error) {
+    logger.warn({ webhook: webhook.uid, provider: target.provider, error: (error as Error).message }, 'connect failed');
+    throw providerFailure(error, target.provider);
+  }
+  try {
+    await db.$transaction(async (tx) => {
+      await refuseConnectTx(tx, target.factoryId, side.caller);
+      await putSecretTx(tx, target.factoryId, webhook.secretName, hook.secret!);
+      await applyCredential(tx, target.factoryId, webhook);
+    });
+  } catch (error) {
+    // Without its secret stored, the new hook's deliveries could never verify: it goes again.
+    await provider.deleteHook(hook.id).catch((cleanup: unknown) => logger.warn({ webhook: webhook.uid, hook: hook.id, error: (cleanup as Error).message }, 'could not delete the new hook'));
+    throw error;
+  }
+  forgetWebhook(webhook.uid);
+  return { hookId: hook.id, created: true };
+}
+
 /**
  * Connects the webhook to its sender (or changes the connection's settings):
  * creates or adopts the provider's hook, with a new secret on both sides.
@@ -239,41 +345,13 @@ export async function connectWebhook(factoryId: string, uid: string, input: Conn
   const webhook = await findWebhook(db, factoryId, uid);
   const apiBaseUrl = await checkConnectionSettings(factoryId, webhook, data, db);
   const url = ingressUrl(webhook.uid, webhook.authMode);
-  const secret = generateSecret();
-
-  // Tripline's side first, committed, so the provider's first request (GitHub's ping) verifies.
-  const { previousSecret, existing } = await db.$transaction(async (tx) => {
-    await lockFactory(tx, factoryId);
-    refuseWhereFilesDecide(await configSourceOf(tx, factoryId), caller, 'connect');
-    const existing = await tx.webhookConnection.findFirst({ where: { factoryId, webhookId: webhook.id }, select: connectionRow });
-    const previous = await readSecretValue(tx, factoryId, webhook.secretName);
-    await putSecretTx(tx, factoryId, webhook.secretName, secret);
-    await applyCredential(tx, factoryId, webhook);
-    return { previousSecret: previous?.value ?? null, existing };
-  });
-  forgetWebhook(uid);
-
-  let hookId: string;
-  try {
-    const provider = await openAdapter(db, { factoryId, provider: data.provider, apiBaseUrl, credentialSecretName: data.credentialSecretName, target: data.target }, requestBounds());
-    const settings = { url, secret, events: data.eventTypes };
-    const known = existing && existing.provider === data.provider && existing.target === data.target && existing.apiBaseUrl === apiBaseUrl ? existing.providerHookId : null;
-    // The hook this connection made, unless someone deleted it on the provider's side since.
-    const updated = known ? await provider.updateHook(known, settings).catch((error: unknown) => (error instanceof ProviderError && error.status === 404 ? null : Promise.reject(error))) : null;
-    const adopt = updated ? null : await provider.findHook(url);
-    hookId = updated?.id ?? (adopt ? (await provider.updateHook(adopt.id, settings)).id : (await provider.createHook(settings)).id);
-  } catch (error) {
-    // The provider refused: Tripline's side goes back to the secret it had.
-    if (previousSecret !== null) {
-      await db.$transaction(async (tx) => {
-        await putSecretTx(tx, factoryId, webhook.secretName, previousSecret);
-        await applyCredential(tx, factoryId, webhook);
-      });
-      forgetWebhook(uid);
-    }
-    logger.warn({ webhook: uid, provider: data.provider, error: (error as Error).message }, 'connect failed');
-    throw providerFailure(error, data.provider);
-  }
+  const existing = await db.webhookConnection.findFirst({ where: { factoryId, webhookId: webhook.id }, select: connectionRow });
+  const target = { factoryId, provider: data.provider, apiBaseUrl, credentialSecretName: data.credentialSecretName, target: data.target };
+  // The hook this connection made, if it is still this provider's and target's.
+  const known = existing && existing.provider === data.provider && existing.target === data.target && existing.apiBaseUrl === apiBaseUrl ? existing.providerHookId : null;
+  const described = moduleFor(data.provider);
+  const connect = described.secretMadeBy === 'provider' ? connectProviderSecret : connectTriplineSecret;
+  const { hookId, created } = await connect(db, { webhook, target, url, events: data.eventTypes, known, caller });
 
   const fields = {
     provider: data.provider,
@@ -289,7 +367,8 @@ export async function connectWebhook(factoryId: string, uid: string, input: Conn
   const row = await db.webhookConnection.upsert({
     where: { webhookId: webhook.id },
     create: { factoryId, webhookId: webhook.id, ...fields },
-    update: existing && (existing.provider !== data.provider || existing.target !== data.target) ? { ...fields, watermark: null } : fields,
+    // Another provider or target, or a new endpoint whose events start afresh (Stripe): the watermark starts over.
+    update: existing && (existing.provider !== data.provider || existing.target !== data.target || (created && described.secretMadeBy === 'provider')) ? { ...fields, watermark: null } : fields,
     select: connectionRow,
   });
   logger.info({ webhook: uid, provider: data.provider, hook: hookId }, 'connected');
@@ -326,6 +405,14 @@ export async function disconnectWebhook(factoryId: string, uid: string, input: D
 export async function pushSecretToProvider(factoryId: string, webhookId: string, secret: string, db: DbOrTx = prisma): Promise<boolean> {
   const row = await db.webhookConnection.findFirst({ where: { factoryId, webhookId }, select: connectionRow });
   if (!row?.providerHookId) return false;
+  const maker = moduleFor(row.provider);
+  if (maker.secretMadeBy === 'provider') {
+    // Stripe cannot be given a secret (docs/decisions/0111-stripe-connections-recover-by-import.md).
+    throw new AppError(
+      'conflict',
+      `${maker.name} makes this webhook's signing secret and cannot be given a new one: roll it in the ${maker.name} Dashboard and enter the new secret, or disconnect deleting the endpoint and connect again for a new endpoint with a new secret.`,
+    );
+  }
   const webhook = await db.webhook.findUniqueOrThrow({ where: { id: webhookId }, select: { uid: true, authMode: true } });
   try {
     const provider = await openAdapter(db, row, requestBounds());

@@ -25,7 +25,9 @@ export type DeliverySummary = {
   /**
    * How the entry reached the log when not live from its sender:
    * `provider_redelivery` (the sender sent it again, as a recovery pass asked
-   * or someone did by hand: lib/domain/connections/recover.ts); null: live.
+   * or someone did by hand: lib/domain/connections/recover.ts);
+   * `stripe_import` (a recovery pass fetched the event from Stripe's API and
+   * recorded it: lib/domain/connections/import.ts); null: live.
    */
   origin: string | null;
 };

@@ -24,7 +24,11 @@ function status(tally: VectorTally | undefined): string {
 export function renderProviderTable(tallies: Partial<Record<SchemeId, VectorTally>>): string {
   const rows = schemeIds.map((id) => {
     const info: SchemeInfo = schemes[id];
-    const delivery = info.deliveryIdHeader ? code([info.deliveryIdHeader, ...(info.deliveryIdFallbackHeaders ?? [])]) : 'none (body hash)';
+    const delivery = info.deliveryIdHeader
+      ? code([info.deliveryIdHeader, ...(info.deliveryIdFallbackHeaders ?? [])])
+      : info.deliveryIdBodyField
+        ? `none: the body's \`${info.deliveryIdBodyField}\``
+        : 'none (body hash)';
     const header = info.signatureHeaders.length ? code(info.signatureHeaders.slice(0, 3)) : 'in the body';
     return `| ${cell(info.displayName)} (\`${id}\`) | ${header} | ${cell(info.algorithm)} | ${cell(windowOf(info))} | ${delivery} | ${cell(info.handshake ?? '—')} | ${status(tallies[id])} |`;
   });

@@ -25,6 +25,13 @@ export type SchemeInfo = {
   deliveryIdHeader: string | null;
   /** Other names the same ID arrives under (Svix's svix-id, Forgejo's X-Forgejo-Delivery). */
   deliveryIdFallbackHeaders?: string[];
+  /**
+   * For a provider without a delivery header: the top-level field of the
+   * (verified) JSON body that names the event, the same on every retry and
+   * in the provider's API (Stripe's event `id`, `evt_...`). Read only for
+   * accepted deliveries, after the signature verified.
+   */
+  deliveryIdBodyField?: string;
   /** Maximum signature age in seconds, when the provider sets one; null when it signs no timestamp or sets no window. */
   timestampToleranceSeconds: number | null;
   /** 'both': at most the tolerance either way; 'past': only the age counts (a stamp ahead of our clock is the provider's skew). */
@@ -135,6 +142,7 @@ export const schemes = {
     signatureHeaders: ['Stripe-Signature'],
     algorithm: 'HMAC-SHA256 of `t.body`, hex; key = the whole `whsec_…` string',
     deliveryIdHeader: null,
+    deliveryIdBodyField: 'id',
     timestampToleranceSeconds: 300,
     timestampDirection: 'past',
     timestampRule: '`t=` (unix s), at most 300 s old',

@@ -99,6 +99,19 @@ export function providerDeliveryId(scheme: SchemeId, headers: Headers): string |
 }
 
 /**
+ * The delivery ID a scheme names in its verified body (Stripe: the event's
+ * `id`), for schemes without a delivery header; null when the body names
+ * none. The recovery by import (lib/domain/connections/import.ts) takes the
+ * identity of an event fetched from the provider's API the same way.
+ */
+export function providerBodyDeliveryId(scheme: SchemeId, body: unknown): string | null {
+  const field = (schemes[scheme] as SchemeInfo).deliveryIdBodyField;
+  if (!field || typeof body !== 'object' || body === null || Array.isArray(body)) return null;
+  const value = (body as Record<string, unknown>)[field];
+  return typeof value === 'string' ? value : null;
+}
+
+/**
  * The body as the log stores it and runs receive it, for schemes whose
  * credential travels in the body (Microsoft Graph's clientState): redacted,
  * like the credential headers of every other scheme. Other schemes' bodies

@@ -1,10 +1,9 @@
 import { createHmac, randomUUID } from 'node:crypto';
-import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { Ajv, type ValidateFunction } from 'ajv';
-import addFormatsModule from 'ajv-formats';
+import { openApiDescription, takeFault, type Fault, type Json, type Operation } from './openapi';
+export type { Fault } from './openapi';
 
 // A fake GitHub for the connection tests: repository and organization hooks
 // (list, create, update, config, delete), their deliveries (list with a
@@ -23,43 +22,9 @@ import addFormatsModule from 'ajv-formats';
 // those statuses are accepted everywhere with GitHub's error body
 // (basic-error), which is validated.
 
-const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 const SPEC_FILE = path.resolve(import.meta.dirname, '../../../node_modules/@octokit/openapi/generated/api.github.com.json');
-
-type Json = Record<string, unknown>;
-type Operation = { method: string; template: string; pattern: RegExp; names: string[]; spec: Json };
-
-let loaded: { spec: Json; ajv: Ajv } | undefined;
-function specAndValidator() {
-  if (loaded) return loaded;
-  // Every internal reference made absolute, so a fragment compiles on its own.
-  const text = fs.readFileSync(SPEC_FILE, 'utf8').replaceAll('"#/components/', '"github#/components/');
-  const spec = JSON.parse(text) as Json;
-  const ajv = new Ajv({ strict: false, allErrors: true, logger: false, validateSchema: false });
-  addFormats(ajv);
-  ajv.addSchema({ components: spec.components } as Json, 'github');
-  loaded = { spec, ajv };
-  return loaded;
-}
-
-const compiled = new Map<string, ValidateFunction>();
-function validatorFor(key: string, schema: unknown): ValidateFunction {
-  let validate = compiled.get(key);
-  if (!validate) {
-    validate = specAndValidator().ajv.compile(schema as Json);
-    compiled.set(key, validate);
-  }
-  return validate;
-}
-
-const deref = (node: unknown): Json => {
-  let value = node as Json;
-  while (value && typeof value.$ref === 'string') {
-    const pointer = (value.$ref as string).replace(/^github#\//, '').split('/');
-    value = pointer.reduce<unknown>((at, part) => (at as Json)[part.replaceAll('~1', '/').replaceAll('~0', '~')], specAndValidator().spec) as Json;
-  }
-  return value;
-};
+const description = openApiDescription(SPEC_FILE, 'github');
+const { validatorFor, deref } = description;
 
 const SUPPORTED = [
   ['get', '/repos/{owner}/{repo}/hooks'],
@@ -86,16 +51,7 @@ const SUPPORTED = [
   ['post', '/orgs/{org}/hooks/{hook_id}/pings'],
 ] as const;
 
-function operations(): Operation[] {
-  const paths = specAndValidator().spec.paths as Record<string, Record<string, Json>>;
-  return SUPPORTED.map(([method, template]) => {
-    const spec = paths[template]?.[method];
-    if (!spec) throw new Error(`GitHub's description has no ${method.toUpperCase()} ${template}`);
-    const names: string[] = [];
-    const pattern = new RegExp(`^${template.replace(/\{(\w+)\}/g, (_, name: string) => (names.push(name), '([^/]+)'))}$`);
-    return { method, template, pattern, names, spec };
-  });
-}
+const operations = () => description.operations(SUPPORTED, 'GitHub');
 
 export type FakeHook = {
   id: number;
@@ -122,8 +78,6 @@ export type FakeDelivery = {
   response: { headers: Record<string, string>; payload: string | null };
 };
 
-/** One injected answer for the next request(s) whose path matches. */
-export type Fault = { match?: RegExp; status: number; body?: string; headers?: Record<string, string>; times?: number };
 
 export type GitHubFake = {
   url: string;
@@ -372,10 +326,9 @@ export async function startGitHubFake(): Promise<GitHubFake> {
       }
       const token = /^(?:token|bearer) (.+)$/i.exec(request.headers.authorization ?? '')?.[1];
       const access = token ? fake.tokens.get(token) : undefined;
-      const fault = fake.faults.find((f) => !f.match || f.match.test(url.pathname));
+      const fault = takeFault(fake.faults, url.pathname);
       let answer: { status: number; body: unknown; headers?: Record<string, string> };
       if (fault) {
-        if ((fault.times = (fault.times ?? 1) - 1) <= 0) fake.faults.splice(fake.faults.indexOf(fault), 1);
         if (fault.body !== undefined) {
           // Garbage on purpose: sent as it is, not validated.
           response.writeHead(fault.status, { 'content-type': 'application/json', ...fault.headers });

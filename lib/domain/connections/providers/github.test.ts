@@ -1,9 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { verify } from '@octokit/webhooks-methods';
 import { githubAdapter } from '@/lib/domain/connections/providers/github';
 import { ProviderError } from '@/lib/domain/connections/provider';
+import { startReceiver, type Receiver } from '@/tests/support/fakes/receiver';
 import { startGitHubFake, type GitHubFake } from '@/tests/support/fakes/github';
 
 // The GitHub adapter (Octokit) against the fake GitHub, whose every request
@@ -16,29 +15,19 @@ const bounds = () => ({ bytesLeft: 10_000_000, deadline: Date.now() + 60_000, re
 
 describe('the GitHub adapter against the fake GitHub', () => {
   let fake: GitHubFake;
-  let receiver: http.Server;
+  let receiver: Receiver;
   let receiverUrl: string;
-  const received: Array<{ headers: http.IncomingHttpHeaders; body: string }> = [];
-  let answer = 202;
 
   beforeAll(async () => {
     fake = await startGitHubFake();
     fake.tokens.set('admin-token', 'admin');
     fake.tokens.set('read-token', 'read');
-    receiver = http.createServer((request, response) => {
-      let body = '';
-      request.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
-      request.on('end', () => {
-        received.push({ headers: request.headers, body });
-        response.writeHead(answer).end();
-      });
-    });
-    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-    receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/webhooks/w/wh_test`;
+    receiver = await startReceiver(202);
+    receiverUrl = receiver.url;
   });
   afterAll(async () => {
     await fake?.close();
-    await new Promise((resolve) => receiver?.close(resolve));
+    await receiver?.close();
   });
   afterEach(() => {
     expect(fake.problems).toEqual([]);
@@ -53,7 +42,7 @@ describe('the GitHub adapter against the fake GitHub', () => {
     const stored = fake.hooks.get(Number(hook.id))!;
     expect(stored.config).toMatchObject({ url: receiverUrl, content_type: 'json', secret: 's3cret-value' });
     await fake.settled();
-    const ping = received.find((r) => r.headers['x-github-event'] === 'ping')!;
+    const ping = receiver.received.find((r) => r.headers['x-github-event'] === 'ping')!;
     expect(await verify('s3cret-value', ping.body, ping.headers['x-hub-signature-256'] as string)).toBe(true);
     expect(await adapter().findHook(receiverUrl)).toMatchObject({ id: hook.id });
     expect(await adapter().findHook(`${receiverUrl}/other`)).toBeNull();
@@ -61,9 +50,9 @@ describe('the GitHub adapter against the fake GitHub', () => {
 
   it('lists deliveries newest first across pages, fetches one, and redelivers a failed one with the same GUID', async () => {
     const hook = (await adapter().findHook(receiverUrl))!;
-    answer = 503;
+    receiver.answer = 503;
     for (let i = 0; i < 130; i++) await fake.send('repos/octo/app', 'issues', { action: i % 2 ? 'opened' : 'closed', number: i });
-    answer = 202;
+    receiver.answer = 202;
     const github = adapter();
     const first = await github.listDeliveries(hook.id, null);
     expect(first.deliveries).toHaveLength(100);
@@ -79,11 +68,11 @@ describe('the GitHub adapter against the fake GitHub', () => {
     expect(one.headers['x-github-delivery']).toBe(failed.identity);
     expect(one.payload).toMatchObject({ action: 'opened' });
 
-    received.length = 0;
+    receiver.received.length = 0;
     await github.redeliver(hook.id, failed.attemptId);
     await fake.settled();
-    expect(received).toHaveLength(1);
-    expect(received[0]!.headers['x-github-delivery']).toBe(failed.identity);
+    expect(receiver.received).toHaveLength(1);
+    expect(receiver.received[0]!.headers['x-github-delivery']).toBe(failed.identity);
     const again = (await github.listDeliveries(hook.id, null)).deliveries[0]!;
     expect(again).toMatchObject({ identity: failed.identity, redelivery: true, outcome: 'success' });
   });
