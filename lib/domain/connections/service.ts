@@ -16,6 +16,8 @@ import {
   connectWebhookSchema,
   DEFAULT_API_BASE_URL,
   disconnectWebhookSchema,
+  PROVIDER_NAME,
+  PROVIDER_SCHEME,
   SUPPORTED_PROVIDERS,
   type ConnectWebhookInput,
   type DisconnectWebhookInput,
@@ -36,21 +38,6 @@ import { wakeConnectionChecks } from '@/lib/domain/connections/wake';
 // refuses leaves both sides unchanged.
 
 const logger = log('connections');
-
-/** The signature scheme a provider's deliveries carry: a connection needs a webhook that verifies it. */
-const SCHEME_OF: Record<ConnectionProvider, string> = {
-  github_repository: 'github',
-  github_organization: 'github',
-  gitlab_project: 'gitlab',
-  stripe_account: 'stripe',
-};
-
-const PROVIDER_NAME: Record<ConnectionProvider, string> = {
-  github_repository: 'GitHub',
-  github_organization: 'GitHub',
-  gitlab_project: 'GitLab',
-  stripe_account: 'Stripe',
-};
 
 export type ConnectionRow = {
   id: string;
@@ -220,7 +207,7 @@ export async function connectWebhook(factoryId: string, uid: string, input: Conn
   }
 
   const webhook = await findWebhook(db, factoryId, uid);
-  if (webhook.authMode !== 'signature' || webhook.signatureScheme !== SCHEME_OF[data.provider]) {
+  if (webhook.authMode !== 'signature' || webhook.signatureScheme !== PROVIDER_SCHEME[data.provider]) {
     throw new AppError('conflict', `Only a webhook that verifies ${PROVIDER_NAME[data.provider]} signatures can be connected to ${PROVIDER_NAME[data.provider]}`);
   }
   if (!(await readSecretValue(db, factoryId, data.credentialSecretName))) {
