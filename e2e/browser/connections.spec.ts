@@ -3,7 +3,8 @@ import { expect, test, type Locator, type Page } from '@playwright/test';
 import { budget } from '../../scripts/speed.mjs';
 import { startGitHubFake, type FakeDelivery, type GitHubFake } from '../../tests/support/fakes/github';
 import { rememberSecrets } from '../fixtures/secrets';
-import { completeFirstRunIfNeeded, screenshot, setUpFactory, signIn } from './helpers';
+import path from 'node:path';
+import { completeFirstRunIfNeeded, screenshot, setUpFactory, shotsDir, signIn } from './helpers';
 
 // Connecting a GitHub webhook in the dashboard, on this spec's own factory and
 // accounts, against the fake GitHub (tests/support/fakes/github.ts), which
@@ -27,6 +28,9 @@ const connectionOf = (page: Page) => page.getByRole('region', { name: 'Connectio
 const logOf = (page: Page) => page.getByRole('region', { name: 'Deliveries', exact: true });
 /** The row of a detail in the connection card, by its label. */
 const detail = (card: Locator, label: string) => card.locator('dl > div').filter({ has: card.page().locator('dt', { hasText: new RegExp(`^${label}$`) }) }).locator('dd');
+
+/** A screenshot of one part of the page, to look at closely beside the full page's. */
+const shoot = (part: Locator, name: string) => part.screenshot({ path: path.join(shotsDir, `${name}.png`) });
 
 async function addSecret(page: Page, name: string, value: string): Promise<void> {
   await page.goto(`/f/${factory.slug}/secrets`);
@@ -81,7 +85,7 @@ test.describe.serial('connecting a webhook to GitHub', () => {
     await expect(form.getByRole('radio', { name: 'Repository' })).toBeChecked();
     await expect(form.getByLabel('API base URL')).toHaveAttribute('placeholder', 'https://api.github.com');
     // The credential is a team secret chosen by name, with the way to create one: never a token field.
-    await expect(form.getByLabel('API credential').locator('option:not([disabled])')).toHaveText(['GH_READ_TOKEN', 'GH_HOOKS_TOKEN']);
+    await expect(form.getByLabel('API credential').locator('option:not([disabled])')).toHaveText(['GH_HOOKS_TOKEN', 'GH_READ_TOKEN']);
     await expect(form.getByRole('link', { name: 'Secrets page' })).toHaveAttribute('href', `/f/${factory.slug}/secrets`);
     await expect(form.locator('input[type="password"]')).toHaveCount(0);
 
@@ -102,6 +106,7 @@ test.describe.serial('connecting a webhook to GitHub', () => {
     await expect(form.getByLabel('API credential')).toHaveAccessibleDescription(/lacks the `admin:repo_hook` permission/, { timeout: budget(30_000) });
     expect(fake.hooks.size).toBe(0);
     await screenshot(page, 'connection-form-errors');
+    await shoot(card, 'connection-form-errors-card');
 
     await form.getByLabel('API credential').selectOption('GH_HOOKS_TOKEN');
     await form.getByRole('button', { name: 'Connect to GitHub' }).click();
@@ -150,16 +155,33 @@ test.describe.serial('connecting a webhook to GitHub', () => {
     await expect(logOf(page).locator(`tbody tr[data-delivery-id="${ping.guid}"]`).getByText(/Recovered/)).toHaveCount(0);
     await expect(detail(card, 'Last check')).toContainText(/just now|s ago/);
     await expect(detail(card, 'Next check')).toContainText(/in \d+ (s|min)/);
-    await card.scrollIntoViewIfNeeded();
     await screenshot(page, 'connection-connected');
-    await logOf(page).scrollIntoViewIfNeeded();
-    await screenshot(page, 'connection-log-recovered');
+    await shoot(card, 'connection-connected-card');
+    await shoot(logOf(page), 'connection-log-recovered');
 
     // The entry's page says where it came from.
     await logOf(page).locator(`tbody tr[data-delivery-id="${missed[0]!.guid}"]`).getByRole('link', { name: /View/ }).click();
     await expect(page.getByRole('heading', { name: 'Delivery', level: 1 })).toBeVisible();
     await expect(page.locator('dl > div').filter({ hasText: /^Origin/ })).toContainText('Recovered from GitHub');
     await expect(page.getByText('GitHub sent it again when the webhook’s recovery pass asked')).toBeVisible();
+  });
+
+  test('a check that fails says why in red, and the next one that succeeds clears it', async () => {
+    await page.goto(webhookPath);
+    const card = connectionOf(page);
+    // The token is revoked on GitHub's side.
+    fake.tokens.delete(adminToken);
+    await card.getByRole('button', { name: 'Check now' }).click();
+    const failed = card.getByRole('alert').filter({ hasText: 'The last check failed' });
+    await expect(failed).toContainText('GitHub refused the API token (HTTP 401): it is wrong, expired or revoked.', { timeout: budget(60_000) });
+    await expect(failed).toContainText(/Tripline tries again in \d+ (s|min)/);
+    await expect(card.getByText('Failing', { exact: true })).toBeVisible();
+    await shoot(card, 'connection-failed-card');
+
+    fake.tokens.set(adminToken, 'admin');
+    await card.getByRole('button', { name: 'Check now' }).click();
+    await expect(card.getByText('Connected', { exact: true })).toBeVisible({ timeout: budget(60_000) });
+    await expect(failed).toHaveCount(0);
   });
 
   test('Edit shows the connection in the form; the rotate dialog says GitHub gets the new secret in the same step', async () => {
@@ -206,7 +228,7 @@ test.describe.serial('connecting a webhook to GitHub', () => {
     await expect(dialog).toContainText('The hook stays on GitHub and keeps sending deliveries here');
     await deleteHook.check();
     await expect(dialog).toContainText('GitHub stops sending deliveries to this webhook');
-    await screenshot(page, 'connection-disconnect-dialog');
+    await shoot(dialog, 'connection-disconnect-dialog');
     await dialog.getByRole('button', { name: 'Disconnect' }).click();
 
     await expect(card.getByRole('button', { name: 'Connect to GitHub…' })).toBeVisible();
