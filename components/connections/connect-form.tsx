@@ -99,7 +99,8 @@ export function ConnectForm({
   });
 
   const secretsLink = (
-    <Link href={secretsHref} className={textLinkStyle}>
+    // Underlined: inside a sentence, a link must not be told apart by its colour alone.
+    <Link href={secretsHref} className={`${textLinkStyle} underline underline-offset-2`}>
       Secrets page
     </Link>
   );

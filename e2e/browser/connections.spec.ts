@@ -4,7 +4,7 @@ import { budget } from '../../scripts/speed.mjs';
 import { startGitHubFake, type FakeDelivery, type GitHubFake } from '../../tests/support/fakes/github';
 import { rememberSecrets } from '../fixtures/secrets';
 import path from 'node:path';
-import { completeFirstRunIfNeeded, screenshot, setUpFactory, shotsDir, signIn } from './helpers';
+import { axeViolations, completeFirstRunIfNeeded, screenshot, setUpFactory, shotsDir, signIn } from './helpers';
 
 // Connecting a GitHub webhook in the dashboard, on this spec's own factory and
 // accounts, against the fake GitHub (tests/support/fakes/github.ts), which
@@ -107,6 +107,7 @@ test.describe.serial('connecting a webhook to GitHub', () => {
     expect(fake.hooks.size).toBe(0);
     await screenshot(page, 'connection-form-errors');
     await shoot(card, 'connection-form-errors-card');
+    expect(await axeViolations(page, 'connect form with errors')).toEqual([]);
 
     await form.getByLabel('API credential').selectOption('GH_HOOKS_TOKEN');
     await form.getByRole('button', { name: 'Connect to GitHub' }).click();
@@ -158,6 +159,7 @@ test.describe.serial('connecting a webhook to GitHub', () => {
     await screenshot(page, 'connection-connected');
     await shoot(card, 'connection-connected-card');
     await shoot(logOf(page), 'connection-log-recovered');
+    expect(await axeViolations(page, 'connected webhook page')).toEqual([]);
 
     // The entry's page says where it came from.
     await logOf(page).locator(`tbody tr[data-delivery-id="${missed[0]!.guid}"]`).getByRole('link', { name: /View/ }).click();
@@ -229,6 +231,7 @@ test.describe.serial('connecting a webhook to GitHub', () => {
     await deleteHook.check();
     await expect(dialog).toContainText('GitHub stops sending deliveries to this webhook');
     await shoot(dialog, 'connection-disconnect-dialog');
+    expect(await axeViolations(page, 'disconnect dialog')).toEqual([]);
     await dialog.getByRole('button', { name: 'Disconnect' }).click();
 
     await expect(card.getByRole('button', { name: 'Connect to GitHub…' })).toBeVisible();
