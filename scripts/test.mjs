@@ -5,6 +5,7 @@
 // Prints one closing line: "N passed, N failed".
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { sourceStamp, writeStamp } from './build-stamp.mjs';
 import { requireSupportedNode } from './node-version.mjs';
@@ -24,6 +25,30 @@ let failedSteps = [];
 // Each failed test, named again at the end: a long run's output is often read from its tail only.
 const failedTests = [];
 
+/** The machine's CPU time so far (all cores, busy and idle), from /proc/stat; null where there is none. */
+function cpuTimes() {
+  try {
+    const fields = fs.readFileSync('/proc/stat', 'utf8').split('\n', 1)[0].trim().split(/\s+/).slice(1).map(Number);
+    const idle = fields[3] + (fields[4] ?? 0);
+    return { total: fields.reduce((sum, value) => sum + value, 0), idle };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * "ok in 12.3 s, cores 1.4 of 2 busy": a step's time, and how busy the
+ * machine was meanwhile (whatever ran beside it included), which tells a
+ * step that waits from one that computes.
+ */
+function took(name, ok, started, cpuBefore) {
+  const cpu = cpuTimes();
+  const cores = os.cpus().length;
+  const busy = cpu && cpuBefore && cpu.total > cpuBefore.total ? (1 - (cpu.idle - cpuBefore.idle) / (cpu.total - cpuBefore.total)) * cores : null;
+  const load = busy === null ? '' : `, cores ${busy.toFixed(1)} of ${cores} busy`;
+  return `=== ${name}: ${ok ? 'ok' : 'FAILED'} in ${((Date.now() - started) / 1000).toFixed(1)} s${load}`;
+}
+
 /** Whether `npm test -- <steps>` asked for a step; `e2e` selects every e2e-* step. */
 const wanted = (name) => !only.length || only.includes(name) || only.includes(name.split('-')[0]);
 
@@ -31,8 +56,9 @@ function step(name, command, args, env = {}) {
   if (!wanted(name)) return true;
   console.log(`\n=== ${name}: ${[command, ...args].join(' ')}`);
   const started = Date.now();
+  const cpu = cpuTimes();
   const result = spawnSync(command, args, { stdio: 'inherit', env: { ...process.env, ...env } });
-  console.log(`=== ${name}: ${result.status === 0 ? 'ok' : 'FAILED'} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  console.log(took(name, result.status === 0, started, cpu));
   if (result.status !== 0) failedSteps.push(name);
   return result.status === 0;
 }
@@ -47,12 +73,13 @@ function startBeside(name, command, args, env, logFile, report) {
   console.log(`\n=== ${name}: ${[command, ...args].join(' ')} (beside the next steps)`);
   fs.rmSync(report, { force: true });
   const started = Date.now();
+  const cpu = cpuTimes();
   const out = fs.openSync(logFile, 'w');
   const child = spawn(command, args, { stdio: ['ignore', out, out], env: { ...process.env, ...env } });
   const done = new Promise((resolve) => {
     child.once('close', (status) => {
       console.log(`\n=== ${name} (ran beside):\n${fs.readFileSync(logFile, 'utf8').trimEnd()}`);
-      console.log(`=== ${name}: ${status === 0 ? 'ok' : 'FAILED'} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+      console.log(took(name, status === 0, started, cpu));
       if (status !== 0) failedSteps.push(name);
       const result = readJson(report);
       if (status !== 0 && !result) totals.failed += 1;
@@ -67,6 +94,7 @@ function stepBeside(name, command, args, env) {
   if (!wanted(name)) return Promise.resolve(true);
   console.log(`\n=== ${name}: ${[command, ...args].join(' ')} (side by side)`);
   const started = Date.now();
+  const cpu = cpuTimes();
   const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
   for (const stream of [child.stdout, child.stderr]) {
     let rest = '';
@@ -79,7 +107,7 @@ function stepBeside(name, command, args, env) {
   }
   return new Promise((resolve) => {
     child.once('close', (status) => {
-      console.log(`=== ${name}: ${status === 0 ? 'ok' : 'FAILED'} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+      console.log(took(name, status === 0, started, cpu));
       if (status !== 0) failedSteps.push(name);
       resolve(status === 0);
     });

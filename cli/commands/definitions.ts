@@ -117,7 +117,14 @@ export const apply = {
           }
           for (const created of outcome.created) console.log(`created ${created.name}\t${created.uid}\t${created.ingressUrl}`);
           console.log(outcome.changed ? 'applied' : 'applied: nothing to change');
-          return 0;
+          const failed = outcome.connections.filter((c) => !c.ok);
+          for (const c of outcome.connections) {
+            if (!c.ok) console.error(`could not ${c.step} ${c.name} ${c.uid}: ${c.message}`);
+            else console.log(c.step === 'connect' ? `connected ${c.name}\t${c.uid}\t${c.hookUrl ?? ''}` : `disconnected ${c.name}\t${c.uid} (the provider's hook stays)`);
+          }
+          if (failed.length === 0) return 0;
+          console.error('The webhooks applied; the connection steps that failed are tried again at the next apply (`plan` shows them).');
+          return 1;
         });
       },
     ),

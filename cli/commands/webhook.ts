@@ -15,6 +15,7 @@ import { CLI, parseOptions, readStdin, required, UsageError } from '../args';
 import { withDatabase } from '../database';
 import { factoryIdOrThrow } from '../factory';
 import { runCommand } from '../run-command';
+import { CONNECTION_SUBCOMMANDS, connectionOptions, connectionUsage, runConnectionSubcommand } from './webhook-connection';
 
 const usage = `Usage: ${CLI} webhook <subcommand> --factory <slug> [options]
 
@@ -36,6 +37,7 @@ const usage = `Usage: ${CLI} webhook <subcommand> --factory <slug> [options]
   provider-secret --uid <uid>        reads the provider-issued secret from stdin
   enable --uid <uid> | disable --uid <uid>
   delete --uid <uid>
+${connectionUsage}
 
 create and rotate print the secret once, on its own line after "secret:".`;
 
@@ -58,6 +60,7 @@ export function run(args: string[]): Promise<number> {
       body: { type: 'string' },
       'body-stdin': { type: 'boolean' },
       default: { type: 'boolean' },
+      ...connectionOptions,
     });
     const subcommand = positionals[0];
     const slug = required(values.factory, 'factory');
@@ -66,6 +69,9 @@ export function run(args: string[]): Promise<number> {
     return withDatabase(async (database) => {
       const factoryId = await factoryIdOrThrow(database, slug);
       const db = database.prisma;
+      if ((CONNECTION_SUBCOMMANDS as readonly (string | undefined)[]).includes(subcommand)) {
+        return runConnectionSubcommand(subcommand as (typeof CONNECTION_SUBCOMMANDS)[number], factoryId, values, db);
+      }
       switch (subcommand) {
         case 'list': {
           for (const w of await listWebhooks(factoryId, db)) {

@@ -160,13 +160,21 @@ function ConnectionDetails({
   );
 }
 
+/** Where definition files declare the connection, what to do instead of the dashboard's form. */
+function filesDecide(definedIn: 'managed' | 'repository', what: 'add' | 'change'): string {
+  const action = what === 'add' ? 'to connect it, add a connection section to' : 'to change or remove it, edit the connection section of';
+  return definedIn === 'repository'
+    ? `This factory’s webhooks are defined in its git repository: ${action} the webhook’s definition file on the production branch.`
+    : `This factory keeps its webhooks in definition files: ${action} the webhook’s definition file and apply it.`;
+}
+
 /** The Connection card, or null when no connection serves the webhook's signature scheme. */
 export function ConnectionCard({
   factorySlug,
   webhook,
   connection,
   manage,
-  readOnly,
+  definedIn,
   secretNames,
   now,
 }: {
@@ -175,8 +183,11 @@ export function ConnectionCard({
   connection: ConnectionView | null;
   /** The user may manage the webhook (admins). */
   manage: boolean;
-  /** A repository-backed factory: its branch sets the team secrets, so connecting is refused. */
-  readOnly: boolean;
+  /**
+   * Where the factory's webhooks are defined when not in the dashboard: their
+   * definition files declare the connection, and only an apply changes it.
+   */
+  definedIn: 'managed' | 'repository' | null;
   secretNames: string[];
   /** When the page was read (for "2 min ago" and "in 14 min"). */
   now: number;
@@ -201,10 +212,10 @@ export function ConnectionCard({
     const available = kinds.some((kind) => kind.available);
     const blocked = !available
       ? `Connecting ${name} is not available in this version yet.`
-      : !manage
-        ? 'Not connected. An admin connects it on this page.'
-        : readOnly
-          ? 'This factory’s webhooks are defined in its git repository, whose branch sets their team secrets: connecting would change a secret behind it.'
+      : definedIn
+        ? `Not connected. ${filesDecide(definedIn, 'add')}`
+        : !manage
+          ? 'Not connected. An admin connects it on this page.'
           : null;
     if (blocked) {
       return (
@@ -245,6 +256,7 @@ export function ConnectionCard({
       title={title}
       description={description}
       connected
+      filesDecide={definedIn ? filesDecide(definedIn, 'change') : null}
       checking={checking}
       hasProviderHook={connection.providerHookId !== null}
       details={details}

@@ -26,6 +26,7 @@ export function ConnectionControls({
   description,
   form,
   connected,
+  filesDecide = null,
   checking,
   hasProviderHook,
   details,
@@ -34,6 +35,8 @@ export function ConnectionControls({
   description: ReactNode;
   form: FormProps;
   connected: boolean;
+  /** Definition files declare the connection: only Check now here, and this sentence in place of Edit and Disconnect. */
+  filesDecide?: string | null;
   /** A pass runs now, or is due at once: the page is read again until it ends. */
   checking: boolean;
   hasProviderHook: boolean;
@@ -91,32 +94,36 @@ export function ConnectionControls({
       <Button type="button" variant="secondary" size="sm" loading={requesting || checking} onClick={check}>
         {checking ? 'Checking…' : 'Check now'}
       </Button>
-      <Button type="button" variant="secondary" size="sm" aria-expanded={editing} onClick={() => setEditing((open) => !open)}>
-        Edit
-      </Button>
-      <ConfirmDialog
-        trigger="Disconnect"
-        triggerVariant="secondary"
-        triggerSize="sm"
-        title={`Disconnect this webhook from ${name}?`}
-        description={`Tripline stops checking ${name} for missed deliveries. The webhook, its secret and its log stay as they are.`}
-        confirmLabel="Disconnect"
-        onConfirm={disconnect}
-        size="md"
-      >
-        {hasProviderHook ? (
-          <Checkbox
-            checked={deleteHook}
-            onChange={(event) => setDeleteHook(event.target.checked)}
-            label={`Also delete the hook on ${name}`}
-            description={
-              deleteHook
-                ? `${name} stops sending deliveries to this webhook: nothing more arrives here from it.`
-                : `The hook stays on ${name} and keeps sending deliveries here; only the recovery of missed ones stops.`
-            }
-          />
-        ) : null}
-      </ConfirmDialog>
+      {filesDecide ? null : (
+        <>
+          <Button type="button" variant="secondary" size="sm" aria-expanded={editing} onClick={() => setEditing((open) => !open)}>
+            Edit
+          </Button>
+          <ConfirmDialog
+            trigger="Disconnect"
+            triggerVariant="secondary"
+            triggerSize="sm"
+            title={`Disconnect this webhook from ${name}?`}
+            description={`Tripline stops checking ${name} for missed deliveries. The webhook, its secret and its log stay as they are.`}
+            confirmLabel="Disconnect"
+            onConfirm={disconnect}
+            size="md"
+          >
+            {hasProviderHook ? (
+              <Checkbox
+                checked={deleteHook}
+                onChange={(event) => setDeleteHook(event.target.checked)}
+                label={`Also delete the hook on ${name}`}
+                description={
+                  deleteHook
+                    ? `${name} stops sending deliveries to this webhook: nothing more arrives here from it.`
+                    : `The hook stays on ${name} and keeps sending deliveries here; only the recovery of missed ones stops.`
+                }
+              />
+            ) : null}
+          </ConfirmDialog>
+        </>
+      )}
     </>
   );
 
@@ -128,8 +135,9 @@ export function ConnectionControls({
           <Alert tone="danger">{error}</Alert>
         </div>
       ) : null}
+      {filesDecide ? <p className="border-b border-line px-5 py-3 text-[13px] text-fg-muted">{filesDecide}</p> : null}
       {details}
-      {editing ? (
+      {editing && !filesDecide ? (
         <section aria-label="Edit connection" className="border-t border-line bg-subtle/50 px-5 py-5">
           <h3 className="mb-4 font-medium text-fg">Edit connection</h3>
           <ConnectForm {...form} submitLabel="Save connection" onCancel={() => setEditing(false)} onConnected={() => setEditing(false)} />

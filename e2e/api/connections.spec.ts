@@ -99,3 +99,52 @@ test('connect names the permission a token lacks, and refuses a webhook of anoth
   });
   expect(wrongKind.status()).toBe(409);
 });
+
+test('on a managed factory the definition files connect: apply lists the step, the API’s PUT is refused, removing the file’s connection disconnects', async ({ request, tokens, baseURL }) => {
+  // Globex is seeded as a managed factory whose admin is the outsider (e2e/global-setup.ts).
+  const globex = '/api/v1/factories/globex';
+  const admin = bearer(tokens.outsider);
+  const target = `octo/defs-${randomBytes(3).toString('hex')}`;
+  const signing = `DEFS_APP_${randomBytes(3).toString('hex').toUpperCase()}`;
+  for (const [name, value] of [[signing, 'placeholder'], [secretName, apiToken]]) {
+    expect((await request.put(`${globex}/secrets/${name}`, { headers: admin, data: { value } })).status()).toBeLessThan(300);
+  }
+  const file = (connection: boolean) =>
+    `authMode: signature\nsignatureScheme: github\nsecretName: ${signing}\n` +
+    (connection ? `connection:\n  provider: github_repository\n  target: ${target}\n  credentialSecretName: ${secretName}\n  apiBaseUrl: ${fake.url}\n  eventTypes: [issues]\n` : '');
+  const apply = async (files: Record<string, string>) => {
+    const response = await request.post(`${globex}/definitions/apply`, { headers: admin, data: { files } });
+    expect(response.status(), await response.text()).toBe(200);
+    return response.json();
+  };
+  try {
+    const plan = await (await request.post(`${globex}/definitions/plan`, { headers: admin, data: { files: { 'webhooks/defs-app.yaml': file(true) } } })).json();
+    expect(plan.plan.actions).toEqual([expect.objectContaining({ action: 'create', name: 'defs-app', changes: [`connect to GitHub ${target}`] })]);
+
+    const applied = await apply({ 'webhooks/defs-app.yaml': file(true) });
+    const uid = applied.created[0].uid;
+    const github = [...fake.hooks.values()].find((h) => h.scope === `repos/${target}`)!;
+    rememberSecrets(github.config.secret);
+    expect(applied.connections).toEqual([{ name: 'defs-app', uid, step: 'connect', ok: true, hookUrl: `${fake.url}/${target}/settings/hooks/${github.id}` }]);
+    expect(github).toMatchObject({ events: ['issues'], config: { url: `${baseURL}/webhooks/w/${uid}` } });
+    await expect.poll(() => fake.deliveries.filter((d) => d.hookId === github.id && d.event === 'ping').map((d) => d.status_code)).toEqual([202]);
+    expect((await (await request.get(`${globex}/definitions`, { headers: admin })).json()).files['webhooks/defs-app.yaml']).toContain(`connection:\n  provider: github_repository\n  target: ${target}\n`);
+
+    // Outside the files the connection cannot change on this factory.
+    const put = await request.put(`${globex}/webhooks/${uid}/connection`, {
+      headers: admin,
+      data: { provider: 'github_repository', apiBaseUrl: fake.url, credentialSecretName: secretName, target },
+    });
+    expect(put.status()).toBe(409);
+    expect((await put.json()).error.message).toMatch(/definition files: add `connection:` to the webhook's definition file and apply it/);
+    expect((await request.delete(`${globex}/webhooks/${uid}/connection`, { headers: admin })).status()).toBe(409);
+
+    const removed = await apply({ 'webhooks/defs-app.yaml': file(false) });
+    expect(removed.connections).toEqual([{ name: 'defs-app', uid, step: 'disconnect', ok: true, hookUrl: null }]);
+    expect((await (await request.get(`${globex}/webhooks/${uid}/connection`, { headers: admin })).json()).connection).toBeNull();
+    expect(fake.hooks.has(github.id)).toBe(true);
+  } finally {
+    await apply({});
+    for (const name of [signing, secretName]) await request.delete(`${globex}/secrets/${name}`, { headers: admin });
+  }
+});

@@ -513,7 +513,7 @@ export function openApiDocument(baseUrl: string) {
           responses: {
             200: json({ type: 'object', properties: { connection: { $ref: '#/components/schemas/Connection' } } }),
             ...standardErrors,
-            409: errorResponse('The webhook does not verify the provider’s signatures, or its factory is repository-backed'),
+            409: errorResponse('The webhook does not verify the provider’s signatures, or its factory keeps its webhooks in definition files (managed or repository-backed: declare the connection in the file)'),
             422: errorResponse('Invalid fields; or the provider refused the credential, naming the permission it lacks (credentialSecretName)'),
             503: errorResponse('The provider did not answer as expected'),
           },
@@ -521,7 +521,7 @@ export function openApiDocument(baseUrl: string) {
         delete: {
           summary: 'Disconnect (admin); with deleteProviderHook=true the provider’s hook is deleted too, otherwise it stays and keeps sending',
           parameters: [{ name: 'deleteProviderHook', in: 'query', required: false, schema: { type: 'string', enum: ['true', 'false'] } }],
-          responses: { 204: { description: 'Disconnected' }, ...standardErrors, 422: errorResponse('deleteProviderHook is not true or false'), 503: errorResponse('The provider did not answer as expected') },
+          responses: { 204: { description: 'Disconnected' }, ...standardErrors, 409: errorResponse('The factory keeps its webhooks in definition files: remove the connection from the file'), 422: errorResponse('deleteProviderHook is not true or false'), 503: errorResponse('The provider did not answer as expected') },
         },
       },
       '/factories/{factory}/webhooks/{uid}/connection/check': {
@@ -549,10 +549,26 @@ export function openApiDocument(baseUrl: string) {
       '/factories/{factory}/definitions/apply': {
         parameters: [factoryParam],
         post: {
-          summary: 'Apply the files to a managed factory, all or nothing (admin)',
+          summary: 'Apply the files to a managed factory, all or nothing (admin); then each connection step the files ask for (connections: one entry each, ok or the provider’s reason; a failed one is tried again at the next apply)',
           requestBody: body(jsonSchema(definitionFilesSchema)),
           responses: {
-            200: json({ type: 'object', properties: { applied: { type: 'boolean' }, changed: { type: 'boolean' }, created: { type: 'array' }, plan: { $ref: '#/components/schemas/Plan' } } }),
+            200: json({
+              type: 'object',
+              properties: {
+                applied: { type: 'boolean' },
+                changed: { type: 'boolean' },
+                created: { type: 'array' },
+                connections: {
+                  type: 'array',
+                  items: {
+                    type: 'object',
+                    required: ['name', 'uid', 'step', 'ok'],
+                    properties: { name: { type: 'string' }, uid: { type: 'string' }, step: { type: 'string', enum: ['connect', 'disconnect'] }, ok: { type: 'boolean' }, hookUrl: { type: ['string', 'null'] }, message: { type: 'string' } },
+                  },
+                },
+                plan: { $ref: '#/components/schemas/Plan' },
+              },
+            }),
             ...standardErrors,
             409: errorResponse('The factory is not managed (dashboard or repository-backed)'),
             422: errorResponse('Problems in the files (error.problems); nothing was applied'),

@@ -1,10 +1,12 @@
 import type { ConnectionProvider } from '@/lib/generated/prisma/client';
+import type { Bounds } from '@/lib/domain/connections/fetch';
 
 // One interface for every provider whose API Tripline talks to: list the
 // deliveries it made (newest first, page by page), fetch one, ask it to send
-// one again, and create, find, update and delete its hook. A provider is one
-// file in providers/ implementing this; the recovery pass and connect
-// (service.ts, recover.ts) never know which provider they talk to.
+// one again (or hand its payload over for import), and create, find, update
+// and delete its hook. A provider is one file in providers/ exporting a
+// ProviderModule, listed once in providers/index.ts; the recovery pass and
+// connect (service.ts, recover.ts) never know which provider they talk to.
 
 export type ProviderKind = ConnectionProvider;
 
@@ -23,20 +25,70 @@ export type ProviderDelivery = {
   outcome: 'success' | 'failure';
   /** This attempt was a redelivery. */
   redelivery: boolean;
+  /**
+   * The delivery's payload when the listing carries it (Stripe's events do):
+   * what a provider recovered by import records, without another request.
+   */
+  payload?: unknown;
 };
 
 export type DeliveryPage = { deliveries: ProviderDelivery[]; next: string | null; bytes: number };
 
-export type ProviderHook = { id: string; url: string; events: string[]; active: boolean };
+export type ProviderHook = {
+  id: string;
+  url: string;
+  events: string[];
+  active: boolean;
+  /** The signing secret the provider made for the hook, when it makes it (Stripe's `whsec_`, returned once at creation). */
+  secret?: string;
+};
 
 export type HookSettings = { url: string; secret: string; events: string[] };
+
+/** The connection's settings an adapter is opened with, the API credential read from its team secret. */
+export type AdapterOptions = { kind: ProviderKind; apiBaseUrl: string; credential: string; target: string; bounds: Bounds };
+
+/**
+ * A provider, described once: its name, the signature scheme its deliveries
+ * carry, how long it keeps them, how a missed one comes back, how its
+ * targets are written, and its adapter.
+ */
+export type ProviderModule = {
+  /** The connection kinds it serves (GitHub: repository and organization). */
+  kinds: readonly ProviderKind[];
+  /** For people: "GitHub". */
+  name: string;
+  /** The webhook's signature scheme its deliveries verify with. */
+  scheme: string;
+  /** Days the provider keeps its deliveries (the recovery pass looks no further back). */
+  retentionDays: number;
+  /**
+   * How a missed delivery comes back: `redelivery` asks the provider to send
+   * it again (it arrives, signed, through the ingress); `import` records the
+   * payload the provider's API returned (origin `<scheme>_import`).
+   */
+  recovery: 'redelivery' | 'import';
+  /**
+   * Who makes the signing secret: `tripline` generates it and sets it on the
+   * provider's hook; `provider` returns it when the hook is created
+   * (ProviderHook.secret) and Tripline stores it.
+   */
+  secretMadeBy: 'tripline' | 'provider';
+  /** The public API's root, used when a connection sets none. */
+  defaultApiBaseUrl: string;
+  /** What is wrong with a target (`owner/repo`, a project ID), in words; null when it is valid. */
+  checkTarget(kind: ProviderKind, target: string): string | null;
+  /** The hook's page on the provider's site, for people; null when there is none. */
+  hookPage(kind: ProviderKind, apiBaseUrl: string, target: string, hookId: string): string | null;
+  open(options: AdapterOptions): ProviderAdapter;
+};
 
 export interface ProviderAdapter {
   /** A page of deliveries, newest first; `cursor` null for the first. */
   listDeliveries(hookId: string, cursor: string | null): Promise<DeliveryPage>;
   /** One delivery's request as the provider kept it (headers and payload); not needed by redelivery. */
   fetchDelivery(hookId: string, attemptId: string): Promise<{ headers: Record<string, string>; payload: unknown }>;
-  /** Ask the provider to send the delivery again; it then arrives, signed, through the ingress. */
+  /** Ask the provider to send the delivery again; it then arrives, signed, through the ingress (recovery `redelivery`). */
   redeliver(hookId: string, attemptId: string): Promise<void>;
   /** The hook that already sends to `url`, if any (adoption). */
   findHook(url: string): Promise<ProviderHook | null>;
@@ -44,14 +96,6 @@ export interface ProviderAdapter {
   updateHook(hookId: string, settings: HookSettings): Promise<ProviderHook>;
   deleteHook(hookId: string): Promise<void>;
 }
-
-/** How far back the provider keeps deliveries. */
-export const RETENTION_DAYS: Record<ProviderKind, number> = {
-  github_repository: 3,
-  github_organization: 3,
-  gitlab_project: 7,
-  stripe_account: 30,
-};
 
 /**
  * A failure the provider answered, in words for the person reading the

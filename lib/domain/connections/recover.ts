@@ -5,8 +5,8 @@ import { env } from '@/lib/platform/env';
 import { log } from '@/lib/platform/log';
 import { metrics } from '@/lib/platform/metrics';
 import { BoundReached, type Bounds } from '@/lib/domain/connections/fetch';
-import { ProviderError, RETENTION_DAYS, type ProviderDelivery } from '@/lib/domain/connections/provider';
-import { connectionRow, openAdapter, type ConnectionRow } from '@/lib/domain/connections/service';
+import { ProviderError, type ProviderDelivery } from '@/lib/domain/connections/provider';
+import { connectionRow, moduleFor, openAdapter, type ConnectionRow } from '@/lib/domain/connections/service';
 import { enqueueEvent, factoryRef } from '@/lib/domain/notifications/service';
 
 // The recovery pass (docs/connections.md, Recovering missed deliveries): for
@@ -179,7 +179,7 @@ export async function runRecoveryPass(connectionId: string, options: PassOptions
   try {
     if (!row.providerHookId) throw new ProviderError('The connection has no provider hook yet: connect it again', null, { permanent: true });
     const adapter = await openAdapter(db, row, bounds);
-    const retention = started - RETENTION_DAYS[provider] * 86_400_000;
+    const retention = started - moduleFor(provider).retentionDays * 86_400_000;
     const lower = Math.max(retention, (row.watermark?.getTime() ?? 0) - SKEW_MS);
 
     // 1. List newest first until the page reaches the lower bound.

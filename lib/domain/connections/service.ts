@@ -1,6 +1,6 @@
 import 'server-only';
 import { randomBytes } from 'node:crypto';
-import { prisma, type DbOrTx, type Tx } from '@/lib/platform/db';
+import { prisma, type DbOrTx } from '@/lib/platform/db';
 import { lockFactory } from '@/lib/platform/db/locks';
 import { AppError } from '@/lib/platform/http/errors';
 import { log } from '@/lib/platform/log';
@@ -8,18 +8,17 @@ import { putSecretTx, readSecretValue } from '@/lib/domain/secrets/service';
 import { applyCredential } from '@/lib/ingress/credential';
 import { forgetWebhook } from '@/lib/ingress/live-cache';
 import { ingressUrl } from '@/lib/ingress/urls';
-import type { ConnectionProvider } from '@/lib/generated/prisma/client';
+import type { ConfigSource, ConnectionProvider } from '@/lib/generated/prisma/client';
 import { checkApiBaseUrl, type Bounds } from '@/lib/domain/connections/fetch';
-import { ProviderError, type ProviderAdapter } from '@/lib/domain/connections/provider';
-import { githubAdapter, parseGitHubTarget } from '@/lib/domain/connections/providers/github';
+import { ProviderError, type ProviderAdapter, type ProviderModule } from '@/lib/domain/connections/provider';
+import { providerModule } from '@/lib/domain/connections/providers';
 import {
+  apiBaseUrlOf,
   connectWebhookSchema,
-  DEFAULT_API_BASE_URL,
   disconnectWebhookSchema,
   PROVIDER_NAME,
-  PROVIDER_SCHEME,
-  SUPPORTED_PROVIDERS,
   type ConnectWebhookInput,
+  type ConnectionSettings,
   type DisconnectWebhookInput,
 } from '@/lib/domain/connections/schemas';
 import { wakeConnectionChecks } from '@/lib/domain/connections/wake';
@@ -92,12 +91,14 @@ export const connectionRow = {
 } as const;
 
 function hookPage(row: Pick<ConnectionRow, 'provider' | 'apiBaseUrl' | 'target' | 'providerHookId'>): string | null {
-  if (!row.providerHookId || (row.provider !== 'github_repository' && row.provider !== 'github_organization')) return null;
-  const api = new URL(row.apiBaseUrl);
-  const web = api.hostname === 'api.github.com' ? 'https://github.com' : `${api.protocol}//${api.host}`;
-  return row.provider === 'github_repository'
-    ? `${web}/${row.target}/settings/hooks/${row.providerHookId}`
-    : `${web}/organizations/${row.target}/settings/hooks/${row.providerHookId}`;
+  return row.providerHookId ? (providerModule(row.provider)?.hookPage(row.provider, row.apiBaseUrl, row.target, row.providerHookId) ?? null) : null;
+}
+
+/** The provider's module, or the error a person sees for a kind that cannot be connected yet. */
+export function moduleFor(kind: ConnectionProvider): ProviderModule {
+  const provider = providerModule(kind);
+  if (!provider) throw new ProviderError(`Connecting ${PROVIDER_NAME[kind]} is not available yet`, null, { permanent: true });
+  return provider;
 }
 
 export function toConnectionView(row: ConnectionRow, recoveredLast7Days: number, now = new Date()): ConnectionView {
@@ -140,12 +141,7 @@ export async function openAdapter(db: DbOrTx, row: Pick<ConnectionRow, 'factoryI
   if (!credential) {
     throw new ProviderError(`No team secret is named ${row.credentialSecretName}: create it on the Secrets page with the API token`, null, { permanent: true });
   }
-  if (row.provider === 'github_repository' || row.provider === 'github_organization') {
-    const target = parseGitHubTarget(row.provider, row.target);
-    if (!target) throw new ProviderError(`${row.target} is not a GitHub ${row.provider === 'github_repository' ? 'repository (owner/repo)' : 'organization'}`, null, { permanent: true });
-    return githubAdapter({ apiBaseUrl: row.apiBaseUrl, token: credential.value, target, bounds });
-  }
-  throw new ProviderError(`Connecting ${PROVIDER_NAME[row.provider]} is not available yet`, null, { permanent: true });
+  return moduleFor(row.provider).open({ kind: row.provider, apiBaseUrl: row.apiBaseUrl, credential: credential.value, target: row.target, bounds });
 }
 
 /** Bounds for one call made on a person's behalf (connect, disconnect, rotate). */
@@ -179,13 +175,70 @@ export async function getConnection(factoryId: string, uid: string, db: DbOrTx =
   return row ? viewOf(db, row) : null;
 }
 
-async function refuseOnRepository(tx: Tx, factoryId: string): Promise<void> {
-  await lockFactory(tx, factoryId);
-  const factory = await tx.factory.findUnique({ where: { id: factoryId }, select: { configSource: true } });
+/** Who asks: a person (API, dashboard, CLI) or an apply of definition files, which declare the connection themselves. */
+export type ConnectionCaller = { fromDefinitions?: boolean };
+
+async function configSourceOf(db: DbOrTx, factoryId: string): Promise<ConfigSource> {
+  const factory = await db.factory.findUnique({ where: { id: factoryId }, select: { configSource: true } });
   if (!factory) throw new AppError('not_found', 'Factory not found');
-  if (factory.configSource === 'repository') {
-    throw new AppError('conflict', "This factory's webhooks are defined in its git repository, whose branch sets their team secrets: connecting would change a secret behind it.");
+  return factory.configSource;
+}
+
+/**
+ * Where definition files describe the webhooks (a managed or a
+ * repository-backed factory), a connection is part of the webhook's file
+ * (docs/decisions/0109-a-connection-in-a-definition-file-is-made-by-apply.md):
+ * only an apply of those files connects or disconnects, so the files, the
+ * connection and the webhook's team secret never disagree.
+ */
+function refuseWhereFilesDecide(source: ConfigSource, caller: ConnectionCaller, what: 'connect' | 'disconnect'): void {
+  if (caller.fromDefinitions || source === 'dashboard') return;
+  const change = what === 'connect' ? 'add `connection:` to' : 'remove `connection:` from';
+  throw new AppError(
+    'conflict',
+    source === 'repository'
+      ? `This factory's webhooks are defined in its git repository, whose branch sets their team secrets: ${change} the webhook's definition file there, on the production branch.`
+      : `This factory keeps its webhooks in definition files: ${change} the webhook's definition file and apply it.`,
+  );
+}
+
+/**
+ * The checks a connection's settings pass before any provider is asked: by
+ * connect, and by a plan of definition files (for a webhook the plan may
+ * only be about to create). Returns the API base URL to use.
+ */
+export async function checkConnectionSettings(
+  factoryId: string,
+  webhook: Pick<WebhookForConnection, 'authMode' | 'signatureScheme' | 'secretName'>,
+  data: ConnectionSettings,
+  db: DbOrTx = prisma,
+): Promise<string> {
+  const described = providerModule(data.provider);
+  if (!described) {
+    const message = `Connecting ${PROVIDER_NAME[data.provider]} is not available yet`;
+    throw new AppError('validation_failed', message, { provider: message });
   }
+  const apiBaseUrl = apiBaseUrlOf(data.provider, data.apiBaseUrl);
+  checkApiBaseUrl(apiBaseUrl);
+  const badTarget = described.checkTarget(data.provider, data.target);
+  if (badTarget) throw new AppError('validation_failed', badTarget, { target: badTarget });
+  if (webhook.authMode !== 'signature' || webhook.signatureScheme !== described.scheme) {
+    throw new AppError('conflict', `Only a webhook that verifies ${described.name} signatures can be connected to ${described.name}`);
+  }
+  if (described.secretMadeBy !== 'tripline') {
+    // The provider makes the secret and returns it once (Stripe): see the provider's described.
+    throw new AppError('validation_failed', `Connecting ${described.name} is not available yet`, { provider: `Connecting ${described.name} is not available yet` });
+  }
+  if (data.credentialSecretName === webhook.secretName) {
+    // Connecting writes a new signing secret into the webhook's team secret: it would overwrite the API token.
+    const message = `${data.credentialSecretName} is the webhook's own signing secret: keep the API token in a team secret of its own`;
+    throw new AppError('validation_failed', message, { credentialSecretName: message });
+  }
+  if (!(await readSecretValue(db, factoryId, data.credentialSecretName))) {
+    const message = `No team secret is named ${data.credentialSecretName}: create it on the Secrets page with the API token`;
+    throw new AppError('validation_failed', message, { credentialSecretName: message });
+  }
+  return apiBaseUrl;
 }
 
 const generateSecret = () => randomBytes(32).toString('base64url');
@@ -194,32 +247,17 @@ const generateSecret = () => randomBytes(32).toString('base64url');
  * Connects the webhook to its sender (or changes the connection's settings):
  * creates or adopts the provider's hook, with a new secret on both sides.
  */
-export async function connectWebhook(factoryId: string, uid: string, input: ConnectWebhookInput, db = prisma): Promise<ConnectionView> {
+export async function connectWebhook(factoryId: string, uid: string, input: ConnectWebhookInput, db = prisma, caller: ConnectionCaller = {}): Promise<ConnectionView> {
   const data = connectWebhookSchema.parse(input);
-  if (!(SUPPORTED_PROVIDERS as readonly string[]).includes(data.provider)) {
-    throw new AppError('validation_failed', `Connecting ${PROVIDER_NAME[data.provider]} is not available yet`, { provider: 'Only GitHub repositories and organizations can be connected so far' });
-  }
-  const apiBaseUrl = (data.apiBaseUrl || DEFAULT_API_BASE_URL[data.provider]).replace(/\/+$/, '');
-  checkApiBaseUrl(apiBaseUrl);
-  if (data.provider.startsWith('github') && !parseGitHubTarget(data.provider as 'github_repository', data.target)) {
-    const message = data.provider === 'github_repository' ? 'Enter the repository as owner/repo' : 'Enter the organization’s login';
-    throw new AppError('validation_failed', message, { target: message });
-  }
-
   const webhook = await findWebhook(db, factoryId, uid);
-  if (webhook.authMode !== 'signature' || webhook.signatureScheme !== PROVIDER_SCHEME[data.provider]) {
-    throw new AppError('conflict', `Only a webhook that verifies ${PROVIDER_NAME[data.provider]} signatures can be connected to ${PROVIDER_NAME[data.provider]}`);
-  }
-  if (!(await readSecretValue(db, factoryId, data.credentialSecretName))) {
-    const message = `No team secret is named ${data.credentialSecretName}: create it on the Secrets page with the API token`;
-    throw new AppError('validation_failed', message, { credentialSecretName: message });
-  }
+  const apiBaseUrl = await checkConnectionSettings(factoryId, webhook, data, db);
   const url = ingressUrl(webhook.uid, webhook.authMode);
   const secret = generateSecret();
 
   // Tripline's side first, committed, so the provider's first request (GitHub's ping) verifies.
   const { previousSecret, existing } = await db.$transaction(async (tx) => {
-    await refuseOnRepository(tx, factoryId);
+    await lockFactory(tx, factoryId);
+    refuseWhereFilesDecide(await configSourceOf(tx, factoryId), caller, 'connect');
     const existing = await tx.webhookConnection.findFirst({ where: { factoryId, webhookId: webhook.id }, select: connectionRow });
     const previous = await readSecretValue(tx, factoryId, webhook.secretName);
     await putSecretTx(tx, factoryId, webhook.secretName, secret);
@@ -273,8 +311,9 @@ export async function connectWebhook(factoryId: string, uid: string, input: Conn
 }
 
 /** Removes the connection; with deleteProviderHook the provider's hook too (it is then gone for good). */
-export async function disconnectWebhook(factoryId: string, uid: string, input: DisconnectWebhookInput, db = prisma): Promise<void> {
+export async function disconnectWebhook(factoryId: string, uid: string, input: DisconnectWebhookInput, db = prisma, caller: ConnectionCaller = {}): Promise<void> {
   const { deleteProviderHook } = disconnectWebhookSchema.parse(input);
+  refuseWhereFilesDecide(await configSourceOf(db, factoryId), caller, 'disconnect');
   const webhook = await findWebhook(db, factoryId, uid);
   const row = await db.webhookConnection.findFirst({ where: { factoryId, webhookId: webhook.id }, select: connectionRow });
   if (!row) throw new AppError('not_found', 'This webhook is not connected');

@@ -1,11 +1,12 @@
 import 'server-only';
 import { prisma } from '@/lib/platform/db';
 import { isIgnoredPath } from '@/lib/domain/definitions/parse';
-import { planDefinitions, type Plan } from '@/lib/domain/definitions/plan';
+import { planDefinitions, type ConnectionStep, type Plan } from '@/lib/domain/definitions/plan';
+import { connectWebhook, disconnectWebhook } from '@/lib/domain/connections/service';
 import type { DefinitionFiles } from '@/lib/domain/definitions/schemas';
 import { replaceDefinitionFilesTx } from '@/lib/domain/definitions/store';
 import { Prisma } from '@/lib/generated/prisma/client';
-import { AppError } from '@/lib/platform/http/errors';
+import { AppError, toAppError } from '@/lib/platform/http/errors';
 import { forgetWebhook } from '@/lib/ingress/live-cache';
 import {
   deleteWebhookTx,
@@ -24,7 +25,10 @@ import { ingressUrl } from '@/lib/ingress/urls';
 
 export type CreatedWebhook = { uid: string; name: string; ingressUrl: string };
 
-export type ApplyOutcome = { ok: true; plan: Plan; created: CreatedWebhook[]; changed: boolean } | { ok: false; plan: Plan };
+/** One connection step apply took after the webhooks were written: its outcome, and the provider's reason when it failed. */
+export type ConnectionOutcome = { name: string; uid: string; step: ConnectionStep; ok: true; hookUrl: string | null } | { name: string; uid: string; step: ConnectionStep; ok: false; message: string };
+
+export type ApplyOutcome = { ok: true; plan: Plan; created: CreatedWebhook[]; changed: boolean; connections: ConnectionOutcome[] } | { ok: false; plan: Plan };
 
 export type RepositoryCommit = {
   url: string;
@@ -56,13 +60,50 @@ function refuse(current: ConfigSource): AppError {
 
 export async function applyDefinitions(factoryId: string, files: DefinitionFiles, options: ApplyOptions): Promise<ApplyOutcome> {
   const db = options.db ?? prisma;
+  const outcome = await applyWebhooks(factoryId, files, options, db);
+  if (!outcome.ok) return outcome;
+  return { ...outcome, connections: await applyConnections(factoryId, outcome, db) };
+}
+
+/**
+ * The connection steps, after the webhooks' transaction committed: each asks
+ * the provider, and no transaction may stay open across a provider's answer
+ * (the embedded database has one connection). Each step stands alone: one
+ * that fails leaves the webhooks as applied and its connection as it was,
+ * and the plan shows it again, so the next apply tries it again
+ * (docs/decisions/0109-a-connection-in-a-definition-file-is-made-by-apply.md).
+ */
+async function applyConnections(factoryId: string, outcome: Omit<ApplyOutcome & { ok: true }, 'connections'>, db: typeof prisma): Promise<ConnectionOutcome[]> {
+  const results: ConnectionOutcome[] = [];
+  for (const action of outcome.plan.actions) {
+    if (action.action === 'delete' || !action.connection) continue;
+    const uid = action.action === 'update' ? action.uid : outcome.created.find((c) => c.name === action.name)!.uid;
+    const step = action.connection;
+    try {
+      if (step === 'connect') {
+        const view = await connectWebhook(factoryId, uid, action.definition.connection!, db, { fromDefinitions: true });
+        results.push({ name: action.name, uid, step, ok: true, hookUrl: view.providerHookUrl });
+      } else {
+        await disconnectWebhook(factoryId, uid, { deleteProviderHook: false }, db, { fromDefinitions: true });
+        results.push({ name: action.name, uid, step, ok: true, hookUrl: null });
+      }
+    } catch (error) {
+      const appError = toAppError(error);
+      if (appError.code === 'internal') throw error;
+      results.push({ name: action.name, uid, step, ok: false, message: appError.message });
+    }
+  }
+  return results;
+}
+
+async function applyWebhooks(factoryId: string, files: DefinitionFiles, options: ApplyOptions, db: typeof prisma): Promise<Omit<ApplyOutcome & { ok: true }, 'connections'> | { ok: false; plan: Plan }> {
   const touched: string[] = [];
   const outcome = await db.$transaction(
-    async (tx): Promise<ApplyOutcome> => {
+    async (tx) => {
       const current = await lockFactoryConfig(tx, factoryId);
       if (current !== options.source && !options.switching) throw refuse(current);
       const plan = await planDefinitions(factoryId, files, tx);
-      if (plan.problems.length > 0) return { ok: false, plan };
+      if (plan.problems.length > 0) return { ok: false as const, plan };
 
       const created: CreatedWebhook[] = [];
       for (const action of plan.actions) {
@@ -102,7 +143,7 @@ export async function applyDefinitions(factoryId: string, files: DefinitionFiles
           data: { configSource: options.source, appliedAt: now, lastApplyAttemptAt: now, lastApplyError: Prisma.DbNull },
         });
       }
-      return { ok: true, plan, created, changed };
+      return { ok: true as const, plan, created, changed };
     },
     { timeout: 60_000 },
   );

@@ -20,7 +20,7 @@ export function planJson(plan: Plan) {
 
 /** A successful apply; a failed one is a 422 carrying the same problems. */
 export function appliedJson(outcome: ApplyOutcome & { ok: true }) {
-  return { applied: true, changed: outcome.changed, created: outcome.created, plan: planJson(outcome.plan) };
+  return { applied: true, changed: outcome.changed, created: outcome.created, connections: outcome.connections, plan: planJson(outcome.plan) };
 }
 
 /** A checked repository: its newest commit and what applying it would do. */

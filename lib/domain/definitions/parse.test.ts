@@ -51,7 +51,7 @@ describe('definition files', () => {
         'webhooks/l.yaml': 'secretName: L\neventTypeHeader: Authorization\n',
       }),
     ).toEqual([
-      'webhooks/a.yaml: unknown key "secretname" (allowed: authMode, signatureScheme, secretName, deliveryIdHeader, eventTypeHeader, eventTypePath, ipAllowlist, customResponse)',
+      'webhooks/a.yaml: unknown key "secretname" (allowed: authMode, signatureScheme, secretName, deliveryIdHeader, eventTypeHeader, eventTypePath, ipAllowlist, customResponse, connection)',
       'webhooks/b.yaml: authMode: Choose token, url_token or signature',
       'webhooks/c.yaml: signatureScheme: is required when authMode is signature',
       'webhooks/d.yaml: secretName: Use letters, digits and underscores, starting with a letter (for example GITHUB_WEBHOOK_SECRET)',
@@ -116,5 +116,52 @@ describe('definition files', () => {
     expect(problemsOf(file(`[${Array.from({ length: 101 }, (_, i) => `"10.0.${i}.0/24"`).join(', ')}]`))).toEqual([
       'webhooks/partners.yaml: ipAllowlist: An allowlist holds at most 100 ranges',
     ]);
+  });
+
+  it('reads a connection with the credential by team secret name, filling in the provider’s API, and writes it back', () => {
+    const text = 'authMode: signature\nsignatureScheme: github\nsecretName: APP_SECRET\nconnection:\n  provider: github_repository\n  target: octo/app\n  credentialSecretName: GITHUB_HOOKS_TOKEN\n  eventTypes: [push, issues]\n';
+    const { definitions, problems } = parseDefinitionFiles({ 'webhooks/app.yaml': text });
+    expect(problems).toEqual([]);
+    expect(definitions[0]?.connection).toEqual({ provider: 'github_repository', target: 'octo/app', credentialSecretName: 'GITHUB_HOOKS_TOKEN', apiBaseUrl: 'https://api.github.com', eventTypes: ['push', 'issues'] });
+    // Written back as it was: the default API base URL left out, the events kept.
+    expect(definitionFile(definitions[0]!).content).toBe(
+      'authMode: signature\nsignatureScheme: github\nsecretName: APP_SECRET\nconnection:\n  provider: github_repository\n  target: octo/app\n  credentialSecretName: GITHUB_HOOKS_TOKEN\n  eventTypes:\n    - push\n    - issues\n',
+    );
+    const enterprise = parseDefinitionFiles({
+      'webhooks/ghes.yaml': 'authMode: signature\nsignatureScheme: github\nsecretName: S\nconnection: {provider: github_organization, target: octo, credentialSecretName: T, apiBaseUrl: "https://ghes.example.com/api/v3/"}\n',
+    }).definitions[0]!;
+    expect(enterprise.connection).toEqual({ provider: 'github_organization', target: 'octo', credentialSecretName: 'T', apiBaseUrl: 'https://ghes.example.com/api/v3', eventTypes: [] });
+    expect(definitionFile(enterprise).content).toContain('connection:\n  provider: github_organization\n  target: octo\n  credentialSecretName: T\n  apiBaseUrl: https://ghes.example.com/api/v3\n');
+  });
+
+  it('refuses an API token in a connection, naming the key, and never repeats a token-shaped value', () => {
+    const file = (connection: string) => ({ 'webhooks/app.yaml': `authMode: signature\nsignatureScheme: github\nsecretName: S\nconnection:\n${connection}` });
+    const base = '  provider: github_repository\n  target: octo/app\n';
+    expect(problemsOf(file(`${base}  token: ghp_abcdefghijklmnopqrstuvwxyz0123456789\n`))).toEqual([
+      'webhooks/app.yaml: connection.credentialSecretName: Invalid input: expected string, received undefined',
+      'webhooks/app.yaml: connection: "token": a definition file never holds the API token; keep it in a team secret and name that secret in credentialSecretName',
+    ]);
+    expect(problemsOf(file(`${base}  credentialSecretName: GITHUB_TOKEN\n  apiToken: x\n`))).toEqual([
+      'webhooks/app.yaml: connection: "apiToken": a definition file never holds the API token; keep it in a team secret and name that secret in credentialSecretName',
+    ]);
+    // The token itself where the name belongs: refused, and not echoed into logs or notifications.
+    const inline = problemsOf(file(`${base}  credentialSecretName: ghp_abcdefghijklmnopqrstuvwxyz0123456789\n`));
+    expect(inline).toEqual([
+      'webhooks/app.yaml: connection.credentialSecretName: This looks like an API token, not the name of a team secret: keep the token in a team secret (Secrets page, `tripline secret put`) and give its name',
+    ]);
+    expect(inline.join()).not.toContain('ghp_abc');
+  });
+
+  it('names unknown and invalid keys of a connection', () => {
+    const file = (connection: string) => ({ 'webhooks/app.yaml': `authMode: signature\nsignatureScheme: github\nsecretName: S\nconnection: ${connection}\n` });
+    expect(problemsOf(file('{provider: github_repository, target: octo/app, credentialSecretName: T, events: [push]}'))).toEqual([
+      'webhooks/app.yaml: connection: unknown key "events" (allowed: provider, target, credentialSecretName, apiBaseUrl, eventTypes)',
+    ]);
+    expect(problemsOf(file('{provider: bitbucket, target: "", credentialSecretName: T, eventTypes: ["Push Events"]}'))).toEqual([
+      'webhooks/app.yaml: connection.provider: Choose one of github_repository, github_organization, gitlab_project, stripe_account',
+      'webhooks/app.yaml: connection.target: Enter the repository (owner/repo), the organization or the project',
+      'webhooks/app.yaml: connection.eventTypes.0: Use event names such as push or issues',
+    ]);
+    expect(problemsOf(file('octo/app'))).toEqual(['webhooks/app.yaml: connection: must be a mapping with provider, target and credentialSecretName']);
   });
 });

@@ -8,6 +8,7 @@ import {
 } from '@/lib/domain/definitions/schemas';
 import { DEFINITION_EXTENSION, WEBHOOKS_DIR } from '@/lib/domain/webhooks/definition-file';
 import { MAX_WEBHOOKS_PER_FACTORY, webhookNameSchema } from '@/lib/domain/webhooks/schemas';
+import { apiBaseUrlOf } from '@/lib/domain/connections/schemas';
 
 // Pure parsing and validation of a set of definition files: no database, so
 // `tripline validate` runs offline and the same checks open every plan.
@@ -90,6 +91,17 @@ function parseContent(file: string, name: string, text: string): { definition?: 
       eventTypePath: data.eventTypePath ?? null,
       ipAllowlist: data.ipAllowlist ?? [],
       customResponse: data.customResponse ?? null,
+      ...(data.connection
+        ? {
+            connection: {
+              provider: data.connection.provider,
+              target: data.connection.target,
+              credentialSecretName: data.connection.credentialSecretName,
+              apiBaseUrl: apiBaseUrlOf(data.connection.provider, data.connection.apiBaseUrl),
+              eventTypes: data.connection.eventTypes,
+            },
+          }
+        : {}),
     },
   };
 }

@@ -1,7 +1,10 @@
 import 'server-only';
 import { prisma, type DbOrTx } from '@/lib/platform/db';
 import { parseDefinitionFiles, type ParsedDefinition } from '@/lib/domain/definitions/parse';
-import type { DefinitionFiles, DefinitionProblem, WebhookDefinition } from '@/lib/domain/definitions/schemas';
+import type { ConnectionDefinition, DefinitionFiles, DefinitionProblem, WebhookDefinition } from '@/lib/domain/definitions/schemas';
+import { PROVIDER_NAME } from '@/lib/domain/connections/schemas';
+import { checkConnectionSettings } from '@/lib/domain/connections/service';
+import { AppError } from '@/lib/platform/http/errors';
 import { definitionPath } from '@/lib/domain/webhooks/definition-file';
 import { isUrlSafe } from '@/lib/domain/secrets/schemas';
 import { readSecretValue } from '@/lib/domain/secrets/service';
@@ -13,9 +16,16 @@ import { describeCustomResponse } from '@/lib/ingress/custom-response';
 // it fail. Reading only: `tripline plan`, the plan API and the dashboard's
 // preview before a repository sync show exactly what apply.ts then does.
 
+/**
+ * What apply does to a webhook's connection once the webhooks are written
+ * (docs/definitions.md, Connections): connect (create or adopt the
+ * provider's hook, with a new secret) or disconnect (the hook stays).
+ */
+export type ConnectionStep = 'connect' | 'disconnect';
+
 export type PlanAction =
-  | { action: 'create'; name: string; file: string; definition: ParsedDefinition; changes: string[] }
-  | { action: 'update'; name: string; file: string; uid: string; definition: ParsedDefinition; changes: string[] }
+  | { action: 'create'; name: string; file: string; definition: ParsedDefinition; changes: string[]; connection?: ConnectionStep }
+  | { action: 'update'; name: string; file: string; uid: string; definition: ParsedDefinition; changes: string[]; connection?: ConnectionStep }
   | { action: 'delete'; name: string; file: string; uid: string; changes: string[] };
 
 export type Plan = {
@@ -38,6 +48,41 @@ function differences(current: WebhookDefinition, next: WebhookDefinition): strin
     changes.push(`customResponse: ${describeCustomResponse(before)} → ${describeCustomResponse(after)}`);
   }
   return changes;
+}
+
+const sameEvents = (a: string[], b: string[]) => [...a].sort().join(',') === [...b].sort().join(',');
+
+/** The connection step a definition asks for, and the plan's words for it; null when the connection stays as it is. */
+function connectionChange(current: ConnectionDefinition | null, next: ConnectionDefinition | null): { step: ConnectionStep; change: string } | null {
+  if (!next) return current ? { step: 'disconnect', change: `disconnect from ${PROVIDER_NAME[current.provider]} ${current.target} (the provider's hook stays)` } : null;
+  const to = `${PROVIDER_NAME[next.provider]} ${next.target}`;
+  if (!current) return { step: 'connect', change: `connect to ${to}` };
+  const keys = ['provider', 'target', 'credentialSecretName', 'apiBaseUrl'] as const;
+  const changed = keys.filter((key) => current[key] !== next[key]).map((key) => `${key}: ${current[key]} → ${next[key]}`);
+  if (!sameEvents(current.eventTypes, next.eventTypes)) changed.push(`eventTypes: ${describe(current.eventTypes)} → ${describe(next.eventTypes)}`);
+  return changed.length > 0 ? { step: 'connect', change: `connect again to ${to} (${changed.join('; ')})` } : null;
+}
+
+/**
+ * The checks connect makes before it asks the provider, as problems of the
+ * file, so that a plan shows them and an apply refuses before it writes
+ * anything. A connection sets a new value in the webhook's team secret: one
+ * that another webhook uses too would change under it.
+ */
+async function connectionProblems(factoryId: string, definition: ParsedDefinition, all: ParsedDefinition[], db: DbOrTx): Promise<DefinitionProblem[]> {
+  const connection = definition.connection!;
+  const sharing = all.find((other) => other !== definition && other.secretName === definition.secretName);
+  if (sharing) {
+    return [{ file: definition.file, key: 'secretName', message: `is also the team secret of ${sharing.name}: a connection sets a new value in its webhook's team secret, so give this webhook a team secret of its own` }];
+  }
+  try {
+    await checkConnectionSettings(factoryId, definition, connection, db);
+    return [];
+  } catch (error) {
+    if (!(error instanceof AppError)) throw error;
+    const field = Object.keys(error.fields ?? {})[0];
+    return [{ file: definition.file, key: field ? `connection.${field}` : 'connection', message: error.message }];
+  }
 }
 
 export async function planDefinitions(factoryId: string, files: DefinitionFiles, db: DbOrTx = prisma): Promise<Plan> {
@@ -75,8 +120,10 @@ export async function planDefinitions(factoryId: string, files: DefinitionFiles,
   for (const definition of definitions) {
     const { file, name } = definition;
     const existing = byName.get(name);
+    const connection = connectionChange(existing?.definition.connection ?? null, definition.connection ?? null);
+    if (connection?.step === 'connect') problems.push(...(await connectionProblems(factoryId, definition, definitions, db)));
     if (!existing) {
-      creates.push({ action: 'create', name, file, definition, changes: [] });
+      creates.push({ action: 'create', name, file, definition, changes: connection ? [connection.change] : [], ...(connection ? { connection: connection.step } : {}) });
       continue;
     }
     const changes = differences(existing.definition, definition);
@@ -88,7 +135,8 @@ export async function planDefinitions(factoryId: string, files: DefinitionFiles,
           : `takes up the changed value of ${definition.secretName}`,
       );
     }
-    if (changes.length > 0) updates.push({ action: 'update', name, file, uid: existing.uid, definition, changes });
+    if (connection) changes.push(connection.change);
+    if (changes.length > 0) updates.push({ action: 'update', name, file, uid: existing.uid, definition, changes, ...(connection ? { connection: connection.step } : {}) });
     else unchanged.push(name);
   }
 

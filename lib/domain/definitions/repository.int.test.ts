@@ -1,6 +1,3 @@
-import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setDatabase } from '@/lib/platform/db';
@@ -11,6 +8,7 @@ import { getDefinitionsStatus, readDefinitionFiles } from '@/lib/domain/definiti
 import { createFactory } from '@/lib/domain/factories/service';
 import { createSecret, replaceSecretValue } from '@/lib/domain/secrets/service';
 import { createTestDatabase, testDatabaseKinds, type TestDatabase } from '@/tests/support/databases';
+import { localRepository } from '@/tests/support/local-repository';
 import { createUser } from '@/lib/domain/users/service';
 import { findLiveWebhook } from '@/lib/ingress/live';
 import { createWebhook, deleteWebhook, listWebhooks, setWebhookEnabled } from '@/lib/domain/webhooks/service';
@@ -20,29 +18,6 @@ import { createWebhook, deleteWebhook, listWebhooks, setWebhookEnabled } from '@
 // operator's rules for a location the operator set.
 const operator = { kind: 'operator' } as const;
 const schedule = { by: { kind: 'schedule' } } as const;
-
-/** A real git repository in a temporary folder, committed to with the git binary. */
-function localRepository() {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'tripline-defs-'));
-  const git = (...args: string[]) =>
-    execFileSync('git', ['-c', 'user.name=Test', '-c', 'user.email=test@example.com', '-c', 'commit.gpgsign=false', ...args], {
-      cwd: dir,
-      encoding: 'utf8',
-    }).trim();
-  git('init', '--quiet', '--initial-branch=main');
-  mkdirSync(path.join(dir, 'webhooks'));
-  return {
-    dir,
-    write: (file: string, content: string) => writeFileSync(path.join(dir, file), content),
-    remove: (file: string) => unlinkSync(path.join(dir, file)),
-    commit: (message: string) => {
-      git('add', '--all');
-      git('commit', '--quiet', '--allow-empty', '-m', message);
-      return git('rev-parse', 'HEAD');
-    },
-    cleanup: () => rmSync(dir, { recursive: true, force: true }),
-  };
-}
 
 describe.each(testDatabaseKinds())('a repository-backed factory on %s', (kind) => {
   let database: TestDatabase;
@@ -108,7 +83,7 @@ describe.each(testDatabaseKinds())('a repository-backed factory on %s', (kind) =
     expect(status.appliedCommit).not.toBe(broken);
     expect(status.lastFailure).toMatchObject({ commit: broken, message: expect.stringContaining('2 problems') });
     expect(status.lastFailure!.problems.map(formatProblem)).toEqual([
-      'webhooks/deploys.yaml: unknown key "authmode" (allowed: authMode, signatureScheme, secretName, deliveryIdHeader, eventTypeHeader, eventTypePath, ipAllowlist, customResponse)',
+      'webhooks/deploys.yaml: unknown key "authmode" (allowed: authMode, signatureScheme, secretName, deliveryIdHeader, eventTypeHeader, eventTypePath, ipAllowlist, customResponse, connection)',
       'webhooks/stripe.yaml: secretName: names no team secret: create STRIPE_SECRET on the Secrets page (or with `tripline secret put`) first',
     ]);
     expect(await findLiveWebhook(deploys!.uid)).toEqual(before);

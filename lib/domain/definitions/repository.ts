@@ -20,7 +20,7 @@ import { decryptRepositoryCredential, encryptRepositoryCredential } from '@/lib/
 import { GitFailure, runGit, STDERR_LIMIT } from '@/lib/domain/definitions/repository-git';
 import { consumeRepositoryCheck, syncRunning, withRepositorySyncLock } from '@/lib/domain/definitions/repository-limits';
 import { repositoryOrigin, type RepositoryCredential } from '@/lib/domain/definitions/repository-url';
-import { WEBHOOKS_DIR } from '@/lib/domain/webhooks/definition-file';
+import { definitionPath, WEBHOOKS_DIR } from '@/lib/domain/webhooks/definition-file';
 import { MAX_DEFINITION_BYTES, repositorySettingsSchema, type DefinitionFiles, type DefinitionProblem, type RepositorySettings, type RepositorySettingsInput } from '@/lib/domain/definitions/schemas';
 import { clearApplyFailure, recordApplyFailure, type ApplyFailure } from '@/lib/domain/definitions/service';
 import { env, type RepositoryAccess } from '@/lib/platform/env';
@@ -374,6 +374,8 @@ export async function connectRepository(
         setByOperator: by.kind === 'operator',
       },
     });
+    const failed = outcome.ok && connectionFailure(snapshot.commit, outcome);
+    if (failed) await recordApplyFailure(factoryId, failed);
     return { ...outcome, commit: snapshot.commit };
   });
 }
@@ -427,7 +429,10 @@ async function syncOnce(factoryId: string, options: { by: Requester; expectedCom
     source: 'repository',
     repository: { url: repository.url, branch: repository.branch, commit: snapshot.commit },
   });
-  if (outcome.ok) return { status: 'applied', commit: snapshot.commit, outcome };
+  if (outcome.ok) {
+    const failed = connectionFailure(snapshot.commit, outcome);
+    return failed ? recordFailure(factoryId, lastFailure, failed) : { status: 'applied', commit: snapshot.commit, outcome };
+  }
   const count = outcome.plan.problems.length;
   return recordFailure(factoryId, lastFailure, {
     commit: snapshot.commit,
@@ -449,6 +454,22 @@ export async function applyRepository(
   const result = await syncRepository(factoryId, { by, expectedCommit: input.commit, force: true });
   if (result.status === 'failed' && result.commit === null) throw new AppError('conflict', result.failure.message);
   return { applied: result.status !== 'failed', commit: result.commit ?? input.commit, problems: result.status === 'failed' ? result.failure.problems : [] };
+}
+
+/**
+ * A commit whose webhooks applied but whose connection steps failed (the
+ * provider refused or did not answer) is recorded as failed, so the
+ * periodic check applies it again and the steps are retried; the webhooks
+ * serve as applied meanwhile.
+ */
+function connectionFailure(commit: string, outcome: ApplyOutcome & { ok: true }): Omit<ApplyFailure, 'at'> | null {
+  const failed = outcome.connections.flatMap((c) => (c.ok ? [] : [c]));
+  if (failed.length === 0) return null;
+  return {
+    commit,
+    message: `Commit ${commit.slice(0, 12)} applied, but ${failed.length} ${failed.length === 1 ? 'connection' : 'connections'} did not: tried again at the next check`,
+    problems: failed.map((c) => ({ file: definitionPath(c.name), key: 'connection', message: c.message })),
+  };
 }
 
 async function recordFailure(factoryId: string, previous: ApplyFailure | null, failure: Omit<ApplyFailure, 'at'>): Promise<SyncResult> {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { parseRepositoryUrl, RepositoryUrlError } from '@/lib/domain/definitions/repository-url';
 import { secretNameSchema } from '@/lib/domain/secrets/schemas';
+import { connectionSettingsShape, type CONNECTION_PROVIDERS } from '@/lib/domain/connections/schemas';
 import {
   authModeSchema,
   checkEventTypeSetting,
@@ -15,14 +16,47 @@ import type { CustomResponse } from '@/lib/ingress/custom-response';
 
 // Factory as code: one YAML file per webhook at webhooks/<name>.yaml. The
 // file name is the webhook's name; the keys (authMode, signatureScheme,
-// secretName, deliveryIdHeader, eventTypeHeader, eventTypePath, ipAllowlist, customResponse) are documented in docs/definitions.md. Unknown keys are errors: a
+// secretName, deliveryIdHeader, eventTypeHeader, eventTypePath, ipAllowlist, customResponse, connection) are documented in docs/definitions.md. Unknown keys are errors: a
 // misspelt key silently ignored would apply a different webhook than the one
 // its author wrote.
 
 /** A definition is a few lines; anything larger is not one. */
 export const MAX_DEFINITION_BYTES = 16 * 1024;
 
-export const definitionKeys = ['authMode', 'signatureScheme', 'secretName', 'deliveryIdHeader', 'eventTypeHeader', 'eventTypePath', 'ipAllowlist', 'customResponse'] as const;
+export const definitionKeys = ['authMode', 'signatureScheme', 'secretName', 'deliveryIdHeader', 'eventTypeHeader', 'eventTypePath', 'ipAllowlist', 'customResponse', 'connection'] as const;
+
+const connectionKeys = ['provider', 'target', 'credentialSecretName', 'apiBaseUrl', 'eventTypes'] as const;
+
+/** Keys an author might put an API token under: refused with the reason, not only as unknown. */
+const CREDENTIAL_KEY = /token|credential|secret|password|key|auth/i;
+
+/**
+ * A webhook's connection to its sender's API (docs/connections.md): the
+ * settings the API's PUT .../connection takes, with the API token only by the
+ * name of the team secret that holds it. A definition file is text in a
+ * repository: a token written in it would be readable by everyone who can
+ * read the repository, so any other key is refused, naming it.
+ */
+export const connectionDefinitionSchema = z.strictObject(connectionSettingsShape, {
+  error: (issue) => {
+    if (issue.code !== 'unrecognized_keys') return 'must be a mapping with provider, target and credentialSecretName';
+    const credential = issue.keys.find((key) => CREDENTIAL_KEY.test(key));
+    if (credential) {
+      return `"${credential}": a definition file never holds the API token; keep it in a team secret and name that secret in credentialSecretName`;
+    }
+    return `unknown ${issue.keys.length === 1 ? 'key' : 'keys'} ${issue.keys.map((k) => `"${k}"`).join(', ')} (allowed: ${connectionKeys.join(', ')})`;
+  },
+});
+
+/** A connection as a definition declares it: the API base URL filled in (the provider's public API when not given). */
+export type ConnectionDefinition = {
+  provider: (typeof CONNECTION_PROVIDERS)[number];
+  target: string;
+  credentialSecretName: string;
+  apiBaseUrl: string;
+  /** Empty: every event. */
+  eventTypes: string[];
+};
 
 export const webhookDefinitionSchema = z
   .strictObject(
@@ -35,6 +69,7 @@ export const webhookDefinitionSchema = z
       eventTypePath: eventTypePathSchema.optional(),
       ipAllowlist: ipAllowlistSchema.optional(),
       customResponse: customResponseSchema.optional(),
+      connection: connectionDefinitionSchema.optional(),
     },
     {
       error: (issue) =>
@@ -70,6 +105,8 @@ export type WebhookDefinition = {
   ipAllowlist: string[];
   /** The answer to accepted and duplicate deliveries; null: the default 202. */
   customResponse: CustomResponse | null;
+  /** Its connection to its sender's API, made by apply; absent or null: not connected. */
+  connection?: ConnectionDefinition | null;
 };
 
 /** One problem in one file: the file, the key when there is one, and what is wrong in words. */

@@ -180,11 +180,17 @@ export async function failAbandonedRuns(): Promise<number> {
   return rows.length;
 }
 
-/** Executes a claimed run in the executor's span (with traces on), which the program or receiver can continue (TRACEPARENT, traceparent). */
-export function execute(run: ClaimedRun, executor: Exclude<ExecutorConfig, { kind: 'none' }>, signal?: AbortSignal): Promise<ExecutionOutcome> {
+/**
+ * Executes a claimed run in the executor's span (with traces on), which the
+ * program or receiver can continue (TRACEPARENT, traceparent). `signal` stops
+ * it (its reason says why); `shutdown` also reaches a command already
+ * stopping, whose grace a shutdown does not wait out: an AbortSignal aborts
+ * once, so a shutdown after a cancel would not reach it through `signal`.
+ */
+export function execute(run: ClaimedRun, executor: Exclude<ExecutorConfig, { kind: 'none' }>, signal?: AbortSignal, shutdown?: AbortSignal): Promise<ExecutionOutcome> {
   const attributes = { 'tripline.executor': executor.kind, 'tripline.run.id': run.id };
   return inSpan(`tripline.executor.${executor.kind}`, { kind: executor.kind === 'http' ? SpanKind.CLIENT : SpanKind.INTERNAL, attributes }, async (span) => {
-    const outcome = await (executor.kind === 'command' ? executeCommand(run, executor, signal) : executeHttp(run, executor, signal));
+    const outcome = await (executor.kind === 'command' ? executeCommand(run, executor, signal, shutdown) : executeHttp(run, executor, signal));
     span?.setAttribute('tripline.run.outcome', outcome.status);
     return outcome;
   });
@@ -276,7 +282,7 @@ export async function processOne(
       try {
         // Deliveries with kept runs are not pruned, so this is a database edited by hand.
         outcome = run.attachments.length
-          ? await execute(run, executor, stop)
+          ? await execute(run, executor, stop, options.shutdown)
           : { status: 'failed', output: null, error: 'The delivery that started this run is no longer stored, so its payload cannot be attached' };
       } catch (error) {
         outcome = { status: 'failed', output: null, error: `The executor failed: ${(error as Error).message}` };

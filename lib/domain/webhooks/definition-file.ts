@@ -1,6 +1,7 @@
 import { stringify } from 'yaml';
 import type { Tx } from '@/lib/platform/db';
-import type { WebhookDefinition } from '@/lib/domain/definitions/schemas';
+import type { ConnectionDefinition, WebhookDefinition } from '@/lib/domain/definitions/schemas';
+import { DEFAULT_API_BASE_URL } from '@/lib/domain/connections/schemas';
 import type { CustomResponse } from '@/lib/ingress/custom-response';
 
 // A webhook's own definition file: where it lives in a factory's folder, its
@@ -27,8 +28,18 @@ export function serializeDefinition(definition: WebhookDefinition): string {
     ...(definition.eventTypePath ? { eventTypePath: definition.eventTypePath } : {}),
     ...(definition.ipAllowlist.length > 0 ? { ipAllowlist: definition.ipAllowlist } : {}),
     ...(definition.customResponse ? { customResponse: customResponseYaml(definition.customResponse) } : {}),
+    ...(definition.connection ? { connection: connectionYaml(definition.connection) } : {}),
   });
 }
+
+/** A connection as its file writes it: the credential by its team secret's name (a connection has no other), defaults left out. */
+const connectionYaml = ({ provider, target, credentialSecretName, apiBaseUrl, eventTypes }: ConnectionDefinition) => ({
+  provider,
+  target,
+  credentialSecretName,
+  ...(apiBaseUrl !== DEFAULT_API_BASE_URL[provider] ? { apiBaseUrl } : {}),
+  ...(eventTypes.length > 0 ? { eventTypes } : {}),
+});
 
 /** A custom response as its file writes it: a 204 with its status alone. */
 const customResponseYaml = ({ status, contentType, body }: CustomResponse) => (status === 204 ? { status } : { status, contentType, body });

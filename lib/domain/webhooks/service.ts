@@ -6,7 +6,7 @@ import { lockFactory } from '@/lib/platform/db/locks';
 import { forgetWebhook } from '@/lib/ingress/live-cache';
 import { decryptSecret } from '@/lib/platform/crypto/encryption';
 import { randomBase62 } from '@/lib/platform/crypto/random';
-import type { WebhookDefinition } from '@/lib/domain/definitions/schemas';
+import type { ConnectionDefinition, WebhookDefinition } from '@/lib/domain/definitions/schemas';
 import { definitionFile, removeDefinitionFileTx, writeDefinitionFileTx } from '@/lib/domain/webhooks/definition-file';
 import { AppError } from '@/lib/platform/http/errors';
 import { createSecretTx, putSecretTx, readSecretValue } from '@/lib/domain/secrets/service';
@@ -135,6 +135,7 @@ type WebhookRow = {
   customResponseStatus: number | null;
   customResponseContentType: string | null;
   customResponseBody: string | null;
+  connection: ConnectionDefinition | null;
 };
 
 const webhookRow = {
@@ -156,6 +157,8 @@ const webhookRow = {
   customResponseStatus: true,
   customResponseContentType: true,
   customResponseBody: true,
+  // Part of the definition: a managed factory's file, rewritten by an edit, keeps it.
+  connection: { select: { provider: true, target: true, credentialSecretName: true, apiBaseUrl: true, eventTypes: true } },
 } as const;
 
 // The custom response's three columns (a CHECK in its migration keeps their shape) and the value they hold.
@@ -180,13 +183,16 @@ const definitionOf = (row: WebhookRow): WebhookDefinition => ({
   eventTypePath: row.eventTypePath,
   ipAllowlist: row.ipAllowlist,
   customResponse: customResponseOf(row),
+  connection: row.connection,
 });
 
 function toView(row: WebhookRow, secretVersion: number | undefined, health: WebhookHealthView): WebhookView {
   const awaitingSecret = row.credentialEncrypted === null;
+  // The connection has its own view and route (lib/domain/connections).
+  const { connection: _connection, ...definition } = definitionOf(row);
   return {
     uid: row.uid,
-    ...definitionOf(row),
+    ...definition,
     enabled: row.enabled,
     ingressUrl: ingressUrl(row.uid, row.authMode),
     createdAt: row.createdAt,
@@ -370,6 +376,7 @@ export async function createWebhook(factoryId: string, input: CreateWebhookInput
       eventTypePath: data.eventTypePath ?? null,
       ipAllowlist: [],
       customResponse: null,
+      connection: null,
     };
     // On a managed factory the dashboard writes the file, then applies it.
     if (source === 'managed') await writeDefinitionFileTx(tx, factoryId, definitionFile(definition));

@@ -2,7 +2,7 @@ import 'server-only';
 import { Octokit } from '@octokit/rest';
 import { z } from 'zod';
 import { boundedFetch, BoundReached, type Bounds } from '@/lib/domain/connections/fetch';
-import { ProviderError, type DeliveryPage, type HookSettings, type ProviderAdapter, type ProviderHook } from '@/lib/domain/connections/provider';
+import { ProviderError, type AdapterOptions, type DeliveryPage, type HookSettings, type ProviderAdapter, type ProviderHook, type ProviderModule } from '@/lib/domain/connections/provider';
 
 // GitHub repository and organization hooks through Octokit
 // (docs/connections.md). GitHub keeps a hook's deliveries 3 days, lists them
@@ -188,3 +188,31 @@ export function githubAdapter(options: { apiBaseUrl: string; token: string; targ
     },
   };
 }
+
+type GitHubKind = 'github_repository' | 'github_organization';
+
+/** GitHub's hook page for people: github.com, or the Enterprise Server's own host. */
+function hookPage(kind: GitHubKind, apiBaseUrl: string, target: string, hookId: string): string {
+  const api = new URL(apiBaseUrl);
+  const web = api.hostname === 'api.github.com' ? 'https://github.com' : `${api.protocol}//${api.host}`;
+  return kind === 'github_repository' ? `${web}/${target}/settings/hooks/${hookId}` : `${web}/organizations/${target}/settings/hooks/${hookId}`;
+}
+
+export const github: ProviderModule = {
+  kinds: ['github_repository', 'github_organization'],
+  name: 'GitHub',
+  scheme: 'github',
+  // GitHub Enterprise Server keeps 7; the pass looks back as far as github.com keeps them.
+  retentionDays: 3,
+  recovery: 'redelivery',
+  secretMadeBy: 'tripline',
+  defaultApiBaseUrl: 'https://api.github.com',
+  checkTarget: (kind, target) =>
+    parseGitHubTarget(kind as GitHubKind, target) ? null : kind === 'github_repository' ? 'Enter the repository as owner/repo' : 'Enter the organization’s login',
+  hookPage: (kind, apiBaseUrl, target, hookId) => hookPage(kind as GitHubKind, apiBaseUrl, target, hookId),
+  open: (options: AdapterOptions) => {
+    const target = parseGitHubTarget(options.kind as GitHubKind, options.target);
+    if (!target) throw new ProviderError(`${options.target} is not a GitHub ${options.kind === 'github_repository' ? 'repository (owner/repo)' : 'organization'}`, null, { permanent: true });
+    return githubAdapter({ apiBaseUrl: options.apiBaseUrl, token: options.credential, target, bounds: options.bounds });
+  },
+};

@@ -66,7 +66,12 @@ export function childEnv(run: Pick<ClaimedRun, 'id' | 'automationId' | 'worker' 
   return env;
 }
 
-export async function executeCommand(run: ClaimedRun, config: CommandConfig, signal?: AbortSignal): Promise<ExecutionOutcome> {
+/**
+ * Runs the command for a claimed run. `signal` stops it (SIGTERM, SIGKILL
+ * after the grace; its reason says why); `shutdown`, when the worker's
+ * shutdown grace is over, kills it at once, even during a cancel's grace.
+ */
+export async function executeCommand(run: ClaimedRun, config: CommandConfig, signal?: AbortSignal, shutdown?: AbortSignal): Promise<ExecutionOutcome> {
   const parent = config.workDir ?? os.tmpdir();
   await mkdir(parent, { recursive: true, mode: 0o700 });
   const dir = await mkdtemp(path.join(parent, 'tripline-run-'));
@@ -74,7 +79,7 @@ export async function executeCommand(run: ClaimedRun, config: CommandConfig, sig
     for (const attachment of run.attachments) {
       await writeFile(path.join(dir, path.basename(attachment.name)), attachment.content, 'utf8');
     }
-    return await runProgram(run, config, dir, signal);
+    return await runProgram(run, config, dir, signal, shutdown);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
@@ -82,7 +87,7 @@ export async function executeCommand(run: ClaimedRun, config: CommandConfig, sig
 
 const seconds = (ms: number) => (ms / 1000).toLocaleString('en-US', { maximumFractionDigits: 1 });
 
-function runProgram(run: ClaimedRun, config: CommandConfig, dir: string, signal?: AbortSignal): Promise<ExecutionOutcome> {
+function runProgram(run: ClaimedRun, config: CommandConfig, dir: string, signal?: AbortSignal, shutdown?: AbortSignal): Promise<ExecutionOutcome> {
   const graceMs = config.cancelGraceMs ?? DEFAULT_CANCEL_GRACE_MS;
   return new Promise((resolve) => {
     const child = spawn('/bin/sh', ['-c', config.command], {
@@ -100,29 +105,32 @@ function runProgram(run: ClaimedRun, config: CommandConfig, dir: string, signal?
     child.stdout.on('data', append);
     child.stderr.on('data', append);
 
-    // Why the program is being stopped, and when it was killed (SIGKILL).
-    let stopped: { why: 'timeout' | StopReason; killedAt?: number } | undefined;
+    // Why the program is being stopped (Stopped, below).
+    let stopped: Stopped | undefined;
     let killTimer: NodeJS.Timeout | undefined;
-    const kill = () => {
+    const kill = (by: Stopped['killedBy'] = 'grace') => {
       clearTimeout(killTimer);
-      if (stopped && stopped.killedAt === undefined) stopped.killedAt = Date.now();
+      if (stopped && stopped.killedAt === undefined) Object.assign(stopped, { killedAt: Date.now(), killedBy: by });
       if (child.pid) signalGroup(child.pid, 'SIGKILL');
     };
     const stop = (why: 'timeout' | StopReason) => {
       if (stopped) {
         // A shutdown during a cancel's or time limit's grace does not wait for it.
-        if (why === 'shutdown') kill();
+        if (why === 'shutdown') kill('shutdown');
         return;
       }
       stopped = { why };
-      if (why === 'shutdown' || !child.pid) return kill();
+      if (why === 'shutdown' || !child.pid) return kill('shutdown');
       signalGroup(child.pid, 'SIGTERM');
       killTimer = setTimeout(kill, graceMs);
     };
     const timer = setTimeout(() => stop('timeout'), config.timeoutMs);
     const onAbort = () => stop(stopReason(signal!));
+    const onShutdown = () => stop('shutdown');
     if (signal?.aborted) onAbort();
     else signal?.addEventListener('abort', onAbort, { once: true });
+    if (shutdown?.aborted) onShutdown();
+    else shutdown?.addEventListener('abort', onShutdown, { once: true });
 
     child.stdin.on('error', () => undefined); // a program that ignores stdin may close it early
     child.stdin.end(composedPrompt(run.prompt, run.envelope));
@@ -133,6 +141,7 @@ function runProgram(run: ClaimedRun, config: CommandConfig, dir: string, signal?
     child.on('close', (code, exitSignal) => {
       clearTimeout(timer);
       signal?.removeEventListener('abort', onAbort);
+      shutdown?.removeEventListener('abort', onShutdown);
       const kept = clip(output);
       if (!stopped) {
         resolve(code === 0 ? { status: 'succeeded', output: kept } : { status: 'failed', output: kept, error: exitSignal ? `The command was killed by ${exitSignal}` : `The command exited with code ${code}` });
@@ -149,20 +158,25 @@ function runProgram(run: ClaimedRun, config: CommandConfig, dir: string, signal?
 }
 
 /** Waits until no process of the group lives: through the grace, then a bounded wait after SIGKILL. */
-async function untilGroupGone(pgid: number, stopped: { killedAt?: number }): Promise<void> {
+async function untilGroupGone(pgid: number, stopped: Stopped): Promise<void> {
   while (await groupAlive(pgid)) {
     if (stopped.killedAt !== undefined && Date.now() - stopped.killedAt > KILLED_WAIT_MS) return;
     await new Promise((resolve) => setTimeout(resolve, GROUP_POLL_MS));
   }
 }
 
-function stoppedOutcome(stopped: { why: 'timeout' | StopReason; killedAt?: number }, output: string, config: CommandConfig, graceMs: number): ExecutionOutcome {
+/** Why the program is being stopped, and when and why it was killed (SIGKILL): its grace ran out, or the server's shutdown did not wait for it. */
+type Stopped = { why: 'timeout' | StopReason; killedAt?: number; killedBy?: 'grace' | 'shutdown' };
+
+function stoppedOutcome(stopped: Stopped, output: string, config: CommandConfig, graceMs: number): ExecutionOutcome {
   const how =
     stopped.killedAt === undefined
       ? 'its process group received SIGTERM and ended within the grace period'
       : stopped.why === 'shutdown'
         ? 'its process group was killed (SIGKILL)'
-        : `its process group received SIGTERM, did not end within the ${seconds(graceMs)} s grace period (TRIPLINE_RUN_CANCEL_GRACE_SECONDS) and was killed (SIGKILL)`;
+        : stopped.killedBy === 'shutdown'
+          ? 'its process group received SIGTERM, and was killed (SIGKILL) when the server shut down during its grace period'
+          : `its process group received SIGTERM, did not end within the ${seconds(graceMs)} s grace period (TRIPLINE_RUN_CANCEL_GRACE_SECONDS) and was killed (SIGKILL)`;
   switch (stopped.why) {
     case 'cancel':
       return { status: 'cancelled', output, error: `The run was cancelled while the command ran: ${how}` };

@@ -275,7 +275,7 @@ export default async function WebhookPage({
           webhook={webhook}
           connection={connection}
           manage={manage}
-          readOnly={readOnly}
+          definedIn={source === 'dashboard' ? null : source}
           secretNames={credentialNames}
           now={deliveryLog.now}
         />
