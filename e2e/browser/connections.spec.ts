@@ -259,4 +259,16 @@ test.describe.serial('connecting a webhook to GitHub', () => {
     await expect(card).toContainText(`Connecting ${name} is not available in this version yet.`);
     await expect(card.getByRole('button')).toHaveCount(0);
   });
+
+  test('on a factory kept in definition files, the card points to the webhook’s file instead of offering the form', async () => {
+    await page.goto(`/f/${factory.slug}/settings`);
+    await page.getByRole('radio', { name: /^Managed definition files/ }).check();
+    await page.getByRole('button', { name: 'Save' }).click();
+    await expect(page.getByRole('heading', { name: 'Definition files', exact: true })).toBeVisible();
+
+    await page.goto(webhookPath);
+    const card = connectionOf(page);
+    await expect(card).toContainText('Not connected. This factory keeps its webhooks in definition files: to connect it, add a connection section to the webhook’s definition file and apply it.');
+    await expect(card.getByRole('button')).toHaveCount(0);
+  });
 });
