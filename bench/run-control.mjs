@@ -15,13 +15,19 @@
 // Prints per phase the ingress's p50/p99, the outcomes counted on /metrics
 // (tripline_run_control_outcomes_total), and the CPU spent per delivery by
 // the server and by PostgreSQL (from /proc); the difference between "on" and
-// "off" is the scheduler's decision cost per delivery.
+// "off" is the scheduler's decision cost per delivery. To find where an "on"
+// phase's time goes, it also samples pg_stat_activity every 100 ms for the
+// statements running and those waiting on a lock (which, how often), and reads the
+// RunGroup and Run tables' churn at each phase's end (live and dead rows,
+// updates, HOT updates, size): these do not depend on the machine's speed.
 // Settings: BENCH_SECONDS (default 30), BENCH_ROUNDS (default 2), BENCH_PORT.
-import { spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import { promisify } from 'node:util';
+import pg from 'pg';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { cli, distDir, ensureBuild, processTicks, run, scratchDatabase, serverNodeFlags, waitForHealthz } from './harness.mjs';
+import { cli, distDir, ensureBuild, processTicks, scratchDatabase, serverNodeFlags, waitForHealthz } from './harness.mjs';
 
 const WEBHOOKS = 20;
 const RATE = 200;
@@ -59,6 +65,56 @@ async function outcomes() {
   for (const match of text.matchAll(/^tripline_run_control_outcomes_total\{outcome="([a-z_]+)"\} (\d+)/gm)) counts[match[1]] = Number(match[2]);
   return counts;
 }
+
+/**
+ * Samples, every 100 ms until stopped, the server's statements running in
+ * PostgreSQL, by their first 70 characters: those waiting on a lock, and the
+ * others (a sampling profile of the database's time); resolves to
+ * { samples, waits: { text: count }, active: { text: count } }.
+ */
+function sampleLockWaits(url) {
+  const client = new pg.Client({ connectionString: url });
+  const waits = {};
+  const active = {};
+  let samples = 0;
+  let stopped = false;
+  const done = (async () => {
+    await client.connect();
+    while (!stopped) {
+      const { rows } = await client.query(
+        `SELECT left(regexp_replace(query, '\\s+', ' ', 'g'), 70) AS "text", wait_event_type = 'Lock' AS "waiting", count(*)::int AS "n" FROM pg_stat_activity
+          WHERE datname = current_database() AND state = 'active' AND pid <> pg_backend_pid() GROUP BY 1, 2`,
+      );
+      samples += 1;
+      for (const row of rows) {
+        const counts = row.waiting ? waits : active;
+        counts[row.text] = (counts[row.text] ?? 0) + row.n;
+      }
+      await sleep(100);
+    }
+    await client.end();
+    return { samples, waits, active };
+  })();
+  return { stop: () => ((stopped = true), done) };
+}
+
+/** RunGroup's and Run's rows and churn so far (pg_stat_user_tables), and their sizes with indexes. */
+async function tableChurn(url) {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query(
+      `SELECT relname AS "table", n_live_tup::int AS "live", n_dead_tup::int AS "dead", n_tup_upd::int AS "updates", n_tup_hot_upd::int AS "hot",
+              pg_total_relation_size(relid)::bigint / 1024 AS "kB", autovacuum_count::int AS "autovacuums"
+         FROM pg_stat_user_tables WHERE relname IN ('RunGroup', 'Run') ORDER BY relname`,
+    );
+    return Object.fromEntries(rows.map(({ table, ...rest }) => [table, { ...rest, kB: Number(rest.kB) }]));
+  } finally {
+    await client.end();
+  }
+}
+
+const runAsync = promisify(execFile);
 
 ensureBuild();
 const { env, drop } = await scratchDatabase('runcontrol', port);
@@ -99,9 +155,12 @@ try {
     await sleep(1000);
     const before = { cpu: cpu(server.pid), outcomes: await outcomes() };
     fs.writeFileSync(optionsFile, JSON.stringify({ url: origin, targets, connections: 16, rate: RATE, duration: SECONDS }));
-    const load = JSON.parse(run(process.execPath, ['bench/load.mjs', `@${optionsFile}`]));
+    const sampler = sampleLockWaits(env.DATABASE_URL);
+    const load = JSON.parse((await runAsync(process.execPath, ['bench/load.mjs', `@${optionsFile}`], { maxBuffer: 64 * 1024 * 1024 })).stdout);
+    const lockWaits = await sampler.stop();
     // The scheduler decides shortly after the ingress: let it finish this phase's deliveries.
     await sleep(2000);
+    const churn = await tableChurn(env.DATABASE_URL);
     const after = { cpu: cpu(server.pid), outcomes: await outcomes() };
     const accepted = load.statusCodes?.['202']?.count ?? 0;
     const decided = Object.fromEntries(Object.entries(after.outcomes).map(([k, v]) => [k, v - (before.outcomes[k] ?? 0)]).filter(([, v]) => v > 0));
@@ -114,6 +173,8 @@ try {
       serverMsPerDelivery: ((after.cpu.server - before.cpu.server) * 10) / accepted,
       databaseMsPerDelivery: ((after.cpu.database - before.cpu.database) * 10) / accepted,
       decided,
+      lockWaits,
+      churn,
     };
     log(`${index === 0 ? 'warm-up ' : ''}${mode}: ${JSON.stringify(phase)}`);
     if (index > 0) phases.push(phase);
@@ -134,6 +195,14 @@ console.log(`${WEBHOOKS} webhooks and ${WEBHOOKS} automations; a steady ${RATE} 
 console.log('phase | accepted | p50 ms | p99 ms | server CPU ms/delivery | PostgreSQL CPU ms/delivery | outcomes');
 for (const p of phases) {
   console.log(`${p.mode} | ${p.accepted}/${p.requests} | ${p.p50.toFixed(1)} | ${p.p99.toFixed(1)} | ${p.serverMsPerDelivery.toFixed(2)} | ${p.databaseMsPerDelivery.toFixed(2)} | ${JSON.stringify(p.decided)}`);
+}
+console.log('\nStatements in PostgreSQL, sampled every 100 ms (samples x backends): waiting on a lock, and the five most often running; the tables at each phase\'s end:');
+for (const p of phases) {
+  const waits = Object.entries(p.lockWaits.waits).sort(([, a], [, b]) => b - a);
+  const active = Object.entries(p.lockWaits.active).sort(([, a], [, b]) => b - a).slice(0, 5);
+  console.log(`${p.mode}: ${p.lockWaits.samples} samples; waiting on a lock: ${waits.length ? waits.map(([text, n]) => `${n} x "${text}"`).join('; ') : 'none'}`);
+  console.log(`  running: ${active.length ? active.map(([text, n]) => `${n} x "${text}"`).join('; ') : 'none'}`);
+  console.log(`  ${Object.entries(p.churn).map(([table, t]) => `${table}: ${t.live} live, ${t.dead} dead, ${t.updates} updates (${t.hot} HOT), ${t.kB} kB, ${t.autovacuums} autovacuums`).join('; ')}`);
 }
 const of = (mode, key) => median(phases.filter((p) => p.mode === mode).map((p) => p[key]));
 const p99Off = of('off', 'p99');

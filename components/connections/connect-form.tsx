@@ -32,7 +32,7 @@ const fieldNames = ['provider', 'apiBaseUrl', 'credentialSecretName', 'target', 
 const kindDescriptions: Record<Provider, string> = {
   github_repository: 'A hook on one repository. The token needs admin:repo_hook (fine-grained: Webhooks, read and write).',
   github_organization: 'A hook on every repository of an organization. The token needs admin:org_hook (fine-grained: organization Webhooks).',
-  gitlab_project: 'A hook on one project. The token needs the api scope and the Maintainer role.',
+  gitlab_project: 'A hook on one project. The token needs the api scope, of a user with the Maintainer role on the project.',
   stripe_account: 'An endpoint of a Stripe account. The key needs write access to webhook endpoints.',
 };
 
@@ -158,15 +158,15 @@ export function ConnectForm({
           label="Event types"
           optional
           error={formState.errors.eventTypes?.message}
-          hint={`Comma-separated, such as push, issues, pull_request. Empty: every event ${providerName} sends.`}
+          hint={`Comma-separated, such as ${target.events}. Empty: every event ${providerName} sends.`}
         >
-          <Input mono autoComplete="off" spellCheck={false} placeholder="push, issues" {...register('eventTypes')} />
+          <Input mono autoComplete="off" spellCheck={false} placeholder={target.events.split(', ').slice(0, 2).join(', ')} {...register('eventTypes')} />
         </Field>
         <Field
           label="API base URL"
           optional
           error={formState.errors.apiBaseUrl?.message}
-          hint={`Only for a self-hosted ${providerName}${provider.startsWith('github') ? ' (GitHub Enterprise Server: https://HOST/api/v3)' : ''}.`}
+          hint={target.selfHosted ? `Only for a self-hosted ${providerName} (${target.selfHosted}).` : `Leave it empty for ${providerName}.`}
         >
           <Input type="url" mono autoComplete="off" spellCheck={false} placeholder={DEFAULT_API_BASE_URL[provider]} {...register('apiBaseUrl')} />
         </Field>

@@ -14,12 +14,15 @@ import { bearer, expect, test } from '../fixtures/api';
 // strings, numbers and JSON values. No answer may be a 5xx, and a NUL byte or
 // a lone surrogate must be refused with a 4xx that names the field.
 //
-// Everything runs in a factory of its own, made for the run. Operations that
-// remove things run last, so the others reach their handlers with real IDs.
+// Everything runs in a factory of its own, made for the run. Four parameters
+// are fuzzed at a time. Operations that remove things run last, one at a
+// time, so the others reach their handlers with real IDs.
 // FUZZ_API_RUNS sets the random values per parameter (default 3);
 // FUZZ_SEED replays a run.
 
 const RANDOM_PER_TARGET = Number(process.env.FUZZ_API_RUNS ?? 3);
+/** Parameters fuzzed at once (each one's values in turn). */
+const CONCURRENCY = 4;
 const SEED = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : Math.floor(Math.random() * 2 ** 31);
 
 type JsonSchema = {
@@ -100,10 +103,11 @@ function operationsOf(document: { paths: Record<string, Record<string, unknown>>
       });
     }
   }
-  // Whatever removes things, or replaces a factory's webhooks, goes last.
-  const last = (operation: Operation) => operation.method === 'DELETE' || operation.path.includes('/definitions/');
-  return [...operations.filter((operation) => !last(operation)), ...operations.filter(last)];
+  return [...operations.filter((operation) => !isLast(operation)), ...operations.filter(isLast)];
 }
+
+/** Whatever removes things, or replaces a factory's webhooks, goes last. */
+const isLast = (operation: Operation) => operation.method === 'DELETE' || operation.path.includes('/definitions/');
 
 /** Every field of a body schema, nested objects and the first item of arrays included, as dotted paths. */
 function bodyFields(schema: JsonSchema, resolve: (ref: string) => JsonSchema, prefix = '', depth = 0): string[] {
@@ -306,7 +310,8 @@ test('every operation and parameter of the OpenAPI document, under hostile value
   const failures: string[] = [];
   const statuses = new Map<number, number>();
   let sent = 0;
-  for (const [index, target] of targets.entries()) {
+  const fuzz = async (index: number) => {
+    const target = targets[index]!;
     const random = fc.sample(randomValues, { numRuns: RANDOM_PER_TARGET, seed: SEED + index });
     for (const value of [...HOSTILE, ...random]) {
       const { url, answer, sentBody } = await send(baseURL!, tokens.admin, target, value, world);
@@ -317,7 +322,18 @@ test('every operation and parameter of the OpenAPI document, under hostile value
       if (answer.status >= 500) failures.push(`${what}: ${detail}`);
       else if (unstorable(value) && (answer.status < 400 || !names(answer.text, target, value))) failures.push(`${what}: not refused naming the field: ${detail}`);
     }
-  }
+  };
+  // Targets side by side, CONCURRENCY at a time (each one's values in turn), as
+  // several clients would; those that remove things after all the others, one at a time.
+  const removing = targets.findIndex((target) => isLast(target.operation));
+  const firstPart = removing === -1 ? targets.length : removing;
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (next < firstPart) await fuzz(next++);
+    }),
+  );
+  for (let index = firstPart; index < targets.length; index++) await fuzz(index);
   const histogram = [...statuses].sort(([a], [b]) => a - b).map(([status, count]) => `${status}×${count}`).join(' ');
   console.log(`openapi fuzz: ${operations.length} operations, ${targets.length} parameters, ${sent} requests (seed ${SEED}): ${histogram}`);
   expect(failures, `${failures.length} of ${sent} requests failed (FUZZ_SEED=${SEED} replays the random part)`).toEqual([]);

@@ -78,6 +78,14 @@ export type ProviderModule = {
   defaultApiBaseUrl: string;
   /** What is wrong with a target (`owner/repo`, a project ID), in words; null when it is valid. */
   checkTarget(kind: ProviderKind, target: string): string | null;
+  /** What is wrong with the event types a connection subscribes to, in words; null when they are valid (unset: any name goes). */
+  checkEventTypes?(eventTypes: string[]): string | null;
+  /**
+   * The provider's own limit on redelivery requests (GitLab: 5 a minute per
+   * hook and user). The pass asks no faster than this, nor than its own
+   * default (recover.ts, defaultRedeliveryRate).
+   */
+  redeliveryRate?: { burst: number; perMinute: number };
   /** The hook's page on the provider's site, for people; null when there is none. */
   hookPage(kind: ProviderKind, apiBaseUrl: string, target: string, hookId: string): string | null;
   open(options: AdapterOptions): ProviderAdapter;

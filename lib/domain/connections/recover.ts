@@ -43,13 +43,15 @@ export type PassLimits = { maxPages: number; maxBytes: number; maxMs: number; ma
 export const DEFAULT_LIMITS: PassLimits = { maxPages: 300, maxBytes: 50_000_000, maxMs: 120_000, maxRedeliveries: 1_000 };
 /**
  * Redeliveries a minute: within GitHub's secondary limit on requests that
- * create content (80 a minute), and half the webhook's own delivery rate
- * limit (TRIPLINE_DELIVERY_RATE_LIMIT), so redeliveries never crowd out the
- * live deliveries arriving beside them or get 429 from the ingress.
+ * create content (80 a minute), half the webhook's own delivery rate limit
+ * (TRIPLINE_DELIVERY_RATE_LIMIT), so redeliveries never crowd out the live
+ * deliveries arriving beside them or get 429 from the ingress, and the
+ * provider's own limit when it sets one (ProviderModule.redeliveryRate:
+ * GitLab's 5 a minute).
  */
-export function defaultRedeliveryRate(): { burst: number; perMinute: number } {
-  const perMinute = Math.max(1, Math.min(80, Math.floor(env().deliveryRateLimit / 2)));
-  return { burst: Math.min(20, perMinute), perMinute };
+export function defaultRedeliveryRate(provider?: { burst: number; perMinute: number }): { burst: number; perMinute: number } {
+  const perMinute = Math.max(1, Math.min(80, Math.floor(env().deliveryRateLimit / 2), provider?.perMinute ?? Infinity));
+  return { burst: Math.max(1, Math.min(20, perMinute, provider?.burst ?? Infinity)), perMinute };
 }
 
 export type PassOptions = {
@@ -165,7 +167,6 @@ export async function runRecoveryPass(connectionId: string, options: PassOptions
   const result: PassResult = { outcome: 'busy', listed: 0, wanted: 0, missing: 0, redelivered: 0, requests: 0, error: null };
   if (!(await takeConnectionLease(db, connectionId, owner))) return result;
   const limits = { ...DEFAULT_LIMITS, ...options.limits };
-  const rate = options.redeliveryRate ?? defaultRedeliveryRate();
   const sleep = options.sleep ?? defaultSleep;
   const started = Date.now();
   const bounds: Bounds = { bytesLeft: limits.maxBytes, deadline: started + limits.maxMs, requests: 0 };
@@ -179,6 +180,8 @@ export async function runRecoveryPass(connectionId: string, options: PassOptions
   try {
     if (!row.providerHookId) throw new ProviderError('The connection has no provider hook yet: connect it again', null, { permanent: true });
     const adapter = await openAdapter(db, row, bounds);
+    const providerRate = moduleFor(provider).redeliveryRate;
+    const rate = options.redeliveryRate ?? defaultRedeliveryRate(providerRate);
     const retention = started - moduleFor(provider).retentionDays * 86_400_000;
     const lower = Math.max(retention, (row.watermark?.getTime() ?? 0) - SKEW_MS);
 
@@ -220,7 +223,9 @@ export async function runRecoveryPass(connectionId: string, options: PassOptions
     result.missing = missing.length;
 
     // 4. Ask for each again, oldest first, at the provider's pace, within the bounds.
-    let tokens = rate.burst;
+    // A provider's own limit counts over a window this pass cannot see (the
+    // last pass's requests may be in it): then the pass starts with none in hand.
+    let tokens = providerRate && !options.redeliveryRate ? 0 : rate.burst;
     let refilled = Date.now();
     let unsettledFrom: number | null = null;
     for (const [index, entry] of missing.entries()) {

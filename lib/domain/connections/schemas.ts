@@ -6,7 +6,7 @@ import { secretNameSchema } from '@/lib/domain/secrets/schemas';
 
 export const CONNECTION_PROVIDERS = ['github_repository', 'github_organization', 'gitlab_project', 'stripe_account'] as const;
 /** The providers whose adapter exists today; the others are refused with a clear message. */
-export const SUPPORTED_PROVIDERS = ['github_repository', 'github_organization'] as const;
+export const SUPPORTED_PROVIDERS = ['github_repository', 'github_organization', 'gitlab_project'] as const;
 
 /** The providers' names for people, client-safe (the modules in providers/ are server-only). */
 export const PROVIDER_NAME: Record<(typeof CONNECTION_PROVIDERS)[number], string> = {
@@ -36,12 +36,12 @@ export const PROVIDER_SCHEME: Record<(typeof CONNECTION_PROVIDERS)[number], stri
   stripe_account: 'stripe',
 };
 
-/** What a kind of connection targets, for people: the choices of the dashboard's form. */
-export const PROVIDER_TARGET: Record<(typeof CONNECTION_PROVIDERS)[number], { kind: string; label: string; placeholder: string }> = {
-  github_repository: { kind: 'Repository', label: 'Repository', placeholder: 'owner/repo' },
-  github_organization: { kind: 'Organization', label: 'Organization', placeholder: 'the organization’s login' },
-  gitlab_project: { kind: 'Project', label: 'Project', placeholder: 'group/project' },
-  stripe_account: { kind: 'Account', label: 'Account', placeholder: 'acct_…' },
+/** What a kind of connection targets, for people: the choices and examples of the dashboard's form. */
+export const PROVIDER_TARGET: Record<(typeof CONNECTION_PROVIDERS)[number], { kind: string; label: string; placeholder: string; events: string; selfHosted: string }> = {
+  github_repository: { kind: 'Repository', label: 'Repository', placeholder: 'owner/repo', events: 'push, issues, pull_request', selfHosted: 'GitHub Enterprise Server: https://HOST/api/v3' },
+  github_organization: { kind: 'Organization', label: 'Organization', placeholder: 'the organization’s login', events: 'push, issues, pull_request', selfHosted: 'GitHub Enterprise Server: https://HOST/api/v3' },
+  gitlab_project: { kind: 'Project', label: 'Project', placeholder: 'group/project, or its ID', events: 'push, issue, merge_request', selfHosted: 'self-managed GitLab: https://HOST/api/v4' },
+  stripe_account: { kind: 'Account', label: 'Account', placeholder: 'acct_…', events: 'invoice.paid, customer.created', selfHosted: '' },
 };
 
 export const MAX_EVENT_TYPES = 50;

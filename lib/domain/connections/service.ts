@@ -222,11 +222,13 @@ export async function checkConnectionSettings(
   checkApiBaseUrl(apiBaseUrl);
   const badTarget = described.checkTarget(data.provider, data.target);
   if (badTarget) throw new AppError('validation_failed', badTarget, { target: badTarget });
+  const badEvents = described.checkEventTypes?.(data.eventTypes) ?? null;
+  if (badEvents) throw new AppError('validation_failed', badEvents, { eventTypes: badEvents });
   if (webhook.authMode !== 'signature' || webhook.signatureScheme !== described.scheme) {
     throw new AppError('conflict', `Only a webhook that verifies ${described.name} signatures can be connected to ${described.name}`);
   }
   if (described.secretMadeBy !== 'tripline') {
-    // The provider makes the secret and returns it once (Stripe): see the provider's described.
+    // The provider makes the secret and returns it once (Stripe): see its module in providers/.
     throw new AppError('validation_failed', `Connecting ${described.name} is not available yet`, { provider: `Connecting ${described.name} is not available yet` });
   }
   if (data.credentialSecretName === webhook.secretName) {

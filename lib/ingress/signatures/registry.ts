@@ -221,7 +221,12 @@ export const schemes = {
     },
     signatureHeaders: ['X-Gitlab-Token'],
     algorithm: 'no signature: `X-Gitlab-Token` carries the secret token, compared exactly',
-    deliveryIdHeader: 'X-Gitlab-Event-UUID',
+    // Idempotency-Key (GitLab 17.4+) stays the same when GitLab retries or
+    // resends a delivery; X-Gitlab-Event-UUID is new for each request that
+    // triggers hooks, so a resend would not deduplicate by it. Older GitLab
+    // sends only the UUID.
+    deliveryIdHeader: 'Idempotency-Key',
+    deliveryIdFallbackHeaders: ['X-Gitlab-Event-UUID'],
     ...UNTIMED,
     multipleSignatures: SINGLE,
     handshake: null,

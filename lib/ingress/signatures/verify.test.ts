@@ -505,7 +505,9 @@ describe('providerDeliveryId', () => {
     expect(providerDeliveryId('github', new Headers({ 'X-GitHub-Delivery': '72d3162e-cc78-11e3-81ab-4c9367dc0958' }))).toBe('72d3162e-cc78-11e3-81ab-4c9367dc0958');
     expect(providerDeliveryId('linear', vectorInput(LINEAR).headers)).toBe('1f0a3c1e-5b8e-4a51-9a2d-3c0e7d2f9b11');
     expect(providerDeliveryId('shopify', vectorInput(SHOPIFY).headers)).toBe('123456789');
-    expect(providerDeliveryId('gitlab', vectorInput(GITLAB).headers)).toBe('13792a34-cac6-4fda-95a8-c58e00a3954e');
+    // GitLab 17.4+: Idempotency-Key, the same on a retry or a resend, before the per-request X-Gitlab-Event-UUID (all older GitLab sends).
+    expect(providerDeliveryId('gitlab', vectorInput(GITLAB).headers)).toBe('f5e5f430-f57b-4e6e-9fac-d9128cd7232f');
+    expect(providerDeliveryId('gitlab', new Headers({ 'X-Gitlab-Event-UUID': '13792a34-cac6-4fda-95a8-c58e00a3954e' }))).toBe('13792a34-cac6-4fda-95a8-c58e00a3954e');
     expect(providerDeliveryId('stripe', vectorInput(STRIPE).headers)).toBeNull();
     expect(providerDeliveryId('slack', vectorInput(SLACK).headers)).toBeNull();
     expect(providerDeliveryId('github', new Headers())).toBeNull();

@@ -29,7 +29,7 @@ export type ErrorBody = { error: { code: ErrorCode; message: string; fields?: Fi
 export class AppError extends Error {
   readonly code: ErrorCode;
   readonly fields: FieldErrors | undefined;
-  /** For `rate_limited`: seconds until the budget refills, sent as Retry-After. */
+  /** Sent as Retry-After: for `rate_limited`, seconds until the budget refills; for a `conflict` that a retry resolves, 1. */
   readonly retryAfterSeconds: number | undefined;
 
   constructor(code: ErrorCode, message: string, fields?: FieldErrors, retryAfterSeconds?: number) {
@@ -84,6 +84,10 @@ export function toAppError(error: unknown): AppError {
       return new AppError('not_found', 'Not found');
     case 'P2002':
       return new AppError('conflict', 'This already exists');
+    case 'P2034':
+      // A deadlock or serialization failure: two requests changed the same thing at once and
+      // PostgreSQL rolled this one back. Nothing of it was saved; sent again, it goes through.
+      return new AppError('conflict', 'Another change to the same thing was being saved at the same moment, so this one was not saved. Send it again.', undefined, 1);
   }
   return new AppError('internal', 'Something went wrong on our side. The error was logged.');
 }
