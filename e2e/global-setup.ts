@@ -71,7 +71,7 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
     // Health and notifications every second, sent to the tests' local receivers (e2e/api/notifications.spec.ts).
     TRIPLINE_HEALTH_INTERVAL: '1',
     TRIPLINE_NOTIFICATION_ALLOW: 'http,private',
-    // Connections reach the fake GitHub on loopback (e2e/api/connections.spec.ts).
+    // Connections reach the fake GitHub on loopback (e2e/api/connections.spec.ts, e2e/browser/connections.spec.ts).
     TRIPLINE_CONNECTION_ALLOW: 'http,private',
     // Never listed, so no run may see it (e2e/api/automations.spec.ts).
     SERVER_CANARY: 'server-canary-e2e',

@@ -14,6 +14,7 @@ import { AutoRefresh } from './auto-refresh';
 import { DeliveryFilters } from './delivery-filters';
 import { formatBytes, formatExactBytes } from './format';
 import { sentence } from '@/components/format';
+import { RecoveredBadge } from './origin-badge';
 import { DeliveryStatusBadge } from './status-badge';
 import { Timestamp } from './timestamp';
 
@@ -38,7 +39,7 @@ export type DeliveryLogWebhook = {
   authMode: AuthMode;
   /** With the {token} placeholder for URL-token webhooks. */
   ingressUrl: string;
-  /** Display name of the signature provider, if any. */
+  /** Display name of the sender (its connection's provider, else its signature scheme), if any; names recovered entries' origin. */
   providerName: string | null;
   /** The provider performs verification handshakes: Handshake is offered as a status filter. */
   handshakes?: boolean;
@@ -204,7 +205,10 @@ export function DeliveriesCard({
                 rows.map((delivery) => (
                   <TR key={delivery.id} data-delivery-id={delivery.deliveryId}>
                     <TD className="py-3">
-                      <DeliveryStatusBadge status={delivery.status} />
+                      <div className="flex flex-wrap items-center gap-1.5">
+                        <DeliveryStatusBadge status={delivery.status} />
+                        <RecoveredBadge origin={delivery.origin} provider={webhook.providerName} />
+                      </div>
                     </TD>
                     <TD className="max-w-0 py-3">
                       <span title={delivery.deliveryId} className="block truncate font-mono text-[13px] text-fg">

@@ -41,16 +41,30 @@ export function formatExactBytes(bytes: number): string {
   return `${integer.format(bytes)} ${bytes === 1 ? 'byte' : 'bytes'}`;
 }
 
+/** "42 s", "2 min", "3 h", "5 days"; null past 30 days. */
+function span(seconds: number): string | null {
+  if (seconds < 60) return `${seconds} s`;
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 60) return `${minutes} min`;
+  const hours = Math.floor(minutes / 60);
+  if (hours < 24) return `${hours} h`;
+  const days = Math.floor(hours / 24);
+  if (days <= 30) return `${days} ${days === 1 ? 'day' : 'days'}`;
+  return null;
+}
+
 /** "just now", "42 s ago", "2 min ago", "3 h ago", "5 days ago"; null past 30 days (the date says it). */
 export function relativeTime(date: Date, now: number = Date.now()): string | null {
   const seconds = Math.max(0, Math.round((now - date.getTime()) / 1000));
   if (seconds < 5) return 'just now';
-  if (seconds < 60) return `${seconds} s ago`;
-  const minutes = Math.floor(seconds / 60);
-  if (minutes < 60) return `${minutes} min ago`;
-  const hours = Math.floor(minutes / 60);
-  if (hours < 24) return `${hours} h ago`;
-  const days = Math.floor(hours / 24);
-  if (days <= 30) return `${days} ${days === 1 ? 'day' : 'days'} ago`;
-  return null;
+  const text = span(seconds);
+  return text ? `${text} ago` : null;
+}
+
+/** A time to come: "now" (or past), "in 42 s", "in 14 min", "in 3 h"; null past 30 days. */
+export function timeUntil(date: Date, now: number = Date.now()): string | null {
+  const seconds = Math.round((date.getTime() - now) / 1000);
+  if (seconds < 5) return 'now';
+  const text = span(seconds);
+  return text ? `in ${text}` : null;
 }

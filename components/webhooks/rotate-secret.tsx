@@ -15,6 +15,7 @@ export function RotateSecret({
   uid,
   urlToken,
   sharedWith,
+  connectedTo = null,
 }: {
   factorySlug: string;
   uid: string;
@@ -22,7 +23,12 @@ export function RotateSecret({
   urlToken: boolean;
   /** Other webhooks that use the same team secret. */
   sharedWith: string[];
+  /** The provider whose hook the webhook is connected to ("GitHub"): the rotation sets the new secret there too. */
+  connectedTo?: string | null;
 }) {
+  const connected = connectedTo
+    ? `${connectedTo}’s hook gets the new secret in the same step, so ${connectedTo}’s deliveries keep verifying; one signed in the moment between the two sides fails here and the next check asks for it again.`
+    : null;
   const [error, setError] = useState<string | null>(null);
   // Only in memory: shown once, gone on reload.
   const [rotated, setRotated] = useState<{ secret: string; ingressUrl: string } | null>(null);
@@ -41,7 +47,7 @@ export function RotateSecret({
         <div className="min-w-0 flex-1 basis-64">
           <h3 className="font-medium text-fg">Rotate secret</h3>
           <p className="mt-0.5 max-w-2xl text-fg-muted">
-            Tripline generates a new secret and shows it once. {noOverlap}
+            Tripline generates a new secret and shows it once. {connected ?? noOverlap}
           </p>
         </div>
         <ConfirmDialog
@@ -50,7 +56,7 @@ export function RotateSecret({
           title="Rotate this webhook’s secret?"
           description={
             <>
-              <p>{noOverlap}</p>
+              <p>{connected ?? noOverlap}</p>
               {urlToken ? <p className="mt-2">The secret is part of the URL, so the ingress URL changes too.</p> : null}
               {sharedWith.length > 0 ? (
                 <p className="mt-2">

@@ -196,7 +196,7 @@ export function openApiDocument(baseUrl: string) {
         Connection: {
           type: 'object',
           description: 'A webhook connected to its sender through the sender’s API (docs/connections.md). Never carries a secret: the credential is named by team secret',
-          required: ['provider', 'apiBaseUrl', 'credentialSecretName', 'target', 'eventTypes', 'providerHookId', 'providerHookUrl', 'watermark', 'lastCheckAt', 'nextCheckAt', 'lastError', 'consecutiveFailures', 'lastMissing', 'lastRecovered', 'checking', 'createdAt'],
+          required: ['provider', 'apiBaseUrl', 'credentialSecretName', 'target', 'eventTypes', 'providerHookId', 'providerHookUrl', 'watermark', 'lastCheckAt', 'nextCheckAt', 'lastError', 'consecutiveFailures', 'lastMissing', 'lastRecovered', 'checking', 'recoveredLast7Days', 'createdAt'],
           properties: {
             provider: { type: 'string', enum: [...CONNECTION_PROVIDERS] },
             apiBaseUrl: { type: 'string' },
@@ -213,6 +213,10 @@ export function openApiDocument(baseUrl: string) {
             lastMissing: { type: 'integer', description: 'Deliveries the last pass found missing from the log' },
             lastRecovered: { type: 'integer', description: 'Of those, how many it asked the provider to send again' },
             checking: { type: 'boolean', description: 'A pass is running now' },
+            recoveredLast7Days: {
+              type: 'integer',
+              description: 'Accepted log entries of the last 7 days that reached the log by recovery (a redelivery a pass asked for, or an import): those with an origin',
+            },
             createdAt: { type: 'string', format: 'date-time' },
           },
         },

@@ -142,8 +142,11 @@ describe.each(testDatabaseKinds())('connections to GitHub on %s', (kind) => {
     const live = await state.database.prisma.delivery.findMany({ where: { webhookId, eventType: 'ping' }, select: { origin: true } });
     expect(live.map((d) => d.origin)).toEqual([null]);
     const view = (await getConnection(state.factoryId, uid, state.database.prisma))!;
-    expect(view).toMatchObject({ lastMissing: 0, lastRecovered: 0, consecutiveFailures: 0, lastError: null, checking: false });
+    expect(view).toMatchObject({ lastMissing: 0, lastRecovered: 0, consecutiveFailures: 0, lastError: null, checking: false, recoveredLast7Days: guids.length });
     expect(view.watermark!.getTime()).toBeGreaterThan(Date.now() - 3 * 86_400_000);
+    // Only the last 7 days count: an entry recovered 8 days ago no longer does.
+    await state.database.prisma.delivery.updateMany({ where: { webhookId, deliveryId: guids[0] }, data: { receivedAt: new Date(Date.now() - 8 * 86_400_000) } });
+    expect((await getConnection(state.factoryId, uid, state.database.prisma))!.recoveredLast7Days).toBe(guids.length - 1);
   });
 
   it('a pass cut part-way, and one whose lease holder died, go on without doubles; a held lease keeps a second pass out', async () => {

@@ -69,6 +69,8 @@ export type ConnectionView = Omit<ConnectionRow, 'id' | 'factoryId' | 'webhookId
   providerHookUrl: string | null;
   /** A pass holds the lease right now. */
   checking: boolean;
+  /** Log entries of the last 7 days that a pass recovered (accepted, with an origin). */
+  recoveredLast7Days: number;
 };
 
 export const connectionRow = {
@@ -103,7 +105,7 @@ export function moduleFor(kind: ConnectionProvider): ProviderModule {
   return provider;
 }
 
-export function toConnectionView(row: ConnectionRow, now = new Date()): ConnectionView {
+export function toConnectionView(row: ConnectionRow, recoveredLast7Days: number, now = new Date()): ConnectionView {
   return {
     provider: row.provider,
     apiBaseUrl: row.apiBaseUrl,
@@ -120,8 +122,21 @@ export function toConnectionView(row: ConnectionRow, now = new Date()): Connecti
     lastMissing: row.lastMissing,
     lastRecovered: row.lastRecovered,
     checking: row.leaseUntil !== null && row.leaseUntil > now,
+    recoveredLast7Days,
     createdAt: row.createdAt,
   };
+}
+
+const RECOVERED_WINDOW_MS = 7 * 86_400_000;
+
+/** The connection as the API and the dashboard show it, with what passes recovered into the log in the last 7 days. */
+async function viewOf(db: DbOrTx, row: ConnectionRow): Promise<ConnectionView> {
+  const now = new Date();
+  // Follows the (webhookId, status, receivedAt) index; origin is set only on entries a pass recovered or imported.
+  const recovered = await db.delivery.count({
+    where: { webhookId: row.webhookId, status: 'accepted', origin: { not: null }, receivedAt: { gte: new Date(now.getTime() - RECOVERED_WINDOW_MS) } },
+  });
+  return toConnectionView(row, recovered, now);
 }
 
 /** The provider's adapter for a connection, with its API credential read from the team secret. */
@@ -161,7 +176,7 @@ async function findWebhook(db: DbOrTx, factoryId: string, uid: string): Promise<
 export async function getConnection(factoryId: string, uid: string, db: DbOrTx = prisma): Promise<ConnectionView | null> {
   const webhook = await findWebhook(db, factoryId, uid);
   const row = await db.webhookConnection.findFirst({ where: { factoryId, webhookId: webhook.id }, select: connectionRow });
-  return row ? toConnectionView(row) : null;
+  return row ? viewOf(db, row) : null;
 }
 
 /** Who asks: a person (API, dashboard, CLI) or an apply of definition files, which declare the connection themselves. */
@@ -373,7 +388,7 @@ export async function connectWebhook(factoryId: string, uid: string, input: Conn
   });
   logger.info({ webhook: uid, provider: data.provider, hook: hookId }, 'connected');
   wakeConnectionChecks();
-  return toConnectionView(row);
+  return viewOf(db, row);
 }
 
 /** Removes the connection; with deleteProviderHook the provider's hook too (it is then gone for good). */

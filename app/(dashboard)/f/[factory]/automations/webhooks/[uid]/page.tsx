@@ -1,9 +1,14 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
 import { DetailRow } from '@/components/ui/detail-row';
+import { ChipList } from '@/components/ui/chip-list';
 import { notFound } from 'next/navigation';
 import { cache } from 'react';
 import { DeliveriesCard, type DeliveryLogView } from '@/components/deliveries/deliveries-card';
+import { senderName } from '@/components/deliveries/origin-badge';
+import { ConnectionCard } from '@/components/connections/connection-card';
+import { getConnection } from '@/lib/domain/connections/service';
+import { PROVIDER_NAME } from '@/lib/domain/connections/schemas';
 import { DeleteWebhook } from '@/components/webhooks/delete-webhook';
 import { HealthCard, type HealthChart } from '@/components/health/health-card';
 import { deliveryStats, type StatsWindow } from '@/lib/domain/health/service';
@@ -112,10 +117,11 @@ export default async function WebhookPage({
   const window: StatsWindow = firstValue(search.window) === '7d' ? '7d' : '24h';
   const chart: HealthChart = firstValue(search.chart) === 'types' ? 'types' : 'status';
   // Independent reads: on PostgreSQL they run at once, on separate pooled connections.
-  const [deliveryLog, stats, catalogue] = await Promise.all([
+  const [deliveryLog, stats, catalogue, connection] = await Promise.all([
     loadDeliveryLog(factory.id, webhook.uid, webhookPath, search),
     webhookRowId(factory.id, webhook.uid).then((id) => deliveryStats(id, window)),
     getFieldCatalogue(factory.id, webhook.uid),
+    webhook.authMode === 'signature' ? getConnection(factory.id, webhook.uid) : null,
   ]);
   // Managed and repository-backed factories keep one file per webhook; a repository's are read-only here.
   const source = factory.configSource;
@@ -128,11 +134,10 @@ export default async function WebhookPage({
   const verifyToken = webhook.signatureScheme === 'meta' ? (metaSecret ? metaVerifyToken(metaSecret, webhook.uid) : null) : undefined;
   const testRequest = testRequestCurl({ ingressUrl: webhook.ingressUrl, authMode: webhook.authMode, scheme: webhook.signatureScheme, secret: signingSecret });
   const token = manage && scheme?.secretSource === 'handshake' ? await handshakeTokenState(factory.id, webhook.uid) : null;
-  const sharedWith = manage
-    ? ((await listSecrets(factory.id)).find((secret) => secret.name === webhook.secretName)?.usedBy ?? [])
-        .filter((user) => user.uid !== webhook.uid)
-        .map((user) => user.name)
-    : [];
+  const secrets = manage ? await listSecrets(factory.id) : [];
+  const sharedWith = (secrets.find((secret) => secret.name === webhook.secretName)?.usedBy ?? []).filter((user) => user.uid !== webhook.uid).map((user) => user.name);
+  // The connection's API credential is any team secret but the webhook's own signing secret.
+  const credentialNames = secrets.map((secret) => secret.name).filter((name) => name !== webhook.secretName);
 
   return (
     <>
@@ -240,13 +245,7 @@ export default async function WebhookPage({
             </DetailRow>
             <DetailRow label="IP allowlist">
               {webhook.ipAllowlist.length > 0 ? (
-                <ul aria-label="Allowed ranges" className="flex flex-wrap gap-1.5">
-                  {webhook.ipAllowlist.map((range) => (
-                    <li key={range} className="rounded border border-line bg-subtle px-1.5 py-0.5 font-mono text-[12px] text-fg">
-                      {range}
-                    </li>
-                  ))}
-                </ul>
+                <ChipList label="Allowed ranges" items={webhook.ipAllowlist} />
               ) : (
                 <span className="text-fg-muted">Every address</span>
               )}
@@ -269,6 +268,16 @@ export default async function WebhookPage({
           }}
           factorySlug={factory.slug}
           manage={manage}
+        />
+
+        <ConnectionCard
+          factorySlug={factory.slug}
+          webhook={webhook}
+          connection={connection}
+          manage={manage}
+          definedIn={source === 'dashboard' ? null : source}
+          secretNames={credentialNames}
+          now={deliveryLog.now}
         />
 
         {file ? (
@@ -298,7 +307,7 @@ export default async function WebhookPage({
 
         <DeliveriesCard
           view={deliveryLog}
-          webhook={{ uid: webhook.uid, authMode: webhook.authMode, ingressUrl: webhook.ingressUrl, providerName: scheme?.displayName ?? null, testRequest, handshakes: Boolean(scheme?.handshake), allowlist: webhook.ipAllowlist.length > 0 }}
+          webhook={{ uid: webhook.uid, authMode: webhook.authMode, ingressUrl: webhook.ingressUrl, providerName: senderName(webhook.signatureScheme, connection?.provider), testRequest, handshakes: Boolean(scheme?.handshake), allowlist: webhook.ipAllowlist.length > 0 }}
           entryPath={(id) => `${webhookPath}/deliveries/${encodeURIComponent(id)}`}
           retention={{ days: RETENTION_DAYS, entries: RETENTION_MIN_ENTRIES }}
           replayPath={manage ? `${webhookPath}/replay` : null}
@@ -318,7 +327,13 @@ export default async function WebhookPage({
               </section>
               {readOnly ? null : generated ? (
                 <section aria-label="Rotate secret" className="px-5 py-4">
-                  <RotateSecret factorySlug={factory.slug} uid={webhook.uid} urlToken={webhook.authMode === 'url_token'} sharedWith={sharedWith} />
+                  <RotateSecret
+                    factorySlug={factory.slug}
+                    uid={webhook.uid}
+                    urlToken={webhook.authMode === 'url_token'}
+                    sharedWith={sharedWith}
+                    connectedTo={connection?.providerHookId ? PROVIDER_NAME[connection.provider] : null}
+                  />
                 </section>
               ) : webhook.awaitingSecret ? null : (
                 <section aria-label="Replace provider secret" className="flex flex-col gap-3 px-5 py-4">

@@ -3,8 +3,8 @@ import Link from 'next/link';
 import { notFound } from 'next/navigation';
 import { cache } from 'react';
 import { AutoRefresh } from '@/components/deliveries/auto-refresh';
-import { formatExactBytes, relativeTime } from '@/components/deliveries/format';
-import { preciseDateTimeFormat } from '@/components/format';
+import { formatExactBytes } from '@/components/deliveries/format';
+import { InlineTime } from '@/components/deliveries/timestamp';
 import { JsonViewer } from '@/components/deliveries/json-viewer';
 import { CancelRun } from '@/components/runs/cancel-run';
 import { runDuration } from '@/components/runs/format';
@@ -41,15 +41,7 @@ const linkStyle = 'text-accent-700 hover:text-accent-800 hover:underline hover:u
 
 function Time({ at, empty }: { at: Date | null; empty: string }) {
   if (!at) return <span className="text-fg-muted">{empty}</span>;
-  const relative = relativeTime(at);
-  return (
-    <>
-      <time dateTime={at.toISOString()} title={at.toISOString()}>
-        {preciseDateTimeFormat.format(at)}
-      </time>
-      {relative ? <span className="ml-1.5 text-fg-muted">· {relative}</span> : null}
-    </>
-  );
+  return <InlineTime at={at} />;
 }
 
 /** Who cancelled the run: the delivery (run control's cancel-running) or the member. */

@@ -9,6 +9,8 @@ import { FilterOnThis, type FilterOnTargets } from '@/components/deliveries/filt
 import { ReplayDelivery } from '@/components/deliveries/replay-delivery';
 import { RequestHeaders } from '@/components/deliveries/request-headers';
 import { DeliveryStatusBadge } from '@/components/deliveries/status-badge';
+import { RecoveredBadge, senderName } from '@/components/deliveries/origin-badge';
+import { getConnection } from '@/lib/domain/connections/service';
 import { WhyNotCard } from '@/components/automations/why-not-card';
 import { RunsCard } from '@/components/runs/runs-card';
 import { Alert } from '@/components/ui/alert';
@@ -82,10 +84,13 @@ export default async function DeliveryPage({ params }: { params: Params }) {
   const header = identityHeader(delivery, webhook);
   const body = delivery.status === 'accepted' ? delivery.body : null;
   // Only an accepted delivery can start runs (docs/automations.md, Matching and the transaction).
-  const [runs, explanation] = await Promise.all([
+  const [runs, explanation, connection] = await Promise.all([
     body !== null ? listRuns(factory.id, { deliveryId: delivery.id }) : null,
     explainDelivery(factory.id, webhook.uid, delivery.id),
+    // A recovered entry names its sender by the webhook's connection, when it has one.
+    delivery.origin ? getConnection(factory.id, webhook.uid) : null,
   ]);
+  const sender = senderName(webhook.signatureScheme, connection?.provider);
   // Replay (admins): only an Accepted entry keeps the payload (a deleted webhook's log is not browsable at all).
   const replayable = body !== null && context.can('factory:manage');
   // Filter on this (editors and admins): a new automation, or any trigger on this webhook.
@@ -104,7 +109,12 @@ export default async function DeliveryPage({ params }: { params: Params }) {
     <>
       <PageHeader
         title="Delivery"
-        meta={<DeliveryStatusBadge status={delivery.status} />}
+        meta={
+          <>
+            <DeliveryStatusBadge status={delivery.status} />
+            <RecoveredBadge origin={delivery.origin} provider={sender} />
+          </>
+        }
         description={
           <>
             A request to {webhook.name}, received {relative ?? `on ${preciseDateTimeFormat.format(delivery.receivedAt)}`}.
@@ -130,6 +140,16 @@ export default async function DeliveryPage({ params }: { params: Params }) {
             <DetailRow label="Status">
               <DeliveryStatusBadge status={delivery.status} />
             </DetailRow>
+            {delivery.origin ? (
+              <DetailRow label="Origin">
+                <RecoveredBadge origin={delivery.origin} provider={sender} />
+                <p className="mt-1.5 text-[13px] text-fg-muted">
+                  {delivery.origin === 'stripe_import'
+                    ? 'Stripe never reached Tripline with this event: a recovery pass fetched it from Stripe’s API and recorded it.'
+                    : `The live delivery never reached Tripline: ${sender ?? 'the sender'} sent it again when the webhook’s recovery pass asked, with the same delivery ID.`}
+                </p>
+              </DetailRow>
+            ) : null}
             <DetailRow label="Delivery ID">
               <CopyableId value={delivery.deliveryId} label="Copy delivery ID" />
             </DetailRow>
