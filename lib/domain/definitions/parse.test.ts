@@ -159,7 +159,7 @@ describe('definition files', () => {
     ]);
     expect(problemsOf(file('{provider: bitbucket, target: "", credentialSecretName: T, eventTypes: ["Push Events"]}'))).toEqual([
       'webhooks/app.yaml: connection.provider: Choose one of github_repository, github_organization, gitlab_project, stripe_account',
-      'webhooks/app.yaml: connection.target: Enter the repository (owner/repo), the organization or the project',
+      'webhooks/app.yaml: connection.target: Enter the repository (owner/repo), the organization, the project or the Stripe account (self or acct_...)',
       'webhooks/app.yaml: connection.eventTypes.0: Use event names such as push or issues',
     ]);
     expect(problemsOf(file('octo/app'))).toEqual(['webhooks/app.yaml: connection: must be a mapping with provider, target and credentialSecretName']);
