@@ -11,13 +11,51 @@ test.describe('GET /api/v1/factories', () => {
     expect(factories.every((factory) => factory.role === 'admin')).toBe(true);
 
     const viewer = await request.get('/api/v1/factories', { headers: bearer(tokens.viewer) });
-    expect(await viewer.json()).toEqual({ factories: [{ slug: 'acme', name: 'Acme Ops', role: 'viewer' }] });
+    expect(await viewer.json()).toEqual({ factories: [{ slug: 'acme', name: 'Acme Ops', role: 'viewer' }], nextCursor: null, total: 1 });
 
     const outsider = await request.get('/api/v1/factories', { headers: bearer(tokens.outsider) });
-    expect(await outsider.json()).toEqual({ factories: [{ slug: 'globex', name: 'Globex', role: 'admin' }] });
+    expect(await outsider.json()).toEqual({ factories: [{ slug: 'globex', name: 'Globex', role: 'admin' }], nextCursor: null, total: 1 });
 
     const loner = await request.get('/api/v1/factories', { headers: bearer(tokens.loner) });
-    expect(await loner.json()).toEqual({ factories: [] });
+    expect(await loner.json()).toEqual({ factories: [], nextCursor: null, total: 0 });
+  });
+
+  test('pages by a cursor: each page bounded, every factory once, in name order', async ({ request, tokens }) => {
+    const admin = bearer(tokens.admin);
+    // The admin belongs to several factories (acme, those other specs made); a page of 2 makes them several pages.
+    const whole = (await (await request.get('/api/v1/factories?limit=100', { headers: admin })).json()) as { factories: { slug: string; name: string }[]; nextCursor: string | null; total: number };
+    expect(whole.total).toBeGreaterThanOrEqual(2);
+    expect(whole.total).toBeLessThanOrEqual(100);
+    expect(whole.factories).toHaveLength(whole.total);
+    expect(whole.nextCursor).toBeNull();
+
+    const paged: string[] = [];
+    let cursor: string | null = null;
+    let pages = 0;
+    do {
+      const response = await request.get(`/api/v1/factories?limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, { headers: admin });
+      expect(response.status()).toBe(200);
+      const page = (await response.json()) as typeof whole;
+      expect(page.factories.length).toBeLessThanOrEqual(2);
+      expect(page.total).toBe(whole.total);
+      paged.push(...page.factories.map((factory) => factory.slug));
+      cursor = page.nextCursor;
+      pages += 1;
+    } while (cursor && pages <= whole.total);
+    expect(pages).toBe(Math.ceil(whole.total / 2));
+    expect(paged).toEqual(whole.factories.map((factory) => factory.slug));
+
+    // Out of bounds or not a cursor of this API: a 422 naming the parameter.
+    for (const [query, field, message] of [
+      ['limit=0', 'limit', 'limit must be 1 to 100'],
+      ['limit=101', 'limit', 'limit must be 1 to 100'],
+      ['cursor=not-a-cursor', 'cursor', 'Use the nextCursor of a previous page'],
+      [`cursor=${'x'.repeat(401)}`, 'cursor', 'Use the nextCursor of a previous page'],
+    ]) {
+      const refused = await request.get(`/api/v1/factories?${query}`, { headers: admin });
+      expect(refused.status(), query).toBe(422);
+      expect((await refused.json()).error.fields, query).toEqual({ [field]: message });
+    }
   });
 
   for (const [label, headers] of [
