@@ -15,8 +15,9 @@
 //     it), timed in a process of its own: goal under 5 s;
 //   - the instance admin's page (/instance, signed in: its first and last page of factories, 100 a
 //     page; /settings beside it, the same layout without a list) and the API's list of factories
-//     (GET /api/v1/factories for the admin, a member of every factory): goal under 200 ms (median
-//     and worst of BENCH_PAGE_RUNS, default 10, after one warm-up).
+//     (GET /api/v1/factories for the admin, a member of every factory: its first and its last page
+//     of 100, by the cursor): goal under 200 ms (median and worst of BENCH_PAGE_RUNS, default 10,
+//     after one warm-up).
 // Prints one JSON object per database. Run it on a quiet machine (`farm-bench` or `flock -x`).
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -97,6 +98,24 @@ async function timeGet(pathname, headers) {
   return { medianMs: Math.round(samples[Math.floor(samples.length / 2)]), worstMs: Math.round(samples.at(-1)) };
 }
 
+/** The cursor of the API's last page of factories, walking every page from the first (each must hold at most 100). */
+async function lastFactoriesCursor(token) {
+  let cursor = '';
+  let seen = 0;
+  for (let page = 0; page < 1000; page++) {
+    const response = await fetch(`${base}/api/v1/factories${cursor ? `?cursor=${encodeURIComponent(cursor)}` : ''}`, { headers: { authorization: `Bearer ${token}` } });
+    const body = await response.json();
+    if (response.status !== 200 || body.factories.length > 100) throw new Error(`GET /api/v1/factories answered ${response.status} with ${body.factories?.length} factories`);
+    seen += body.factories.length;
+    if (!body.nextCursor) {
+      if (seen !== body.total) throw new Error(`the pages held ${seen} factories of ${body.total}`);
+      return cursor;
+    }
+    cursor = body.nextCursor;
+  }
+  throw new Error('GET /api/v1/factories: more than 1,000 pages');
+}
+
 async function bench(kind) {
   const scratch = kind === 'postgres' ? await scratchDatabase('many_teams', port) : null;
   const dataDir = scratch?.env.TRIPLINE_DATA_DIR ?? fs.mkdtempSync(path.join(os.tmpdir(), 'tripline-bench-many-teams-'));
@@ -148,7 +167,9 @@ async function bench(kind) {
       // The last page of factories (an offset of 900 at 1,000), and a page with the same layout (the factory switcher) but no list.
       instanceLastPage: await timeGet(`/instance?factories=${Math.ceil(FACTORIES / 100)}`, { cookie }),
       settingsPage: await timeGet('/settings', { cookie }),
+      // The API's list, 100 a page by a cursor: its first page, and its last (found by walking the cursor).
       apiFactories: await timeGet('/api/v1/factories', { authorization: `Bearer ${token}` }),
+      apiFactoriesLastPage: await timeGet(`/api/v1/factories?cursor=${encodeURIComponent(await lastFactoriesCursor(token))}`, { authorization: `Bearer ${token}` }),
     };
     const rssMbEnd = rssMb(server.pid);
     if (!health) {

@@ -7,18 +7,26 @@ export type PagerProps = {
   label: string;
   /** The first page's link, or null on the first page. */
   first: { href: string; text: string } | null;
+  /** The previous page's link, when it is not the first page (a list by page number; a keyset cursor has no "previous"). */
+  previous?: { href: string; text: string } | null;
   /** The next page's link, or null on the last page. */
   next: { href: string; text: string } | null;
 };
 
-/** Links to the first and the next page of a cursor-paged list (there is no "previous" with a keyset cursor). */
-export function Pager({ label, first, next }: PagerProps) {
+/** Links to the first, the previous (a list by page number only) and the next page. */
+export function Pager({ label, first, previous, next }: PagerProps) {
   return (
     <nav aria-label={label} className="flex items-center gap-2">
       {first ? (
         <ButtonLink href={first.href} variant="secondary" size="sm">
           <ArrowLeftIcon />
           {first.text}
+        </ButtonLink>
+      ) : null}
+      {previous ? (
+        <ButtonLink href={previous.href} variant="secondary" size="sm" rel="prev">
+          <ArrowLeftIcon />
+          {previous.text}
         </ButtonLink>
       ) : null}
       {next ? (
@@ -33,7 +41,8 @@ export function Pager({ label, first, next }: PagerProps) {
 
 /**
  * The footer of a list shown by page number (lib/platform/paging.ts), when it has more than one
- * page: which rows are shown, and links to the first and the next page.
+ * page: which page and rows are shown, and links to the first, the previous (past the second
+ * page, where the first is the previous) and the next page.
  */
 export function NumberedPager({
   list,
@@ -57,6 +66,7 @@ export function NumberedPager({
       <Pager
         label={label}
         first={list.page > 1 ? { href: href(1), text: 'First page' } : null}
+        previous={list.page > 2 ? { href: href(list.page - 1), text: 'Previous page' } : null}
         next={list.page < list.pages ? { href: href(list.page + 1), text: 'Next page' } : null}
       />
     </CardFooter>

@@ -11,13 +11,61 @@ test.describe('GET /api/v1/factories', () => {
     expect(factories.every((factory) => factory.role === 'admin')).toBe(true);
 
     const viewer = await request.get('/api/v1/factories', { headers: bearer(tokens.viewer) });
-    expect(await viewer.json()).toEqual({ factories: [{ slug: 'acme', name: 'Acme Ops', role: 'viewer' }] });
+    expect(await viewer.json()).toEqual({ factories: [{ slug: 'acme', name: 'Acme Ops', role: 'viewer' }], nextCursor: null, total: 1 });
 
     const outsider = await request.get('/api/v1/factories', { headers: bearer(tokens.outsider) });
-    expect(await outsider.json()).toEqual({ factories: [{ slug: 'globex', name: 'Globex', role: 'admin' }] });
+    expect(await outsider.json()).toEqual({ factories: [{ slug: 'globex', name: 'Globex', role: 'admin' }], nextCursor: null, total: 1 });
 
     const loner = await request.get('/api/v1/factories', { headers: bearer(tokens.loner) });
-    expect(await loner.json()).toEqual({ factories: [] });
+    expect(await loner.json()).toEqual({ factories: [], nextCursor: null, total: 0 });
+  });
+
+  test('pages by a cursor: each page bounded, every factory once, in name order', async ({ request, tokens }) => {
+    const admin = bearer(tokens.admin);
+    // The admin belongs to acme, those other specs made, and three more: a page of 2 makes them several pages.
+    const stem = Date.now().toString(36);
+    for (const n of [1, 2, 3]) expect((await request.post('/api/v1/factories', { headers: admin, data: { name: `Paging ${n}`, slug: `paging-${stem}-${n}` } })).status()).toBe(201);
+    type Page = { factories: { slug: string; name: string; role: string }[]; nextCursor: string | null; total: number };
+    /** Every page by the cursor, `limit` a page: each bounded, each with the same total. */
+    const walk = async (limit: number) => {
+      const pages: Page[] = [];
+      let cursor: string | null = null;
+      do {
+        const response = await request.get(`/api/v1/factories?limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, { headers: admin });
+        expect(response.status()).toBe(200);
+        const page = (await response.json()) as Page;
+        expect(page.factories.length).toBeLessThanOrEqual(limit);
+        expect(page.total).toBe(pages[0]?.total ?? page.total);
+        pages.push(page);
+        cursor = page.nextCursor;
+      } while (cursor && pages.length <= 1_000);
+      return { pages, slugs: pages.flatMap((page) => page.factories.map((factory) => factory.slug)), total: pages[0]!.total };
+    };
+    const byHundred = await walk(100);
+    expect(byHundred.total).toBeGreaterThanOrEqual(4);
+    expect(byHundred.slugs).toHaveLength(byHundred.total);
+    expect(new Set(byHundred.slugs).size).toBe(byHundred.total);
+    // By name: Paging 1, 2 and 3 one after another.
+    const at = byHundred.slugs.indexOf(`paging-${stem}-1`);
+    expect(byHundred.slugs.slice(at, at + 3)).toEqual([1, 2, 3].map((n) => `paging-${stem}-${n}`));
+    expect(byHundred.slugs).toContain('acme');
+    const byTwo = await walk(2);
+    expect(byTwo.pages).toHaveLength(Math.ceil(byHundred.total / 2));
+    expect(byTwo.pages.at(-1)!.nextCursor).toBeNull();
+    expect(byTwo.slugs).toEqual(byHundred.slugs);
+
+    // Out of bounds or not a cursor of this API: a 422 naming the parameter.
+    const refusals: [query: string, field: string, message: string][] = [
+      ['limit=0', 'limit', 'limit must be 1 to 100'],
+      ['limit=101', 'limit', 'limit must be 1 to 100'],
+      ['cursor=not-a-cursor', 'cursor', 'Use the nextCursor of a previous page'],
+      [`cursor=${'x'.repeat(401)}`, 'cursor', 'Use the nextCursor of a previous page'],
+    ];
+    for (const [query, field, message] of refusals) {
+      const refused = await request.get(`/api/v1/factories?${query}`, { headers: admin });
+      expect(refused.status(), query).toBe(422);
+      expect((await refused.json()).error.fields, query).toEqual({ [field]: message });
+    }
   });
 
   for (const [label, headers] of [

@@ -434,6 +434,8 @@ test.describe.serial('accounts, invitations, factories, members and the instance
         { slug: 'acme-operations', name: 'Acme Operations', role: 'admin' },
         { slug: 'globex-labs', name: 'Globex Labs', role: 'admin' },
       ],
+      nextCursor: null,
+      total: 2,
     });
 
     await page.reload();

@@ -130,6 +130,8 @@ test.describe.serial('every dashboard page on a phone and a desktop', () => {
       { name: 'members', path: `${base}/members`, heading: 'Members', shot: true, axeAt: 390 },
       { name: 'factory-settings', path: `${base}/settings`, heading: 'Settings', axeAt: 1440 },
       { name: 'instance', path: '/instance', heading: 'Instance', shot: true, axeAt: 390 },
+      // Past paging.spec.ts (250 more factories) the third page, with its First and Previous page links; alone, the only page.
+      { name: 'factories', path: '/factories?page=3', heading: 'Your factories', shot: true, axeAt: 390 },
       { name: 'user-settings', path: '/settings', heading: 'User settings', axeAt: 1440 },
       { name: 'factory-new', path: '/factories/new', heading: 'New factory', axeAt: 1440 },
     );

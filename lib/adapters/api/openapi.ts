@@ -1,11 +1,12 @@
 import { z } from 'zod';
 import { roles } from '@/lib/domain/auth/roles';
 import { startReplayJobSchema } from '@/lib/domain/replay-jobs/schemas';
-import { backtestSchema, createAutomationSchema, testFilterSchema, updateAutomationSchema } from '@/lib/domain/automations/schemas';
+import { AUTOMATIONS_PER_PAGE, backtestSchema, createAutomationSchema, testFilterSchema, updateAutomationSchema } from '@/lib/domain/automations/schemas';
 import { deliveryStatusFilters } from '@/lib/domain/deliveries/schemas';
 import { RUN_STATUSES } from '@/lib/domain/run-status/statuses';
 import { definitionFilesSchema, repositoryApplySchema, repositoryCheckSchema } from '@/lib/domain/definitions/schemas';
-import { createFactorySchema } from '@/lib/domain/factories/schemas';
+import { createFactorySchema, FACTORIES_PER_API_PAGE } from '@/lib/domain/factories/schemas';
+import { API_PAGE_MAX } from '@/lib/platform/paging';
 import { createInvitationSchema } from '@/lib/domain/invitations/schemas';
 import { putSecretSchema } from '@/lib/domain/secrets/schemas';
 import { schemeIds } from '@/lib/ingress/signatures/registry';
@@ -71,6 +72,12 @@ const body = (schema: object) => ({ required: true, content: { 'application/json
 const factoryParam = { name: 'factory', in: 'path', required: true, schema: { type: 'string' }, description: 'The factory’s slug' };
 const uidParam = { name: 'uid', in: 'path', required: true, schema: { type: 'string' }, description: 'The webhook’s UID' };
 const idParam = (what: string) => ({ name: 'id', in: 'path', required: true, schema: { type: 'string' }, description: what });
+/** The query parameters of a list paged by a cursor (lib/platform/paging.ts, cursorPageSchema). */
+const cursorPageParams = (defaultLimit: number) => [
+  { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: API_PAGE_MAX, default: defaultLimit } },
+  { name: 'cursor', in: 'query', schema: { type: 'string' }, description: 'nextCursor of the previous page' },
+];
+const nextCursorProperty = { type: ['string', 'null'], description: 'Pass as cursor for the next page; null on the last page' };
 const nameParam = { name: 'name', in: 'path', required: true, schema: { type: 'string' }, description: 'The team secret’s name' };
 
 const createWebhookBody = {
@@ -290,8 +297,24 @@ export function openApiDocument(baseUrl: string) {
     paths: {
       '/factories': {
         get: {
-          summary: 'The caller’s factories and roles',
-          responses: { 200: json({ type: 'object', properties: { factories: { type: 'array' } } }), 401: standardErrors[401] },
+          summary: 'The caller’s factories and roles, by name, a page at a time',
+          parameters: cursorPageParams(FACTORIES_PER_API_PAGE),
+          responses: {
+            200: json({
+              type: 'object',
+              required: ['factories', 'nextCursor', 'total'],
+              properties: {
+                factories: {
+                  type: 'array',
+                  items: { type: 'object', required: ['slug', 'name', 'role'], properties: { slug: { type: 'string' }, name: { type: 'string' }, role: { type: 'string', enum: [...roles] } } },
+                },
+                nextCursor: nextCursorProperty,
+                total: { type: 'integer', description: 'The caller’s factories in all' },
+              },
+            }),
+            401: standardErrors[401],
+            422: errorResponse('Invalid query: limit out of range or a cursor this API did not make'),
+          },
         },
         post: {
           summary: 'Create a factory; the caller becomes its admin. With TRIPLINE_FACTORY_CREATION=admins (the default) only instance admins may.',
@@ -801,17 +824,14 @@ export function openApiDocument(baseUrl: string) {
         parameters: [factoryParam],
         get: {
           summary: 'List automations by name, a page at a time (any member)',
-          parameters: [
-            { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 100, default: 50 } },
-            { name: 'cursor', in: 'query', schema: { type: 'string' }, description: 'nextCursor of the previous page' },
-          ],
+          parameters: cursorPageParams(AUTOMATIONS_PER_PAGE),
           responses: {
             200: json({
               type: 'object',
               required: ['automations', 'nextCursor', 'total'],
               properties: {
                 automations: { type: 'array', items: { $ref: '#/components/schemas/Automation' } },
-                nextCursor: { type: ['string', 'null'], description: 'Pass as cursor for the next page; null on the last page' },
+                nextCursor: nextCursorProperty,
                 total: { type: 'integer', description: 'The factory’s automations in all (at most 100)' },
               },
             }),

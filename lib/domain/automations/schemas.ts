@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { eventPatternsSchema, headerFilterSchema, payloadFilterSchema, type HeaderFilter, type PayloadFilter } from '@/lib/ingress/filters';
 import { MAX_BODY_BYTES } from '@/lib/ingress/limits';
 import { runControlSchema } from '@/lib/domain/run-control/config';
+import { cursorPageSchema } from '@/lib/platform/paging';
 
 // An automation as the dashboard, the API and (later) definition files write
 // it. A trigger is written exactly as docs/automations.md (Triggers) shows it:
@@ -88,10 +89,7 @@ export type UpdateAutomationInput = z.input<typeof updateAutomationSchema>;
 /** Automations a list page holds by default; at most 100 (one page at the cap). */
 export const AUTOMATIONS_PER_PAGE = 50;
 
-export const listAutomationsSchema = z.object({
-  limit: z.preprocess((v) => (v === '' || v === undefined ? undefined : v), z.coerce.number().int().min(1, 'limit must be 1 to 100').max(100, 'limit must be 1 to 100').default(AUTOMATIONS_PER_PAGE)),
-  cursor: z.preprocess((v) => (v === '' ? undefined : v), z.string().max(400, 'Use the nextCursor of a previous page').optional()),
-});
+export const listAutomationsSchema = cursorPageSchema(AUTOMATIONS_PER_PAGE);
 export type ListAutomationsInput = z.input<typeof listAutomationsSchema>;
 
 export const testFilterSchema = z.strictObject({

@@ -2,7 +2,7 @@ import 'server-only';
 import { prisma, type DbOrTx, type Tx } from '@/lib/platform/db';
 import { lockFactory } from '@/lib/platform/db/locks';
 import { AppError, notFound, type FieldErrors } from '@/lib/platform/http/errors';
-import { findUnsafeValue } from '@/lib/platform/http/unsafe-input';
+import { decodeNameCursor, encodeNameCursor } from '@/lib/platform/name-cursor';
 import {
   MAX_AUTOMATIONS_PER_FACTORY,
   createAutomationSchema,
@@ -142,26 +142,6 @@ function storedRunControl(value: unknown): RunControl | null {
 /** The column's value: the settings as validated (defaults filled in), or SQL NULL. */
 const runControlColumn = (value: RunControl | null) => (value === null ? Prisma.DbNull : (value as Prisma.InputJsonValue));
 
-type AutomationCursor = { name: string; id: string };
-
-function encodeAutomationCursor(row: AutomationCursor): string {
-  return Buffer.from(JSON.stringify([row.name, row.id]), 'utf8').toString('base64url');
-}
-
-function decodeAutomationCursor(cursor: string): AutomationCursor {
-  let value: unknown;
-  try {
-    value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-  } catch {
-    value = undefined;
-  }
-  // The decoded text is the caller's too: it must be text PostgreSQL can hold.
-  if (!Array.isArray(value) || value.length !== 2 || typeof value[0] !== 'string' || typeof value[1] !== 'string' || findUnsafeValue(value)) {
-    throw new AppError('validation_failed', 'The cursor is not valid', { cursor: 'Use the nextCursor of a previous page' });
-  }
-  return { name: value[0], id: value[1] };
-}
-
 export type AutomationPage = { automations: AutomationView[]; nextCursor: string | null; total: number };
 
 /**
@@ -172,7 +152,7 @@ export type AutomationPage = { automations: AutomationView[]; nextCursor: string
  */
 export async function listAutomations(factoryId: string, input: ListAutomationsInput = {}, db: DbOrTx = prisma): Promise<AutomationPage> {
   const { limit, cursor } = listAutomationsSchema.parse(input);
-  const after = cursor ? decodeAutomationCursor(cursor) : null;
+  const after = cursor ? decodeNameCursor(cursor) : null;
   const where = after ? { factoryId, OR: [{ name: { gt: after.name } }, { name: after.name, id: { gt: after.id } }] } : { factoryId };
   const [rows, total] = await Promise.all([
     db.automation.findMany({ where, select: automationSelect, orderBy: [{ name: 'asc' }, { id: 'asc' }], take: limit + 1 }),
@@ -181,7 +161,7 @@ export async function listAutomations(factoryId: string, input: ListAutomationsI
   const more = rows.length > limit;
   const page = more ? rows.slice(0, limit) : rows;
   const last = page.at(-1);
-  return { automations: await toViews(factoryId, page, db), nextCursor: more && last ? encodeAutomationCursor(last) : null, total };
+  return { automations: await toViews(factoryId, page, db), nextCursor: more && last ? encodeNameCursor(last) : null, total };
 }
 
 export async function getAutomation(factoryId: string, id: string, db: DbOrTx = prisma): Promise<AutomationView> {

@@ -2,9 +2,10 @@ import 'server-only';
 import { prisma, type DbOrTx, type Tx } from '@/lib/platform/db';
 import type { Role } from '@/lib/domain/auth/roles';
 import { env, type Env } from '@/lib/platform/env';
-import { createFactorySchema, type CreateFactoryInput } from '@/lib/domain/factories/schemas';
+import { createFactorySchema, listFactoriesSchema, type CreateFactoryInput, type ListFactoriesInput } from '@/lib/domain/factories/schemas';
 import { AppError } from '@/lib/platform/http/errors';
 import { numberedPage, PAGE_SIZE, type NumberedPage } from '@/lib/platform/paging';
+import { decodeNameCursor, encodeNameCursor } from '@/lib/platform/name-cursor';
 
 export type FactorySummary = { id: string; slug: string; name: string; role: Role };
 
@@ -77,7 +78,25 @@ export async function pageOfFactoriesForUser(userId: string, page: number, db: D
   );
 }
 
-/** The factories a user belongs to, with their role, by name. */
-export async function listFactoriesForUser(userId: string, db: DbOrTx = prisma): Promise<FactorySummary[]> {
-  return (await db.membership.findMany({ where: { userId }, select: summarySelect, orderBy: [...byName] })).map(toSummary);
+export type FactoryApiPage = { factories: FactorySummary[]; nextCursor: string | null; total: number };
+
+/**
+ * One page of a user's factories by name (then id), for GET /api/v1/factories:
+ * an opaque keyset cursor, so that a factory created or left meanwhile neither
+ * repeats nor skips another, and the user's total. Bounded, so an instance
+ * admin of a thousand teams never reads them all in one request.
+ */
+export async function listFactoriesPage(userId: string, input: ListFactoriesInput = {}, db: DbOrTx = prisma): Promise<FactoryApiPage> {
+  const { limit, cursor } = listFactoriesSchema.parse(input);
+  const after = cursor ? decodeNameCursor(cursor) : null;
+  const where = after
+    ? { userId, OR: [{ factory: { name: { gt: after.name } } }, { factory: { name: after.name }, factoryId: { gt: after.id } }] }
+    : { userId };
+  const [rows, total] = await Promise.all([
+    db.membership.findMany({ where, select: summarySelect, orderBy: [...byName], take: limit + 1 }),
+    db.membership.count({ where: { userId } }),
+  ]);
+  const page = rows.slice(0, limit).map(toSummary);
+  const last = page.at(-1);
+  return { factories: page, nextCursor: rows.length > limit && last ? encodeNameCursor(last) : null, total };
 }

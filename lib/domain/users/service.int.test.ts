@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authenticateApiToken, createApiToken, listApiTokens, revokeApiToken } from '@/lib/domain/api-tokens/service';
 import { createSession, deleteSession, getSessionUser } from '@/lib/domain/auth/sessions';
-import { listFactoriesForUser } from '@/lib/domain/factories/service';
+import { listFactoriesPage } from '@/lib/domain/factories/service';
 import { AppError } from '@/lib/platform/http/errors';
 import { createTestDatabase, testDatabaseKinds, type TestDatabase } from '@/tests/support/databases';
 import { authenticateWithPassword, completeFirstRun, needsFirstRun } from '@/lib/domain/users/service';
@@ -34,7 +34,7 @@ describe.each(testDatabaseKinds())('accounts on %s', (kind) => {
     expect(await db.user.count()).toBe(1);
     expect(await needsFirstRun(db)).toBe(false);
     const user = await db.user.findFirstOrThrow();
-    expect(await listFactoriesForUser(user.id, db)).toMatchObject([{ role: 'admin' }]);
+    expect((await listFactoriesPage(user.id, {}, db)).factories).toMatchObject([{ role: 'admin' }]);
   });
 
   it('stores an argon2id hash, never the password, and verifies it', async () => {

@@ -14,9 +14,12 @@ export type DbOrTx = Db | Tx;
 
 export type Database = { prisma: PrismaClient; adapter: OpenedAdapter; close: () => Promise<void>; closed: boolean };
 
-export function openDatabase(target: DatabaseTarget, options: { poolSize?: number } = {}): Database {
+/** Limits of every interactive transaction of a client, in ms (Prisma's defaults: maxWait 2,000, timeout 5,000). */
+export type TransactionLimits = { maxWait: number; timeout: number };
+
+export function openDatabase(target: DatabaseTarget, options: { poolSize?: number; transactionOptions?: TransactionLimits } = {}): Database {
   const adapter = openAdapter(target, options);
-  const client = new PrismaClient({ adapter: adapter.factory });
+  const client = new PrismaClient({ adapter: adapter.factory, ...(options.transactionOptions ? { transactionOptions: options.transactionOptions } : {}) });
   const database: Database = {
     prisma: client,
     adapter,

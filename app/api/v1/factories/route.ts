@@ -1,12 +1,14 @@
 import { readJson, withUser } from '@/lib/adapters/api/handler';
-import { createFactorySchema } from '@/lib/domain/factories/schemas';
-import { createFactory, listFactoriesForUser } from '@/lib/domain/factories/service';
+import { createFactorySchema, listFactoriesSchema } from '@/lib/domain/factories/schemas';
+import { createFactory, listFactoriesPage } from '@/lib/domain/factories/service';
 
-// GET /api/v1/factories: the caller's factories with their role
-export const GET = withUser(async ({ user }) => {
-  const factories = await listFactoriesForUser(user.id);
+// GET /api/v1/factories?limit=&cursor=: the caller's factories with their role, by name, a page at a time
+export const GET = withUser(async ({ request, user }) => {
+  const page = await listFactoriesPage(user.id, listFactoriesSchema.parse(Object.fromEntries(new URL(request.url).searchParams)));
   return Response.json({
-    factories: factories.map((f) => ({ slug: f.slug, name: f.name, role: f.role })),
+    factories: page.factories.map((f) => ({ slug: f.slug, name: f.name, role: f.role })),
+    nextCursor: page.nextCursor,
+    total: page.total,
   });
 });
 

@@ -4,7 +4,7 @@ import { Card } from '@/components/ui/card';
 import { EmptyState } from '@/components/ui/empty-state';
 import { PageHeader } from '@/components/ui/page-header';
 import { requireUser } from '@/lib/domain/auth/current-user';
-import { listFactoriesForUser, mayCreateFactories } from '@/lib/domain/factories/service';
+import { listFactoriesPage, mayCreateFactories } from '@/lib/domain/factories/service';
 
 export const metadata: Metadata = { title: 'New factory' };
 
@@ -18,17 +18,17 @@ const lockIcon = (
 // GET /factories/new: the form for those TRIPLINE_FACTORY_CREATION allows; for others, how to get access
 export default async function NewFactoryPage() {
   const user = await requireUser();
-  const factories = await listFactoriesForUser(user.id);
+  const { total: memberOf } = await listFactoriesPage(user.id, { limit: 1 });
   if (!mayCreateFactories(user)) {
     return (
       <>
-        <PageHeader title={factories.length === 0 ? 'Welcome to Tripline' : 'New factory'} />
+        <PageHeader title={memberOf === 0 ? 'Welcome to Tripline' : 'New factory'} />
         <Card className="max-w-xl">
           <EmptyState
             icon={lockIcon}
             title="Only instance admins create factories here"
             description={
-              factories.length === 0
+              memberOf === 0
                 ? 'You are not a member of any factory yet. Ask an admin of the factory you work in for an invitation link, or ask an instance admin to create a factory for you.'
                 : 'Ask an instance admin of this Tripline to create the factory and invite you as its admin.'
             }
@@ -42,7 +42,7 @@ export default async function NewFactoryPage() {
       <PageHeader
         title="New factory"
         description={
-          factories.length === 0
+          memberOf === 0
             ? 'You are not a member of any factory yet. Create one (you become its admin), or ask an admin to invite you to theirs.'
             : 'A factory is a workspace with its own webhooks, automations, secrets and members. You become its admin.'
         }
