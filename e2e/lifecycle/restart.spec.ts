@@ -40,7 +40,7 @@ test('the embedded database, keys and sessions survive a restart', async ({ page
     await expect(page).toHaveURL(/\/f\/persist\/automations$/);
     await expect(page.getByText('Persist').first()).toBeVisible();
     const response = await request.get(`${server.url}/api/v1/factories`, { headers: { Authorization: `Bearer ${token}` } });
-    expect(await response.json()).toEqual({ factories: [{ slug: 'persist', name: 'Persist', role: 'admin' }] });
+    expect(await response.json()).toEqual({ factories: [{ slug: 'persist', name: 'Persist', role: 'admin' }], nextCursor: null, total: 1 });
   } finally {
     await server.stop();
   }
