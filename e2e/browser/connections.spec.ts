@@ -2,7 +2,6 @@ import { randomBytes } from 'node:crypto';
 import { expect, test, type Locator, type Page } from '@playwright/test';
 import { budget } from '../../scripts/speed.mjs';
 import { startGitHubFake, type FakeDelivery, type GitHubFake } from '../../tests/support/fakes/github';
-import { CONNECTION_PROVIDERS, PROVIDER_NAME, PROVIDER_SCHEME, SUPPORTED_PROVIDERS } from '../../lib/domain/connections/schemas';
 import { rememberSecrets } from '../fixtures/secrets';
 import path from 'node:path';
 import { axeViolations, completeFirstRunIfNeeded, screenshot, setUpFactory, shotsDir, signIn } from './helpers';
@@ -247,17 +246,6 @@ test.describe.serial('connecting a webhook to GitHub', () => {
     expect(fake.hooks.has(hookId)).toBe(false);
     // The log keeps its recovered entries and their marker.
     await expect(logOf(page).getByText('Recovered from GitHub')).toHaveCount(3);
-  });
-
-  // Generic over the providers: one whose adapter is not written yet is shown, and not offered.
-  const unavailable = CONNECTION_PROVIDERS.find((provider) => !(SUPPORTED_PROVIDERS as readonly string[]).includes(provider));
-  test('a webhook whose provider cannot be connected yet says so, with nothing to press', async () => {
-    test.skip(!unavailable, 'every provider in CONNECTION_PROVIDERS can be connected');
-    const name = PROVIDER_NAME[unavailable!];
-    await page.goto(await createSignatureWebhook(page, 'not-yet', PROVIDER_SCHEME[unavailable!]));
-    const card = connectionOf(page);
-    await expect(card).toContainText(`Connecting ${name} is not available in this version yet.`);
-    await expect(card.getByRole('button')).toHaveCount(0);
   });
 
   test('on a factory kept in definition files, the card points to the webhook’s file instead of offering the form', async () => {
