@@ -49,6 +49,13 @@ test('connect creates the Stripe endpoint and stores the secret Stripe made; eve
   expect(text).not.toContain(endpoint.secret);
   expect(text).not.toContain(apiKey);
 
+  // Connecting starts a pass at once; the live event below is sent after it, so
+  // that pass cannot list it while Stripe is still delivering it (either one would
+  // count once, but this test asserts which one the log shows).
+  await expect
+    .poll(async () => (await (await request.get(`${base}/webhooks/${hook.uid}/connection`, { headers: bearer(tokens.admin) })).json()).connection, { timeout: budget(60_000) })
+    .toMatchObject({ lastCheckAt: expect.any(String), checking: false });
+
   // A live event verifies at the server's ingress with the secret Stripe made (a wrong one gets 401).
   const live = await fake.send('invoice.paid', { id: 'in_live', object: 'invoice' });
   expect(fake.attempts.at(-1)).toMatchObject({ eventId: live.id, status: 202 });
