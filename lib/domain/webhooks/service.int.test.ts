@@ -13,6 +13,8 @@ import {
   getWebhook,
   listWebhooks,
   rotateWebhookSecret,
+  setCustomResponse,
+  setEventTypeSetting,
   setProviderSecret,
   setWebhookEnabled,
 } from '@/lib/domain/webhooks/service';
@@ -179,6 +181,24 @@ describe.each(testDatabaseKinds())('webhooks and team secrets on %s', (kind) => 
     expect(refused).toHaveLength(5);
     expect(refused.every((e) => e.code === 'conflict' && /at most 20 webhooks/.test(e.message))).toBe(true);
     expect(await db.webhook.count({ where: { factoryId, deletedAt: null } })).toBe(MAX_WEBHOOKS_PER_FACTORY);
+  });
+
+  it('enabling a webhook while its settings change at the same time never deadlocks', async () => {
+    // In the other factory: this one is full by now. Enabling writes the webhook's row twice (its credential, then enabled), and PostgreSQL checks
+    // the factory key again on the second write; each setting locks the factory, then writes the row.
+    const { webhook } = await createWebhook(otherFactoryId, { name: 'racing' }, database.prisma);
+    const failures: string[] = [];
+    for (let round = 0; round < 20; round++) {
+      const outcomes = await Promise.allSettled([
+        setWebhookEnabled(otherFactoryId, webhook.uid, true, database.prisma),
+        setEventTypeSetting(otherFactoryId, webhook.uid, { eventTypePath: round % 2 ? 'type' : null }, database.prisma),
+        setWebhookEnabled(otherFactoryId, webhook.uid, true, database.prisma),
+        setCustomResponse(otherFactoryId, webhook.uid, round % 2 ? { status: 200, contentType: 'text/plain; charset=utf-8', body: 'ok' } : null, database.prisma),
+      ]);
+      for (const outcome of outcomes) if (outcome.status === 'rejected') failures.push(String((outcome.reason as Error).message).replace(/\s+/g, ' ').slice(0, 200));
+    }
+    expect(failures).toEqual([]);
+    await deleteWebhook(otherFactoryId, webhook.uid, database.prisma);
   });
 
   it('never stores a secret in clear text', async () => {

@@ -27,7 +27,16 @@ export async function tryAdvisoryXactLock(tx: Tx, key: number): Promise<boolean>
   return lock?.ok === true;
 }
 
-/** Locks one factory row for the rest of the transaction (serialises its configuration changes). */
+/**
+ * Locks one factory row for the rest of the transaction (serialises its
+ * configuration changes). FOR NO KEY UPDATE, not FOR UPDATE: the foreign key
+ * check of a row that references the factory takes FOR KEY SHARE on it, which
+ * FOR UPDATE blocks. A transaction that had updated a webhook once and
+ * updated it again (PostgreSQL checks the key again for a row the transaction
+ * itself wrote) waited for a lockFactory holder that waited for that webhook:
+ * two PATCHes of one webhook deadlocked (seen on PostgreSQL in the API's
+ * fuzz). The two locks still exclude each other, as configuration changes must.
+ */
 export async function lockFactory(tx: Tx, factoryId: string): Promise<void> {
-  await tx.$queryRawUnsafe('SELECT id FROM "Factory" WHERE id = $1 FOR UPDATE', factoryId);
+  await tx.$queryRawUnsafe('SELECT id FROM "Factory" WHERE id = $1 FOR NO KEY UPDATE', factoryId);
 }
