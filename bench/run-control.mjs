@@ -10,7 +10,13 @@
 //        the first run of each automation starts, and each later delivery
 //        waits and supersedes the one that waited before it.
 // No executor is set, so a started run stays queued and each group stays
-// full: every delivery of an "on" phase takes a decision.
+// full: every delivery of an "on" phase takes a decision. A run without run
+// control (an "off" phase's) is ended by the bench every 250 ms instead, as a
+// fast worker would: otherwise 6,000 queued runs pile up per phase, and the
+// ingress's count against the run queue limit (which the bench raises to a
+// million) grows with them, phase after phase, so later phases measured the
+// pile, not run control (2026-11-29: "off" p99 303 ms, then 10.7 s).
+// Each phase starts from an empty Run table.
 //
 // Prints per phase the ingress's p50/p99, the outcomes counted on /metrics
 // (tripline_run_control_outcomes_total), and the CPU spent per delivery by
@@ -40,11 +46,17 @@ const RUN_CONTROL = { key: ['$event'], concurrency: { limit: 1, whenFull: 'queue
 const log = (line) => console.error(`[bench] ${line}`);
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** CPU ticks (10 ms) of the server process and its children, and of every PostgreSQL process. */
+/**
+ * CPU ticks (10 ms) of the server process and its children, and of every
+ * PostgreSQL process, per process: a phase's CPU is the growth of each
+ * process that lived through it plus all of a new one's (cpuSince). A
+ * PostgreSQL process that ends takes its time with it, so totals alone went
+ * negative when a backend or an autovacuum worker ended during a phase.
+ */
 function cpu(serverPid) {
   const all = processTicks();
-  let server = 0;
-  let database = 0;
+  const server = new Map();
+  const database = new Map();
   const inServer = (pid) => {
     for (let p = pid, depth = 0; p > 1 && depth < 10; depth++) {
       if (p === serverPid) return true;
@@ -53,10 +65,16 @@ function cpu(serverPid) {
     return false;
   };
   for (const [pid, entry] of all) {
-    if (inServer(pid)) server += entry.ticks;
-    else if (entry.comm.startsWith('postgres')) database += entry.ticks;
+    if (inServer(pid)) server.set(pid, entry.ticks);
+    else if (entry.comm.startsWith('postgres')) database.set(pid, entry.ticks);
   }
   return { server, database };
+}
+
+/** Ticks spent since `before` by the processes alive at `after` (a process that ended meanwhile is not counted). */
+function cpuSince(before, after) {
+  const grown = (was, now) => [...now].reduce((sum, [pid, ticks]) => sum + ticks - (was.get(pid) ?? 0), 0);
+  return { server: grown(before.server, after.server), database: grown(before.database, after.database) };
 }
 
 async function outcomes() {
@@ -114,6 +132,33 @@ async function tableChurn(url) {
   }
 }
 
+/** Ends, every 250 ms until stopped, the queued runs without run control, as a fast worker would. */
+function endPlainRuns(url) {
+  const client = new pg.Client({ connectionString: url });
+  let stopped = false;
+  const done = (async () => {
+    await client.connect();
+    while (!stopped) {
+      await client.query(`UPDATE "Run" SET "status" = 'succeeded', "startedAt" = now(), "finishedAt" = now() WHERE "status" = 'queued' AND "controlKey" IS NULL`);
+      await sleep(250);
+    }
+    await client.end();
+  })();
+  return { stop: () => ((stopped = true), done) };
+}
+
+/** Empties Run and RunGroup between phases, so each phase starts from the same state. */
+async function resetRuns(url) {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query('TRUNCATE "Run", "RunGroup" CASCADE');
+    await client.query('VACUUM ANALYZE "Run", "RunGroup"');
+  } finally {
+    await client.end();
+  }
+}
+
 const runAsync = promisify(execFile);
 
 ensureBuild();
@@ -152,16 +197,20 @@ try {
   // A warm-up phase first (JIT, connections), not counted.
   for (const [index, mode] of ['off', ...modes].entries()) {
     for (const id of automations) await api(`/automations/${id}`, { runControl: mode === 'on' ? RUN_CONTROL : null }, 'PATCH');
+    await resetRuns(env.DATABASE_URL);
     await sleep(1000);
     const before = { cpu: cpu(server.pid), outcomes: await outcomes() };
     fs.writeFileSync(optionsFile, JSON.stringify({ url: origin, targets, connections: 16, rate: RATE, duration: SECONDS }));
     const sampler = sampleLockWaits(env.DATABASE_URL);
+    const worker = endPlainRuns(env.DATABASE_URL);
     const load = JSON.parse((await runAsync(process.execPath, ['bench/load.mjs', `@${optionsFile}`], { maxBuffer: 64 * 1024 * 1024 })).stdout);
-    const lockWaits = await sampler.stop();
     // The scheduler decides shortly after the ingress: let it finish this phase's deliveries.
     await sleep(2000);
-    const churn = await tableChurn(env.DATABASE_URL);
+    // Read before the bench's own connections close: a PostgreSQL process that ends takes its CPU time with it.
     const after = { cpu: cpu(server.pid), outcomes: await outcomes() };
+    const lockWaits = await sampler.stop();
+    await worker.stop();
+    const churn = await tableChurn(env.DATABASE_URL);
     const accepted = load.statusCodes?.['202']?.count ?? 0;
     const decided = Object.fromEntries(Object.entries(after.outcomes).map(([k, v]) => [k, v - (before.outcomes[k] ?? 0)]).filter(([, v]) => v > 0));
     const phase = {
@@ -170,8 +219,8 @@ try {
       requests: load.requests,
       p50: load.latency.p50,
       p99: load.latency.p99,
-      serverMsPerDelivery: ((after.cpu.server - before.cpu.server) * 10) / accepted,
-      databaseMsPerDelivery: ((after.cpu.database - before.cpu.database) * 10) / accepted,
+      serverMsPerDelivery: (cpuSince(before.cpu, after.cpu).server * 10) / accepted,
+      databaseMsPerDelivery: (cpuSince(before.cpu, after.cpu).database * 10) / accepted,
       decided,
       lockWaits,
       churn,
