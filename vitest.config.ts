@@ -19,6 +19,8 @@ export default defineConfig({
   test: {
     include: ['lib/**/*.test.ts', 'components/**/*.test.ts', 'cli/**/*.test.ts', 'app/**/*.test.ts', 'tests/**/*.test.ts', 'scripts/**/*.test.ts'],
     environment: 'node',
+    // The command line bundled once for the tests that run it as a process (tests/support/bundle.ts).
+    globalSetup: ['tests/support/global-setup.ts'],
     // Fixed configuration: tests never read the developer's keys or data folder.
     env: {
       TRIPLINE_BASE_URL: 'http://localhost:3000',

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, testDatabaseKinds, type TestDatabase } from '@/tests/support/databases';
 import { budget } from '@/scripts/speed.mjs';
+import { cliArgs } from '@/tests/support/bundle';
 
 // `tripline automation` as docs/cli.md shows it, on PostgreSQL (the embedded
 // database cannot be shared between this test and the CLI's process): run
@@ -21,7 +22,7 @@ describe.skipIf(!testDatabaseKinds().includes('postgres'))('tripline automation'
   const keys = { TRIPLINE_SECRETS_KEY: randomBytes(32).toString('base64'), TRIPLINE_AUTH_SECRET: randomBytes(32).toString('base64url') };
   const env = () => ({ ...process.env, ...keys, DATABASE_URL: database.url!, TRIPLINE_DATA_DIR: dataDir });
   const tripline = (...args: string[]) =>
-    spawnSync(process.execPath, ['--conditions=react-server', '--import', 'tsx', 'cli/tripline.ts', 'automation', ...args], { cwd: root, env: env(), encoding: 'utf8', timeout: budget(120_000) });
+    spawnSync(process.execPath, cliArgs(['automation', ...args]), { cwd: root, env: env(), encoding: 'utf8', timeout: budget(120_000) });
 
   beforeAll(async () => {
     database = await createTestDatabase('postgres');

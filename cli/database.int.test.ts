@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '@/lib/platform/db';
 import type { DatabaseTarget } from '@/lib/platform/db/adapter';
-import { testDatabaseKinds } from '@/tests/support/databases';
+import { migratedPglite, testDatabaseKinds } from '@/tests/support/databases';
 import { CLI_TRANSACTION_LIMITS, openCliDatabase } from './database';
 
 // The CLI's interactive transactions (every command opens its database with
@@ -17,7 +17,9 @@ const PRISMA_TIMEOUT_MS = 5_000;
 /** How far past a default the work goes: enough to cross it on any machine; the verdict does not depend on speed. */
 const PAST = 1_000;
 
-const targetOf = (kind: string): DatabaseTarget => (kind === 'pglite' ? { kind: 'memory' } : { kind: 'postgres', url: process.env.TEST_DATABASE_URL! });
+// A PGlite starts from the tests' migrated dump (tests/support/databases.ts), not from its own initdb.
+const dump = testDatabaseKinds().includes('pglite') ? await migratedPglite() : undefined;
+const targetOf = (kind: string): DatabaseTarget => (kind === 'pglite' ? { kind: 'memory', from: dump } : { kind: 'postgres', url: process.env.TEST_DATABASE_URL! });
 
 /** A database opened by `open`, with a first statement done: a new PGlite's initdb (seconds, a minute on a busy machine) is not part of what is timed. */
 async function opened(open: () => Database): Promise<Database> {

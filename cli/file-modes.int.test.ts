@@ -5,6 +5,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { budget } from '@/scripts/speed.mjs';
 import { countEntries, nonPrivateModes } from '@/tests/support/file-modes';
+import { cliArgs } from '@/tests/support/bundle';
 
 // The embedded database holds password hashes, encrypted secrets and every
 // delivery's body: the command line, run by a user whose umask is the common
@@ -27,7 +28,7 @@ describe('the files the command line writes, under umask 022', () => {
     const env: NodeJS.ProcessEnv = { ...process.env, TRIPLINE_DATA_DIR: dataDir };
     delete env.DATABASE_URL;
     // The shell sets the umask a user's login shell usually has, then becomes the command.
-    const result = spawnSync('/bin/sh', ['-c', 'umask 022 && exec "$@"', 'sh', process.execPath, '--conditions=react-server', '--import', 'tsx', 'cli/tripline.ts', ...args], {
+    const result = spawnSync('/bin/sh', ['-c', 'umask 022 && exec "$@"', 'sh', process.execPath, ...cliArgs(args)], {
       cwd: root,
       env,
       encoding: 'utf8',

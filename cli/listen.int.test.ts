@@ -7,6 +7,7 @@ import path from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { budget } from '@/scripts/speed.mjs';
+import { cliArgs } from '@/tests/support/bundle';
 
 // `tripline listen` as a real process, against a stand-in for a Tripline
 // server that streams one accepted delivery (the real server's stream and the
@@ -72,7 +73,7 @@ async function receiver() {
 
 /** `tripline listen` with a laptop's environment (no database, no keys), plus `env`. */
 function listener(args: string[], env: Record<string, string> = {}) {
-  const child = spawn(process.execPath, ['--conditions=react-server', '--import', 'tsx', 'cli/tripline.ts', 'listen', ...args], {
+  const child = spawn(process.execPath, cliArgs(['listen', ...args]), {
     cwd: root,
     env: { PATH: process.env.PATH, HOME: os.tmpdir(), NO_COLOR: '1', ...env } as unknown as NodeJS.ProcessEnv,
   });

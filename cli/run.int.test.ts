@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, testDatabaseKinds, type TestDatabase } from '@/tests/support/databases';
 import { queueRuns, runOwner, type RunOwner } from '@/tests/support/runs';
 import { budget } from '@/scripts/speed.mjs';
+import { cliArgs } from '@/tests/support/bundle';
 
 // `tripline run cancel` as docs/cli.md shows it, on PostgreSQL (the embedded
 // database cannot be shared between this test and the CLI's process): a
@@ -21,7 +22,7 @@ describe.skipIf(!testDatabaseKinds().includes('postgres'))('tripline run cancel'
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tripline-run-cli-'));
   const keys = { TRIPLINE_SECRETS_KEY: randomBytes(32).toString('base64'), TRIPLINE_AUTH_SECRET: randomBytes(32).toString('base64url') };
   const tripline = (...args: string[]) =>
-    spawnSync(process.execPath, ['--conditions=react-server', '--import', 'tsx', 'cli/tripline.ts', 'run', ...args], {
+    spawnSync(process.execPath, cliArgs(['run', ...args]), {
       cwd: root,
       env: { ...process.env, ...keys, DATABASE_URL: database.url!, TRIPLINE_DATA_DIR: dataDir },
       encoding: 'utf8',

@@ -6,6 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { budget } from '@/scripts/speed.mjs';
 import { startConnectionIngress, type IngressServer } from '@/tests/support/ingress-server';
 import { startGitHubFake, type GitHubFake } from '@/tests/support/fakes/github';
+import { cliArgs } from '@/tests/support/bundle';
 
 // `tripline webhook connect | connection | check | disconnect` as real
 // processes against the fake GitHub (which checks every request against
@@ -37,7 +38,7 @@ describe.skipIf(!testDatabaseKinds().includes('postgres'))('tripline webhook con
   const tripline = (...args: string[]) => command('webhook', ...args);
   const command = (...args: string[]): Promise<Result> =>
     new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, ['--conditions=react-server', '--import', 'tsx', 'cli/tripline.ts', ...args], {
+      const child = spawn(process.execPath, cliArgs([...args]), {
         cwd: root,
         env: { ...process.env, DATABASE_URL: database.url!, TRIPLINE_DATA_DIR: dataDir },
       });

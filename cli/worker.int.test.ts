@@ -10,6 +10,7 @@ import { createPostgresDatabase } from '@/tests/support/postgres';
 import { setDatabase } from '@/lib/platform/db';
 import { arrive, controlledAutomation, runsOf } from '@/tests/support/run-control';
 import { budget } from '@/scripts/speed.mjs';
+import { cliArgs } from '@/tests/support/bundle';
 
 // `tripline worker` as docs/security.md describes it: a separate process
 // (another OS user or host) that holds DATABASE_URL and the executor's
@@ -18,7 +19,7 @@ import { budget } from '@/scripts/speed.mjs';
 
 const root = path.resolve(import.meta.dirname, '..');
 
-const workerArgs = ['--conditions=react-server', '--import', 'tsx', 'cli/tripline.ts', 'worker', '--slots', '1'];
+const workerArgs = cliArgs(['worker', '--slots', '1']);
 // Only what the operator gives the worker: not this process's environment.
 function only(env: Record<string, string>): NodeJS.ProcessEnv {
   const given: Record<string, string> = { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env };

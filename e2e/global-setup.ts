@@ -7,6 +7,7 @@ import { METRICS_TOKEN } from './fixtures/metrics';
 import { rememberSecrets, secretsFile } from './fixtures/secrets';
 import { DEFINITIONS_SECRET, seedUsers } from './fixtures/seed';
 import { cliAsync as cli, migratedDataDir, startServer, type RunningServer, type ServerEnv } from './servers';
+import { prepareBundles } from '../tests/support/bundle';
 
 // Starts the servers the projects in playwright.config.ts talk to, each on
 // a fresh database, and seeds the API servers through the CLI, the way an
@@ -51,6 +52,8 @@ function wantedServers(): { browser: boolean; api: boolean } {
 }
 
 export default async function globalSetup(): Promise<() => Promise<void>> {
+  // The command line, bundled once for this run's workers (tests/support/bundle.ts).
+  prepareBundles();
   const wanted = wantedServers();
   if (!wanted.browser && !wanted.api) return async () => {};
   const runDir = path.join(root, 'test-results', 'e2e-data', `${Date.now().toString(36)}-${process.pid}`);

@@ -3,9 +3,9 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
-import { buildSync } from 'esbuild';
 import pg from 'pg';
 import { budget } from '../scripts/speed.mjs';
+import { cliArgs } from '../tests/support/bundle';
 import { rememberSecrets } from './fixtures/secrets';
 
 // Starting and seeding real Tripline servers for the end-to-end tests.
@@ -14,42 +14,8 @@ const root = path.resolve(import.meta.dirname, '..');
 
 export type ServerEnv = Record<string, string>;
 
-let cliBundle: string | undefined;
-
-/**
- * The command line, bundled with esbuild once per test process (as the npm
- * package ships it, scripts/pack.mjs) from the sources as they are now. Each
- * call then loads one file instead of compiling TypeScript through tsx: about
- * 1 CPU-s less a call, and the e2e runs make about 70 calls.
- */
-function cliEntry(): string {
-  if (cliBundle) return cliBundle;
-  const outdir = path.join(root, 'test-results', 'e2e-cli', String(process.pid));
-  fs.rmSync(outdir, { recursive: true, force: true });
-  buildSync({
-    absWorkingDir: root,
-    entryPoints: { cli: 'cli/tripline.ts' },
-    outdir,
-    outExtension: { '.js': '.mjs' },
-    bundle: true,
-    splitting: true,
-    chunkNames: 'chunks/[name]-[hash]',
-    format: 'esm',
-    platform: 'node',
-    target: 'node22',
-    tsconfig: path.join(root, 'tsconfig.json'),
-    // Packages load from node_modules, as under tsx; node runs with the react-server condition (cliArgs).
-    packages: 'external',
-    conditions: ['react-server'],
-    logLevel: 'warning',
-    banner: { js: "import { createRequire as __tripline_createRequire } from 'node:module'; const require = __tripline_createRequire(import.meta.url);" },
-  });
-  cliBundle = path.join(outdir, 'cli.mjs');
-  return cliBundle;
-}
-
-/** Node's arguments for `tripline <args>`, run with cwd at the repository's root. */
-export const cliArgs = (args: string[]) => ['--conditions=react-server', cliEntry(), ...args];
+// The command line runs bundled (tests/support/bundle.ts): cliArgs gives node's arguments.
+export { cliArgs };
 
 /** Where the specs' data folders go; kept after a run, for a failure's post-mortem. */
 const DATA_DIRS = path.join(root, 'test-results', 'e2e-data');

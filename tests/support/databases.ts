@@ -56,7 +56,7 @@ export async function createTestDatabase(kind: TestDatabaseKind): Promise<TestDa
 }
 
 /** A dump of a freshly migrated PGlite's data folder, made once and kept on disk (see above). */
-async function migratedPglite(): Promise<ArrayBuffer> {
+export async function migratedPglite(): Promise<ArrayBuffer> {
   const root = path.resolve(import.meta.dirname, '../..');
   const migrations = path.join(root, 'prisma', 'migrations');
   const hash = createHash('sha256');

@@ -1,7 +1,7 @@
 // Test helper process: opens the embedded database in the folder given as
 // argv[2], prints "ready <pid>" once a query ran (or "busy: <message>" and
 // exits 3), then keeps the database open until stdin closes or SIGTERM.
-// Run with: node --conditions=react-server --import tsx tests/support/hold-embedded.ts <dir>
+// Run bundled (tests/support/bundle.ts), or with: node --conditions=react-server --import tsx tests/support/hold-embedded.ts <dir>
 import fs from 'node:fs';
 import path from 'node:path';
 import { openAdapter } from '@/lib/platform/db/adapter';

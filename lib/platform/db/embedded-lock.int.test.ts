@@ -6,6 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { openAdapter } from '@/lib/platform/db/adapter';
 import { acquireEmbeddedLock, EmbeddedDatabaseBusyError, lockSocketPath } from '@/lib/platform/db/embedded-lock';
 import { applyPendingMigrations } from '@/lib/platform/db/migrate';
+import { bundled } from '@/tests/support/bundle';
 
 // The embedded database's lock with real processes: each holder is a child
 // process (tests/support/hold-embedded.ts) that opens PGlite in a folder.
@@ -22,7 +23,7 @@ afterAll(() => {
 type Holder = { child: ChildProcess; outcome: Promise<string> };
 
 function hold(dataDir: string, env: Record<string, string> = {}): Holder {
-  const child = spawn(process.execPath, ['--conditions=react-server', '--import', 'tsx', 'tests/support/hold-embedded.ts', dataDir], {
+  const child = spawn(process.execPath, ['--conditions=react-server', bundled('hold-embedded'), dataDir], {
     cwd: root,
     env: { ...process.env, ...env },
     stdio: ['pipe', 'pipe', 'inherit'],
@@ -51,7 +52,7 @@ describe('the embedded database lock', () => {
     expect(await first.outcome).toBe(`ready ${first.child.pid}`);
     const second = hold(dataDir);
     const refusal = await second.outcome;
-    expect(refusal).toContain(`busy: The embedded database in ${dataDir} is in use by process ${first.child.pid} (hold-embedded.ts ${dataDir}, since `);
+    expect(refusal).toContain(`busy: The embedded database in ${dataDir} is in use by process ${first.child.pid} (hold-embedded.mjs ${dataDir}, since `);
     expect(refusal).toContain('Stop that process first');
     first.child.stdin!.end();
     await exited(first.child);
