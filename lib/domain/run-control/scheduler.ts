@@ -43,9 +43,10 @@ export const IDLE_MAX_MS = 10_000;
  * Passes begin at least this far apart, woken or not (but back to back while
  * a pass finds a full batch). Under a steady stream every delivery wakes the
  * scheduler: back-to-back passes each decided one or two deliveries, and their
- * fixed cost (the claim, the reads, the group's row) was paid per delivery,
- * 2.6 ms of PostgreSQL CPU each at 200/s, which took the ingress's p99 from 66
- * to 112 ms. One pass per gap decides the interval's deliveries together; a
+ * fixed cost (the claim, the reads, the group's row) was paid per delivery:
+ * 1.3-2.4 ms of PostgreSQL CPU each at 200/s against 0.4 ms without run control,
+ * and the ingress's p99 went from 63-69 to 104-121 ms (bench/run-control.mjs; what
+ * the gap saves is within that bench's noise). One pass per gap decides the interval's deliveries together; a
  * decision waits at most this much longer (docs/decisions/0113).
  */
 export const PASS_GAP_MS = 100;
