@@ -81,6 +81,10 @@ export const envSchema = z.object({
     emptyAsUndefined,
     z.coerce.number().int().min(10).max(86_400, 'must be at most 86400 seconds').default(900),
   ),
+  TRIPLINE_GITLAB_RESEND_LIMIT: z.preprocess(
+    emptyAsUndefined,
+    z.coerce.number().int().min(0).max(10_000, 'must be at most 10000 a minute').default(5),
+  ),
   TRIPLINE_TEST_CLOCK: z.preprocess(emptyAsUndefined, z.enum(['true', 'false']).default('false')),
   TRIPLINE_ALLOW_SIGNUP: z.preprocess(
     emptyAsUndefined,
@@ -198,6 +202,8 @@ export type Env = {
   connectionAccess: { http: boolean; private: boolean };
   /** Seconds between a connection's recovery passes (TRIPLINE_CONNECTION_CHECK_INTERVAL, default 900). */
   connectionCheckInterval: number;
+  /** Resends a minute the connected GitLab allows per hook and user; 0 when its limit is off (TRIPLINE_GITLAB_RESEND_LIMIT, default 5: GitLab.com's). */
+  gitlabResendLimit: number;
   /** Tests only: honour the X-Tripline-Test-Now header as the current time for signature windows. */
   testClock: boolean;
   executor: ExecutorConfig;
@@ -274,6 +280,7 @@ export function parseEnv(source: NodeJS.ProcessEnv = process.env): Env {
       private: (raw.TRIPLINE_CONNECTION_ALLOW ?? []).includes('private'),
     },
     connectionCheckInterval: raw.TRIPLINE_CONNECTION_CHECK_INTERVAL,
+    gitlabResendLimit: raw.TRIPLINE_GITLAB_RESEND_LIMIT,
     executor: executorConfig(raw, dataDir),
     runWorkers: raw.TRIPLINE_RUN_WORKERS,
     runRetentionDays: raw.TRIPLINE_RUN_RETENTION_DAYS,

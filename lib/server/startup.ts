@@ -22,7 +22,7 @@ import { wakeWorkers } from '@/lib/domain/runs/wake';
 import { startScheduler } from '@/lib/domain/run-control/scheduler';
 import { replayWakers } from '@/lib/domain/replay-jobs/wake';
 import { workReplayJobs } from '@/lib/domain/replay-jobs/worker';
-import { runDuePasses } from '@/lib/domain/connections/recover';
+import { releaseConnectionLeases, runDuePasses } from '@/lib/domain/connections/recover';
 import { connectionWakers } from '@/lib/domain/connections/wake';
 import { onShutdown, setPhase, shutdownStage } from '@/lib/server/lifecycle';
 import { startTracing, stopTracing } from '@/lib/platform/tracing';
@@ -176,6 +176,8 @@ export async function startServer(): Promise<void> {
   const connectionTurn = turns('connection checks', async () => {
     const all = connectionsAtStart;
     connectionsAtStart = false;
+    // On the embedded database no other process can hold a lease: a pass a crash cut part-way goes on now.
+    if (all && pglite) await releaseConnectionLeases();
     await runDuePasses({ all });
   });
   timers.push(repeat(CONNECTION_POLL_INTERVAL, connectionTurn));

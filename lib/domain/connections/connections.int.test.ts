@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startConnectionIngress, type IngressServer } from '@/tests/support/ingress-server';
 import { startGitHubFake, type FakeDelivery, type GitHubFake } from '@/tests/support/fakes/github';
+import { budget } from '@/scripts/speed.mjs';
 
 // Connect and recover against the fake GitHub, whose every request and
 // response is checked against GitHub's REST description; its deliveries
@@ -174,6 +175,37 @@ describe.each(testDatabaseKinds())('connections to GitHub on %s', (kind) => {
     const id = await connectionId();
     const results = await Promise.all([runRecoveryPass(id, FAST, state.database.prisma), runRecoveryPass(id, FAST, state.database.prisma)]);
     expect(results.map((r) => r.outcome).sort()).toEqual(['busy', 'ok']);
+  });
+
+  it('a pass renews its lease while it waits between redeliveries; one whose lease another instance took stops before its next', async () => {
+    ingress.down = true;
+    const sent: FakeDelivery[] = [];
+    for (let i = 0; i < 3; i++) sent.push(...(await fake.send('repos/octo/app', 'issues', { action: 'opened', issue: { number: 260 + i } })));
+    ingress.down = false;
+    const id = await connectionId();
+    const leaseUntil = async () => (await state.database.prisma.webhookConnection.findUniqueOrThrow({ where: { id } })).leaseUntil?.getTime() ?? 0;
+    const redeliveries = () => fake.requests.filter((r) => /\/attempts$/.test(r)).length;
+    const before = redeliveries();
+    // One redelivery every 5 s, and a 1 s lease: only the heartbeat (every 1/3 s) keeps it while the pass waits.
+    const pass = runRecoveryPass(id, { redeliveryRate: { burst: 1, perMinute: 12 }, leaseSeconds: 1 }, state.database.prisma);
+    await expect.poll(redeliveries, { timeout: budget(10_000) }).toBe(before + 1);
+    const first = await leaseUntil();
+    await expect.poll(leaseUntil, { timeout: budget(10_000) }).toBeGreaterThan(first);
+    expect(await runRecoveryPass(id, FAST, state.database.prisma)).toMatchObject({ outcome: 'busy' });
+
+    // Another instance takes the lease (as if this one had stalled): the pass stops, and asks for nothing more.
+    await state.database.prisma.webhookConnection.update({ where: { id }, data: { leaseOwner: 'other', leaseUntil: new Date(Date.now() + 60_000) } });
+    expect(await pass).toMatchObject({ outcome: 'lost' });
+    expect(redeliveries()).toBeLessThan(before + 3);
+    expect(await state.database.prisma.webhookConnection.findUniqueOrThrow({ where: { id } })).toMatchObject({ leaseOwner: 'other' });
+
+    // The other instance's pass (here: the lease released) recovers the rest, each once.
+    await state.database.prisma.webhookConnection.update({ where: { id }, data: { leaseOwner: null, leaseUntil: null } });
+    await fake.settled();
+    expect(await runRecoveryPass(id, FAST, state.database.prisma)).toMatchObject({ outcome: 'ok' });
+    await fake.settled();
+    const log = await accepted('issues.opened');
+    for (const d of sent) expect(log.filter((e) => e.deliveryId === d.guid)).toHaveLength(1);
   });
 
   it('rides out 500 and 429 with Retry-After part-way through a pass, with nothing missing and nothing doubled', async () => {

@@ -82,10 +82,11 @@ export type ProviderModule = {
   checkEventTypes?(eventTypes: string[]): string | null;
   /**
    * The provider's own limit on redelivery requests (GitLab: 5 a minute per
-   * hook and user). The pass asks no faster than this, nor than its own
-   * default (recover.ts, defaultRedeliveryRate).
+   * hook and user, unless the instance's admin changed it), read at each
+   * pass; undefined when there is none. The pass asks no faster than this,
+   * nor than its own default (recover.ts, defaultRedeliveryRate).
    */
-  redeliveryRate?: { burst: number; perMinute: number };
+  redeliveryRate?: () => { burst: number; perMinute: number } | undefined;
   /** The hook's page on the provider's site, for people; null when there is none. */
   hookPage(kind: ProviderKind, apiBaseUrl: string, target: string, hookId: string): string | null;
   open(options: AdapterOptions): ProviderAdapter;

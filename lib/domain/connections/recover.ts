@@ -25,7 +25,9 @@ import { importDelivery, importTarget } from '@/lib/domain/connections/import';
 //
 // One pass per connection at a time, on any number of instances: a lease on
 // the connection's row (leaseOwner, leaseUntil), taken by one conditional
-// UPDATE, renewed after every page, released by the pass's last write
+// UPDATE, renewed every 10 s while the pass runs and after every page,
+// released by the pass's last write; a pass whose instance died is taken over
+// once its lease runs out (30 s), and on the embedded database at start
 // (docs/decisions/0106-one-recovery-pass-per-connection-by-a-lease-on-its-row.md).
 //
 // The watermark only moves over what is settled: in the log, not wanted, or
@@ -36,7 +38,12 @@ import { importDelivery, importTarget } from '@/lib/domain/connections/import';
 
 const logger = log('connections');
 
-export const LEASE_SECONDS = 180;
+/**
+ * How long a pass's lease lasts unless renewed. The pass renews it every
+ * LEASE_SECONDS / 3 while it runs (and at most until its time limit), so a
+ * pass whose instance died is taken over within LEASE_SECONDS.
+ */
+export const LEASE_SECONDS = 30;
 /** How far behind the pass's start the watermark stays: a delivery made while the pass ran is listed by the next. */
 const SKEW_MS = 5 * 60_000;
 /** A failing connection's next pass: 1, 2, 4 ... minutes, at most the check interval. */
@@ -51,7 +58,7 @@ export const DEFAULT_LIMITS: PassLimits = { maxPages: 300, maxBytes: 50_000_000,
  * (TRIPLINE_DELIVERY_RATE_LIMIT), so redeliveries never crowd out the live
  * deliveries arriving beside them or get 429 from the ingress, and the
  * provider's own limit when it sets one (ProviderModule.redeliveryRate:
- * GitLab's 5 a minute).
+ * GitLab's 5 a minute, or TRIPLINE_GITLAB_RESEND_LIMIT).
  */
 export function defaultRedeliveryRate(provider?: { burst: number; perMinute: number }): { burst: number; perMinute: number } {
   const perMinute = Math.max(1, Math.min(80, Math.floor(env().deliveryRateLimit / 2), provider?.perMinute ?? Infinity));
@@ -62,6 +69,8 @@ export type PassOptions = {
   limits?: Partial<PassLimits>;
   redeliveryRate?: { burst: number; perMinute: number };
   sleep?: (ms: number) => Promise<void>;
+  /** The lease's length in seconds (LEASE_SECONDS); tests shorten it. */
+  leaseSeconds?: number;
 };
 
 export type PassResult = {
@@ -81,24 +90,54 @@ const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(r
 class LeaseLost extends Error {}
 
 /** Takes the connection's lease for `owner` if no pass holds it; false when one does. */
-export async function takeConnectionLease(db: Db, connectionId: string, owner: string): Promise<boolean> {
+export async function takeConnectionLease(db: Db, connectionId: string, owner: string, seconds = LEASE_SECONDS): Promise<boolean> {
   const rows = await db.$queryRawUnsafe<unknown[]>(
     `UPDATE "WebhookConnection" SET "leaseOwner" = $2, "leaseUntil" = now() + make_interval(secs => $3)
       WHERE "id" = $1 AND ("leaseUntil" IS NULL OR "leaseUntil" < now())
       RETURNING 1`,
     connectionId,
     owner,
-    LEASE_SECONDS,
+    seconds,
   );
   return rows.length === 1;
 }
 
-async function renewLease(db: Db, connectionId: string, owner: string): Promise<void> {
+/**
+ * Releases every connection's lease: for the embedded database at start,
+ * where no other process can hold one (the data folder's lock keeps a
+ * second server out), so a pass a crash cut part-way resumes at once
+ * rather than after its lease runs out.
+ */
+export async function releaseConnectionLeases(db: Db = prisma): Promise<number> {
+  const { count } = await db.webhookConnection.updateMany({ where: { leaseOwner: { not: null } }, data: { leaseOwner: null, leaseUntil: null } });
+  return count;
+}
+
+/** Renews the lease every LEASE_SECONDS / 3 until `until` or stop(); a failed renewal is kept for the pass to see. */
+function heartbeat(db: Db, connectionId: string, owner: string, seconds: number, until: number): { stop: () => void; check: () => void } {
+  let failure: Error | null = null;
+  const timer = setInterval(() => {
+    if (Date.now() > until) return clearInterval(timer);
+    renewLease(db, connectionId, owner, seconds).catch((error: unknown) => {
+      // Lost, or the database did not answer: a pass that cannot renew stops at its next step.
+      failure ??= error instanceof LeaseLost ? error : new LeaseLost(`the lease could not be renewed: ${(error as Error).message}`);
+    });
+  }, (seconds * 1000) / 3);
+  timer.unref();
+  return {
+    stop: () => clearInterval(timer),
+    check: () => {
+      if (failure) throw failure;
+    },
+  };
+}
+
+async function renewLease(db: Db, connectionId: string, owner: string, seconds: number): Promise<void> {
   const rows = await db.$queryRawUnsafe<unknown[]>(
     `UPDATE "WebhookConnection" SET "leaseUntil" = now() + make_interval(secs => $3) WHERE "id" = $1 AND "leaseOwner" = $2 RETURNING 1`,
     connectionId,
     owner,
-    LEASE_SECONDS,
+    seconds,
   );
   if (rows.length !== 1) throw new LeaseLost('another instance took the lease');
 }
@@ -170,7 +209,8 @@ async function notify(tx: Tx, row: ConnectionRow, result: PassResult, failures: 
 export async function runRecoveryPass(connectionId: string, options: PassOptions = {}, db: Db = prisma): Promise<PassResult> {
   const owner = randomBytes(12).toString('base64url');
   const result: PassResult = { outcome: 'busy', listed: 0, wanted: 0, missing: 0, redelivered: 0, requests: 0, error: null };
-  if (!(await takeConnectionLease(db, connectionId, owner))) return result;
+  const leaseSeconds = options.leaseSeconds ?? LEASE_SECONDS;
+  if (!(await takeConnectionLease(db, connectionId, owner, leaseSeconds))) return result;
   const limits = { ...DEFAULT_LIMITS, ...options.limits };
   const sleep = options.sleep ?? defaultSleep;
   const started = Date.now();
@@ -181,12 +221,13 @@ export async function runRecoveryPass(connectionId: string, options: PassOptions
   let watermark = row.watermark;
   let cut: string | null = null;
   let providerWaitMs = 0;
+  const beat = heartbeat(db, row.id, owner, leaseSeconds, bounds.deadline + 60_000);
 
   try {
     if (!row.providerHookId) throw new ProviderError('The connection has no provider hook yet: connect it again', null, { permanent: true });
     const adapter = await openAdapter(db, row, bounds);
     const described = moduleFor(provider);
-    const providerRate = described.redeliveryRate;
+    const providerRate = described.redeliveryRate?.();
     const rate = options.redeliveryRate ?? defaultRedeliveryRate(providerRate);
     const retention = started - described.retentionDays * 86_400_000;
     const lower = Math.max(retention, (row.watermark?.getTime() ?? 0) - SKEW_MS);
@@ -199,7 +240,7 @@ export async function runRecoveryPass(connectionId: string, options: PassOptions
       const listed = await withRetries(() => adapter.listDeliveries(row.providerHookId!, cursor), bounds, sleep);
       result.listed += listed.deliveries.length;
       attempts.push(...listed.deliveries.filter((d) => d.deliveredAt.getTime() >= lower));
-      await renewLease(db, row.id, owner);
+      await renewLease(db, row.id, owner, leaseSeconds);
       const oldest = listed.deliveries[listed.deliveries.length - 1];
       if (!listed.next || !oldest || oldest.deliveredAt.getTime() < lower) {
         complete = true;
@@ -256,6 +297,7 @@ export async function runRecoveryPass(connectionId: string, options: PassOptions
         refilled = Date.now();
       }
       tokens -= 1;
+      beat.check();
       if (importing) {
         // In the log when this returns (or refused in words): settled at once.
         const payload = entry.newest.payload ?? (await withRetries(() => adapter.fetchDelivery(row.providerHookId!, entry.newest.attemptId), bounds, sleep)).payload;
@@ -268,7 +310,7 @@ export async function runRecoveryPass(connectionId: string, options: PassOptions
         // Settled only once a later pass finds it in the log.
         unsettledFrom ??= entry.first.deliveredAt.getTime();
       }
-      if ((index + 1) % 20 === 0) await renewLease(db, row.id, owner);
+      if ((index + 1) % 20 === 0) await renewLease(db, row.id, owner, leaseSeconds);
     }
 
     // 5. The watermark: up to the oldest unsettled delivery, never closer to now than the skew.
@@ -293,6 +335,7 @@ export async function runRecoveryPass(connectionId: string, options: PassOptions
       }
     }
   }
+  beat.stop();
   result.requests = bounds.requests;
 
   const now = new Date();
@@ -316,8 +359,10 @@ export async function runRecoveryPass(connectionId: string, options: PassOptions
           leaseUntil: null,
         },
       });
+      // Another instance took the lease (this one's renewals failed): its pass's state stands, not this one's.
+      if (count === 0) Object.assign(result, { outcome: 'lost', error: 'another instance took the lease' });
       // A notification when a pass finds missed deliveries, and once when passes have failed three times running.
-      if (count === 1 && (result.missing > 0 || failures === FAILING_AFTER)) await notify(tx, row, result, failures);
+      else if (result.missing > 0 || failures === FAILING_AFTER) await notify(tx, row, result, failures);
     });
   }
   const counters = metrics();
@@ -347,8 +392,9 @@ export async function runDuePasses(options: PassOptions & { all?: boolean; limit
     orderBy: { nextCheckAt: { sort: 'asc', nulls: 'first' } },
     take: options.limit ?? 20,
   });
+  // A lease that ran out: its pass died part-way (its instance crashed or was cut off), so it goes on now, whenever it was due.
   const expired = await db.webhookConnection.findMany({
-    where: { leaseUntil: { lt: new Date() }, webhook: { deletedAt: null, enabled: true }, ...(options.all ? {} : { nextCheckAt: { lte: new Date() } }) },
+    where: { leaseUntil: { lt: new Date() }, webhook: { deletedAt: null, enabled: true } },
     select: { id: true },
     take: options.limit ?? 20,
   });

@@ -3,7 +3,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
-import { checkGitLabEventTypes, gitlab, gitlabAdapter, parseGitLabTarget, type GitLabTarget } from '@/lib/domain/connections/providers/gitlab';
+import { checkGitLabEventTypes, gitlab, gitlabAdapter, gitlabResendRate, parseGitLabTarget, type GitLabTarget } from '@/lib/domain/connections/providers/gitlab';
+import { parseEnv as parseProcessEnv } from '@/lib/platform/env';
 import { ProviderError } from '@/lib/domain/connections/provider';
 import { startGitLabFake, type GitLabFake } from '@/tests/support/fakes/gitlab';
 import { SCHEMAS } from '@/tests/support/fakes/gitlab-schema';
@@ -212,8 +213,15 @@ describe('the GitLab module', () => {
     expect(gitlab.hookPage('gitlab_project', 'https://gitlab.com/api/v4', '42', '7')).toBe('https://gitlab.com/projects/42');
   });
 
-  it('asks for redeliveries no faster than GitLab’s 5 a minute', () => {
-    expect(gitlab.redeliveryRate).toEqual({ burst: 1, perMinute: 4.5 });
+  it('asks for redeliveries no faster than GitLab’s 5 a minute, or the limit TRIPLINE_GITLAB_RESEND_LIMIT names', () => {
+    const parseEnv = (source: Record<string, string>) => parseProcessEnv(source as NodeJS.ProcessEnv);
+    expect(gitlab.redeliveryRate?.()).toEqual({ burst: 1, perMinute: 4.5 });
+    expect(parseEnv({}).gitlabResendLimit).toBe(5);
+    expect(parseEnv({ TRIPLINE_GITLAB_RESEND_LIMIT: '60' }).gitlabResendLimit).toBe(60);
+    expect(gitlabResendRate(60)).toEqual({ burst: 1, perMinute: 54 });
+    // 0: the self-managed GitLab's limit is off; the pass's own pace applies.
+    expect(gitlabResendRate(parseEnv({ TRIPLINE_GITLAB_RESEND_LIMIT: '0' }).gitlabResendLimit)).toBeUndefined();
+    expect(() => parseEnv({ TRIPLINE_GITLAB_RESEND_LIMIT: '-1' })).toThrow(/TRIPLINE_GITLAB_RESEND_LIMIT/);
     expect(gitlab.retentionDays).toBe(7);
   });
 });

@@ -1,5 +1,6 @@
 import 'server-only';
 import { z } from 'zod';
+import { env } from '@/lib/platform/env';
 import { boundedFetch, BoundReached, type Bounds } from '@/lib/domain/connections/fetch';
 import { ProviderError, type AdapterOptions, type DeliveryPage, type HookSettings, type ProviderAdapter, type ProviderDelivery, type ProviderHook, type ProviderModule } from '@/lib/domain/connections/provider';
 import { extractEventType, headerLookup } from '@/lib/ingress/signatures/event-types';
@@ -298,6 +299,18 @@ export function gitlabAdapter(options: { apiBaseUrl: string; token: string; targ
   };
 }
 
+/**
+ * The pace of resends under GitLab's limit: 5 a minute per hook and user on
+ * GitLab.com, an admin's setting on a self-managed GitLab (Admin > Settings >
+ * Network > Webhook rate limits; 0 turns it off), which
+ * TRIPLINE_GITLAB_RESEND_LIMIT tells Tripline. At the limit itself (one every
+ * 12 s at 5) a resend that reached GitLab a little later than the one before
+ * would meet it; 90% of it keeps a margin (one every 13.3 s at 5, 270 an hour).
+ */
+export function gitlabResendRate(limit: number): { burst: number; perMinute: number } | undefined {
+  return limit > 0 ? { burst: 1, perMinute: limit * 0.9 } : undefined;
+}
+
 /** GitLab's site for people: the API base without its `/api/v4`. */
 function webBase(apiBaseUrl: string): string {
   const api = new URL(apiBaseUrl);
@@ -312,10 +325,7 @@ export const gitlab: ProviderModule = {
   recovery: 'redelivery',
   secretMadeBy: 'tripline',
   defaultApiBaseUrl: 'https://gitlab.com/api/v4',
-  // GitLab: 5 resends a minute per hook and user. One every 12 s would meet
-  // the limit whenever one request took a little longer to arrive than the
-  // one before; one every 13.3 s keeps a margin (270 an hour).
-  redeliveryRate: { burst: 1, perMinute: 4.5 },
+  redeliveryRate: () => gitlabResendRate(env().gitlabResendLimit),
   checkTarget: (_kind, target) => (parseGitLabTarget(target) ? null : 'Enter the project’s numeric ID or its full path (group/project)'),
   checkEventTypes: checkGitLabEventTypes,
   hookPage: (_kind, apiBaseUrl, target, hookId) => {
