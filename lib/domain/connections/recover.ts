@@ -54,14 +54,16 @@ export type PassLimits = { maxPages: number; maxBytes: number; maxMs: number; ma
 export const DEFAULT_LIMITS: PassLimits = { maxPages: 300, maxBytes: 50_000_000, maxMs: 120_000, maxRedeliveries: 1_000 };
 /**
  * Redeliveries a minute: within GitHub's secondary limit on requests that
- * create content (80 a minute), half the webhook's own delivery rate limit
+ * create content (80 a minute; not for imports, which create nothing), half the webhook's own delivery rate limit
  * (TRIPLINE_DELIVERY_RATE_LIMIT), so redeliveries never crowd out the live
  * deliveries arriving beside them or get 429 from the ingress, and the
  * provider's own limit when it sets one (ProviderModule.redeliveryRate:
  * GitLab's 5 a minute, or TRIPLINE_GITLAB_RESEND_LIMIT).
  */
-export function defaultRedeliveryRate(provider?: { burst: number; perMinute: number }): { burst: number; perMinute: number } {
-  const perMinute = Math.max(1, Math.min(80, Math.floor(env().deliveryRateLimit / 2), provider?.perMinute ?? Infinity));
+export function defaultRedeliveryRate(provider?: { burst: number; perMinute: number }, recovery: 'redelivery' | 'import' = 'redelivery'): { burst: number; perMinute: number } {
+  // An import asks the provider for nothing (the listing carries the payloads): only the ingress's share bounds it.
+  const providerCap = recovery === 'import' ? Infinity : 80;
+  const perMinute = Math.max(1, Math.min(providerCap, Math.floor(env().deliveryRateLimit / 2), provider?.perMinute ?? Infinity));
   return { burst: Math.max(1, Math.min(20, perMinute, provider?.burst ?? Infinity)), perMinute };
 }
 
@@ -228,7 +230,7 @@ export async function runRecoveryPass(connectionId: string, options: PassOptions
     const adapter = await openAdapter(db, row, bounds);
     const described = moduleFor(provider);
     const providerRate = described.redeliveryRate?.();
-    const rate = options.redeliveryRate ?? defaultRedeliveryRate(providerRate);
+    const rate = options.redeliveryRate ?? defaultRedeliveryRate(providerRate, described.recovery);
     const retention = started - described.retentionDays * 86_400_000;
     const lower = Math.max(retention, (row.watermark?.getTime() ?? 0) - SKEW_MS);
 

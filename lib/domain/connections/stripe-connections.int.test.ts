@@ -15,7 +15,7 @@ const { createWebhook, rotateWebhookSecret } = await import('@/lib/domain/webhoo
 const { createSecret, readSecretValue } = await import('@/lib/domain/secrets/service');
 const { createAutomation } = await import('@/lib/domain/automations/service');
 const { connectWebhook, disconnectWebhook, getConnection } = await import('@/lib/domain/connections/service');
-const { runRecoveryPass } = await import('@/lib/domain/connections/recover');
+const { defaultRedeliveryRate, runRecoveryPass } = await import('@/lib/domain/connections/recover');
 const { importDelivery, importTarget } = await import('@/lib/domain/connections/import');
 const { stripeAccount } = await import('@/lib/domain/connections/providers/stripe');
 const { listDeliveries } = await import('@/lib/domain/deliveries/service');
@@ -23,6 +23,12 @@ const { listDeliveries } = await import('@/lib/domain/deliveries/service');
 afterAll(() => ingress.close());
 
 const FAST = { redeliveryRate: { burst: 1000, perMinute: 60_000 } };
+
+it('imports go at half the delivery rate limit, not at GitHub’s 80 redeliveries a minute: an import asks Stripe for nothing', () => {
+  // TRIPLINE_DELIVERY_RATE_LIMIT is 100,000 here (tests/support/ingress-server.ts).
+  expect(defaultRedeliveryRate(undefined, 'redelivery')).toEqual({ burst: 20, perMinute: 80 });
+  expect(defaultRedeliveryRate(undefined, 'import')).toEqual({ burst: 20, perMinute: 50_000 });
+});
 
 describe.each(testDatabaseKinds())('connections to Stripe on %s', (kind) => {
   const state = useFactoryDatabase(kind, `Stripe connections ${kind}`);
