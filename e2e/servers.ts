@@ -15,7 +15,6 @@ const root = path.resolve(import.meta.dirname, '..');
 export type ServerEnv = Record<string, string>;
 
 // The command line runs bundled (tests/support/bundle.ts): cliArgs gives node's arguments.
-export { cliArgs };
 
 /** Where the specs' data folders go; kept after a run, for a failure's post-mortem. */
 const DATA_DIRS = path.join(root, 'test-results', 'e2e-data');
@@ -167,7 +166,8 @@ export async function startServer(name: string, port: number, env: ServerEnv): P
     logFile,
     stop: () =>
       new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve();
+        // Exited, or killed by a signal (a SIGKILLed server has no exit code).
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
         child.once('exit', () => resolve());
         child.kill('SIGTERM');
         setTimeout(() => child.kill('SIGKILL'), budget(10_000)).unref();
