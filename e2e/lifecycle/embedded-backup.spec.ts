@@ -4,7 +4,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { expect, test, type APIRequestContext } from '@playwright/test';
 import { budget } from '../../scripts/speed.mjs';
-import { cli, cliArgs, migratedDataDir, startServer, type RunningServer, type ServerEnv } from '../servers';
+import { cliArgs } from '../../tests/support/bundle';
+import { cli, migratedDataDir, startServer, type RunningServer, type ServerEnv } from '../servers';
 
 // The embedded database's operations with real servers over HTTP: its lock
 // against a second process, a restart right after SIGKILL, and `tripline

@@ -281,8 +281,6 @@ export function startScheduler(
     idleMaxMs?: number;
     /** Forget the groups past the bound once a minute (servers do; `tripline worker`, whose database role may not delete, does not). */
     trim?: boolean;
-    /** The least time between the starts of two passes (PASS_GAP_MS). */
-    passGapMs?: number;
   } = {},
 ): Scheduler & { done: Promise<void> } {
   const now = options.now ?? (() => new Date());
@@ -310,7 +308,6 @@ export function startScheduler(
     while (!stopped && Date.now() < until) await sleep(until - Date.now());
   };
   const pollMs = options.pollMs ?? POLL_MS;
-  const passGapMs = options.passGapMs ?? PASS_GAP_MS;
   let lastPassAt = 0;
   let backlog = false;
   const idleMaxMs = Math.max(options.idleMaxMs ?? IDLE_MAX_MS, pollMs);
@@ -326,7 +323,7 @@ export function startScheduler(
         if (work.ready) {
           idleMs = pollMs;
           // What woke it meanwhile is decided by this pass too.
-          if (!backlog) await pause(lastPassAt + passGapMs);
+          if (!backlog) await pause(lastPassAt + PASS_GAP_MS);
           if (stopped) break;
           woken = false;
           lastPassAt = Date.now();
