@@ -25,8 +25,9 @@ import { importDelivery, importTarget } from '@/lib/domain/connections/import';
 //
 // One pass per connection at a time, on any number of instances: a lease on
 // the connection's row (leaseOwner, leaseUntil), taken by one conditional
-// UPDATE, renewed every 10 s while the pass runs and after every page,
-// released by the pass's last write; a pass whose instance died is taken over
+// UPDATE, renewed every 10 s by a timer while the pass runs (the pass checks
+// it still holds it after every page and before every redelivery), released
+// by the pass's last write; a pass whose instance died is taken over
 // once its lease runs out (30 s), and on the embedded database at start
 // (docs/decisions/0106-one-recovery-pass-per-connection-by-a-lease-on-its-row.md).
 //
@@ -242,7 +243,7 @@ export async function runRecoveryPass(connectionId: string, options: PassOptions
       const listed = await withRetries(() => adapter.listDeliveries(row.providerHookId!, cursor), bounds, sleep);
       result.listed += listed.deliveries.length;
       attempts.push(...listed.deliveries.filter((d) => d.deliveredAt.getTime() >= lower));
-      await renewLease(db, row.id, owner, leaseSeconds);
+      beat.check();
       const oldest = listed.deliveries[listed.deliveries.length - 1];
       if (!listed.next || !oldest || oldest.deliveredAt.getTime() < lower) {
         complete = true;
@@ -312,7 +313,6 @@ export async function runRecoveryPass(connectionId: string, options: PassOptions
         // Settled only once a later pass finds it in the log.
         unsettledFrom ??= entry.first.deliveredAt.getTime();
       }
-      if ((index + 1) % 20 === 0) await renewLease(db, row.id, owner, leaseSeconds);
     }
 
     // 5. The watermark: up to the oldest unsettled delivery, never closer to now than the skew.
