@@ -5,6 +5,7 @@ import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import { budget } from '../scripts/speed.mjs';
+// The command line runs bundled (tests/support/bundle.ts): cliArgs gives node's arguments.
 import { cliArgs } from '../tests/support/bundle';
 import { rememberSecrets } from './fixtures/secrets';
 
@@ -13,8 +14,6 @@ import { rememberSecrets } from './fixtures/secrets';
 const root = path.resolve(import.meta.dirname, '..');
 
 export type ServerEnv = Record<string, string>;
-
-// The command line runs bundled (tests/support/bundle.ts): cliArgs gives node's arguments.
 
 /** Where the specs' data folders go; kept after a run, for a failure's post-mortem. */
 const DATA_DIRS = path.join(root, 'test-results', 'e2e-data');

@@ -122,6 +122,16 @@ for (const kind of ['pglite', 'postgres'] as Kind[]) {
         expect(ids.filter((id) => runs.filter((r) => r === id).length !== 1)).toEqual([]);
         if (origin) expect((await log(name)).filter((e) => ids.includes(e.deliveryId) && e.origin !== origin).map((e) => e.deliveryId)).toEqual([]);
       };
+      const ghHook = [...github.hooks.values()][0]!;
+      const ghUrl = ghHook.config.url;
+      /** `count` issues opened (numbers from `first`) while GitHub's hook cannot reach Tripline. */
+      const githubMissing = async (count: number, first: number) => {
+        ghHook.config.url = 'http://127.0.0.1:9/unreachable';
+        const missed: FakeDelivery[] = [];
+        for (let i = 0; i < count; i++) missed.push(...(await github.send('repos/octo/app', 'issues', { action: 'opened', issue: { number: first + i } })));
+        ghHook.config.url = ghUrl;
+        return missed;
+      };
       const started = Date.now();
       for (const name of Object.keys(providers) as (keyof typeof providers)[]) await passEnded(name, started - 60_000);
       await github.settled();
@@ -155,7 +165,6 @@ for (const kind of ['pglite', 'postgres'] as Kind[]) {
       expect(github.requests.filter((r) => r.endsWith('/attempts'))).toHaveLength(MISSED);
 
       // 2. A live delivery racing its recovery: Stripe retries each event while a pass imports it.
-      const ghHook = [...github.hooks.values()][0]!;
       const endpoint = [...stripe.endpoints.values()][0]!;
       const stripeUrl = endpoint.url;
       endpoint.url = 'http://127.0.0.1:9/unreachable';
@@ -168,11 +177,7 @@ for (const kind of ['pglite', 'postgres'] as Kind[]) {
       await passEnded('stripe', raceStart);
       await onceEach('stripe', raced);
       // The same for GitHub: the original, arriving late, beside GitHub's redelivery of it.
-      const ghUrl = ghHook.config.url;
-      ghHook.config.url = 'http://127.0.0.1:9/unreachable';
-      const ghRaced: FakeDelivery[] = [];
-      for (let i = 0; i < 10; i++) ghRaced.push(...(await github.send('repos/octo/app', 'issues', { action: 'opened', issue: { number: 100 + i } })));
-      ghHook.config.url = ghUrl;
+      const ghRaced = await githubMissing(10, 100);
       const ghRaceStart = Date.now();
       await api('POST', `/webhooks/${hooks.github.uid}/connection/check`);
       const late = await Promise.all(
@@ -185,10 +190,7 @@ for (const kind of ['pglite', 'postgres'] as Kind[]) {
 
       // 3. GitHub answering 500, 429 with Retry-After and 502 part-way through a pass, then a SIGKILL
       // part-way: 40 missed; the pass asks for 20 at once, then one every 0.75 s.
-      ghHook.config.url = 'http://127.0.0.1:9/unreachable';
-      const cut: FakeDelivery[] = [];
-      for (let i = 0; i < 40; i++) cut.push(...(await github.send('repos/octo/app', 'issues', { action: 'opened', issue: { number: 200 + i } })));
-      ghHook.config.url = ghUrl;
+      const cut = await githubMissing(40, 200);
       const asked = () => github.requests.filter((r) => r.endsWith('/attempts')).length;
       const before = asked();
       github.faults.push({ match: /\/deliveries$/, status: 500 }, { match: /\/attempts$/, status: 429, headers: { 'retry-after': '1' }, times: 2 });
@@ -215,10 +217,7 @@ for (const kind of ['pglite', 'postgres'] as Kind[]) {
       if (kind === 'postgres') {
         const second = await startServer(`recovery-${kind}-second`, secondPort, env);
         servers.push(second);
-        ghHook.config.url = 'http://127.0.0.1:9/unreachable';
-        const twice: FakeDelivery[] = [];
-        for (let i = 0; i < 20; i++) twice.push(...(await github.send('repos/octo/app', 'issues', { action: 'opened', issue: { number: 300 + i } })));
-        ghHook.config.url = ghUrl;
+        const twice = await githubMissing(20, 300);
         const bothStart = Date.now();
         const requestsBefore = github.requests.length;
         await Promise.all([api('POST', `/webhooks/${hooks.github.uid}/connection/check`), api('POST', `/webhooks/${hooks.github.uid}/connection/check`, undefined, second.url)]);

@@ -57,6 +57,14 @@ describe.each(testDatabaseKinds())('connections to GitHub on %s', (kind) => {
   const notifications = async (type: string) =>
     (await state.database.prisma.notification.findMany({ where: { factoryId: state.factoryId, type }, select: { payload: true } })).map((n) => (n.payload as { data: { connection: unknown; webhook: { uid: string } } }).data);
   const hook = () => [...fake.hooks.values()].find((h) => h.scope === 'repos/octo/app')!;
+  /** `count` issues opened (numbers from `first`) while the ingress is down: GitHub's failed deliveries. */
+  const missedWhileDown = async (count: number, first: number) => {
+    ingress.down = true;
+    const sent: FakeDelivery[] = [];
+    for (let i = 0; i < count; i++) sent.push(...(await fake.send('repos/octo/app', 'issues', { action: 'opened', issue: { number: first + i } })));
+    ingress.down = false;
+    return sent;
+  };
   const connect = (extra: Record<string, unknown> = {}) =>
     connectWebhook(state.factoryId, uid, { provider: 'github_repository', apiBaseUrl: fake.url, credentialSecretName: 'GITHUB_TOKEN', target: 'octo/app', eventTypes: ['issues', 'push'], ...extra }, state.database.prisma);
 
@@ -151,10 +159,7 @@ describe.each(testDatabaseKinds())('connections to GitHub on %s', (kind) => {
   });
 
   it('a pass cut part-way, and one whose lease holder died, go on without doubles; a held lease keeps a second pass out', async () => {
-    ingress.down = true;
-    const sent: FakeDelivery[] = [];
-    for (let i = 0; i < 12; i++) sent.push(...(await fake.send('repos/octo/app', 'issues', { action: 'opened', issue: { number: 200 + i } })));
-    ingress.down = false;
+    const sent = await missedWhileDown(12, 200);
     const id = await connectionId();
     const cut = await runRecoveryPass(id, { ...FAST, limits: { maxRedeliveries: 5 } }, state.database.prisma);
     expect(cut).toMatchObject({ outcome: 'cut', redelivered: 5 });
@@ -178,10 +183,7 @@ describe.each(testDatabaseKinds())('connections to GitHub on %s', (kind) => {
   });
 
   it('a pass renews its lease while it waits between redeliveries; one whose lease another instance took stops before its next', async () => {
-    ingress.down = true;
-    const sent: FakeDelivery[] = [];
-    for (let i = 0; i < 3; i++) sent.push(...(await fake.send('repos/octo/app', 'issues', { action: 'opened', issue: { number: 260 + i } })));
-    ingress.down = false;
+    const sent = await missedWhileDown(3, 260);
     const id = await connectionId();
     const leaseUntil = async () => (await state.database.prisma.webhookConnection.findUniqueOrThrow({ where: { id } })).leaseUntil?.getTime() ?? 0;
     const redeliveries = () => fake.requests.filter((r) => /\/attempts$/.test(r)).length;
@@ -209,10 +211,7 @@ describe.each(testDatabaseKinds())('connections to GitHub on %s', (kind) => {
   });
 
   it('rides out 500 and 429 with Retry-After part-way through a pass, with nothing missing and nothing doubled', async () => {
-    ingress.down = true;
-    const sent: FakeDelivery[] = [];
-    for (let i = 0; i < 10; i++) sent.push(...(await fake.send('repos/octo/app', 'issues', { action: 'opened', issue: { number: 300 + i } })));
-    ingress.down = false;
+    const sent = await missedWhileDown(10, 300);
     fake.faults.push({ match: /\/deliveries$/, status: 500 });
     fake.faults.push({ match: /\/attempts$/, status: 429, headers: { 'retry-after': '1' }, times: 2 });
     fake.faults.push({ match: /\/attempts$/, status: 502 });
