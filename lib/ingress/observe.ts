@@ -1,6 +1,6 @@
 import 'server-only';
 import { noteDatabaseWrote } from '@/lib/platform/db/unavailable';
-import { annotate, inSpan } from '@/lib/platform/tracing';
+import { annotate, contextFrom, inSpan } from '@/lib/platform/tracing';
 import { log } from '@/lib/platform/log';
 import { countRefusal, metrics, type Budget, type IngressOutcome } from '@/lib/platform/metrics';
 
@@ -42,7 +42,9 @@ function outcomeOf(status: number, facts: Note | undefined): IngressOutcome {
  * answer and logs it when it was a refusal.
  */
 export function observeIngress(request: Request, uid: string, serve: () => Promise<Response>): Promise<Response> {
-  return inSpan('tripline.ingress', { attributes: { 'tripline.webhook.uid': uid, 'http.request.method': request.method } }, () => observed(request, uid, serve));
+  // A sender's W3C traceparent (and tracestate): its trace goes on in Tripline's spans.
+  const parent = contextFrom(request.headers.get('traceparent'), request.headers.get('tracestate'));
+  return inSpan('tripline.ingress', { parent, attributes: { 'tripline.webhook.uid': uid, 'http.request.method': request.method } }, () => observed(request, uid, serve));
 }
 
 async function observed(request: Request, uid: string, serve: () => Promise<Response>): Promise<Response> {

@@ -1,7 +1,7 @@
-import { isSpanContextValid, trace } from '@opentelemetry/api';
 import pino, { type Logger } from 'pino';
 import pretty from 'pino-pretty';
 import { currentRequestId } from '@/lib/platform/entry/request-context';
+import { activeSpanContext } from '@/lib/platform/trace-context';
 
 // One logger per process: JSON lines by default in production (what log
 // shippers read), readable lines in development. TRIPLINE_LOG_FORMAT=json|pretty
@@ -48,8 +48,8 @@ function createLogger(): Logger {
     // Every line written while serving a request names it, and, with traces on, the trace and span it was written in.
     mixin: () => {
       const requestId = currentRequestId();
-      const span = trace.getActiveSpan()?.spanContext();
-      const traced = span && isSpanContextValid(span) ? { traceId: span.traceId, spanId: span.spanId } : {};
+      const span = activeSpanContext();
+      const traced = span ? { traceId: span.traceId, spanId: span.spanId } : {};
       return requestId ? { requestId, ...traced } : traced;
     },
   };

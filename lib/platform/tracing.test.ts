@@ -1,7 +1,10 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
-import { trace } from '@opentelemetry/api';
-import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
-import { redacting, redactUrlText, tracesEndpoint } from '@/lib/platform/tracing';
+import { context, trace } from '@opentelemetry/api';
+import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider, type ReadableSpan } from '@opentelemetry/sdk-trace';
+import { activeSpanContext } from '@/lib/platform/trace-context';
+import { annotate, contextFrom, currentTraceparent, inSpan, installTracer, redacting, redactUrlText, tracesEndpoint } from '@/lib/platform/tracing';
 
 describe('tracing is off by default', () => {
   it('is on only when an OTLP endpoint is set, and not disabled', () => {
@@ -36,5 +39,65 @@ describe('spans never carry the secrets a URL can', () => {
     expect(exported!.name).toBe('GET /invite/[redacted]');
     expect(exported!.attributes).toEqual({ 'http.target': '/webhooks/w/wh_abc/[redacted]', 'http.status_code': 202 });
     expect(exported!.spanContext().spanId).toBe(span.spanContext().spanId);
+  });
+});
+
+describe("Tripline's spans carry their own context, and register nothing with OpenTelemetry's globals", () => {
+  const memory = new InMemorySpanExporter();
+  const provider = new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter: memory })] });
+  afterEach(() => {
+    installTracer(undefined);
+    memory.reset();
+  });
+  const span = (name: string): ReadableSpan => memory.getFinishedSpans().find((s) => s.name === name)!;
+  const parentOf = (name: string) => span(name).parentSpanContext?.spanId;
+
+  it('nests spans across awaits, keeps two requests apart, and leaves the global context (what Next.js sees) empty', async () => {
+    installTracer(provider.getTracer('test'), new W3CTraceContextPropagator());
+    const request = (n: number) =>
+      inSpan(`ingress-${n}`, {}, async () => {
+        await sleep(5 * (3 - n));
+        await inSpan(`record-${n}`, {}, async () => {
+          await sleep(5);
+          // Nothing global: the OpenTelemetry API's own context, which Next.js reads, has no span.
+          expect(trace.getSpan(context.active())).toBeUndefined();
+          annotate({ 'test.n': n });
+          await inSpan(`run-${n}`, {}, async () => undefined);
+        });
+      });
+    await Promise.all([request(1), request(2)]);
+    for (const n of [1, 2]) {
+      expect(parentOf(`ingress-${n}`)).toBeUndefined();
+      expect(parentOf(`record-${n}`)).toBe(span(`ingress-${n}`).spanContext().spanId);
+      expect(parentOf(`run-${n}`)).toBe(span(`record-${n}`).spanContext().spanId);
+      expect(span(`run-${n}`).spanContext().traceId).toBe(span(`ingress-${n}`).spanContext().traceId);
+      expect(span(`record-${n}`).attributes).toEqual({ 'test.n': n });
+    }
+    expect(span('ingress-1').spanContext().traceId).not.toBe(span('ingress-2').spanContext().traceId);
+  });
+
+  it("continues a sender's traceparent, starts a trace for a malformed one, and hands its own on", async () => {
+    installTracer(provider.getTracer('test'), new W3CTraceContextPropagator());
+    const sender = '00-a1b2c3d4e5f60718293a4b5c6d7e8f90-0102030405060708-01';
+    let handed: string | null = null;
+    let logged: string | undefined;
+    await inSpan('continued', { parent: contextFrom(sender, 'vendor=value') }, async () => {
+      handed = currentTraceparent();
+      logged = activeSpanContext()?.spanId;
+    });
+    expect(span('continued').spanContext().traceId).toBe('a1b2c3d4e5f60718293a4b5c6d7e8f90');
+    expect(parentOf('continued')).toBe('0102030405060708');
+    expect(span('continued').spanContext().traceState?.get('vendor')).toBe('value');
+    expect(handed).toBe(`00-a1b2c3d4e5f60718293a4b5c6d7e8f90-${span('continued').spanContext().spanId}-01`);
+    expect(logged).toBe(span('continued').spanContext().spanId);
+    for (const malformed of ['garbage', '00-00000000000000000000000000000000-0102030405060708-01', '00-zz-01']) expect(contextFrom(malformed)).toBeUndefined();
+    expect(activeSpanContext()).toBeUndefined();
+  });
+
+  it('with traces off: no span, no traceparent, the work still runs', async () => {
+    expect(await inSpan('off', {}, async (s) => s)).toBeUndefined();
+    expect(currentTraceparent()).toBeNull();
+    expect(contextFrom('00-a1b2c3d4e5f60718293a4b5c6d7e8f90-0102030405060708-01')).toBeUndefined();
+    expect(memory.getFinishedSpans()).toEqual([]);
   });
 });

@@ -1,6 +1,7 @@
-import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span, type Tracer } from '@opentelemetry/api';
+import { defaultTextMapGetter, defaultTextMapSetter, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span, type TextMapPropagator, type Tracer } from '@opentelemetry/api';
 import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace';
 import { log } from '@/lib/platform/log';
+import { activeContext, runInContext } from '@/lib/platform/trace-context';
 
 // OpenTelemetry traces (docs/tracing.md), off by default. They are on when
 // the standard OTEL_* environment names an OTLP endpoint
@@ -9,9 +10,12 @@ import { log } from '@/lib/platform/log';
 // Spans go out over OTLP/HTTP (JSON) in batches.
 //
 // The SDK is loaded only when traces are on: an instance without them pays
-// one check per span site and holds none of it in memory. The API package
-// keeps its provider on a global, so the server entry and the compiled
-// routes, which hold separate copies of this module, share one provider.
+// one check per span site and holds none of it in memory. The tracer and
+// the propagator live on globalThis, so the server entry and the compiled
+// routes, which hold separate copies of this module, share them. Nothing is
+// registered with the OpenTelemetry API's globals (provider, context
+// manager, propagator): Tripline's spans carry their context in a store of
+// their own (trace-context.ts), and Next.js's instrumentation stays off.
 //
 // A span never carries a secret, a body or a header's value: only the
 // webhook's UID, statuses, counts, IDs and event types.
@@ -19,8 +23,9 @@ import { log } from '@/lib/platform/log';
 const TRACER_NAME = 'tripline';
 const STARTED = Symbol.for('tripline.tracing.started');
 const TRACER = Symbol.for('tripline.tracing.tracer');
+const PROPAGATOR = Symbol.for('tripline.tracing.propagator');
 
-type Global = typeof globalThis & { [STARTED]?: Promise<boolean>; [TRACER]?: Tracer };
+type Global = typeof globalThis & { [STARTED]?: Promise<boolean>; [TRACER]?: Tracer; [PROPAGATOR]?: TextMapPropagator };
 
 /** The OTLP endpoint traces go to, or null when the environment does not ask for traces. */
 export function tracesEndpoint(source: Record<string, string | undefined> = process.env): string | null {
@@ -55,10 +60,9 @@ export function startTracing(service = 'tripline'): Promise<boolean> {
 async function load(service: string): Promise<boolean> {
   const endpoint = tracesEndpoint();
   if (!endpoint) return false;
-  const [sdk, { OTLPTraceExporter }, { AsyncLocalStorageContextManager }, { W3CTraceContextPropagator }, resources] = await Promise.all([
+  const [sdk, { OTLPTraceExporter }, { W3CTraceContextPropagator }, resources] = await Promise.all([
     import('@opentelemetry/sdk-trace'),
     import('@opentelemetry/exporter-trace-otlp-http'),
-    import('@opentelemetry/context-async-hooks'),
     import('@opentelemetry/core'),
     import('@opentelemetry/resources'),
   ]);
@@ -86,12 +90,9 @@ async function load(service: string): Promise<boolean> {
     maxExportBatchSize: positive(env.OTEL_BSP_MAX_EXPORT_BATCH_SIZE, 512),
   });
   const provider = new sdk.TracerProvider({ resource, sampler, spanProcessors: [processor] });
-  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
-  propagation.setGlobalPropagator(new W3CTraceContextPropagator());
   // Tripline's tracer only, not the global provider: Next.js would then record spans of its own for
   // every request (eight or so per delivery), which more than doubled the cost of tracing (docs/tracing.md).
-  // The global context manager and propagator still carry Tripline's spans, and a sender's traceparent, through Next.
-  (globalThis as Global)[TRACER] = provider.getTracer(TRACER_NAME);
+  installTracer(provider.getTracer(TRACER_NAME), new W3CTraceContextPropagator());
   shutdownHook = () => provider.shutdown();
   // The endpoint's origin only: a URL may carry credentials in its query.
   let origin = endpoint;
@@ -131,6 +132,13 @@ export function redacting(exporter: SpanExporter): SpanExporter {
   };
 }
 
+/** Makes `tracer` record Tripline's spans in this process, and `propagator` read and write `traceparent` (no tracer: spans off). */
+export function installTracer(tracer: Tracer | undefined, propagator?: TextMapPropagator): void {
+  const shared = globalThis as Global;
+  shared[TRACER] = tracer;
+  shared[PROPAGATOR] = tracer ? propagator : undefined;
+}
+
 let shutdownHook: (() => Promise<void>) | null = null;
 
 /** Sends the spans still buffered and stops (at shutdown). */
@@ -139,6 +147,7 @@ export async function stopTracing(): Promise<void> {
 }
 
 const tracer = (): Tracer => (globalThis as Global)[TRACER] ?? trace.getTracer(TRACER_NAME);
+const propagator = (): TextMapPropagator | undefined => (globalThis as Global)[PROPAGATOR];
 
 export type SpanOptions = { kind?: SpanKind; parent?: Context; attributes?: Attributes };
 
@@ -149,7 +158,9 @@ export type SpanOptions = { kind?: SpanKind; parent?: Context; attributes?: Attr
  */
 export async function inSpan<T>(name: string, options: SpanOptions, work: (span: Span | undefined) => Promise<T>): Promise<T> {
   if (!tracingOn()) return work(undefined);
-  return tracer().startActiveSpan(name, { kind: options.kind ?? SpanKind.INTERNAL, attributes: options.attributes }, options.parent ?? context.active(), async (span) => {
+  const parent = options.parent ?? activeContext();
+  const span = tracer().startSpan(name, { kind: options.kind ?? SpanKind.INTERNAL, attributes: options.attributes }, parent);
+  return runInContext(trace.setSpan(parent, span), async () => {
     try {
       return await work(span);
     } catch (error) {
@@ -163,26 +174,31 @@ export async function inSpan<T>(name: string, options: SpanOptions, work: (span:
 
 /** A span started now and ended by the caller (for work that is not one async call, like a stream's catch-up); undefined with traces off. */
 export function openSpan(name: string, attributes: Attributes = {}): Span | undefined {
-  return tracingOn() ? tracer().startSpan(name, { attributes }) : undefined;
+  return tracingOn() ? tracer().startSpan(name, { attributes }, activeContext()) : undefined;
 }
 
 /** Sets attributes on the active span, when there is one. */
 export function annotate(attributes: Attributes): void {
-  if (tracingOn()) trace.getActiveSpan()?.setAttributes(attributes);
+  if (tracingOn()) trace.getSpan(activeContext())?.setAttributes(attributes);
 }
 
 /** The active span's context as a W3C `traceparent`, or null with traces off. */
 export function currentTraceparent(): string | null {
   if (!tracingOn()) return null;
   const carrier: Record<string, string> = {};
-  propagation.inject(context.active(), carrier);
+  propagator()?.inject(activeContext(), carrier, defaultTextMapSetter);
   return carrier.traceparent ?? null;
 }
 
-/** The context a stored or received `traceparent` names, for a span that continues it. */
-export function contextFrom(traceparent: string | null | undefined): Context | undefined {
+/**
+ * The context a stored or received `traceparent` names, for a span that
+ * continues it (with a sender's `tracestate`, when it sent one); undefined
+ * when there is none, or it is malformed (then the span starts a trace).
+ */
+export function contextFrom(traceparent: string | null | undefined, tracestate?: string | null): Context | undefined {
   if (!traceparent || !tracingOn()) return undefined;
-  return propagation.extract(ROOT_CONTEXT, { traceparent });
+  const extracted = propagator()?.extract(ROOT_CONTEXT, tracestate ? { traceparent, tracestate } : { traceparent }, defaultTextMapGetter);
+  return extracted && trace.getSpanContext(extracted) ? extracted : undefined;
 }
 
 export { SpanKind };
