@@ -2,6 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startConnectionIngress, type IngressServer } from '@/tests/support/ingress-server';
 import { startGitHubFake, type FakeDelivery, type GitHubFake } from '@/tests/support/fakes/github';
 import { budget } from '@/scripts/speed.mjs';
+import { connectableWebhook, type ConnectableWebhook } from '@/tests/support/connectable-webhook';
 
 // Connect and recover against the fake GitHub, whose every request and
 // response is checked against GitHub's REST description; its deliveries
@@ -15,8 +16,7 @@ const ingress: IngressServer = await startConnectionIngress();
 const { testDatabaseKinds } = await import('@/tests/support/databases');
 const { useFactoryDatabase } = await import('@/tests/support/factory-database');
 const { createWebhook, rotateWebhookSecret } = await import('@/lib/domain/webhooks/service');
-const { createSecret, readSecretValue } = await import('@/lib/domain/secrets/service');
-const { createAutomation } = await import('@/lib/domain/automations/service');
+const { readSecretValue } = await import('@/lib/domain/secrets/service');
 const { connectWebhook, disconnectWebhook, getConnection, requestCheck } = await import('@/lib/domain/connections/service');
 const { runRecoveryPass, runDuePasses } = await import('@/lib/domain/connections/recover');
 const { metrics } = await import('@/lib/platform/metrics');
@@ -29,6 +29,7 @@ const FAST = { redeliveryRate: { burst: 1000, perMinute: 60_000 } };
 describe.each(testDatabaseKinds())('connections to GitHub on %s', (kind) => {
   const state = useFactoryDatabase(kind, `Connections ${kind}`);
   let fake: GitHubFake;
+  let webhook: ConnectableWebhook;
   let uid: string;
   let webhookId: string;
 
@@ -36,13 +37,14 @@ describe.each(testDatabaseKinds())('connections to GitHub on %s', (kind) => {
     fake = await startGitHubFake();
     fake.tokens.set('admin-token', 'admin');
     fake.tokens.set('read-token', 'read');
-    await createSecret(state.factoryId, { name: 'GITHUB_TOKEN', value: 'admin-token' }, state.database.prisma);
-    await createSecret(state.factoryId, { name: 'READ_ONLY_TOKEN', value: 'read-token' }, state.database.prisma);
-    const created = await createWebhook(state.factoryId, { name: 'github-app', authMode: 'signature', signatureScheme: 'github' }, state.database.prisma);
-    uid = created.webhook.uid;
-    webhookId = (await state.database.prisma.webhook.findUniqueOrThrow({ where: { uid } })).id;
+    webhook = await connectableWebhook(state, {
+      name: 'github-app',
+      scheme: 'github',
+      secrets: { GITHUB_TOKEN: 'admin-token', READ_ONLY_TOKEN: 'read-token' },
+      automation: { name: 'On opened issues', prompt: 'Triage', filter: { payload: { action: 'opened' } } },
+    });
+    ({ uid, webhookId } = webhook);
     await createDestination(state.factoryId, { name: 'team', kind: 'standard_webhooks', url: 'https://example.com/tripline-events' }, state.database.prisma);
-    await createAutomation(state.factoryId, { name: 'On opened issues', prompt: 'Triage', triggers: [{ provider: 'webhook', event: 'received', filter: { webhook_ids: [uid], payload: { action: 'opened' } } }] }, state.database.prisma);
   });
   afterAll(async () => fake?.close());
   afterEach(async () => {
@@ -51,9 +53,8 @@ describe.each(testDatabaseKinds())('connections to GitHub on %s', (kind) => {
     expect(fake.problems).toEqual([]);
   });
 
-  const connectionId = async () => (await state.database.prisma.webhookConnection.findUniqueOrThrow({ where: { webhookId } })).id;
-  const accepted = async (eventType?: string) =>
-    state.database.prisma.delivery.findMany({ where: { webhookId, status: 'accepted', ...(eventType ? { eventType } : {}) }, select: { deliveryId: true, id: true } });
+  const connectionId = () => webhook.connectionId();
+  const accepted = (eventType?: string) => webhook.accepted(eventType);
   const notifications = async (type: string) =>
     (await state.database.prisma.notification.findMany({ where: { factoryId: state.factoryId, type }, select: { payload: true } })).map((n) => (n.payload as { data: { connection: unknown; webhook: { uid: string } } }).data);
   const hook = () => [...fake.hooks.values()].find((h) => h.scope === 'repos/octo/app')!;

@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startConnectionIngress, type IngressServer } from '@/tests/support/ingress-server';
 import { startGitLabFake, type FakeHookEvent, type GitLabFake } from '@/tests/support/fakes/gitlab';
+import { connectableWebhook, type ConnectableWebhook } from '@/tests/support/connectable-webhook';
 
 // Connect and recover against the fake GitLab, whose every request and
 // response is checked against the JSON Schemas written from GitLab's REST
@@ -15,8 +16,7 @@ const ingress: IngressServer = await startConnectionIngress();
 const { testDatabaseKinds } = await import('@/tests/support/databases');
 const { useFactoryDatabase } = await import('@/tests/support/factory-database');
 const { createWebhook, rotateWebhookSecret } = await import('@/lib/domain/webhooks/service');
-const { createSecret, readSecretValue } = await import('@/lib/domain/secrets/service');
-const { createAutomation } = await import('@/lib/domain/automations/service');
+const { readSecretValue } = await import('@/lib/domain/secrets/service');
 const { connectWebhook, getConnection } = await import('@/lib/domain/connections/service');
 const { runRecoveryPass } = await import('@/lib/domain/connections/recover');
 const { gitlabAdapter } = await import('@/lib/domain/connections/providers/gitlab');
@@ -31,6 +31,7 @@ describe.each(testDatabaseKinds())('connections to GitLab on %s', (kind) => {
   let slept: number[] = [];
   const pace = { sleep: async (ms: number) => void (slept.push(ms), (offset += ms)) };
   let liveKey = '';
+  let webhook: ConnectableWebhook;
   let uid: string;
   let webhookId: string;
   let projectId: number;
@@ -40,12 +41,13 @@ describe.each(testDatabaseKinds())('connections to GitLab on %s', (kind) => {
     fake.tokens.set('maintainer-token', 'maintainer');
     fake.tokens.set('developer-token', 'developer');
     projectId = fake.addProject('octo/app');
-    await createSecret(state.factoryId, { name: 'GITLAB_TOKEN', value: 'maintainer-token' }, state.database.prisma);
-    await createSecret(state.factoryId, { name: 'DEVELOPER_TOKEN', value: 'developer-token' }, state.database.prisma);
-    const created = await createWebhook(state.factoryId, { name: 'gitlab-app', authMode: 'signature', signatureScheme: 'gitlab' }, state.database.prisma);
-    uid = created.webhook.uid;
-    webhookId = (await state.database.prisma.webhook.findUniqueOrThrow({ where: { uid } })).id;
-    await createAutomation(state.factoryId, { name: 'On merge requests', prompt: 'Review', triggers: [{ provider: 'webhook', event: 'received', filter: { webhook_ids: [uid], payload: { object_kind: 'merge_request' } } }] }, state.database.prisma);
+    webhook = await connectableWebhook(state, {
+      name: 'gitlab-app',
+      scheme: 'gitlab',
+      secrets: { GITLAB_TOKEN: 'maintainer-token', DEVELOPER_TOKEN: 'developer-token' },
+      automation: { name: 'On merge requests', prompt: 'Review', filter: { payload: { object_kind: 'merge_request' } } },
+    });
+    ({ uid, webhookId } = webhook);
   });
   afterAll(async () => fake?.close());
   afterEach(async () => {
@@ -54,9 +56,8 @@ describe.each(testDatabaseKinds())('connections to GitLab on %s', (kind) => {
     expect(fake.problems).toEqual([]);
   });
 
-  const connectionId = async () => (await state.database.prisma.webhookConnection.findUniqueOrThrow({ where: { webhookId } })).id;
-  const accepted = async (eventType?: string) =>
-    state.database.prisma.delivery.findMany({ where: { webhookId, status: 'accepted', ...(eventType ? { eventType } : {}) }, select: { deliveryId: true, origin: true } });
+  const connectionId = () => webhook.connectionId();
+  const accepted = (eventType?: string) => webhook.accepted(eventType);
   const hook = () => [...fake.hooks.values()].find((h) => h.projectId === projectId)!;
   const connect = (extra: Record<string, unknown> = {}) =>
     connectWebhook(state.factoryId, uid, { provider: 'gitlab_project', apiBaseUrl: fake.url, credentialSecretName: 'GITLAB_TOKEN', target: 'octo/app', eventTypes: ['merge_request', 'push'], ...extra }, state.database.prisma);

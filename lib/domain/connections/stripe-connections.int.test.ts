@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startConnectionIngress, type IngressServer } from '@/tests/support/ingress-server';
 import { startStripeFake, type FakeEvent, type StripeFake } from '@/tests/support/fakes/stripe';
+import { connectableWebhook, type ConnectableWebhook } from '@/tests/support/connectable-webhook';
 
 // Connect and recover by import against the fake Stripe, whose every request
 // and response is checked against Stripe's published OpenAPI description;
@@ -12,8 +13,7 @@ const ingress: IngressServer = await startConnectionIngress();
 const { testDatabaseKinds } = await import('@/tests/support/databases');
 const { useFactoryDatabase } = await import('@/tests/support/factory-database');
 const { createWebhook, rotateWebhookSecret } = await import('@/lib/domain/webhooks/service');
-const { createSecret, readSecretValue } = await import('@/lib/domain/secrets/service');
-const { createAutomation } = await import('@/lib/domain/automations/service');
+const { readSecretValue } = await import('@/lib/domain/secrets/service');
 const { connectWebhook, disconnectWebhook, getConnection } = await import('@/lib/domain/connections/service');
 const { defaultRedeliveryRate, runRecoveryPass } = await import('@/lib/domain/connections/recover');
 const { importDelivery, importTarget } = await import('@/lib/domain/connections/import');
@@ -33,6 +33,7 @@ it('imports go at half the delivery rate limit, not at GitHub’s 80 redeliverie
 describe.each(testDatabaseKinds())('connections to Stripe on %s', (kind) => {
   const state = useFactoryDatabase(kind, `Stripe connections ${kind}`);
   let fake: StripeFake;
+  let webhook: ConnectableWebhook;
   let uid: string;
   let webhookId: string;
   let automationId: string;
@@ -41,18 +42,14 @@ describe.each(testDatabaseKinds())('connections to Stripe on %s', (kind) => {
     fake = await startStripeFake();
     fake.keys.set('rk_test_full', 'full');
     fake.keys.set('rk_test_events', 'events');
-    await createSecret(state.factoryId, { name: 'STRIPE_KEY', value: 'rk_test_full' }, state.database.prisma);
-    await createSecret(state.factoryId, { name: 'STRIPE_EVENTS_ONLY', value: 'rk_test_events' }, state.database.prisma);
     // A Stripe webhook without its provider secret yet: connecting stores the one Stripe makes.
-    const created = await createWebhook(state.factoryId, { name: 'stripe', authMode: 'signature', signatureScheme: 'stripe' }, state.database.prisma);
-    uid = created.webhook.uid;
-    webhookId = (await state.database.prisma.webhook.findUniqueOrThrow({ where: { uid } })).id;
-    const automation = await createAutomation(
-      state.factoryId,
-      { name: 'On paid invoices', prompt: 'Thank them', triggers: [{ provider: 'webhook', event: 'received', filter: { webhook_ids: [uid], events: ['invoice.paid'] } }] },
-      state.database.prisma,
-    );
-    automationId = automation.id;
+    webhook = await connectableWebhook(state, {
+      name: 'stripe',
+      scheme: 'stripe',
+      secrets: { STRIPE_KEY: 'rk_test_full', STRIPE_EVENTS_ONLY: 'rk_test_events' },
+      automation: { name: 'On paid invoices', prompt: 'Thank them', filter: { events: ['invoice.paid'] } },
+    });
+    ({ uid, webhookId, automationId } = webhook);
   });
   afterAll(async () => fake?.close());
   afterEach(() => {
@@ -60,7 +57,7 @@ describe.each(testDatabaseKinds())('connections to Stripe on %s', (kind) => {
     expect(fake.problems).toEqual([]);
   });
 
-  const connectionId = async () => (await state.database.prisma.webhookConnection.findUniqueOrThrow({ where: { webhookId } })).id;
+  const connectionId = () => webhook.connectionId();
   const entries = (ids: string[]) =>
     state.database.prisma.delivery.findMany({ where: { webhookId, deliveryId: { in: ids } }, select: { deliveryId: true, status: true, origin: true, eventType: true, identitySource: true, runs: { select: { automationId: true } } } });
   const endpoint = () => [...fake.endpoints.values()].find((e) => e.url === `${ingress.url}/webhooks/w/${uid}`)!;
