@@ -10,12 +10,14 @@
 //   - a Backtest caller: the automation's trigger over the whole log, every 10 s, through the API;
 //   - a `tripline listen` process forwarding one webhook's deliveries to a local receiver;
 //   - a bulk replay of that webhook's last deliveries (at most 500) started every 10 minutes.
-// Every minute it samples the server's resident memory, its open file descriptors (/proc/<pid>/fd)
+// Every minute it samples the server's resident memory, its open file descriptors (/proc/<pid>/fd,
+// also by kind: sockets, the data folder's files, the rest)
 // and, on PostgreSQL, the database's connections (pg_stat_activity). It prints one JSON line per
 // minute, then a summary against the goals of docs/benchmarks.md: memory flat after warm-up (the
 // last 10 minutes' mean against minutes 10 to 20), p99 stable (every minute's p99 after warm-up
 // within 2× the median minute's), and open handles and connections not growing (end against
-// minute 10). Run it on a quiet machine.
+// minute 10, and a last sample a minute after the load ends, once the hourly jobs that start at
+// the hour are done). Run it on a quiet machine.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -34,6 +36,22 @@ const log = (line) => console.error(`[soak] ${new Date().toISOString().slice(11,
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const rssMb = (pid) => Math.round(Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024);
 const openFds = (pid) => fs.readdirSync(`/proc/${pid}/fd`).length;
+/** The server's open descriptors by what they are: sockets, files of the data folder (the embedded database's), and the rest. */
+function fdKinds(pid, dataDir) {
+  const kinds = { sockets: 0, dataFiles: 0, other: 0 };
+  for (const fd of fs.readdirSync(`/proc/${pid}/fd`)) {
+    let target = '';
+    try {
+      target = fs.readlinkSync(`/proc/${pid}/fd/${fd}`);
+    } catch {
+      continue; // closed while listed
+    }
+    if (target.startsWith('socket:')) kinds.sockets += 1;
+    else if (target.startsWith(dataDir)) kinds.dataFiles += 1;
+    else kinds.other += 1;
+  }
+  return kinds;
+}
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const mean = (values) => values.reduce((sum, v) => sum + v, 0) / Math.max(1, values.length);
 
@@ -157,12 +175,18 @@ async function soak(kind) {
       }
       const connections = dbClient ? Number((await dbClient.query('SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database()')).rows[0].n) : null;
       const window = windows.at(-1);
-      const sample = { minute, rssMb: rssMb(server.pid), fds: openFds(server.pid), connections, p50: window?.latency?.p50 ?? null, p99: window?.latency?.p99 ?? null, forwarded: local.count(), backtestMs: Math.round(median(backtests.slice(-6)) ?? 0) };
+      const sample = { minute, rssMb: rssMb(server.pid), fds: openFds(server.pid), fdKinds: fdKinds(server.pid, dataDir), connections, p50: window?.latency?.p50 ?? null, p99: window?.latency?.p99 ?? null, forwarded: local.count(), backtestMs: Math.round(median(backtests.slice(-6)) ?? 0) };
       samples.push(sample);
       console.log(JSON.stringify({ database: kind, ...sample }));
     }
     load.stdin.end();
     await new Promise((resolve) => load.once('exit', resolve));
+    // A minute after the load, with the runs, Backtests and the stream still going: what the server holds once the
+    // load's sockets are closed, and once the hourly jobs (retention, the embedded database's VACUUM) that begin
+    // at the hour's end are over. A count that grows is still high here; one the load or a job held has fallen back.
+    await sleep(60_000);
+    const settled = { rssMb: rssMb(server.pid), fds: openFds(server.pid), fdKinds: fdKinds(server.pid, dataDir) };
+    console.log(JSON.stringify({ database: kind, settled }));
 
     const after = (from) => samples.filter((s) => s.minute > from);
     const warm = Math.min(10, Math.floor(MINUTES / 3));
@@ -174,7 +198,7 @@ async function soak(kind) {
       non2xx: windows.reduce((sum, w) => sum + (w.non2xx ?? 0), 0),
       memory: { warmMeanMb: Math.round(mean(samples.filter((s) => s.minute > warm && s.minute <= 2 * warm).map((s) => s.rssMb))), lastMeanMb: Math.round(mean(samples.slice(-warm).map((s) => s.rssMb))) },
       p99: { medianMs: median(p99s), worstMs: Math.max(...p99s), bestMs: Math.min(...p99s) },
-      fds: { atWarm: samples[warm - 1]?.fds, atEnd: samples.at(-1)?.fds },
+      fds: { atWarm: samples[warm - 1]?.fds, atEnd: samples.at(-1)?.fds, settled: settled.fds, settledKinds: settled.fdKinds },
       connections: { atWarm: samples[warm - 1]?.connections, atEnd: samples.at(-1)?.connections },
       forwarded: local.count(),
       backtest: { calls: backtests.length, medianMs: Math.round(median(backtests)) },
