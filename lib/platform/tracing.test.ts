@@ -90,6 +90,13 @@ describe("Tripline's spans carry their own context, and register nothing with Op
     expect(span('continued').spanContext().traceState?.get('vendor')).toBe('value');
     expect(handed).toBe(`00-a1b2c3d4e5f60718293a4b5c6d7e8f90-${span('continued').spanContext().spanId}-01`);
     expect(logged).toBe(span('continued').spanContext().spanId);
+    // A sender's tracestate is kept within the W3C bounds: at most 32 entries and 512 characters, malformed ones left out.
+    const long = [...Array.from({ length: 40 }, (_, n) => `v${n}=${'x'.repeat(20)}`), 'BAD KEY=1'].join(',');
+    await inSpan('bounded', { parent: contextFrom(sender, long) }, async () => undefined);
+    const kept = span('bounded').spanContext().traceState!.serialize();
+    expect(kept.length).toBeLessThanOrEqual(512);
+    expect(kept.split(',').length).toBeLessThanOrEqual(32);
+    expect(kept).not.toContain('BAD KEY');
     for (const malformed of ['garbage', '00-00000000000000000000000000000000-0102030405060708-01', '00-zz-01']) expect(contextFrom(malformed)).toBeUndefined();
     expect(activeSpanContext()).toBeUndefined();
   });
