@@ -107,7 +107,8 @@ export async function acquireEmbeddedLock(dataDir: string): Promise<EmbeddedLock
     const probe = await probeHolder(socketPath);
     if (probe.state === 'live') throw new EmbeddedDatabaseBusyError(dataDir, probe.holder);
     if (probe.state === 'stale') removeStaleSocket(socketPath, probe.inode);
-    // 'gone': the file vanished between bind and connect; try again.
+    // 'gone': the file vanished between bind and connect, or its holder died while answering; try again.
+    if (probe.state === 'gone') await new Promise((resolve) => setTimeout(resolve, 20 * (attempt + 1)));
   }
   throw new Error(`Could not lock the embedded database in ${dataDir} (its lock ${socketPath} keeps changing hands)`);
 }
@@ -127,6 +128,8 @@ async function probeHolder(socketPath: string): Promise<Probe> {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ECONNREFUSED') return { state: 'stale', inode: before.ino };
     if (code === 'ENOENT') return { state: 'gone' };
+    // The holder was dying (killed) as it took the connection: the kernel reset it. The next probe finds it refused.
+    if (code === 'ECONNRESET' || code === 'EPIPE') return { state: 'gone' };
     if (code === 'ETIMEDOUT' || code === 'ERR_LOCK_PROTOCOL') return { state: 'live', holder: undefined };
     throw error;
   }
