@@ -7,7 +7,7 @@ import { INGRESS_WAITING } from '@/lib/ingress/limits';
 import type { Identity } from '@/lib/ingress/identity';
 import { counterUpsert, type FoldedRateLimit } from '@/lib/ingress/rate-limit';
 import { newRunId, queueFullDetail, type NewRun } from '@/lib/domain/runs/start';
-import { upsertGroupsSql } from '@/lib/domain/run-control/dirty';
+import { insertGroupsSql } from '@/lib/domain/run-control/dirty';
 
 // Writing the delivery log. An accepted request is one SQL statement: it
 // claims the identity in DeliveryIdentity (primary key: webhook, delivery
@@ -379,16 +379,17 @@ function acceptingCtes(input: AcceptInput, n: number, param: Param, allowed: str
 }
 
 /**
- * Run control (lib/domain/run-control): the groups of the batch's pending
- * runs are upserted dirty by the statement that inserts the runs, so a crash
- * can lose neither, and the scheduler decides them outside this transaction.
- * One upsert for the batch, in key order (lib/domain/run-control/dirty.ts).
+ * Run control (lib/domain/run-control): the statement that inserts the
+ * batch's pending runs inserts the groups that have no row yet, so a crash
+ * can lose neither, and the scheduler decides them outside this transaction,
+ * finding them through the pending runs. An existing group's row is never
+ * written here, so a delivery never waits for a pass (lib/domain/run-control/dirty.ts).
  */
 function groupsCte(inputs: AcceptInput[], runCtes: string[], param: Param): string {
   const groups = inputs.flatMap((input) => input.runs.flatMap((run) => (run.group ? [{ automationId: run.automationId, ...run.group }] : [])));
   const arrived = runCtes.map((cte) => `SELECT "automationId", "controlKey" AS "key" FROM ${cte} WHERE "controlKey" IS NOT NULL`).join(' UNION ALL ');
   const names = `unnest(${param(groups.map((g) => g.automationId), 'text[]')}, ${param(groups.map((g) => g.key), 'text[]')}, ${param(groups.map((g) => g.keyText), 'text[]')})`;
   return `run_groups AS (
-       ${upsertGroupsSql(`(SELECT i."automationId", i."key", g."keyText" FROM (${arrived}) i JOIN ${names} AS g("automationId", "key", "keyText") ON g."automationId" = i."automationId" AND g."key" = i."key")`)}
+       ${insertGroupsSql(`(SELECT i."automationId", i."key", g."keyText" FROM (${arrived}) i JOIN ${names} AS g("automationId", "key", "keyText") ON g."automationId" = i."automationId" AND g."key" = i."key")`)}
      )`;
 }

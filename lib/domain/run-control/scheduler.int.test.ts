@@ -4,7 +4,8 @@ import { metrics } from '@/lib/platform/metrics';
 import { failAbandonedRuns } from '@/lib/domain/runs/worker';
 import { replayDelivery } from '@/lib/domain/runs/replay';
 import type { RunControlInput } from '@/lib/domain/run-control/config';
-import { forgetIdleGroups, schedulePass, startScheduler } from '@/lib/domain/run-control/scheduler';
+import { insertGroupsSql } from '@/lib/domain/run-control/dirty';
+import { forgetIdleGroups, pendingWork, schedulePass, startScheduler } from '@/lib/domain/run-control/scheduler';
 import { wakeScheduler } from '@/lib/domain/run-control/wake';
 import { pruneRuns } from '@/lib/domain/runs/retention';
 import { budget } from '@/scripts/speed.mjs';
@@ -39,7 +40,7 @@ describe.each(testDatabaseKinds())('run control scheduler on %s', (kind) => {
   }
   const statuses = async (runs: () => Promise<{ status: string }[]>) => (await runs()).map((run) => run.status);
 
-  it('inserts a controlled run pending with its key and its group dirty, in the delivery\'s statement; without run control, queued', async () => {
+  it('inserts a controlled run pending with its key and its new group, in the delivery\'s statement; without run control, queued', async () => {
     const plain = await setUp(null);
     await plain.send(1);
     expect(await plain.runs()).toMatchObject([{ status: 'queued', controlKey: null }]);
@@ -255,6 +256,52 @@ describe.each(testDatabaseKinds())('run control scheduler on %s', (kind) => {
     expect(kept.map((group) => group.key)).toEqual(['[2]', '[3]', '[4]']);
   });
 
+  it.runIf(kind === 'postgres')('never forgets the group of a pending run whose delivery is not committed yet, and the pass then decides it', async () => {
+    const { automationId, send, runs } = await setUp({ key: 'pull_request.number', concurrency: {} });
+    await send(1);
+    await schedulePass(at(0));
+    const [first] = await runs();
+    await claim(first!.id);
+    await finish(first!.id);
+    await schedulePass(at(1));
+    // PR 1's group is idle. A second delivery of PR 1 is being recorded: the ingress's statement (its pending run,
+    // then its group's insert) has run, and its transaction has not committed yet.
+    const delivery = await database.prisma.delivery.create({
+      data: { id: `dl_trim_${kind}`, webhookId: place.webhookId, deliveryId: 'trim-race', identitySource: 'service_header', status: 'accepted', size: 30, body: '{"pull_request":{"number":1}}' },
+    });
+    let commit!: () => void;
+    const committing = new Promise<void>((resolve) => (commit = resolve));
+    let recorded!: () => void;
+    const statementRan = new Promise<void>((resolve) => (recorded = resolve));
+    const recording = database.prisma.$transaction(
+      async (tx) => {
+        await tx.$executeRawUnsafe(
+          `INSERT INTO "Run" ("id", "factoryId", "automationId", "deliveryId", "status", "prompt", "envelope", "controlKey")
+           SELECT 'run_trim_race', "factoryId", "automationId", $2, 'pending', "prompt", "envelope", "controlKey" FROM "Run" WHERE "id" = $1`,
+          first!.id,
+          delivery.id,
+        );
+        await tx.$executeRawUnsafe(insertGroupsSql(`(SELECT $1::text AS "automationId", '[1]'::text AS "key", '1'::text AS "keyText")`), automationId);
+        recorded();
+        await committing;
+      },
+      { timeout: budget(30_000) },
+    );
+    await statementRan;
+    // Another instance trims every idle group meanwhile: it cannot see the run, and must leave its group alone.
+    const other = openDatabase({ kind: 'postgres', url: database.url! }, { poolSize: 1 });
+    try {
+      expect(await forgetIdleGroups(other.prisma, 0)).toBe(0);
+    } finally {
+      commit();
+      await recording;
+      await other.close();
+    }
+    expect(await database.prisma.runGroup.count({ where: { automationId } })).toBe(1);
+    await schedulePass(at(2));
+    expect(await statuses(runs)).toEqual(['succeeded', 'queued']);
+  });
+
   it('replays through the same controls: the replayed run is pending in its group, then decided', async () => {
     const control = { key: 'pull_request.number', concurrency: { whenFull: 'skip' } } satisfies RunControlInput;
     const { automationId, send, runs } = await setUp(control);
@@ -268,7 +315,9 @@ describe.each(testDatabaseKinds())('run control scheduler on %s', (kind) => {
     const result = await replayDelivery(place.factoryId, `wh_rc_${kind}`, delivery.id, { email: 'admin@example.com' }, database.prisma);
     expect(result.started).toMatchObject([{ automationId }]);
     expect((await runs())[1]).toMatchObject({ status: 'pending', controlKey: '[5]', deliveryId: delivery.id });
-    expect(await database.prisma.runGroup.findFirst({ where: { automationId } })).toMatchObject({ dirty: true });
+    // The pending run is its group's mark: the existing group's row is left as it was, and a pass has work.
+    expect(await database.prisma.runGroup.findFirst({ where: { automationId } })).toMatchObject({ dirty: false });
+    expect(await pendingWork(at(1), database.prisma)).toMatchObject({ ready: true });
     await schedulePass(at(1));
     expect(await runs()).toMatchObject([{ status: 'queued' }, { status: 'skipped', replay: true }]);
   });

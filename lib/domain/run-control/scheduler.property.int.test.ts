@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, setDatabase, type Database } from '@/lib/platform/db';
 import type { RunControlInput } from '@/lib/domain/run-control/config';
-import { schedulePass } from '@/lib/domain/run-control/scheduler';
+import { forgetIdleGroups, schedulePass } from '@/lib/domain/run-control/scheduler';
 import { testDatabaseKinds, type TestDatabase } from '@/tests/support/databases';
 import { arrive, claim, controlledAutomation, finish, runControlDatabase, runsOf, type Place } from '@/tests/support/run-control';
 import { budget } from '@/scripts/speed.mjs';
@@ -17,6 +17,8 @@ import { budget } from '@/scripts/speed.mjs';
 //   - every matched delivery ends in exactly one outcome: one row per
 //     delivery, in a final status, once the history has settled;
 //   - under queue-newest and debounce, the last delivery of each key runs.
+// Meanwhile idle groups are trimmed (but under a rate limit, whose period a
+// trimmed group forgets): a pending run never loses its group.
 // docs/decisions/0112 shows it failing once the group lock is removed.
 
 // Histories per mode: PostgreSQL's two instances are where the races are; PGlite is one connection.
@@ -73,13 +75,21 @@ describe.each(testDatabaseKinds())('run control scheduler property on %s', (kind
 
   const instance = () => (database.url ? openDatabase({ kind: 'postgres', url: database.url }, { poolSize: 2 }) : undefined);
 
-  /** Both instances decide at `now`, at the same moment. A pass of an instance that is stopped meanwhile may fail: a crash. */
-  async function passes(now: number): Promise<void> {
+  /**
+   * Both instances decide at `now`, at the same moment. A pass of an instance that is stopped meanwhile may fail: a crash.
+   * With `trim`, the second instance (or the one, on PGlite) also forgets every idle group meanwhile, as if each automation
+   * were past its bound: deliveries being recorded at that moment must keep their groups (docs/decisions/0115).
+   */
+  async function passes(now: number, trim: boolean): Promise<void> {
     const second = other;
     const crashed = (error: unknown) => {
       if (!second?.closed) throw error;
     };
-    await Promise.all([schedulePass(new Date(now), database.prisma), ...(second ? [schedulePass(new Date(now), second.prisma).catch(crashed)] : [])]);
+    await Promise.all([
+      schedulePass(new Date(now), database.prisma),
+      ...(second ? [schedulePass(new Date(now), second.prisma).catch(crashed)] : []),
+      ...(trim ? [forgetIdleGroups(second?.prisma ?? database.prisma, 0).catch(crashed)] : []),
+    ]);
   }
 
   async function history(mode: Mode, steps: Step[]): Promise<void> {
@@ -97,8 +107,10 @@ describe.each(testDatabaseKinds())('run control scheduler property on %s', (kind
       for (const [key, count] of inProgress) expect(count, `runs in progress for key ${key}`).toBeLessThanOrEqual(mode.limit);
       return rows;
     };
+    // A forgotten group forgets its rate limit period (by design, past the bound only): no trim under a rate limit.
+    const trim = !mode.rate;
     const afterStep = async () => {
-      await passes(now);
+      await passes(now, trim);
       await check();
     };
     const act = async (next: Step) => {
@@ -131,7 +143,7 @@ describe.each(testDatabaseKinds())('run control scheduler property on %s', (kind
     };
     for (const next of steps) {
       // Deliveries arrive and runs end while both instances decide, then they decide once more.
-      await Promise.all([act(next), passes(now)]);
+      await Promise.all([act(next), passes(now, trim)]);
       await afterStep();
     }
     // Settle: workers run everything, time passes every debounce and period.

@@ -5,17 +5,19 @@ import { MAX_GROUPS_PER_AUTOMATION, runControlSchema, type RunControl } from '@/
 import { decide, type ActiveStatus, type GroupRun, type GroupState, type RunChange } from '@/lib/domain/run-control/decide';
 import { ACTIVE_RUN_STATUSES, sqlStatusList } from '@/lib/domain/run-status/statuses';
 import { schedulers, type Scheduler } from '@/lib/domain/run-control/wake';
+import { trimLockKey } from '@/lib/domain/run-control/dirty';
 
 // Run control's scheduler (docs/automations.md, Run control; docs/decisions/0101).
-// Every instance runs one. A pass claims groups (RunGroup rows) that are
-// dirty (a delivery arrived, a run ended) or due (a debounce or throttle
-// period ends) under a transaction-scoped advisory lock taken without
+// Every instance runs one. A pass claims groups (RunGroup rows) that have a
+// pending run (a delivery arrived), are dirty (a run ended, a cancel) or are
+// due (a debounce or throttle period ends) under a transaction-scoped advisory lock taken without
 // waiting (groupLock), so two instances never decide one group at once, and
 // decides each group's runs in the pass's transaction (decide.ts). The
 // group's row is locked only by the pass's last statement, which writes its
 // state and clears `dirty` unless a writer marked the group again meanwhile
-// (its `changes` moved): the ingress and the workers, which mark groups dirty,
-// never wait for a whole pass (docs/decisions/0112). The pass never waits for
+// (its `changes` moved): the workers, which mark groups dirty, never wait for
+// a whole pass (docs/decisions/0112), and the ingress never writes an existing
+// group's row at all (docs/decisions/0115). The pass never waits for
 // a lock: it skips groups another pass holds, and a group whose runs it cannot
 // all lock (a worker is ending one this moment) stays dirty for the next
 // pass. So it cannot deadlock with the ingress or the workers.
@@ -29,7 +31,7 @@ export const PASS_GROUPS = 50;
 // While groups are dirty (or were a moment ago): a pass this often.
 const POLL_MS = 1_000;
 /**
- * Idle (no group dirty or due), the scheduler looks with one indexed statement
+ * Idle (no pending run, no group dirty or due), the scheduler looks with one indexed statement
  * and backs off, doubling from POLL_MS up to this, so an instance where no
  * automation uses run control costs one small query every 10 s. Whatever
  * marks a group dirty in this process (the ingress, a replay, a run that ends
@@ -106,10 +108,12 @@ async function decideGroups(tx: Tx, clock: () => Date): Promise<{ pass: PassResu
   // load): a time from before the wait would open a throttle period, or start a debounce, seconds in the past.
   const claimedAt = clock();
   const groups = await tx.$queryRawUnsafe<ClaimedGroup[]>(
-    `WITH dirty AS (SELECT "automationId", "key" FROM "RunGroup" WHERE "dirty" AND ${groupLock()} LIMIT $2),
+    `WITH fresh AS (SELECT p."automationId", p."key" FROM (SELECT DISTINCT r."automationId", r."controlKey" AS "key" FROM "Run" r WHERE r."status" = 'pending') p
+                     WHERE ${groupLock('p.')} LIMIT $2),
+          dirty AS (SELECT "automationId", "key" FROM "RunGroup" WHERE "dirty" AND ${groupLock()} LIMIT $2),
           due AS (SELECT "automationId", "key" FROM "RunGroup" WHERE "dueAt" <= $1 AND NOT "dirty" AND ${groupLock()} LIMIT $2)
      SELECT g."automationId", g."key", g."burstStartedAt", g."burstDueAt", g."windowStartedAt", g."windowRuns", g."changes"::text AS "changes", a."runControl"
-       FROM (SELECT * FROM dirty UNION ALL SELECT * FROM due) p
+       FROM (SELECT * FROM fresh UNION SELECT * FROM dirty UNION SELECT * FROM due) p
        JOIN "RunGroup" g ON g."automationId" = p."automationId" AND g."key" = p."key"
        JOIN "Automation" a ON a."id" = g."automationId"`,
     claimedAt,
@@ -185,7 +189,8 @@ async function decideGroups(tx: Tx, clock: () => Date): Promise<{ pass: PassResu
             "burstStartedAt" = CASE WHEN (c->>'keep')::boolean THEN g."burstStartedAt" ELSE ${timestamp(`c->>'burstStartedAt'`)} END,
             "burstDueAt" = CASE WHEN (c->>'keep')::boolean THEN g."burstDueAt" ELSE ${timestamp(`c->>'burstDueAt'`)} END,
             "windowStartedAt" = CASE WHEN (c->>'keep')::boolean THEN g."windowStartedAt" ELSE ${timestamp(`c->>'windowStartedAt'`)} END,
-            "windowRuns" = CASE WHEN (c->>'keep')::boolean THEN g."windowRuns" ELSE (c->>'windowRuns')::int END
+            "windowRuns" = CASE WHEN (c->>'keep')::boolean THEN g."windowRuns" ELSE (c->>'windowRuns')::int END,
+            "activeAt" = CASE WHEN (c->>'keep')::boolean THEN g."activeAt" ELSE now() END
        FROM jsonb_array_elements($1::jsonb) c, locked l
       WHERE g."automationId" = c->>'automationId' AND g."key" = c->>'key' AND l."automationId" = g."automationId" AND l."key" = g."key"`,
     JSON.stringify(states),
@@ -225,40 +230,49 @@ async function applyChanges(tx: Tx, changes: (RunChange & { envelopeLine?: strin
  * Forgets the groups idle longest of the automations past MAX_GROUPS_PER_AUTOMATION:
  * only groups with nothing to decide and no run that has not ended (their
  * throttle or rate limit period goes with them). Returns how many.
+ *
+ * Two statements: the first takes the candidates' trim locks (lib/domain/run-control/dirty.ts)
+ * and rows without waiting; the second, whose snapshot is taken after every
+ * writer that held a trim lock has committed, checks them again and deletes.
+ * One statement would decide from a snapshot older than its locks, and could
+ * delete the group of a pending run committed in between.
  */
 export async function forgetIdleGroups(db: Db = prisma, max = MAX_GROUPS_PER_AUTOMATION): Promise<number> {
-  const rows = await db.$queryRawUnsafe<{ forgotten: number }[]>(
-    `WITH crowded AS (
-       SELECT "automationId", count(*) - $1 AS "excess" FROM "RunGroup" GROUP BY "automationId" HAVING count(*) > $1
-     ),
-     idle AS (
+  const idle = (alias: string) => `NOT ${alias}."dirty" AND ${alias}."dueAt" IS NULL
+             AND NOT EXISTS (SELECT 1 FROM "Run" r WHERE r."automationId" = ${alias}."automationId" AND r."controlKey" = ${alias}."key" AND r."status" IN (${ACTIVE_SQL}))`;
+  return db.$transaction(async (tx) => {
+    const held = await tx.$queryRawUnsafe<{ automationId: string; key: string }[]>(
+      `WITH crowded AS (
+         SELECT "automationId", count(*) - $1 AS "excess" FROM "RunGroup" GROUP BY "automationId" HAVING count(*) > $1
+       )
        SELECT g."automationId", g."key" FROM crowded c
         CROSS JOIN LATERAL (
           SELECT x."automationId", x."key" FROM "RunGroup" x
-           WHERE x."automationId" = c."automationId" AND NOT x."dirty" AND x."dueAt" IS NULL
-             AND NOT EXISTS (SELECT 1 FROM "Run" r WHERE r."automationId" = x."automationId" AND r."controlKey" = x."key" AND r."status" IN (${ACTIVE_SQL}))
-             AND ${groupLock('x.')}
+           WHERE x."automationId" = c."automationId" AND ${idle('x')}
+             AND ${groupLock('x.')} AND pg_try_advisory_xact_lock(${trimLockKey('x.')})
            ORDER BY x."activeAt", x."key"
            LIMIT c."excess"
              FOR UPDATE SKIP LOCKED
-        ) g
-     ),
-     forgotten AS (
-       DELETE FROM "RunGroup" g USING idle i WHERE g."automationId" = i."automationId" AND g."key" = i."key" RETURNING 1
-     )
-     SELECT count(*)::int AS "forgotten" FROM forgotten`,
-    max,
-  );
-  return rows[0]?.forgotten ?? 0;
+        ) g`,
+      max,
+    );
+    if (held.length === 0) return 0;
+    return tx.$executeRawUnsafe(
+      `DELETE FROM "RunGroup" g
+        WHERE (g."automationId", g."key") IN (SELECT x->>0, x->>1 FROM jsonb_array_elements($1::jsonb) x) AND ${idle('g')}`,
+      JSON.stringify(held.map((group) => [group.automationId, group.key])),
+    );
+  });
 }
 
 /**
- * Whether a pass has work now (a group dirty, or due by `now`), and when the
- * next group falls due: one statement on RunGroup's indexes, no transaction.
+ * Whether a pass has work now (a pending run, a group dirty, or one due by
+ * `now`), and when the next group falls due: one statement on RunGroup's and
+ * Run's indexes, no transaction.
  */
 export async function pendingWork(now: Date, db: Db = prisma): Promise<{ ready: boolean; nextDueAt: Date | null }> {
   const [row] = await db.$queryRawUnsafe<{ dirty: boolean; dueAt: Date | null }[]>(
-    `SELECT EXISTS (SELECT 1 FROM "RunGroup" WHERE "dirty") AS "dirty", (SELECT min("dueAt") FROM "RunGroup") AS "dueAt"`,
+    `SELECT EXISTS (SELECT 1 FROM "RunGroup" WHERE "dirty") OR EXISTS (SELECT 1 FROM "Run" WHERE "status" = 'pending') AS "dirty", (SELECT min("dueAt") FROM "RunGroup") AS "dueAt"`,
   );
   const nextDueAt = row?.dueAt ?? null;
   return { ready: Boolean(row?.dirty) || (nextDueAt !== null && nextDueAt.getTime() <= now.getTime()), nextDueAt };

@@ -4,7 +4,7 @@ import { env } from '@/lib/platform/env';
 import { AppError } from '@/lib/platform/http/errors';
 import { activeTriggersSql, newRunId, runsToStart, type ActiveTrigger } from '@/lib/domain/runs/start';
 import { currentTraceparent } from '@/lib/platform/tracing';
-import { upsertGroupsSql } from '@/lib/domain/run-control/dirty';
+import { insertGroupsSql } from '@/lib/domain/run-control/dirty';
 import { wakeScheduler } from '@/lib/domain/run-control/wake';
 
 // Replay (admins): re-evaluates a stored Accepted delivery against today's
@@ -107,7 +107,7 @@ export async function replayDeliveryInTx(tx: Tx, factoryId: string, uid: string,
   const grouped = runs.flatMap((run) => (run.group && created.some((made) => made.automationId === run.automationId) ? [{ automationId: run.automationId, ...run.group }] : []));
   if (grouped.length) {
     await tx.$executeRawUnsafe(
-      upsertGroupsSql(`(SELECT x->>'automationId' AS "automationId", x->>'key' AS "key", x->>'keyText' AS "keyText" FROM jsonb_array_elements($1::jsonb) x)`),
+      insertGroupsSql(`(SELECT x->>'automationId' AS "automationId", x->>'key' AS "key", x->>'keyText' AS "keyText" FROM jsonb_array_elements($1::jsonb) x)`),
       JSON.stringify(grouped),
     );
   }
