@@ -7,6 +7,7 @@ import pg from 'pg';
 import { budget } from '../scripts/speed.mjs';
 // The command line runs bundled (tests/support/bundle.ts): cliArgs gives node's arguments.
 import { cliArgs } from '../tests/support/bundle';
+import { createPostgresDatabase } from '../tests/support/postgres';
 import { rememberSecrets } from './fixtures/secrets';
 
 // Starting and seeding real Tripline servers for the end-to-end tests.
@@ -45,6 +46,22 @@ export function migratedDataDir(name: string): string {
 /** A new data folder's path for a spec (not created): on PostgreSQL it holds only the server's own files. */
 export function newDataDir(name: string): string {
   return path.join(DATA_DIRS, `${name}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 6)}`);
+}
+
+/**
+ * A lifecycle spec's database, by kind: on the embedded database, a data
+ * folder holding a migrated one (migratedDataDir); on PostgreSQL, a new data
+ * folder and a database of its own on TEST_DATABASE_URL's server, which `drop`
+ * removes. `env` sets DATABASE_URL on PostgreSQL (spread it into serverEnv's
+ * settings); `databaseUrl` is for queryDatabase.
+ */
+export async function lifecycleDatabase(
+  kind: 'pglite' | 'postgres',
+  name: string,
+): Promise<{ dataDir: string; env: Record<string, string>; databaseUrl?: string; drop: () => Promise<void> }> {
+  if (kind === 'pglite') return { dataDir: migratedDataDir(`${name}-pglite`), env: {}, drop: async () => {} };
+  const database = await createPostgresDatabase(`tripline_e2e_${name.replaceAll('-', '_')}`);
+  return { dataDir: newDataDir(`${name}-postgres`), env: { DATABASE_URL: database.url }, databaseUrl: database.url, drop: database.drop };
 }
 
 /**

@@ -1,12 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { expect, test } from '@playwright/test';
 import { budget } from '../../scripts/speed.mjs';
-import { createPostgresDatabase } from '../../tests/support/postgres';
 import { startGitHubFake, type FakeDelivery, type GitHubFake } from '../../tests/support/fakes/github';
 import { startGitLabFake, type FakeHookEvent, type GitLabFake } from '../../tests/support/fakes/gitlab';
 import { startStripeFake, type StripeFake } from '../../tests/support/fakes/stripe';
 import { rememberSecrets } from '../fixtures/secrets';
-import { migratedDataDir, newDataDir, seedWebhook, serverEnv, startServer, type RunningServer } from '../servers';
+import { lifecycleDatabase, seedWebhook, serverEnv, startServer, type RunningServer } from '../servers';
 
 // Recovering what the senders could not deliver, over real HTTP with the real
 // server process, on the embedded database and on PostgreSQL (issue 45):
@@ -38,8 +37,7 @@ for (const kind of ['pglite', 'postgres'] as Kind[]) {
   test(`deliveries the providers failed to send come back once, with one run each: after a stop, racing live, after a SIGKILL mid-pass${kind === 'postgres' ? ', and with two instances' : ''} (${kind})`, async () => {
     test.skip(kind === 'postgres' && !adminUrl, 'needs TEST_DATABASE_URL (always set under CI)');
     test.setTimeout(budget(600_000));
-    const dataDir = kind === 'pglite' ? migratedDataDir(`recovery-${kind}`) : newDataDir(`recovery-${kind}`);
-    const database = kind === 'postgres' ? await createPostgresDatabase('tripline_e2e_recovery', adminUrl) : undefined;
+    const { dataDir, env: databaseEnv, drop } = await lifecycleDatabase(kind, 'recovery');
     const env = serverEnv(dataDir, base, {
       TRIPLINE_CONNECTION_ALLOW: 'http,private',
       // Redeliveries go at the pass's own pace (80 a minute), not at half of a small rate limit.
@@ -47,7 +45,7 @@ for (const kind of ['pglite', 'postgres'] as Kind[]) {
       TRIPLINE_RUN_QUEUE_LIMIT: '100000',
       // The fake GitLab is a self-managed one whose admin allows 600 resends a minute.
       TRIPLINE_GITLAB_RESEND_LIMIT: '600',
-      ...(database ? { DATABASE_URL: database.url } : {}),
+      ...databaseEnv,
     });
     const github: GitHubFake = await startGitHubFake();
     const gitlab: GitLabFake = await startGitLabFake({ resendsPerMinute: 600 });
@@ -232,7 +230,7 @@ for (const kind of ['pglite', 'postgres'] as Kind[]) {
     } finally {
       for (const s of servers.reverse()) await s.stop();
       await Promise.all([github.close(), gitlab.close(), stripe.close()]);
-      await database?.drop();
+      await drop();
     }
   });
 }

@@ -1,8 +1,7 @@
 import { expect, test } from '@playwright/test';
 import { budget } from '../../scripts/speed.mjs';
-import { createPostgresDatabase } from '../../tests/support/postgres';
 import { rememberSecrets } from '../fixtures/secrets';
-import { cli, migratedDataDir, newDataDir, queryDatabase, serverEnv, startServer, type RunningServer } from '../servers';
+import { cli, lifecycleDatabase, queryDatabase, serverEnv, startServer, type RunningServer } from '../servers';
 
 // A 202 means the delivery and its runs are committed (the ingress's group
 // commit shares statements and commits between concurrent deliveries, and
@@ -21,13 +20,12 @@ for (const kind of ['pglite', 'postgres'] as Kind[]) {
   test(`every delivery answered 202 survives a SIGKILL under load, with its run (${kind})`, async () => {
     test.skip(kind === 'postgres' && !adminUrl, 'needs TEST_DATABASE_URL (always set under CI)');
     test.setTimeout(budget(180_000));
-    const dataDir = kind === 'pglite' ? migratedDataDir(`crash-${kind}`) : newDataDir(`crash-${kind}`);
-    const database = kind === 'postgres' ? await createPostgresDatabase('tripline_e2e_crash', adminUrl) : undefined;
+    const { dataDir, env: databaseEnv, databaseUrl, drop } = await lifecycleDatabase(kind, 'crash');
     const env = serverEnv(dataDir, base, {
       TRIPLINE_DELIVERY_RATE_LIMIT: '1000000',
       // Every accepted delivery starts its run (no executor: runs stay queued, so none is lost to a crash mid-run).
       TRIPLINE_RUN_QUEUE_LIMIT: '1000000',
-      ...(database ? { DATABASE_URL: database.url } : {}),
+      ...databaseEnv,
     });
     let server: RunningServer | undefined;
     try {
@@ -99,12 +97,12 @@ for (const kind of ['pglite', 'postgres'] as Kind[]) {
 
       // And each has its run, in the database itself.
       const query = 'SELECT d."deliveryId", count(r."id")::int AS "runs" FROM "Delivery" d LEFT JOIN "Run" r ON r."deliveryId" = d."id" WHERE d."status" = \'accepted\' GROUP BY d."deliveryId"';
-      const rows = await queryDatabase<{ deliveryId: string; runs: number }>({ databaseUrl: database?.url, dataDir }, query);
+      const rows = await queryDatabase<{ deliveryId: string; runs: number }>({ databaseUrl, dataDir }, query);
       const runs = new Map(rows.map((row) => [row.deliveryId, row.runs]));
       expect(accepted.filter((id) => runs.get(id) !== 1)).toEqual([]);
     } finally {
       if (server) server.process.kill('SIGKILL');
-      await database?.drop();
+      await drop();
     }
   });
 }

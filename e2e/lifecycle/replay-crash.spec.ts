@@ -1,8 +1,7 @@
 import { expect, test } from '@playwright/test';
 import { budget } from '../../scripts/speed.mjs';
-import { createPostgresDatabase } from '../../tests/support/postgres';
 import { rememberSecrets } from '../fixtures/secrets';
-import { cli, migratedDataDir, newDataDir, queryDatabase, serverEnv, startServer, type RunningServer } from '../servers';
+import { cli, lifecycleDatabase, queryDatabase, serverEnv, startServer, type RunningServer } from '../servers';
 
 // A bulk replay of 400 deliveries survives a SIGKILL of the server in the
 // middle of the job: the restarted server resumes it once the dead
@@ -26,15 +25,14 @@ for (const kind of ['pglite', 'postgres'] as Kind[]) {
   test(`a replay job killed midway resumes after a restart and replays each delivery once (${kind})`, async () => {
     test.skip(kind === 'postgres' && !adminUrl, 'needs TEST_DATABASE_URL (always set under CI)');
     test.setTimeout(budget(300_000));
-    const dataDir = kind === 'pglite' ? migratedDataDir(`replay-crash-${kind}`) : newDataDir(`replay-crash-${kind}`);
-    const database = kind === 'postgres' ? await createPostgresDatabase('tripline_e2e_replay', adminUrl) : undefined;
+    const { dataDir, env: databaseEnv, databaseUrl, drop } = await lifecycleDatabase(kind, 'replay-crash');
     const env = serverEnv(dataDir, base, {
       TRIPLINE_DELIVERY_RATE_LIMIT: '1000000',
       // No executor: runs stay queued, and the queue has room for all of them.
       TRIPLINE_RUN_QUEUE_LIMIT: '1000000',
       // Faster than the default 20/s, so that 400 take seconds, not half a minute.
       TRIPLINE_REPLAY_RATE: '200',
-      ...(database ? { DATABASE_URL: database.url } : {}),
+      ...databaseEnv,
     });
     let server: RunningServer | undefined;
     let atCancel: Job | undefined;
@@ -115,7 +113,7 @@ for (const kind of ['pglite', 'postgres'] as Kind[]) {
       // In the database: one replayed run per delivery, and each log entry replayed once.
       const query = `SELECT d."deliveryId", d."replayCount" AS "replays", count(r."id")::int AS "runs" FROM "Delivery" d
                        LEFT JOIN "Run" r ON r."deliveryId" = d."id" AND r."replay" WHERE d."status" = 'accepted' GROUP BY d."id"`;
-      const rows = await queryDatabase<{ deliveryId: string; replays: number; runs: number }>({ databaseUrl: database?.url, dataDir }, query);
+      const rows = await queryDatabase<{ deliveryId: string; replays: number; runs: number }>({ databaseUrl, dataDir }, query);
       // The first job replayed every delivery once (one run of 'every'); the cancelled one replayed
       // exactly the deliveries it counted (one run of 'another' each), and nothing after.
       expect(rows).toHaveLength(COUNT);
@@ -123,7 +121,7 @@ for (const kind of ['pglite', 'postgres'] as Kind[]) {
       expect(rows.filter((row) => row.replays === 2)).toHaveLength(atCancel!.done);
     } finally {
       if (server) server.process.kill('SIGKILL');
-      await database?.drop();
+      await drop();
     }
   });
 }

@@ -2,9 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import { budget } from '../../scripts/speed.mjs';
-import { createPostgresDatabase } from '../../tests/support/postgres';
 import { automationRuns, controlledAutomation, debouncedIds, deliver, fullRun, promptOf, type RunJson } from '../fixtures/runs';
-import { migratedDataDir, newDataDir, queryDatabase, seedWebhook, serverEnv, startServer, type RunningServer } from '../servers';
+import { lifecycleDatabase, queryDatabase, seedWebhook, serverEnv, startServer, type RunningServer } from '../servers';
 
 // A waiting run and a debouncing run still start after the server is killed
 // with SIGKILL and started again (issue 46), on the embedded database and on
@@ -29,14 +28,13 @@ for (const kind of ['pglite', 'postgres'] as Kind[]) {
   test(`a waiting and a debouncing run start after a SIGKILL and restart (${kind})`, async ({ request }) => {
     test.skip(kind === 'postgres' && !adminUrl, 'needs TEST_DATABASE_URL (always set under CI)');
     test.setTimeout(budget(180_000) + DEBOUNCE_MS);
-    const dataDir = kind === 'pglite' ? migratedDataDir(`rc-restart-${kind}`) : newDataDir(`rc-restart-${kind}`);
+    const { dataDir, env: databaseEnv, databaseUrl, drop } = await lifecycleDatabase(kind, 'rc-restart');
     fs.mkdirSync(dataDir, { recursive: true });
-    const database = kind === 'postgres' ? await createPostgresDatabase('tripline_e2e_rc_restart', adminUrl) : undefined;
     const env = serverEnv(dataDir, base, {
       TRIPLINE_RUN_COMMAND: `"${process.execPath}" "${path.join(root, 'e2e', 'fixtures', 'agent.mjs')}"`,
       TRIPLINE_RUN_ENV: 'AGENT_LOG',
       AGENT_LOG: path.join(dataDir, 'agent.log'),
-      ...(database ? { DATABASE_URL: database.url } : {}),
+      ...databaseEnv,
     });
     let server: RunningServer | undefined;
     try {
@@ -59,7 +57,7 @@ for (const kind of ['pglite', 'postgres'] as Kind[]) {
 
       // What the database holds after the kill: the runs as run control left them.
       const query = `SELECT a."name", r."status"::text AS "status" FROM "Run" r JOIN "Automation" a ON a."id" = r."automationId" ORDER BY a."name", r."createdAt"`;
-      const rows = await queryDatabase<{ name: string; status: string }>({ databaseUrl: database?.url, dataDir }, query);
+      const rows = await queryDatabase<{ name: string; status: string }>({ databaseUrl, dataDir }, query);
       expect(rows.map((row) => row.status).sort()).toEqual(['debouncing', 'debouncing', 'queued', 'waiting']);
 
       server = await startServer(`rc-restart-${kind}-restarted`, port, env);
@@ -87,7 +85,7 @@ for (const kind of ['pglite', 'postgres'] as Kind[]) {
       server = undefined;
     } finally {
       if (server) server.process.kill('SIGKILL');
-      await database?.drop();
+      await drop();
     }
   });
 }
