@@ -81,7 +81,7 @@ describe.skipIf(!testDatabaseKinds().includes('postgres'))('tripline worker on i
     const grants = [
       `CREATE ROLE ${role} LOGIN`,
       `GRANT SELECT, UPDATE ON "Run" TO ${role}`,
-      `GRANT SELECT, UPDATE ON "RunGroup" TO ${role}`,
+      `GRANT SELECT, INSERT, UPDATE ON "RunGroup" TO ${role}`,
       `GRANT SELECT ("id", "name", "runControl") ON "Automation" TO ${role}`,
       `GRANT SELECT ("id", "body") ON "Delivery" TO ${role}`,
       `GRANT SELECT ON "_prisma_migrations" TO ${role}`,

@@ -310,11 +310,16 @@ test('every operation and parameter of the OpenAPI document, under hostile value
   const failures: string[] = [];
   const statuses = new Map<number, number>();
   let sent = 0;
+  // The slowest answers, printed: hostile input that makes the server work hard is worth a look.
+  const slowest: { ms: number; what: string }[] = [];
   const fuzz = async (index: number) => {
     const target = targets[index]!;
     const random = fc.sample(randomValues, { numRuns: RANDOM_PER_TARGET, seed: SEED + index });
     for (const value of [...HOSTILE, ...random]) {
+      const began = performance.now();
       const { url, answer, sentBody } = await send(baseURL!, tokens.admin, target, value, world);
+      slowest.push({ ms: performance.now() - began, what: `${target.operation.method} ${target.operation.path} ${target.where} ${target.name} = ${JSON.stringify(asText(value)).slice(0, 40)}` });
+      slowest.sort((a, b) => b.ms - a.ms).splice(5);
       sent += 1;
       statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
       const what = `${target.operation.method} ${target.operation.path} ${target.where} ${target.name} = ${JSON.stringify(asText(value)).slice(0, 60)}`;
@@ -336,6 +341,7 @@ test('every operation and parameter of the OpenAPI document, under hostile value
   for (let index = firstPart; index < targets.length; index++) await fuzz(index);
   const histogram = [...statuses].sort(([a], [b]) => a - b).map(([status, count]) => `${status}×${count}`).join(' ');
   console.log(`openapi fuzz: ${operations.length} operations, ${targets.length} parameters, ${sent} requests (seed ${SEED}): ${histogram}`);
+  console.log(`openapi fuzz: slowest answers: ${slowest.map(({ ms, what }) => `${Math.round(ms)} ms ${what}`).join('; ')}`);
   expect(failures, `${failures.length} of ${sent} requests failed (FUZZ_SEED=${SEED} replays the random part)`).toEqual([]);
 
   // The server is still well: the webhook accepts, the API answers.

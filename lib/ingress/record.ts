@@ -7,7 +7,6 @@ import { INGRESS_WAITING } from '@/lib/ingress/limits';
 import type { Identity } from '@/lib/ingress/identity';
 import { counterUpsert, type FoldedRateLimit } from '@/lib/ingress/rate-limit';
 import { newRunId, queueFullDetail, type NewRun } from '@/lib/domain/runs/start';
-import { insertGroupsSql } from '@/lib/domain/run-control/dirty';
 
 // Writing the delivery log. An accepted request is one SQL statement: it
 // claims the identity in DeliveryIdentity (primary key: webhook, delivery
@@ -26,10 +25,11 @@ import { insertGroupsSql } from '@/lib/domain/run-control/dirty';
 // when the identity was claimed: an accepted delivery never exists without
 // its runs, and a duplicate starts nothing. The automation must still be
 // enabled when the statement runs (the matching used the cached triggers).
-// A run of an automation with run control is inserted pending, and its group
-// (RunGroup) is marked dirty by the same statement; the scheduler
-// (lib/domain/run-control/scheduler.ts) decides it in its own transaction, so
-// the ingress pays for two index writes, never for a decision.
+// A run of an automation with run control is inserted pending, with its
+// group's key: the pending run is its group's mark (docs/decisions/0115). The
+// statement never touches the group's row (RunGroup), so it never waits for
+// the scheduler (lib/domain/run-control/scheduler.ts), which decides the run
+// in its own transaction: the ingress pays for an index write, never for a decision.
 //
 // The same statement enforces the factory's run queue limit
 // (TRIPLINE_RUN_QUEUE_LIMIT): while the factory has that many queued runs,
@@ -244,7 +244,6 @@ export async function recordAcceptedBatch(inputs: AcceptInput[]): Promise<Accept
   });
   const ctes: string[] = [];
   const parts: { index: number; id: string; select: string }[] = [];
-  const runCtes: string[] = [];
   [...byWebhook.keys()].sort().forEach((webhookId, group) => {
     const members = byWebhook.get(webhookId)!;
     const budget = counterCte(inputs[members[0]!]!.rateLimit, members.length, group, param, now);
@@ -252,11 +251,9 @@ export async function recordAcceptedBatch(inputs: AcceptInput[]): Promise<Accept
     members.forEach((index, rank) => {
       const part = acceptingCtes(inputs[index]!, index, param, budget?.within(rank) ?? 'true');
       ctes.push(...part.ctes);
-      if (part.runs) runCtes.push(part.runs);
       parts.push({ index, id: part.id, select: `${part.select}, ${budget?.expire ?? 'NULL::bigint'} AS "expire"` });
     });
   });
-  if (runCtes.length) ctes.push(groupsCte(inputs, runCtes, param));
   const rows = await sql<{ n: number; status: 'accepted' | 'duplicate' | null; runs: number; pending: number; queueFull: boolean; expire: string | number | null }>(
     `WITH ${ctes.join(',\n     ')}
      ${parts.map((part) => `SELECT ${part.index} AS "n", ${part.select}`).join('\n     UNION ALL ')}`,
@@ -321,7 +318,7 @@ function deliveryColumns(input: AcceptInput, ids: { rowId: string; webhookId: st
 type Param = (value: unknown, cast: string) => string;
 
 /** One delivery's CTEs in an accepting statement (names suffixed with `n`), and its result columns; `allowed` is its rate-limit condition. */
-function acceptingCtes(input: AcceptInput, n: number, param: Param, allowed: string): { ctes: string[]; select: string; id: string; runs: string | null } {
+function acceptingCtes(input: AcceptInput, n: number, param: Param, allowed: string): { ctes: string[]; select: string; id: string } {
   const id = newDeliveryRowId();
   const webhookId = param(input.webhookId, 'text');
   const deliveryId = param(input.identity.deliveryId, 'text');
@@ -345,9 +342,9 @@ function acceptingCtes(input: AcceptInput, n: number, param: Param, allowed: str
      )`);
     queueFull = `NOT (SELECT "ok" FROM ${name('room')})`;
     ctes.push(`${name('runs')} AS (
-       INSERT INTO "Run" ("id", "factoryId", "automationId", "deliveryId", "status", "prompt", "envelope", "traceparent", "controlKey", "createdAt")
+       INSERT INTO "Run" ("id", "factoryId", "automationId", "deliveryId", "status", "prompt", "envelope", "traceparent", "controlKey", "controlKeyText", "createdAt")
        SELECT r."id", ${factoryId}, r."automationId", ${rowId}, CASE WHEN r."controlKey" IS NULL THEN 'queued'::"RunStatus" ELSE 'pending'::"RunStatus" END,
-              a."prompt", r."envelope"::jsonb, ${param(input.traceparent ?? null, 'text')}, r."controlKey", now()
+              a."prompt", r."envelope"::jsonb, ${param(input.traceparent ?? null, 'text')}, r."controlKey", r."controlKeyText", now()
          FROM unnest(${param(input.runs.map(newRunId), 'text[]')}, ${param(
            input.runs.map((r) => r.automationId),
            'text[]',
@@ -357,10 +354,13 @@ function acceptingCtes(input: AcceptInput, n: number, param: Param, allowed: str
          )}, ${param(
            input.runs.map((r) => r.group?.key ?? null),
            'text[]',
-         )}) AS r("id", "automationId", "envelope", "controlKey")
+         )}, ${param(
+           input.runs.map((r) => r.group?.keyText ?? null),
+           'text[]',
+         )}) AS r("id", "automationId", "envelope", "controlKey", "controlKeyText")
          JOIN "Automation" a ON a."id" = r."automationId" AND a."enabled"
         WHERE EXISTS (SELECT 1 FROM ${name('claimed')}) AND (SELECT "ok" FROM ${name('room')})
-       RETURNING "automationId", "controlKey"
+       RETURNING "controlKey"
      )`);
   }
   const accepted = `EXISTS (SELECT 1 FROM ${name('claimed')})`;
@@ -375,21 +375,5 @@ function acceptingCtes(input: AcceptInput, n: number, param: Param, allowed: str
             ${input.runs.length ? `(SELECT count(*) FROM ${name('runs')})::int` : '0'} AS "runs",
             ${input.runs.some((run) => run.group) ? `(SELECT count(*) FROM ${name('runs')} WHERE "controlKey" IS NOT NULL)::int` : '0'} AS "pending",
             ${queueFull} AS "queueFull"`;
-  return { ctes, select, id, runs: input.runs.some((run) => run.group) ? name('runs') : null };
-}
-
-/**
- * Run control (lib/domain/run-control): the statement that inserts the
- * batch's pending runs inserts the groups that have no row yet, so a crash
- * can lose neither, and the scheduler decides them outside this transaction,
- * finding them through the pending runs. An existing group's row is never
- * written here, so a delivery never waits for a pass (lib/domain/run-control/dirty.ts).
- */
-function groupsCte(inputs: AcceptInput[], runCtes: string[], param: Param): string {
-  const groups = inputs.flatMap((input) => input.runs.flatMap((run) => (run.group ? [{ automationId: run.automationId, ...run.group }] : [])));
-  const arrived = runCtes.map((cte) => `SELECT "automationId", "controlKey" AS "key" FROM ${cte} WHERE "controlKey" IS NOT NULL`).join(' UNION ALL ');
-  const names = `unnest(${param(groups.map((g) => g.automationId), 'text[]')}, ${param(groups.map((g) => g.key), 'text[]')}, ${param(groups.map((g) => g.keyText), 'text[]')})`;
-  return `run_groups AS (
-       ${insertGroupsSql(`(SELECT i."automationId", i."key", g."keyText" FROM (${arrived}) i JOIN ${names} AS g("automationId", "key", "keyText") ON g."automationId" = i."automationId" AND g."key" = i."key")`)}
-     )`;
+  return { ctes, select, id };
 }

@@ -18,7 +18,7 @@ import { budget } from '@/scripts/speed.mjs';
 //     delivery, in a final status, once the history has settled;
 //   - under queue-newest and debounce, the last delivery of each key runs.
 // Meanwhile idle groups are trimmed (but under a rate limit, whose period a
-// trimmed group forgets): a pending run never loses its group.
+// trimmed group forgets): a pending run is decided even if its group went.
 // docs/decisions/0112 shows it failing once the group lock is removed.
 
 // Histories per mode: PostgreSQL's two instances are where the races are; PGlite is one connection.
@@ -78,7 +78,7 @@ describe.each(testDatabaseKinds())('run control scheduler property on %s', (kind
   /**
    * Both instances decide at `now`, at the same moment. A pass of an instance that is stopped meanwhile may fail: a crash.
    * With `trim`, the second instance (or the one, on PGlite) also forgets every idle group meanwhile, as if each automation
-   * were past its bound: deliveries being recorded at that moment must keep their groups (docs/decisions/0115).
+   * were past its bound: a delivery being recorded at that moment may lose its group, which a pass makes again (docs/decisions/0115).
    */
   async function passes(now: number, trim: boolean): Promise<void> {
     const second = other;

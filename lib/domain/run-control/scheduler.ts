@@ -5,10 +5,11 @@ import { MAX_GROUPS_PER_AUTOMATION, runControlSchema, type RunControl } from '@/
 import { decide, type ActiveStatus, type GroupRun, type GroupState, type RunChange } from '@/lib/domain/run-control/decide';
 import { ACTIVE_RUN_STATUSES, sqlStatusList } from '@/lib/domain/run-status/statuses';
 import { schedulers, type Scheduler } from '@/lib/domain/run-control/wake';
-import { trimLockKey } from '@/lib/domain/run-control/dirty';
 
 // Run control's scheduler (docs/automations.md, Run control; docs/decisions/0101).
-// Every instance runs one. A pass claims groups (RunGroup rows) that have a
+// Every instance runs one. A pass first makes the row of every group that has
+// a pending run and none (a delivery's first in its group), in a short
+// statement of its own. Then it claims groups (RunGroup rows) that have a
 // pending run (a delivery arrived), are dirty (a run ended, a cancel) or are
 // due (a debounce or throttle period ends) under a transaction-scoped advisory lock taken without
 // waiting (groupLock), so two instances never decide one group at once, and
@@ -16,7 +17,7 @@ import { trimLockKey } from '@/lib/domain/run-control/dirty';
 // group's row is locked only by the pass's last statement, which writes its
 // state and clears `dirty` unless a writer marked the group again meanwhile
 // (its `changes` moved): the workers, which mark groups dirty, never wait for
-// a whole pass (docs/decisions/0112), and the ingress never writes an existing
+// a whole pass (docs/decisions/0112), and the ingress never touches a
 // group's row at all (docs/decisions/0115). The pass never waits for
 // a lock: it skips groups another pass holds, and a group whose runs it cannot
 // all lock (a worker is ending one this moment) stays dirty for the next
@@ -89,12 +90,32 @@ export function debouncedLine(deliveryIds: readonly string[]): string {
 }
 
 /**
+ * Makes the row of each group that has a pending run and no row (the first
+ * delivery of a group, or one whose idle group was trimmed while its run was
+ * being recorded: the trim decides from what is committed). One statement, in
+ * key order, outside the pass's transaction: it never writes an existing group,
+ * and waits only for another instance making the same group this moment.
+ */
+async function makeMissingGroups(db: Db): Promise<void> {
+  await db.$executeRawUnsafe(
+    `INSERT INTO "RunGroup" ("automationId", "key", "keyText", "dirty", "activeAt")
+     SELECT DISTINCT ON (r."automationId", r."controlKey") r."automationId", r."controlKey", COALESCE(r."controlKeyText", r."controlKey"), true, now()
+       FROM "Run" r
+      WHERE r."status" = 'pending'
+        AND NOT EXISTS (SELECT 1 FROM "RunGroup" g WHERE g."automationId" = r."automationId" AND g."key" = r."controlKey")
+      ORDER BY r."automationId", r."controlKey"
+     ON CONFLICT ("automationId", "key") DO NOTHING`,
+  );
+}
+
+/**
  * One pass: claims up to PASS_GROUPS dirty and PASS_GROUPS due groups and
  * decides them in one transaction, at the time `clock` gives once it has read
  * them (a Date: that time, as the tests drive it).
  */
 export async function schedulePass(clock: Date | (() => Date), db: Db = prisma): Promise<PassResult> {
   const read = typeof clock === 'function' ? clock : () => clock;
+  await makeMissingGroups(db);
   // Under load a pass waits for a connection (Prisma's default gives up after 2 s) rather than fail a turn: the ingress shares the pool.
   const result = await db.$transaction((tx) => decideGroups(tx, read), { maxWait: PASS_WAIT_MS, timeout: PASS_TIMEOUT_MS });
   const counter = metrics().runControlOutcomes;
@@ -229,40 +250,34 @@ async function applyChanges(tx: Tx, changes: (RunChange & { envelopeLine?: strin
 /**
  * Forgets the groups idle longest of the automations past MAX_GROUPS_PER_AUTOMATION:
  * only groups with nothing to decide and no run that has not ended (their
- * throttle or rate limit period goes with them). Returns how many.
- *
- * Two statements: the first takes the candidates' trim locks (lib/domain/run-control/dirty.ts)
- * and rows without waiting; the second, whose snapshot is taken after every
- * writer that held a trim lock has committed, checks them again and deletes.
- * One statement would decide from a snapshot older than its locks, and could
- * delete the group of a pending run committed in between.
+ * throttle or rate limit period goes with them). Returns how many. It decides
+ * from what is committed: a group whose pending run is being recorded this
+ * moment may go, and the next pass makes it again (makeMissingGroups).
  */
 export async function forgetIdleGroups(db: Db = prisma, max = MAX_GROUPS_PER_AUTOMATION): Promise<number> {
-  const idle = (alias: string) => `NOT ${alias}."dirty" AND ${alias}."dueAt" IS NULL
-             AND NOT EXISTS (SELECT 1 FROM "Run" r WHERE r."automationId" = ${alias}."automationId" AND r."controlKey" = ${alias}."key" AND r."status" IN (${ACTIVE_SQL}))`;
-  return db.$transaction(async (tx) => {
-    const held = await tx.$queryRawUnsafe<{ automationId: string; key: string }[]>(
-      `WITH crowded AS (
-         SELECT "automationId", count(*) - $1 AS "excess" FROM "RunGroup" GROUP BY "automationId" HAVING count(*) > $1
-       )
+  const rows = await db.$queryRawUnsafe<{ forgotten: number }[]>(
+    `WITH crowded AS (
+       SELECT "automationId", count(*) - $1 AS "excess" FROM "RunGroup" GROUP BY "automationId" HAVING count(*) > $1
+     ),
+     idle AS (
        SELECT g."automationId", g."key" FROM crowded c
         CROSS JOIN LATERAL (
           SELECT x."automationId", x."key" FROM "RunGroup" x
-           WHERE x."automationId" = c."automationId" AND ${idle('x')}
-             AND ${groupLock('x.')} AND pg_try_advisory_xact_lock(${trimLockKey('x.')})
+           WHERE x."automationId" = c."automationId" AND NOT x."dirty" AND x."dueAt" IS NULL
+             AND NOT EXISTS (SELECT 1 FROM "Run" r WHERE r."automationId" = x."automationId" AND r."controlKey" = x."key" AND r."status" IN (${ACTIVE_SQL}))
+             AND ${groupLock('x.')}
            ORDER BY x."activeAt", x."key"
            LIMIT c."excess"
              FOR UPDATE SKIP LOCKED
-        ) g`,
-      max,
-    );
-    if (held.length === 0) return 0;
-    return tx.$executeRawUnsafe(
-      `DELETE FROM "RunGroup" g
-        WHERE (g."automationId", g."key") IN (SELECT x->>0, x->>1 FROM jsonb_array_elements($1::jsonb) x) AND ${idle('g')}`,
-      JSON.stringify(held.map((group) => [group.automationId, group.key])),
-    );
-  });
+        ) g
+     ),
+     forgotten AS (
+       DELETE FROM "RunGroup" g USING idle i WHERE g."automationId" = i."automationId" AND g."key" = i."key" RETURNING 1
+     )
+     SELECT count(*)::int AS "forgotten" FROM forgotten`,
+    max,
+  );
+  return rows[0]?.forgotten ?? 0;
 }
 
 /**

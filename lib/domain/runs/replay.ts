@@ -4,7 +4,6 @@ import { env } from '@/lib/platform/env';
 import { AppError } from '@/lib/platform/http/errors';
 import { activeTriggersSql, newRunId, runsToStart, type ActiveTrigger } from '@/lib/domain/runs/start';
 import { currentTraceparent } from '@/lib/platform/tracing';
-import { insertGroupsSql } from '@/lib/domain/run-control/dirty';
 import { wakeScheduler } from '@/lib/domain/run-control/wake';
 
 // Replay (admins): re-evaluates a stored Accepted delivery against today's
@@ -89,7 +88,7 @@ export async function replayDeliveryInTx(tx: Tx, factoryId: string, uid: string,
   const created = runs.length
     ? await tx.run.createManyAndReturn({
         // With traces on, the replay's span (a single replay's request, or a bulk job's batch) is the runs' parent.
-        // Under run control a replayed run goes through the scheduler like an arriving one: pending in its group.
+        // Under run control a replayed run goes through the scheduler like an arriving one: pending, with its group's key.
         data: runs.map(({ group, ...run }) => ({
           ...run,
           prompt: prompts.get(run.automationId) ?? '',
@@ -98,19 +97,12 @@ export async function replayDeliveryInTx(tx: Tx, factoryId: string, uid: string,
           deliveryId: delivery.id,
           replay: true,
           traceparent,
-          ...(group && { status: 'pending' as const, controlKey: group.key }),
+          ...(group && { status: 'pending' as const, controlKey: group.key, controlKeyText: group.keyText }),
         })),
         skipDuplicates: true,
         select: { id: true, automationId: true, controlKey: true },
       })
     : [];
-  const grouped = runs.flatMap((run) => (run.group && created.some((made) => made.automationId === run.automationId) ? [{ automationId: run.automationId, ...run.group }] : []));
-  if (grouped.length) {
-    await tx.$executeRawUnsafe(
-      insertGroupsSql(`(SELECT x->>'automationId' AS "automationId", x->>'key' AS "key", x->>'keyText' AS "keyText" FROM jsonb_array_elements($1::jsonb) x)`),
-      JSON.stringify(grouped),
-    );
-  }
   const names = new Map(triggers.map((t) => [t.automationId, t.automationName]));
   const startedIds = new Set(created.map((run) => run.automationId));
   const updated = await tx.delivery.update({

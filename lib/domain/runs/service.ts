@@ -59,6 +59,7 @@ const summarySelect = {
   startedAt: true,
   finishedAt: true,
   controlKey: true,
+  controlKeyText: true,
   outcomeRunId: true,
   outcomeDeliveryId: true,
   outcomeDetail: true,
@@ -70,6 +71,7 @@ const summarySelect = {
 type SummaryRow = OutcomeRow & {
   id: string;
   controlKey: string | null;
+  controlKeyText: string | null;
   attempts: number;
   replay: boolean;
   createdAt: Date;
@@ -86,23 +88,24 @@ function toDelivery(row: { id: string; deliveryId: string; webhook: { uid: strin
 /** What the outcomes of these runs name, looked up in three queries however many runs there are. */
 export type OutcomeLookup = {
   refs: (row: Pick<OutcomeRow, 'outcomeRunId' | 'outcomeDeliveryId'>) => OutcomeRefs;
-  keyText: (automationId: string, controlKey: string | null) => string | null;
+  keyText: (automationId: string, controlKey: string | null, controlKeyText?: string | null) => string | null;
 };
 
 /**
  * Resolves the runs and deliveries outcomes name, and the groups' keys as
- * written for people, within the factory. A group forgotten past the bound
- * (MAX_GROUPS_PER_AUTOMATION) shows its stored key instead.
+ * written for people, within the factory: a run's own key text, or for a run
+ * recorded before runs carried it, its group's. A group forgotten past the
+ * bound (MAX_GROUPS_PER_AUTOMATION) shows its stored key instead.
  */
 export async function lookUpOutcomes(
   factoryId: string,
-  rows: (Pick<OutcomeRow, 'outcomeRunId' | 'outcomeDeliveryId'> & { automationId: string; controlKey: string | null })[],
+  rows: (Pick<OutcomeRow, 'outcomeRunId' | 'outcomeDeliveryId'> & { automationId: string; controlKey: string | null; controlKeyText?: string | null })[],
   db: DbOrTx = prisma,
 ): Promise<OutcomeLookup> {
   const ids = (values: (string | null)[]) => [...new Set(values.filter((value): value is string => value !== null))];
   const runIds = ids(rows.map((row) => row.outcomeRunId));
   const deliveryIds = ids(rows.map((row) => row.outcomeDeliveryId));
-  const keys = ids(rows.map((row) => row.controlKey));
+  const keys = ids(rows.map((row) => (row.controlKeyText ? null : row.controlKey)));
   const [runs, deliveries, groups] = await Promise.all([
     runIds.length ? db.run.findMany({ where: { factoryId, id: { in: runIds } }, select: { id: true, automationId: true } }) : [],
     deliveryIds.length ? db.delivery.findMany({ where: { id: { in: deliveryIds }, webhook: { factoryId } }, select: deliverySelect }) : [],
@@ -121,7 +124,8 @@ export async function lookUpOutcomes(
       run: (row.outcomeRunId && runById.get(row.outcomeRunId)) || null,
       delivery: (row.outcomeDeliveryId && deliveryById.get(row.outcomeDeliveryId)) || null,
     }),
-    keyText: (automationId, controlKey) => (controlKey === null ? null : (keyTexts.get(`${automationId}\u0000${controlKey}`) ?? controlKey)),
+    keyText: (automationId, controlKey, controlKeyText) =>
+      controlKey === null ? null : controlKeyText || (keyTexts.get(`${automationId}\u0000${controlKey}`) ?? controlKey),
   };
 }
 
@@ -138,7 +142,7 @@ function toSummary(row: SummaryRow, lookup: OutcomeLookup): RunSummary {
     finishedAt: row.finishedAt,
     outcome: runOutcome(row),
     outcomeRefs: lookup.refs(row),
-    controlKey: lookup.keyText(row.automation.id, row.controlKey),
+    controlKey: lookup.keyText(row.automation.id, row.controlKey, row.controlKeyText),
   };
 }
 
