@@ -19,6 +19,14 @@ import { bearer, expect, test } from '../fixtures/api';
 // time, so the others reach their handlers with real IDs.
 // FUZZ_API_RUNS sets the random values per parameter (default 3);
 // FUZZ_SEED replays a run.
+//
+// On PostgreSQL every value goes to every parameter. On the embedded
+// database, whose SQL is PostgreSQL's own and whose difference is the driver
+// and its one connection, only the values that reach SQL as they were sent
+// (dates, numbers, empty and very long text; SQL_VALUES) and one random value
+// go: the others are refused by the same code before any query on both
+// databases (the request checks, the schemas). That halves the embedded
+// database's run, which took three times PostgreSQL's (one connection).
 
 const RANDOM_PER_TARGET = Number(process.env.FUZZ_API_RUNS ?? 3);
 /** Parameters fuzzed at once (each one's values in turn). */
@@ -75,6 +83,9 @@ const HOSTILE: unknown[] = [
   '%00',
   '${{ secrets.X }}',
 ];
+
+/** The values that can reach a query as sent: the embedded database's run sends only these (see the header). */
+const SQL_VALUES = new Set<unknown>(HOSTILE.filter((value) => typeof value === 'number' || value instanceof Raw || (typeof value === 'string' && /^$|^[-+\d]|^x+$/.test(value))));
 
 /** Values that must be refused, naming the field: they can never be stored. */
 const unstorable = (value: unknown) => typeof value === 'string' && (value.includes('\u0000') || /\p{Cs}/u.test(value));
@@ -293,6 +304,9 @@ async function makeWorld(request: APIRequestContext, token: string, baseURL: str
 
 test('every operation and parameter of the OpenAPI document, under hostile values: never a 5xx, and unstorable text refused naming the field', async ({ request, tokens, baseURL }) => {
   test.setTimeout(budget(600_000));
+  const embedded = test.info().project.name === 'api-pglite';
+  const values = embedded ? HOSTILE.filter((value) => SQL_VALUES.has(value)) : HOSTILE;
+  const randomPerTarget = embedded ? 1 : RANDOM_PER_TARGET;
   const document = await (await request.get('/api/v1/openapi.json')).json();
   const resolve = (ref: string) => ref.replace(/^#\//, '').split('/').reduce((node: Record<string, unknown>, key) => node[key] as Record<string, unknown>, document) as JsonSchema;
   const world = await makeWorld(request, tokens.admin, baseURL!);
@@ -314,8 +328,8 @@ test('every operation and parameter of the OpenAPI document, under hostile value
   const slowest: { ms: number; what: string }[] = [];
   const fuzz = async (index: number) => {
     const target = targets[index]!;
-    const random = fc.sample(randomValues, { numRuns: RANDOM_PER_TARGET, seed: SEED + index });
-    for (const value of [...HOSTILE, ...random]) {
+    const random = fc.sample(randomValues, { numRuns: randomPerTarget, seed: SEED + index });
+    for (const value of [...values, ...random]) {
       const began = performance.now();
       const { url, answer, sentBody } = await send(baseURL!, tokens.admin, target, value, world);
       slowest.push({ ms: performance.now() - began, what: `${target.operation.method} ${target.operation.path} ${target.where} ${target.name} = ${JSON.stringify(asText(value)).slice(0, 40)}` });
@@ -340,7 +354,7 @@ test('every operation and parameter of the OpenAPI document, under hostile value
   );
   for (let index = firstPart; index < targets.length; index++) await fuzz(index);
   const histogram = [...statuses].sort(([a], [b]) => a - b).map(([status, count]) => `${status}×${count}`).join(' ');
-  console.log(`openapi fuzz: ${operations.length} operations, ${targets.length} parameters, ${sent} requests (seed ${SEED}): ${histogram}`);
+  console.log(`openapi fuzz: ${operations.length} operations, ${targets.length} parameters, ${values.length} + ${randomPerTarget} values each, ${sent} requests (seed ${SEED}): ${histogram}`);
   console.log(`openapi fuzz: slowest answers: ${slowest.map(({ ms, what }) => `${Math.round(ms)} ms ${what}`).join('; ')}`);
   expect(failures, `${failures.length} of ${sent} requests failed (FUZZ_SEED=${SEED} replays the random part)`).toEqual([]);
 
