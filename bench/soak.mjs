@@ -35,8 +35,7 @@ const base = `http://127.0.0.1:${port}`;
 const log = (line) => console.error(`[soak] ${new Date().toISOString().slice(11, 19)} ${line}`);
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const rssMb = (pid) => Math.round(Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024);
-const openFds = (pid) => fs.readdirSync(`/proc/${pid}/fd`).length;
-/** The server's open descriptors by what they are: sockets, files of the data folder (the embedded database's), and the rest. */
+/** The server's open descriptors by what they are: sockets, files of the data folder (the embedded database's), and the rest; `total` is their sum (one listing). */
 function fdKinds(pid, dataDir) {
   const kinds = { sockets: 0, dataFiles: 0, other: 0 };
   for (const fd of fs.readdirSync(`/proc/${pid}/fd`)) {
@@ -50,7 +49,12 @@ function fdKinds(pid, dataDir) {
     else if (target.startsWith(dataDir)) kinds.dataFiles += 1;
     else kinds.other += 1;
   }
-  return kinds;
+  return { total: kinds.sockets + kinds.dataFiles + kinds.other, ...kinds };
+}
+/** A sample's `fds` (the total) and `fdKinds`, from one listing of /proc/<pid>/fd. */
+function descriptors(pid, dataDir) {
+  const { total, ...kinds } = fdKinds(pid, dataDir);
+  return { fds: total, fdKinds: kinds };
 }
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const mean = (values) => values.reduce((sum, v) => sum + v, 0) / Math.max(1, values.length);
@@ -175,7 +179,7 @@ async function soak(kind) {
       }
       const connections = dbClient ? Number((await dbClient.query('SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database()')).rows[0].n) : null;
       const window = windows.at(-1);
-      const sample = { minute, rssMb: rssMb(server.pid), fds: openFds(server.pid), fdKinds: fdKinds(server.pid, dataDir), connections, p50: window?.latency?.p50 ?? null, p99: window?.latency?.p99 ?? null, forwarded: local.count(), backtestMs: Math.round(median(backtests.slice(-6)) ?? 0) };
+      const sample = { minute, rssMb: rssMb(server.pid), ...descriptors(server.pid, dataDir), connections, p50: window?.latency?.p50 ?? null, p99: window?.latency?.p99 ?? null, forwarded: local.count(), backtestMs: Math.round(median(backtests.slice(-6)) ?? 0) };
       samples.push(sample);
       console.log(JSON.stringify({ database: kind, ...sample }));
     }
@@ -185,7 +189,7 @@ async function soak(kind) {
     // load's sockets are closed, and once the hourly jobs (retention, the embedded database's VACUUM) that begin
     // at the hour's end are over. A count that grows is still high here; one the load or a job held has fallen back.
     await sleep(60_000);
-    const settled = { rssMb: rssMb(server.pid), fds: openFds(server.pid), fdKinds: fdKinds(server.pid, dataDir) };
+    const settled = { rssMb: rssMb(server.pid), ...descriptors(server.pid, dataDir) };
     console.log(JSON.stringify({ database: kind, settled }));
 
     const after = (from) => samples.filter((s) => s.minute > from);
