@@ -17,7 +17,6 @@ export const ingressDomainImports = {
     'the ingress inserts the runs a delivery starts in the statement that records it (runsToStart, newRunId, activeTriggersSql); a replay starts runs by the same rules',
   '@/lib/domain/runs/wake': "after its commit the ingress wakes this process's run workers",
   '@/lib/domain/deliveries/wake': "after its commit the ingress wakes this process's log streams",
-  '@/lib/domain/run-control/dirty': "the statement that inserts a run under run control marks its group dirty (upsertGroupsSql), so the scheduler's hand-off is in the delivery's transaction",
   '@/lib/domain/run-control/wake': "after its commit the ingress wakes this process's run control scheduler",
   '@/lib/domain/secrets/service':
     "a verification handshake keeps the secret the provider issues as the factory's team secret (live.ts); applying a webhook's credential reads its team secret (credential.ts)",
