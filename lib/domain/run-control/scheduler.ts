@@ -27,7 +27,7 @@ import { schedulers, type Scheduler } from '@/lib/domain/run-control/wake';
 // pending, debouncing, throttled and waiting rows, and their groups dirty or
 // due, where the last one left them.
 
-/** Groups claimed per pass (dirty ones, then as many due ones). */
+/** Groups claimed per pass of each kind: those with pending runs, as many dirty ones, as many due ones. */
 export const PASS_GROUPS = 50;
 // While groups are dirty (or were a moment ago): a pass this often.
 const POLL_MS = 1_000;
@@ -101,7 +101,7 @@ async function makeMissingGroups(db: Db): Promise<void> {
     `INSERT INTO "RunGroup" ("automationId", "key", "keyText", "dirty", "activeAt")
      SELECT DISTINCT ON (r."automationId", r."controlKey") r."automationId", r."controlKey", COALESCE(r."controlKeyText", r."controlKey"), true, now()
        FROM "Run" r
-      WHERE r."status" = 'pending'
+      WHERE r."status" = 'pending' AND r."controlKey" IS NOT NULL
         AND NOT EXISTS (SELECT 1 FROM "RunGroup" g WHERE g."automationId" = r."automationId" AND g."key" = r."controlKey")
       ORDER BY r."automationId", r."controlKey"
      ON CONFLICT ("automationId", "key") DO NOTHING`,
@@ -109,8 +109,9 @@ async function makeMissingGroups(db: Db): Promise<void> {
 }
 
 /**
- * One pass: claims up to PASS_GROUPS dirty and PASS_GROUPS due groups and
- * decides them in one transaction, at the time `clock` gives once it has read
+ * One pass: makes the groups of pending runs that have none, then claims up
+ * to PASS_GROUPS groups with pending runs, as many dirty and as many due ones,
+ * and decides them in one transaction, at the time `clock` gives once it has read
  * them (a Date: that time, as the tests drive it).
  */
 export async function schedulePass(clock: Date | (() => Date), db: Db = prisma): Promise<PassResult> {
@@ -129,7 +130,7 @@ async function decideGroups(tx: Tx, clock: () => Date): Promise<{ pass: PassResu
   // load): a time from before the wait would open a throttle period, or start a debounce, seconds in the past.
   const claimedAt = clock();
   const groups = await tx.$queryRawUnsafe<ClaimedGroup[]>(
-    `WITH fresh AS (SELECT p."automationId", p."key" FROM (SELECT DISTINCT r."automationId", r."controlKey" AS "key" FROM "Run" r WHERE r."status" = 'pending') p
+    `WITH fresh AS (SELECT p."automationId", p."key" FROM (SELECT DISTINCT r."automationId", r."controlKey" AS "key" FROM "Run" r WHERE r."status" = 'pending' AND r."controlKey" IS NOT NULL) p
                      WHERE ${groupLock('p.')} LIMIT $2),
           dirty AS (SELECT "automationId", "key" FROM "RunGroup" WHERE "dirty" AND ${groupLock()} LIMIT $2),
           due AS (SELECT "automationId", "key" FROM "RunGroup" WHERE "dueAt" <= $1 AND NOT "dirty" AND ${groupLock()} LIMIT $2)
@@ -287,7 +288,7 @@ export async function forgetIdleGroups(db: Db = prisma, max = MAX_GROUPS_PER_AUT
  */
 export async function pendingWork(now: Date, db: Db = prisma): Promise<{ ready: boolean; nextDueAt: Date | null }> {
   const [row] = await db.$queryRawUnsafe<{ dirty: boolean; dueAt: Date | null }[]>(
-    `SELECT EXISTS (SELECT 1 FROM "RunGroup" WHERE "dirty") OR EXISTS (SELECT 1 FROM "Run" WHERE "status" = 'pending') AS "dirty", (SELECT min("dueAt") FROM "RunGroup") AS "dueAt"`,
+    `SELECT EXISTS (SELECT 1 FROM "RunGroup" WHERE "dirty") OR EXISTS (SELECT 1 FROM "Run" WHERE "status" = 'pending' AND "controlKey" IS NOT NULL) AS "dirty", (SELECT min("dueAt") FROM "RunGroup") AS "dueAt"`,
   );
   const nextDueAt = row?.dueAt ?? null;
   return { ready: Boolean(row?.dirty) || (nextDueAt !== null && nextDueAt.getTime() <= now.getTime()), nextDueAt };
