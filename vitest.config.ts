@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
 import { defineConfig } from 'vitest/config';
+import { ONE_SHOT_FLAGS } from './cli/one-shot-flags.ts';
 import { budget, ensureSpeedFactor } from './scripts/speed.mjs';
 
 // Timeouts are budgets set on machine C, scaled by the speed factor that npm
@@ -40,5 +41,11 @@ export default defineConfig({
     // other file fills. More workers than cores only adds contention.
     fileParallelism: true,
     maxWorkers: 2,
+    // Each file runs in a fresh process, and most open an embedded database:
+    // WebAssembly on V8's baseline compiler only, as the one-shot commands
+    // run it (cli/engine-flags.ts): optimizing PGlite's code in the background
+    // cost each such file about 3.5 CPU-s and 500 MB that its short life never
+    // paid back (docs/testing.md).
+    execArgv: ONE_SHOT_FLAGS,
   },
 });

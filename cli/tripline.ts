@@ -1,6 +1,9 @@
 // The `tripline` command line: `npm run tripline -- <command> [options]` in a
 // clone, `tripline <command>` from the npm package (scripts/pack.mjs).
 // Each command lives in cli/commands/<name>.ts and returns its exit code.
+// First of all, a one-shot command's V8 settings: this may restart the
+// process with them (cli/engine-flags.ts).
+import './engine-flags';
 import { keepNewFilesPrivate } from '@/lib/platform/private-files';
 import { CLI } from './args';
 

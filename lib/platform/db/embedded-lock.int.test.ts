@@ -7,6 +7,7 @@ import { openAdapter } from '@/lib/platform/db/adapter';
 import { acquireEmbeddedLock, EmbeddedDatabaseBusyError, lockSocketPath } from '@/lib/platform/db/embedded-lock';
 import { applyPendingMigrations } from '@/lib/platform/db/migrate';
 import { bundled } from '@/tests/support/bundle';
+import { ONE_SHOT_FLAGS } from '@/cli/one-shot-flags';
 
 // The embedded database's lock with real processes: each holder is a child
 // process (tests/support/hold-embedded.ts) that opens PGlite in a folder.
@@ -23,7 +24,7 @@ afterAll(() => {
 type Holder = { child: ChildProcess; outcome: Promise<string> };
 
 function hold(dataDir: string, env: Record<string, string> = {}): Holder {
-  const child = spawn(process.execPath, ['--conditions=react-server', bundled('hold-embedded'), dataDir], {
+  const child = spawn(process.execPath, [...ONE_SHOT_FLAGS, '--conditions=react-server', bundled('hold-embedded'), dataDir], {
     cwd: root,
     env: { ...process.env, ...env },
     stdio: ['pipe', 'pipe', 'inherit'],
