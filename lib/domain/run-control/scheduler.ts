@@ -133,17 +133,25 @@ async function decideGroups(tx: Tx, clock: () => Date): Promise<{ pass: PassResu
   // The clock is read once the pass holds a connection, not when it began waiting for one (up to PASS_WAIT_MS under
   // load): a time from before the wait would open a throttle period, or start a debounce, seconds in the past.
   const claimedAt = clock();
-  const groups = await tx.$queryRawUnsafe<ClaimedGroup[]>(
+  // The claim takes the groups' locks. It reads no group's state: a statement sees what was committed when it
+  // began, so a group whose lock another pass released while this statement ran would be read as it was before
+  // that pass (a rate limit's period without the runs that pass started). Read once the locks are held, in a
+  // statement of its own, a group's state is the last pass's: no other pass can change it until this one ends.
+  const claimed = await tx.$queryRawUnsafe<{ automationId: string; key: string }[]>(
     `WITH fresh AS (SELECT p."automationId", p."key" FROM (SELECT DISTINCT r."automationId", r."controlKey" AS "key" FROM "Run" r WHERE r."status" = 'pending' AND r."controlKey" IS NOT NULL) p
                      WHERE ${groupLock('p.')} LIMIT $2),
           dirty AS (SELECT "automationId", "key" FROM "RunGroup" WHERE "dirty" AND ${groupLock()} LIMIT $2),
           due AS (SELECT "automationId", "key" FROM "RunGroup" WHERE "dueAt" <= $1 AND NOT "dirty" AND ${groupLock()} LIMIT $2)
-     SELECT g."automationId", g."key", g."burstStartedAt", g."burstDueAt", g."windowStartedAt", g."windowRuns", g."changes"::text AS "changes", a."runControl"
-       FROM (SELECT * FROM fresh UNION SELECT * FROM dirty UNION SELECT * FROM due) p
-       JOIN "RunGroup" g ON g."automationId" = p."automationId" AND g."key" = p."key"
-       JOIN "Automation" a ON a."id" = g."automationId"`,
+     SELECT "automationId", "key" FROM fresh UNION SELECT "automationId", "key" FROM dirty UNION SELECT "automationId", "key" FROM due`,
     claimedAt,
     PASS_GROUPS,
+  );
+  if (claimed.length === 0) return { pass: { groups: 0, deferred: 0, started: 0, changes: 0 }, outcomes };
+  const groups = await tx.$queryRawUnsafe<ClaimedGroup[]>(
+    `SELECT g."automationId", g."key", g."burstStartedAt", g."burstDueAt", g."windowStartedAt", g."windowRuns", g."changes"::text AS "changes", a."runControl"
+       FROM "RunGroup" g JOIN ${GROUPS_FROM('$1')} c ON g."automationId" = c."automationId" AND g."key" = c."key"
+       JOIN "Automation" a ON a."id" = g."automationId"`,
+    JSON.stringify(claimed.map((group) => [group.automationId, group.key])),
   );
   if (groups.length === 0) return { pass: { groups: 0, deferred: 0, started: 0, changes: 0 }, outcomes };
   const keys = JSON.stringify(groups.map((group) => [group.automationId, group.key]));

@@ -100,7 +100,7 @@ export async function replayDeliveryInTx(tx: Tx, factoryId: string, uid: string,
           ...(group && { status: 'pending' as const, controlKey: group.key, controlKeyText: group.keyText }),
         })),
         skipDuplicates: true,
-        select: { id: true, automationId: true, controlKey: true },
+        select: { id: true, automationId: true },
       })
     : [];
   const names = new Map(triggers.map((t) => [t.automationId, t.automationName]));
