@@ -53,4 +53,9 @@ describe("the command line's V8 flags", () => {
       for (const flag of ONE_SHOT_FLAGS) expect(exits[0]!.execArgv, args.join(' ')).not.toContain(flag);
     }
   });
+
+  it("the pack's template step opens its database with the same flags", () => {
+    const pack = fs.readFileSync(path.join(root, 'scripts', 'pack.mjs'), 'utf8');
+    expect(pack).toContain(`run(process.execPath, [${ONE_SHOT_FLAGS.map((flag) => `'${flag}'`).join(', ')}, 'scripts/pack/embedded-template.mjs', out]);`);
+  });
 });

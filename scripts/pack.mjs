@@ -211,7 +211,9 @@ copy('scripts/pack/tripline.mjs', path.join(out, 'tripline.mjs'));
 fs.chmodSync(path.join(out, 'tripline.mjs'), 0o755);
 
 step('migrating the embedded database a new instance starts from');
-run(process.execPath, ['scripts/pack/embedded-template.mjs', out]);
+// With WebAssembly on V8's baseline compiler, as the command line it runs restarts itself
+// (cli/one-shot-flags.ts, decision 0116): it opens the database once to dump it.
+run(process.execPath, ['--no-wasm-tier-up', '--no-wasm-dynamic-tiering', 'scripts/pack/embedded-template.mjs', out]);
 
 // Files no server reads: the packages' source maps, type declarations and
 // tests, and PGlite's extensions other than the ones the migrations create
