@@ -263,7 +263,7 @@ async function benchDatabase(kind) {
     await new Promise((r) => server.once('exit', r));
     // The server flushed its spans on the way out.
     const exported = await stopSink();
-    if (exported) log(`${kind}: the sink received ${exported.spans} spans in ${exported.requests} exports`);
+    if (exported) log(`${kind}: the sink received ${exported.requests} exports of ${exported.contentType} (${Math.round(exported.bytes / 1024)} KiB), the first with ${exported.firstSpans} spans`);
     await dropDatabase();
     fs.rmSync(dataDir, { recursive: true, force: true });
   }

@@ -1,66 +1,26 @@
 import fs from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import { budget } from '../../scripts/speed.mjs';
+import { attributesOf, otlpCollector } from '../../tests/support/otlp-collector';
 import { migratedDataDir, type RunningServer, seedWebhook, serverEnv, startServer } from '../servers';
 
 // OpenTelemetry traces for one delivery that starts one run, received by an
-// OTLP/HTTP collector of the test's own. The server exports OTLP/JSON
-// (@opentelemetry/exporter-trace-otlp-http); the collector decodes it as the
-// OTLP specification maps protobuf to JSON (resourceSpans > scopeSpans >
-// spans, IDs in hex, attributes as AnyValue) and the test checks the spans'
-// names, attributes and parent links, the trace context the run's program
-// received (TRACEPARENT), and the trace ID on the server's log lines.
+// OTLP/HTTP collector of the test's own. The server exports OTLP/HTTP in its
+// default encoding, protobuf (@opentelemetry/exporter-trace-otlp-proto); the
+// collector decodes it with OpenTelemetry's own .proto files
+// (tests/support/otlp-collector.ts), and the test checks the spans' names,
+// attributes and parent links, the trace context the run's program received
+// (TRACEPARENT), and the trace ID on the server's log lines. The JSON encoding
+// is lib/platform/tracing-protocols.test.ts's.
 
 const port = Number(process.env.E2E_PORT_BASE ?? 3210) + 44;
 const base = `http://localhost:${port}`;
 
-type AnyValue = { stringValue?: string; intValue?: string | number; boolValue?: boolean; doubleValue?: number };
-type OtlpSpan = { traceId: string; spanId: string; parentSpanId?: string; name: string; kind: number; attributes?: { key: string; value: AnyValue }[] };
-type Received = { resource: Record<string, unknown>; span: OtlpSpan };
-
-const anyValue = (value: AnyValue): unknown => value.stringValue ?? (value.intValue !== undefined ? Number(value.intValue) : (value.boolValue ?? value.doubleValue));
-const attributesOf = (list: { key: string; value: AnyValue }[] = []) => Object.fromEntries(list.map(({ key, value }) => [key, anyValue(value)]));
-
-/** An OTLP/HTTP trace collector: POST /v1/traces with an ExportTraceServiceRequest in JSON. */
-async function collector() {
-  const received: Received[] = [];
-  const contentTypes = new Set<string>();
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      contentTypes.add(String(req.headers['content-type']));
-      if (req.url !== '/v1/traces' || req.method !== 'POST') {
-        res.statusCode = 404;
-        return void res.end();
-      }
-      const request = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
-        resourceSpans: { resource?: { attributes?: { key: string; value: AnyValue }[] }; scopeSpans: { spans: OtlpSpan[] }[] }[];
-      };
-      for (const resourceSpans of request.resourceSpans) {
-        const resource = attributesOf(resourceSpans.resource?.attributes);
-        for (const scope of resourceSpans.scopeSpans) for (const span of scope.spans) received.push({ resource, span });
-      }
-      res.setHeader('content-type', 'application/json');
-      res.end('{}');
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    received,
-    contentTypes,
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/traces`,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}
-
 test('one delivery that starts one run: its spans, their attributes and parent links, TRACEPARENT for the program, and the trace ID in the log', async () => {
   test.setTimeout(budget(180_000));
-  const otlp = await collector();
+  const otlp = await otlpCollector();
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'tripline-tracing-'));
   const traceparentFile = path.join(scratch, 'traceparent');
   let server: RunningServer | undefined;
@@ -92,7 +52,8 @@ test('one delivery that starts one run: its spans, their attributes and parent l
       .poll(() => ['tripline.ingress', 'tripline.ingress.record', 'tripline.run', 'tripline.executor.command'].map((name) => named(name).length), { timeout: budget(30_000) })
       .toEqual([1, 1, 1, 1]);
     const [ingress, record, run, executor] = ['tripline.ingress', 'tripline.ingress.record', 'tripline.run', 'tripline.executor.command'].map((name) => named(name)[0]!);
-    expect([...otlp.contentTypes]).toEqual(['application/json']);
+    expect([...otlp.contentTypes]).toEqual(['application/x-protobuf']);
+    expect(otlp.errors).toEqual([]);
     expect(ingress!.resource['service.name']).toBe('tripline-e2e');
 
     // One trace: the delivery's request, its database work, the run it started, and the executor.

@@ -40,6 +40,15 @@ describe('spans never carry the secrets a URL can', () => {
     expect(exported!.attributes).toEqual({ 'http.target': '/webhooks/w/wh_abc/[redacted]', 'http.status_code': 202 });
     expect(exported!.spanContext().spanId).toBe(span.spanContext().spanId);
   });
+
+  it('passes a span with nothing to redact on as it is, not a copy', async () => {
+    const memory = new InMemorySpanExporter();
+    const provider = new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter: redacting(memory) })] });
+    const span = provider.getTracer('test').startSpan('tripline.ingress', { attributes: { 'tripline.webhook.uid': 'wh_abc', 'http.response.status_code': 202 } });
+    span.end();
+    await provider.forceFlush();
+    expect(memory.getFinishedSpans()[0]).toBe(span);
+  });
 });
 
 describe("Tripline's spans carry their own context, and register nothing with OpenTelemetry's globals", () => {

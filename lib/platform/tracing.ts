@@ -7,7 +7,8 @@ import { activeContext, runInContext } from '@/lib/platform/trace-context';
 // the standard OTEL_* environment names an OTLP endpoint
 // (OTEL_EXPORTER_OTLP_TRACES_ENDPOINT or OTEL_EXPORTER_OTLP_ENDPOINT) and
 // neither OTEL_SDK_DISABLED=true nor OTEL_TRACES_EXPORTER=none says no.
-// Spans go out over OTLP/HTTP (JSON) in batches.
+// Spans go out over OTLP/HTTP in batches, as protobuf (the specification's
+// default) or JSON (OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=http/json).
 //
 // The SDK is loaded only when traces are on: an instance without them pays
 // one check per span site and holds none of it in memory. The tracer and
@@ -36,6 +37,24 @@ export function tracesEndpoint(source: Record<string, string | undefined> = proc
   return endpoint ? endpoint : null;
 }
 
+export type TracesProtocol = 'http/protobuf' | 'http/json';
+
+/**
+ * The OTLP encoding spans go out in: OTEL_EXPORTER_OTLP_TRACES_PROTOCOL, else
+ * OTEL_EXPORTER_OTLP_PROTOCOL, else http/protobuf (the specification's
+ * default, and half the CPU of JSON per span). An error for grpc or any other
+ * value: Tripline speaks OTLP over HTTP only, and a collector's gRPC port
+ * would refuse every export.
+ */
+export function tracesProtocol(source: Record<string, string | undefined> = process.env): TracesProtocol | { error: string } {
+  const [name, value] = source.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL?.trim()
+    ? ['OTEL_EXPORTER_OTLP_TRACES_PROTOCOL', source.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL.trim()]
+    : ['OTEL_EXPORTER_OTLP_PROTOCOL', (source.OTEL_EXPORTER_OTLP_PROTOCOL ?? '').trim()];
+  if (!value || value === 'http/protobuf') return 'http/protobuf';
+  if (value === 'http/json') return 'http/json';
+  return { error: `${name}=${value.slice(0, 40)} is not supported: Tripline sends OTLP over HTTP, as http/protobuf (the default) or http/json` };
+}
+
 /** Whether spans are being recorded in this process: the SDK loaded and left its tracer (one property read on the hot path, not the environment). */
 export function tracingOn(): boolean {
   return (globalThis as Global)[TRACER] !== undefined;
@@ -60,9 +79,14 @@ export function startTracing(service = 'tripline'): Promise<boolean> {
 async function load(service: string): Promise<boolean> {
   const endpoint = tracesEndpoint();
   if (!endpoint) return false;
+  const protocol = tracesProtocol();
+  if (typeof protocol !== 'string') {
+    log('tracing').error({}, `tracing off: ${protocol.error}`);
+    return false;
+  }
   const [sdk, { OTLPTraceExporter }, { W3CTraceContextPropagator }, resources] = await Promise.all([
     import('@opentelemetry/sdk-trace'),
-    import('@opentelemetry/exporter-trace-otlp-http'),
+    protocol === 'http/json' ? import('@opentelemetry/exporter-trace-otlp-http') : import('@opentelemetry/exporter-trace-otlp-proto'),
     import('@opentelemetry/core'),
     import('@opentelemetry/resources'),
   ]);
@@ -101,7 +125,7 @@ async function load(service: string): Promise<boolean> {
   } catch {
     // Not a URL: the exporter says so on its first export.
   }
-  log('tracing').info({ endpoint: origin, sampler: samplers[samplerName] ? samplerName : 'parentbased_always_on' }, 'tracing on: spans go out over OTLP/HTTP');
+  log('tracing').info({ endpoint: origin, protocol, sampler: samplers[samplerName] ? samplerName : 'parentbased_always_on' }, 'tracing on: spans go out over OTLP/HTTP');
   return true;
 }
 
@@ -114,16 +138,30 @@ const SECRET_PATHS: Array<[RegExp, string]> = [
 
 /** A span name or attribute value without the secrets a URL can carry: path tokens, and the query of a path or URL. */
 export function redactUrlText(value: string): string {
+  // Every pattern needs a slash: most attribute values (IDs, statuses, event types) have none.
+  if (!value.includes('/')) return value;
   let text = value;
   for (const [pattern, replacement] of SECRET_PATHS) text = text.replace(pattern, replacement);
   return /^(\/|https?:\/\/)/.test(text) ? text.replace(/\?.*$/s, '?[redacted]') : text;
 }
 
-/** An exporter that passes every span on with `redactUrlText` applied to its name and string attributes. */
+/**
+ * An exporter that passes every span on with `redactUrlText` applied to its
+ * name and string attributes. A span with nothing to redact (nearly all of
+ * them) goes on as it is: a copy of each span, on a prototype of its own, made
+ * every read of the serializer megamorphic, and was the exporter's largest cost.
+ */
 export function redacting(exporter: SpanExporter): SpanExporter {
   const clean = (span: ReadableSpan): ReadableSpan => {
-    const attributes = Object.fromEntries(Object.entries(span.attributes).map(([key, value]) => [key, typeof value === 'string' ? redactUrlText(value) : value]));
-    return Object.create(span, { name: { value: redactUrlText(span.name) }, attributes: { value: attributes } }) as ReadableSpan;
+    const name = redactUrlText(span.name);
+    let attributes: ReadableSpan['attributes'] | undefined;
+    for (const [key, value] of Object.entries(span.attributes)) {
+      if (typeof value !== 'string') continue;
+      const redacted = redactUrlText(value);
+      if (redacted !== value) (attributes ??= { ...span.attributes })[key] = redacted;
+    }
+    if (name === span.name && !attributes) return span;
+    return Object.create(span, { name: { value: name }, attributes: { value: attributes ?? span.attributes } }) as ReadableSpan;
   };
   return {
     export: (spans, done) => exporter.export(spans.map(clean), done),
