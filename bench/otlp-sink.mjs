@@ -7,13 +7,9 @@
 // own process (bench/ingress.mjs with BENCH_TRACING=1 starts it). Prints its
 // port on the first line; on SIGTERM prints what it received and exits.
 import http from 'node:http';
-import path from 'node:path';
-import protobuf from 'protobufjs';
+import { exportTraceServiceRequest } from '../tests/support/otlp-proto/load.mjs';
 
-const root = new protobuf.Root();
-root.resolvePath = (_origin, target) => path.join(import.meta.dirname, '..', 'tests', 'support', 'otlp-proto', target);
-root.loadSync('opentelemetry/proto/collector/trace/v1/trace_service.proto');
-const ExportTraceServiceRequest = root.lookupType('opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest');
+const ExportTraceServiceRequest = exportTraceServiceRequest();
 
 let firstSpans = null;
 let requests = 0;

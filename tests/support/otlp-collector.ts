@@ -1,7 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import path from 'node:path';
-import protobuf from 'protobufjs';
+import { exportTraceServiceRequest } from './otlp-proto/load.mjs';
 
 // An OTLP/HTTP trace collector for the tests: POST /v1/traces with an
 // ExportTraceServiceRequest, decoded as a real collector decodes it. Protobuf
@@ -21,20 +20,6 @@ type ExportRequest = { resourceSpans?: { resource?: { attributes?: KeyValue[] };
 const anyValue = (value: AnyValue): unknown => value.stringValue ?? (value.intValue !== undefined ? Number(value.intValue) : (value.boolValue ?? value.doubleValue));
 /** An OTLP attribute list as a plain object. */
 export const attributesOf = (list: KeyValue[] = []) => Object.fromEntries(list.map(({ key, value }) => [key, anyValue(value)]));
-
-let requestType: protobuf.Type | undefined;
-
-/** The protobuf message type of an export, loaded once from OpenTelemetry's .proto files. */
-function exportTraceServiceRequest(): protobuf.Type {
-  if (!requestType) {
-    const root = new protobuf.Root();
-    const protos = path.join(import.meta.dirname, 'otlp-proto');
-    root.resolvePath = (_origin, target) => path.join(protos, target);
-    root.loadSync('opentelemetry/proto/collector/trace/v1/trace_service.proto', { keepCase: false });
-    requestType = root.lookupType('opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest');
-  }
-  return requestType;
-}
 
 /** Decodes an export body by its content type; throws on anything a collector would refuse. */
 export function decodeExport(contentType: string, body: Buffer): ExportRequest {

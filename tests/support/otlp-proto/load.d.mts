@@ -1,0 +1,2 @@
+import type protobuf from 'protobufjs';
+export declare function exportTraceServiceRequest(): protobuf.Type;
