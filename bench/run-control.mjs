@@ -19,9 +19,10 @@
 // Each phase starts from an empty Run table.
 //
 // Prints per phase the ingress's p50/p99, the outcomes counted on /metrics
-// (tripline_run_control_outcomes_total), and the CPU spent per delivery by
-// the server and by PostgreSQL (from /proc); the difference between "on" and
-// "off" is the scheduler's decision cost per delivery. To find where an "on"
+// (tripline_run_control_outcomes_total), the CPU spent per delivery by
+// the server and by PostgreSQL (from /proc), and the server's event-loop
+// delay over the phase (p99 and maximum, from /metrics); the difference
+// between "on" and "off" is the scheduler's decision cost per delivery. To find where an "on"
 // phase's time goes, it also samples pg_stat_activity every 100 ms for the
 // statements running and those waiting on a lock (which, how often), and reads the
 // RunGroup and Run tables' churn at each phase's end (live and dead rows,
@@ -81,7 +82,9 @@ async function outcomes() {
   const text = await (await fetch(`${origin}/metrics`, { headers: { Authorization: `Bearer ${METRICS_TOKEN}` } })).text();
   const counts = {};
   for (const match of text.matchAll(/^tripline_run_control_outcomes_total\{outcome="([a-z_]+)"\} (\d+)/gm)) counts[match[1]] = Number(match[2]);
-  return counts;
+  // The server's event-loop delay since the last read of /metrics (prom-client resets it at each read), in ms.
+  const lag = (name) => Number(new RegExp(`^tripline_nodejs_eventloop_lag_${name}_seconds (\\S+)`, 'm').exec(text)?.[1] ?? NaN) * 1000;
+  return { counts, lag: { p50: lag('p50'), p99: lag('p99'), max: lag('max') } };
 }
 
 /**
@@ -199,7 +202,7 @@ try {
     for (const id of automations) await api(`/automations/${id}`, { runControl: mode === 'on' ? RUN_CONTROL : null }, 'PATCH');
     await resetRuns(env.DATABASE_URL);
     await sleep(1000);
-    const before = { cpu: cpu(server.pid), outcomes: await outcomes() };
+    const before = { cpu: cpu(server.pid), outcomes: (await outcomes()).counts };
     fs.writeFileSync(optionsFile, JSON.stringify({ url: origin, targets, connections: 16, rate: RATE, duration: SECONDS }));
     const sampler = sampleLockWaits(env.DATABASE_URL);
     const worker = endPlainRuns(env.DATABASE_URL);
@@ -207,7 +210,8 @@ try {
     // The scheduler decides shortly after the ingress: let it finish this phase's deliveries.
     await sleep(2000);
     // Read before the bench's own connections close: a PostgreSQL process that ends takes its CPU time with it.
-    const after = { cpu: cpu(server.pid), outcomes: await outcomes() };
+    const read = await outcomes();
+    const after = { cpu: cpu(server.pid), outcomes: read.counts };
     const lockWaits = await sampler.stop();
     await worker.stop();
     const churn = await tableChurn(env.DATABASE_URL);
@@ -222,6 +226,7 @@ try {
       serverMsPerDelivery: (cpuSince(before.cpu, after.cpu).server * 10) / accepted,
       databaseMsPerDelivery: (cpuSince(before.cpu, after.cpu).database * 10) / accepted,
       decided,
+      loopLag: read.lag,
       lockWaits,
       churn,
     };
@@ -241,9 +246,10 @@ const median = (values) => {
 };
 console.log(`\nRun control's cost, ${new Date().toISOString()}, ${os.cpus().length} × ${os.cpus()[0]?.model}, Node ${process.version}, PostgreSQL`);
 console.log(`${WEBHOOKS} webhooks and ${WEBHOOKS} automations; a steady ${RATE} deliveries/s for ${SECONDS} s per phase; run control ${JSON.stringify(RUN_CONTROL)}`);
-console.log('phase | accepted | p50 ms | p99 ms | server CPU ms/delivery | PostgreSQL CPU ms/delivery | outcomes');
+console.log('phase | accepted | p50 ms | p99 ms | server CPU ms/delivery | PostgreSQL CPU ms/delivery | event-loop delay p99 / max ms | outcomes');
 for (const p of phases) {
-  console.log(`${p.mode} | ${p.accepted}/${p.requests} | ${p.p50.toFixed(1)} | ${p.p99.toFixed(1)} | ${p.serverMsPerDelivery.toFixed(2)} | ${p.databaseMsPerDelivery.toFixed(2)} | ${JSON.stringify(p.decided)}`);
+  const lag = `${p.loopLag.p99.toFixed(1)} / ${p.loopLag.max.toFixed(1)}`;
+  console.log(`${p.mode} | ${p.accepted}/${p.requests} | ${p.p50.toFixed(1)} | ${p.p99.toFixed(1)} | ${p.serverMsPerDelivery.toFixed(2)} | ${p.databaseMsPerDelivery.toFixed(2)} | ${lag} | ${JSON.stringify(p.decided)}`);
 }
 console.log('\nStatements in PostgreSQL, sampled every 100 ms (samples x backends): waiting on a lock, and the five most often running; the tables at each phase\'s end:');
 for (const p of phases) {
