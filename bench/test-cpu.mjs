@@ -1,0 +1,221 @@
+// Where `npm test` spends its CPU, by part and by end-to-end spec file:
+//   node bench/test-cpu.mjs sample <file>                       (beside `npm test` or `bash .ci/run`, until stopped)
+//   node bench/test-cpu.mjs report <file> <test-results folder of that run>
+//
+// `sample` reads every process once a second and writes one JSON line: for
+// each part of the run (the three Playwright runs and the logs run, Vitest,
+// the build, typecheck, lint, the fresh-clone lines) the CPU time of its live
+// process tree by kind of process (Chromium, the Tripline servers, the
+// command line, Playwright's own processes), and all PostgreSQL processes'.
+// A process counts utime+stime and its reaped children's (cutime+cstime), so
+// a short-lived process is not lost between two samples. A process belongs to
+// its outermost part: the fresh-clone lines' own build is theirs.
+//
+// `report` prints each part's CPU-seconds, then, for each e2e run, each spec
+// file's: the CPU of the seconds in which it was the file running in its run
+// (each run takes its files one at a time), from the Playwright JSON reports.
+// CPU-seconds depend on the machine's speed: compare shares, or runs on one
+// machine (docs/testing.md).
+import fs from 'node:fs';
+import path from 'node:path';
+
+const TICKS_PER_SECOND = 100;
+
+/** The part of `npm test` a command line starts, or null. */
+function partOf(command) {
+  if (command.includes('@playwright/test/cli.js') && command.includes(' test')) {
+    for (const [project, part] of [
+      ['browser', 'e2e-browser'],
+      ['lifecycle', 'e2e-lifecycle'],
+      ['logs', 'e2e-logs'],
+      ['api-pglite', 'e2e-api'],
+    ]) {
+      if (command.includes(`--project=${project}`)) return part;
+    }
+    return 'e2e';
+  }
+  const parts = [
+    ['vitest.mjs', 'vitest'],
+    ['next/dist/bin/next build', 'build'],
+    ['scripts/node-lines.mjs', 'node-lines'],
+    ['bin/tsc', 'typecheck'],
+    ['bin/eslint', 'lint'],
+  ];
+  return parts.find(([marker]) => command.includes(marker))?.[1] ?? null;
+}
+
+/** What a process is, by its command line and name. */
+function kindOf(command, name) {
+  if (/chrom/i.test(name) || /chrom/i.test(command)) return 'chromium';
+  if (command.includes('scripts/serve.mjs') || name.startsWith('next-server')) return 'server';
+  if (command.includes('tripline.mjs')) return 'cli';
+  if (command.includes('playwright')) return 'playwright';
+  if (name.startsWith('postgres')) return 'postgres';
+  return 'other';
+}
+
+const commands = new Map();
+/** A process's command line, read once per process (pid and start time). */
+function commandOf(pid, started) {
+  const key = `${pid}:${started}`;
+  let command = commands.get(key);
+  if (command === undefined) {
+    try {
+      command = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ');
+    } catch {
+      command = '';
+    }
+    commands.set(key, command);
+  }
+  return command;
+}
+
+/** One sample: { t, parts: { part: { kind: ticks } }, postgres: ticks }. */
+function sample() {
+  const processes = new Map();
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat;
+    try {
+      stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+    } catch {
+      continue;
+    }
+    const close = stat.lastIndexOf(')');
+    const name = stat.slice(stat.indexOf('(') + 1, close);
+    const fields = stat.slice(close + 2).split(' ');
+    const ticks = Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
+    processes.set(Number(entry), { pid: Number(entry), name, ppid: Number(fields[1]), ticks, started: fields[19] });
+  }
+  const parts = {};
+  const known = new Map();
+  const part = (pid, depth = 0) => {
+    if (known.has(pid)) return known.get(pid);
+    const process = processes.get(pid);
+    if (!process || pid <= 1 || depth > 40) return null;
+    const found = part(process.ppid, depth + 1) ?? partOf(commandOf(pid, process.started));
+    known.set(pid, found);
+    return found;
+  };
+  let postgres = 0;
+  for (const process of processes.values()) {
+    if (process.name.startsWith('postgres')) postgres += process.ticks;
+    const name = part(process.pid);
+    if (!name) continue;
+    const kind = kindOf(commandOf(process.pid, process.started), process.name);
+    parts[name] ??= {};
+    parts[name][kind] = (parts[name][kind] ?? 0) + process.ticks;
+  }
+  return { t: Date.now(), parts, postgres };
+}
+
+const sum = (byKind) => Object.values(byKind).reduce((total, value) => total + value, 0);
+const byKindText = (byKind) =>
+  Object.entries(byKind)
+    .sort(([, a], [, b]) => b - a)
+    .map(([kind, seconds]) => `${kind} ${seconds.toFixed(0)}`)
+    .join(', ');
+const add = (into, byKind) => {
+  for (const [kind, seconds] of Object.entries(byKind)) into[kind] = (into[kind] ?? 0) + seconds;
+};
+
+/**
+ * The CPU-seconds each part and kind grew by from one sample to the next. A
+ * tree's total drops when a process ends that no living part member reaps;
+ * such a drop counts as none.
+ */
+function growth(samples) {
+  const steps = [];
+  for (let i = 1; i < samples.length; i++) {
+    const before = samples[i - 1];
+    const after = samples[i];
+    const parts = {};
+    for (const [name, kinds] of Object.entries(after.parts)) {
+      for (const [kind, ticks] of Object.entries(kinds)) {
+        const grown = Math.max(0, ticks - (before.parts[name]?.[kind] ?? 0));
+        if (grown > 0) (parts[name] ??= {})[kind] = grown / TICKS_PER_SECOND;
+      }
+    }
+    steps.push({ t: after.t, parts, postgres: Math.max(0, after.postgres - before.postgres) / TICKS_PER_SECOND });
+  }
+  return steps;
+}
+
+/** Each spec file's time in a Playwright JSON report, per project: [{ key, start, end }], in order. */
+function specSpans(reportFile) {
+  if (!fs.existsSync(reportFile)) return null;
+  const report = JSON.parse(fs.readFileSync(reportFile, 'utf8'));
+  const spans = new Map();
+  const visit = (suite, file) => {
+    for (const spec of suite.specs ?? []) {
+      for (const test of spec.tests ?? []) {
+        for (const result of test.results ?? []) {
+          const key = `${test.projectName} ${spec.file ?? file}`;
+          const start = Date.parse(result.startTime);
+          const end = start + result.duration;
+          const span = spans.get(key);
+          if (span) Object.assign(span, { start: Math.min(span.start, start), end: Math.max(span.end, end) });
+          else spans.set(key, { key, start, end });
+        }
+      }
+    }
+    for (const child of suite.suites ?? []) visit(child, suite.file ?? file);
+  };
+  for (const suite of report.suites ?? []) visit(suite, suite.file);
+  return [...spans.values()].sort((a, b) => a.start - b.start);
+}
+
+function report(samplesFile, resultsDir) {
+  const samples = fs
+    .readFileSync(samplesFile, 'utf8')
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line));
+  const steps = growth(samples);
+  const totals = {};
+  let postgres = 0;
+  for (const step of steps) {
+    postgres += step.postgres;
+    for (const [name, kinds] of Object.entries(step.parts)) add((totals[name] ??= {}), kinds);
+  }
+  const span = (samples.at(-1).t - samples[0].t) / 1000;
+  console.log(`${span.toFixed(0)} s sampled; all PostgreSQL processes ${postgres.toFixed(0)} CPU-s`);
+  for (const [name, kinds] of Object.entries(totals).sort(([, a], [, b]) => sum(b) - sum(a))) {
+    console.log(`${name.padEnd(14)} ${sum(kinds).toFixed(0).padStart(6)} CPU-s  (${byKindText(kinds)})`);
+  }
+  const runs = { 'e2e-browser': 'playwright-browser.json', 'e2e-api': 'playwright-api.json', 'e2e-lifecycle': 'playwright-lifecycle.json' };
+  for (const [name, file] of Object.entries(runs)) {
+    const spans = specSpans(path.join(resultsDir, file));
+    if (!spans) continue;
+    const perSpec = new Map();
+    for (const step of steps) {
+      const kinds = step.parts[name];
+      if (!kinds) continue;
+      // The step covers the second before its sample; a file's last test may end up to a second before its teardown's CPU is read.
+      const at = step.t - 500;
+      const running = spans.find((s) => at >= s.start && at < s.end + 1000);
+      const key = running?.key ?? '(global setup and teardown, between files)';
+      const entry = perSpec.get(key) ?? { kinds: {}, seconds: running ? (running.end - running.start) / 1000 : 0 };
+      add(entry.kinds, kinds);
+      perSpec.set(key, entry);
+    }
+    const runTotal = [...perSpec.values()].reduce((total, entry) => total + sum(entry.kinds), 0);
+    console.log(`\n${name}: ${runTotal.toFixed(0)} CPU-s (CPU-s, seconds running, file, by kind)`);
+    for (const [key, entry] of [...perSpec].sort(([, a], [, b]) => sum(b.kinds) - sum(a.kinds))) {
+      console.log(`${sum(entry.kinds).toFixed(0).padStart(6)} ${entry.seconds.toFixed(0).padStart(5)} s  ${key}  (${byKindText(entry.kinds)})`);
+    }
+  }
+}
+
+const [command, file, resultsDir] = process.argv.slice(2);
+if (command === 'sample' && file) {
+  const out = fs.openSync(file, 'a');
+  const write = () => fs.writeSync(out, JSON.stringify(sample()) + '\n');
+  write();
+  setInterval(write, 1000);
+} else if (command === 'report' && file && resultsDir) {
+  report(file, resultsDir);
+} else {
+  console.error('Usage: node bench/test-cpu.mjs sample <file> | report <file> <test-results folder>');
+  process.exit(2);
+}
