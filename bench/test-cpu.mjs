@@ -2,14 +2,20 @@
 //   node bench/test-cpu.mjs sample <file>                       (beside `npm test` or `bash .ci/run`, until stopped)
 //   node bench/test-cpu.mjs report <file> <test-results folder of that run>
 //
-// `sample` reads every process once a second and writes one JSON line: for
-// each part of the run (the three Playwright runs and the logs run, Vitest,
-// the build, typecheck, lint, the fresh-clone lines) the CPU time of its live
-// process tree by kind of process (Chromium, the Tripline servers, the
-// command line, Playwright's own processes), and all PostgreSQL processes'.
-// A process counts utime+stime and its reaped children's (cutime+cstime), so
-// a short-lived process is not lost between two samples. A process belongs to
-// its outermost part: the fresh-clone lines' own build is theirs.
+// `sample` reads every process once a second and writes one JSON line: the
+// CPU-seconds so far of each part of the run (the three Playwright runs and
+// the logs run, Vitest, the build, typecheck, lint, the fresh-clone lines) by
+// kind of process (Chromium, the Tripline servers, the command line,
+// Playwright's own processes), and of all PostgreSQL processes. A process
+// belongs to its outermost part: the fresh-clone lines' own build is theirs.
+// Each process's time is its own and its reaped children's (utime, stime,
+// cutime, cstime), less what those children were counted for while they
+// lived: a short-lived process is not lost between two samples, nor counted
+// twice when it is reaped. Checked against the machine's own busy time
+// (/proc/stat) over a browser spec alone: 74 CPU-seconds against 69
+// (2026-11-30), so its figures run up to a tenth high; `time`, which counts
+// only the children it waits for, said 47 (Chromium's processes are not all
+// reaped by their parents).
 //
 // `report` prints each part's CPU-seconds, then, for each e2e run, each spec
 // file's: the CPU of the seconds in which it was the file running in its run
@@ -48,7 +54,8 @@ function partOf(command) {
 function kindOf(command, name) {
   if (/chrom/i.test(name) || /chrom/i.test(command)) return 'chromium';
   if (command.includes('scripts/serve.mjs') || name.startsWith('next-server')) return 'server';
-  if (command.includes('tripline.mjs')) return 'cli';
+  // The command line: the tests' bundle of it (tests/support/bundle.ts), or the npm package's.
+  if (/\/bundles\/\d+\/cli\.mjs|tripline\.mjs/.test(command)) return 'cli';
   if (command.includes('playwright')) return 'playwright';
   if (name.startsWith('postgres')) return 'postgres';
   return 'other';
@@ -70,8 +77,8 @@ function commandOf(pid, started) {
   return command;
 }
 
-/** One sample: { t, parts: { part: { kind: ticks } }, postgres: ticks }. */
-function sample() {
+/** Every process now: pid → { pid, name, ppid, ticks (its own and its reaped children's), started }. */
+function readProcesses() {
   const processes = new Map();
   for (const entry of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
@@ -87,26 +94,52 @@ function sample() {
     const ticks = Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
     processes.set(Number(entry), { pid: Number(entry), name, ppid: Number(fields[1]), ticks, started: fields[19] });
   }
+  return processes;
+}
+
+/**
+ * A sampler: each call returns { t, parts: { part: { kind: ticks } }, postgres: ticks }, the ticks
+ * summed since the first call. A process's growth since the last call is its ticks now less its
+ * ticks then (all of them for a process born since), less the last ticks of its children that
+ * were reaped meanwhile: those were counted while they lived, and are now in its cutime. A child
+ * born and reaped between two calls is counted as its parent's.
+ */
+function sampler() {
+  let before = null;
   const parts = {};
-  const known = new Map();
-  const part = (pid, depth = 0) => {
-    if (known.has(pid)) return known.get(pid);
-    const process = processes.get(pid);
-    if (!process || pid <= 1 || depth > 40) return null;
-    const found = part(process.ppid, depth + 1) ?? partOf(commandOf(pid, process.started));
-    known.set(pid, found);
-    return found;
-  };
   let postgres = 0;
-  for (const process of processes.values()) {
-    if (process.name.startsWith('postgres')) postgres += process.ticks;
-    const name = part(process.pid);
-    if (!name) continue;
-    const kind = kindOf(commandOf(process.pid, process.started), process.name);
-    parts[name] ??= {};
-    parts[name][kind] = (parts[name][kind] ?? 0) + process.ticks;
-  }
-  return { t: Date.now(), parts, postgres };
+  return () => {
+    const processes = readProcesses();
+    const known = new Map();
+    const part = (pid, depth = 0) => {
+      if (known.has(pid)) return known.get(pid);
+      const entry = processes.get(pid);
+      if (!entry || pid <= 1 || depth > 40) return null;
+      const found = part(entry.ppid, depth + 1) ?? partOf(commandOf(pid, entry.started));
+      known.set(pid, found);
+      return found;
+    };
+    const same = (was, now) => was && was.started === now.started;
+    const reaped = new Map();
+    if (before) {
+      for (const [pid, was] of before) {
+        if (!same(was, processes.get(pid) ?? {})) reaped.set(was.ppid, (reaped.get(was.ppid) ?? 0) + was.ticks);
+      }
+    }
+    for (const entry of processes.values()) {
+      const was = before?.get(entry.pid);
+      // The first call only takes its bearings.
+      const grown = before ? Math.max(0, entry.ticks - (same(was, entry) ? was.ticks : 0) - (reaped.get(entry.pid) ?? 0)) : 0;
+      if (entry.name.startsWith('postgres')) postgres += grown;
+      const name = part(entry.pid);
+      if (!name || grown === 0) continue;
+      const kind = kindOf(commandOf(entry.pid, entry.started), entry.name);
+      parts[name] ??= {};
+      parts[name][kind] = (parts[name][kind] ?? 0) + grown;
+    }
+    before = processes;
+    return { t: Date.now(), parts, postgres };
+  };
 }
 
 const sum = (byKind) => Object.values(byKind).reduce((total, value) => total + value, 0);
@@ -119,11 +152,7 @@ const add = (into, byKind) => {
   for (const [kind, seconds] of Object.entries(byKind)) into[kind] = (into[kind] ?? 0) + seconds;
 };
 
-/**
- * The CPU-seconds each part and kind grew by from one sample to the next. A
- * tree's total drops when a process ends that no living part member reaps;
- * such a drop counts as none.
- */
+/** The CPU-seconds each part and kind grew by from one sample to the next (the samples are sums since the first). */
 function growth(samples) {
   const steps = [];
   for (let i = 1; i < samples.length; i++) {
@@ -210,6 +239,7 @@ function report(samplesFile, resultsDir) {
 const [command, file, resultsDir] = process.argv.slice(2);
 if (command === 'sample' && file) {
   const out = fs.openSync(file, 'a');
+  const sample = sampler();
   const write = () => fs.writeSync(out, JSON.stringify(sample()) + '\n');
   write();
   setInterval(write, 1000);
