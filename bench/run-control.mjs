@@ -78,13 +78,14 @@ function cpuSince(before, after) {
   return { server: grown(before.server, after.server), database: grown(before.database, after.database) };
 }
 
-async function outcomes() {
+/** What /metrics says now: run control's outcome counts, and the server's event-loop delay since the last read. */
+async function readMetrics() {
   const text = await (await fetch(`${origin}/metrics`, { headers: { Authorization: `Bearer ${METRICS_TOKEN}` } })).text();
   const counts = {};
   for (const match of text.matchAll(/^tripline_run_control_outcomes_total\{outcome="([a-z_]+)"\} (\d+)/gm)) counts[match[1]] = Number(match[2]);
   // The server's event-loop delay since the last read of /metrics (prom-client resets it at each read), in ms.
   const lag = (name) => Number(new RegExp(`^tripline_nodejs_eventloop_lag_${name}_seconds (\\S+)`, 'm').exec(text)?.[1] ?? NaN) * 1000;
-  return { counts, lag: { p50: lag('p50'), p99: lag('p99'), max: lag('max') } };
+  return { counts, lag: { p99: lag('p99'), max: lag('max') } };
 }
 
 /**
@@ -202,7 +203,7 @@ try {
     for (const id of automations) await api(`/automations/${id}`, { runControl: mode === 'on' ? RUN_CONTROL : null }, 'PATCH');
     await resetRuns(env.DATABASE_URL);
     await sleep(1000);
-    const before = { cpu: cpu(server.pid), outcomes: (await outcomes()).counts };
+    const before = { cpu: cpu(server.pid), outcomes: (await readMetrics()).counts };
     fs.writeFileSync(optionsFile, JSON.stringify({ url: origin, targets, connections: 16, rate: RATE, duration: SECONDS }));
     const sampler = sampleLockWaits(env.DATABASE_URL);
     const worker = endPlainRuns(env.DATABASE_URL);
@@ -210,7 +211,7 @@ try {
     // The scheduler decides shortly after the ingress: let it finish this phase's deliveries.
     await sleep(2000);
     // Read before the bench's own connections close: a PostgreSQL process that ends takes its CPU time with it.
-    const read = await outcomes();
+    const read = await readMetrics();
     const after = { cpu: cpu(server.pid), outcomes: read.counts };
     const lockWaits = await sampler.stop();
     await worker.stop();
