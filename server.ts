@@ -36,6 +36,7 @@ import { parseEntryConfig } from '@/lib/platform/entry/entry-config';
 import { runShutdownStage, setPhase, shutdownStage } from '@/lib/server/lifecycle';
 import { requestStore } from '@/lib/platform/entry/request-context';
 import { securityHeaders } from '@/lib/platform/http/security-headers';
+import { redactUrlText } from '@/lib/platform/http/secret-urls';
 import { keepNewFilesPrivate } from '@/lib/platform/private-files';
 import { requireSupportedNode } from './scripts/node-version.mjs';
 
@@ -157,7 +158,7 @@ async function main(): Promise<void> {
       const malformed = malformedPath(req.url ?? '/');
       const served = malformed ? send(res, malformed) : handle(req, res);
       Promise.resolve(served).catch((error: unknown) => {
-        logger.error({ ...errorFields(error), path: req.url?.split('?', 1)[0] }, 'request failed');
+        logger.error({ ...errorFields(error), path: redactUrlText(req.url?.split('?', 1)[0] ?? '/') }, 'request failed');
         if (!res.headersSent) {
           res.statusCode = 500;
           res.end();

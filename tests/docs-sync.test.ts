@@ -64,6 +64,7 @@ describe('docs/configuration.md', () => {
     NEXT_DIST_DIR: 'next.config.mjs',
     TRIPLINE_STANDALONE: 'next.config.mjs',
     TRIPLINE_APP_DIR: 'lib/platform/app-dir.ts',
+    TRIPLINE_TRACE_SENDERS: 'lib/platform/tracing.ts',
     TEST_DATABASE_URL: 'playwright.config.ts',
     CHROMIUM_PATH: 'playwright.config.ts',
     E2E_PORT_BASE: 'playwright.config.ts',

@@ -92,16 +92,27 @@ test('one delivery that starts one run: its spans, their attributes and parent l
     const everything = JSON.stringify(otlp.received);
     for (const forbidden of [secret, token, 'traced-body-marker']) expect(everything).not.toContain(forbidden);
 
-    // A sender that sends a W3C traceparent has its trace continued.
+    // A sender's W3C traceparent is linked, not continued: the trace is Tripline's own, and is recorded
+    // though the sender asked for no sampling (flags 00).
     const senderTrace = 'a1b2c3d4e5f60718293a4b5c6d7e8f90';
     const senderSpan = '0102030405060708';
-    const continued = await fetch(`${base}/webhooks/w/${uid}`, {
+    const linked = await fetch(`${base}/webhooks/w/${uid}`, {
       method: 'POST',
-      headers: { Authorization: `Bearer ${secret}`, 'Content-Type': 'application/json', traceparent: `00-${senderTrace}-${senderSpan}-01` },
-      body: '{"action":"continued"}',
+      headers: { Authorization: `Bearer ${secret}`, 'Content-Type': 'application/json', traceparent: `00-${senderTrace}-${senderSpan}-00` },
+      body: '{"action":"linked"}',
     });
-    expect(continued.status).toBe(202);
-    await expect.poll(() => named('tripline.ingress').find(({ span }) => span.traceId === senderTrace)?.span.parentSpanId, { timeout: budget(30_000) }).toBe(senderSpan);
+    expect(linked.status).toBe(202);
+    const linking = () => named('tripline.ingress').find(({ span }) => span.links?.some((link) => link.traceId === senderTrace))?.span;
+    await expect.poll(() => linking()?.links, { timeout: budget(30_000) }).toEqual([expect.objectContaining({ traceId: senderTrace, spanId: senderSpan })]);
+    expect(linking()!.traceId).not.toBe(senderTrace);
+    expect(linking()!.parentSpanId).toBeUndefined();
+    expect(otlp.received.some(({ span }) => span.traceId === senderTrace)).toBe(false);
+
+    // A path that is not a UID (here 4,000 characters) is answered 404, and its span does not keep it.
+    const hostile = 'x'.repeat(4_000);
+    expect((await fetch(`${base}/webhooks/w/${hostile}`, { method: 'POST', body: '{}' })).status).toBe(404);
+    await expect.poll(() => named('tripline.ingress').some(({ span }) => attributesOf(span.attributes)['http.response.status_code'] === 404), { timeout: budget(30_000) }).toBe(true);
+    expect(JSON.stringify(otlp.received)).not.toContain(hostile);
 
     // A URL token webhook's delivery: its span names the webhook, never the token in its URL.
     const byUrl = await api('/webhooks', { method: 'POST', body: JSON.stringify({ name: 'by-url', authMode: 'url_token' }) });

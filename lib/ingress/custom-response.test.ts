@@ -73,10 +73,16 @@ describe('the answer to an accepted delivery', () => {
     expect(await response.json()).toEqual({ delivery_id: 'evt_1' });
   });
 
-  it('is the custom status, content type and body, still no-store', async () => {
+  it('is the custom status, content type and body, still no-store, and inert in a browser', async () => {
+    // An admin's XML could hold an XHTML <script>: whatever serves the answer, it is neither sniffed nor run.
     const response = accepted('evt_1', compileCustomResponse({ status: 200, contentType: 'application/xml', body: '<ok>{{delivery_id}}</ok>' }));
     expect(response.status).toBe(200);
-    expect(Object.fromEntries(response.headers)).toMatchObject({ 'content-type': 'application/xml', 'cache-control': 'no-store' });
+    expect(Object.fromEntries(response.headers)).toEqual({
+      'content-type': 'application/xml',
+      'cache-control': 'no-store',
+      'x-content-type-options': 'nosniff',
+      'content-security-policy': "default-src 'none'; frame-ancestors 'none'; sandbox",
+    });
     expect(await response.text()).toBe('<ok>evt_1</ok>');
   });
 

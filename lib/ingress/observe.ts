@@ -1,6 +1,7 @@
 import 'server-only';
 import { noteDatabaseWrote } from '@/lib/platform/db/unavailable';
-import { annotate, contextFrom, inSpan } from '@/lib/platform/tracing';
+import { annotate, inSpan, senderSpanOptions } from '@/lib/platform/tracing';
+import { UID_SHAPE } from '@/lib/ingress/urls';
 import { log } from '@/lib/platform/log';
 import { countRefusal, metrics, type Budget, type IngressOutcome } from '@/lib/platform/metrics';
 
@@ -42,9 +43,10 @@ function outcomeOf(status: number, facts: Note | undefined): IngressOutcome {
  * answer and logs it when it was a refusal.
  */
 export function observeIngress(request: Request, uid: string, serve: () => Promise<Response>): Promise<Response> {
-  // A sender's W3C traceparent (and tracestate): its trace goes on in Tripline's spans.
-  const parent = contextFrom(request.headers.get('traceparent'), request.headers.get('tracestate'));
-  return inSpan('tripline.ingress', { parent, attributes: { 'tripline.webhook.uid': uid, 'http.request.method': request.method } }, () => observed(request, uid, serve));
+  // The span names the webhook only when the path's segment has a UID's shape: anything else (as long as a URL) is the sender's, not an ID.
+  const attributes = { 'http.request.method': request.method, ...(UID_SHAPE.test(uid) ? { 'tripline.webhook.uid': uid } : {}) };
+  // A sender's W3C traceparent: linked, or continued where the operator trusts every sender (TRIPLINE_TRACE_SENDERS).
+  return inSpan('tripline.ingress', { ...senderSpanOptions(request.headers), attributes }, () => observed(request, uid, serve));
 }
 
 async function observed(request: Request, uid: string, serve: () => Promise<Response>): Promise<Response> {

@@ -22,7 +22,7 @@ import { getScheme } from '@/lib/ingress/signatures/registry';
 import { providerBodyDeliveryId, providerDeliveryId } from '@/lib/ingress/signatures/verify';
 import { acceptDelivery } from '@/lib/ingress/accept';
 import { findLiveWebhook, type LiveWebhook } from '@/lib/ingress/live';
-import { ingressUrl } from '@/lib/ingress/urls';
+import { ingressUrl, UID_SHAPE } from '@/lib/ingress/urls';
 
 // POST /webhooks/w/<uid>[/<token>]: the hot path, in this order:
 //   1. find the live webhook (unknown, disabled, deleted: one identical 404);
@@ -39,8 +39,6 @@ import { ingressUrl } from '@/lib/ingress/urls';
 // Entries written at steps 2 to 6 (no valid credentials yet, or none at all)
 // are under the webhook's budget of unauthenticated entries (log-budget.ts):
 // past it, 429 and no entry, only a count in the minute's refused summary.
-
-const UID_SHAPE = /^[A-Za-z0-9_-]{1,64}$/;
 
 export type IngressParams = { uid: string; token?: string };
 

@@ -34,11 +34,20 @@ export function ingressError(code: Code, headers: Record<string, string> = {}): 
   });
 }
 
+/**
+ * A custom answer's own guard: an admin's XML or text body is inert on
+ * Tripline's origin whatever serves it (the server entry sends these headers
+ * on every response, but `next start` run by hand would not): never sniffed
+ * as HTML, and a document that loads nothing and runs no script if a browser
+ * opens it.
+ */
+const customGuard = { 'X-Content-Type-Options': 'nosniff', 'Content-Security-Policy': "default-src 'none'; frame-ancestors 'none'; sandbox" };
+
 /** An accepted or duplicate delivery: 202 {"delivery_id"}, or the webhook's custom response (custom-response.ts). */
 export function accepted(deliveryId: string, custom: CompiledCustomResponse | null = null): Response {
   if (!custom) return new Response(JSON.stringify({ delivery_id: deliveryId }), { status: 202, headers: baseHeaders });
   // No-store like every answer; a 204 has no body, so no Content-Type either.
-  const headers = custom.contentType ? { ...baseHeaders, 'Content-Type': custom.contentType } : { 'Cache-Control': baseHeaders['Cache-Control'] };
+  const headers = custom.contentType ? { ...baseHeaders, ...customGuard, 'Content-Type': custom.contentType } : { 'Cache-Control': baseHeaders['Cache-Control'] };
   return new Response(renderCustomBody(custom, deliveryId), { status: custom.status, headers });
 }
 

@@ -2,6 +2,9 @@ import { env } from '@/lib/platform/env';
 
 export const TOKEN_PLACEHOLDER = '{token}';
 
+/** What a webhook's UID can look like: any other ingress path is answered 404 before any lookup. */
+export const UID_SHAPE = /^[A-Za-z0-9_-]{1,64}$/;
+
 /**
  * The ingress URL of a webhook. For url_token webhooks the secret is the
  * path segment after the UID; pass it only in the creation or rotation

@@ -4,7 +4,7 @@ import { context, trace } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider, type ReadableSpan } from '@opentelemetry/sdk-trace';
 import { activeSpanContext } from '@/lib/platform/trace-context';
-import { annotate, contextFrom, currentTraceparent, inSpan, installTracer, redacting, redactUrlText, tracesEndpoint } from '@/lib/platform/tracing';
+import { annotate, contextFrom, currentTraceparent, inSpan, installTracer, redacting, senderSpanOptions, senderTraces, tracesEndpoint } from '@/lib/platform/tracing';
 
 describe('tracing is off by default', () => {
   it('is on only when an OTLP endpoint is set, and not disabled', () => {
@@ -19,15 +19,6 @@ describe('tracing is off by default', () => {
 
 describe('spans never carry the secrets a URL can', () => {
   afterEach(() => trace.disable());
-
-  it('redacts URL tokens, invitation tokens and queries', () => {
-    expect(redactUrlText('/webhooks/w/wh_abc/s3cr3t-token')).toBe('/webhooks/w/wh_abc/[redacted]');
-    expect(redactUrlText('http://hooks.example.com/webhooks/w/wh_abc/s3cr3t?x=1')).toBe('http://hooks.example.com/webhooks/w/wh_abc/[redacted]?[redacted]');
-    expect(redactUrlText('/invite/inv_secret')).toBe('/invite/[redacted]');
-    expect(redactUrlText('/api/v1/factories/acme/webhooks/wh_abc/deliveries?q=private')).toBe('/api/v1/factories/acme/webhooks/wh_abc/deliveries?[redacted]');
-    expect(redactUrlText('POST /webhooks/w/[uid]')).toBe('POST /webhooks/w/[uid]');
-    expect(redactUrlText('wh_abc')).toBe('wh_abc');
-  });
 
   it('the exporter passes spans on redacted, with their IDs and everything else', async () => {
     const memory = new InMemorySpanExporter();
@@ -83,6 +74,41 @@ describe("Tripline's spans carry their own context, and register nothing with Op
       expect(span(`record-${n}`).attributes).toEqual({ 'test.n': n });
     }
     expect(span('ingress-1').spanContext().traceId).not.toBe(span('ingress-2').spanContext().traceId);
+  });
+
+  it("links a sender's traceparent by default: the sender chooses neither the trace ID nor whether it is sampled", async () => {
+    installTracer(provider.getTracer('test'), new W3CTraceContextPropagator());
+    // A sender asks for no sampling (flags 00), in a trace ID of its choosing, with a tracestate.
+    const headers = new Headers({ traceparent: '00-a1b2c3d4e5f60718293a4b5c6d7e8f90-0102030405060708-00', tracestate: 'vendor=value' });
+    await inSpan('linked', { ...senderSpanOptions(headers), attributes: { n: 1 } }, async () => undefined);
+    const linked = span('linked');
+    expect(linked, 'recorded: the root sampler decides, not the sender').toBeDefined();
+    expect(linked.spanContext().traceId).not.toBe('a1b2c3d4e5f60718293a4b5c6d7e8f90');
+    expect(parentOf('linked')).toBeUndefined();
+    expect(linked.links.map((link) => [link.context.traceId, link.context.spanId])).toEqual([['a1b2c3d4e5f60718293a4b5c6d7e8f90', '0102030405060708']]);
+    expect(linked.spanContext().traceState).toBeUndefined();
+    // A malformed traceparent, or none: a trace of its own, and no link.
+    for (const traceparent of ['garbage', null]) {
+      expect(senderSpanOptions(new Headers(traceparent ? { traceparent } : {}))).toEqual({});
+    }
+  });
+
+  it("continues a sender's trace when the operator trusts its senders (TRIPLINE_TRACE_SENDERS=continue), a tracestate only within 512 characters", async () => {
+    expect(senderTraces({})).toBe('link');
+    expect(senderTraces({ TRIPLINE_TRACE_SENDERS: ' Continue ' })).toBe('continue');
+    expect(senderTraces({ TRIPLINE_TRACE_SENDERS: 'trust' })).toEqual({ error: 'TRIPLINE_TRACE_SENDERS=trust is not link or continue' });
+    installTracer(provider.getTracer('test'), new W3CTraceContextPropagator(), 'continue');
+    const traceparent = '00-a1b2c3d4e5f60718293a4b5c6d7e8f90-0102030405060708-01';
+    await inSpan('trusted', senderSpanOptions(new Headers({ traceparent, tracestate: 'vendor=value' })), async () => undefined);
+    expect(span('trusted').spanContext().traceId).toBe('a1b2c3d4e5f60718293a4b5c6d7e8f90');
+    expect(parentOf('trusted')).toBe('0102030405060708');
+    expect(span('trusted').spanContext().traceState?.get('vendor')).toBe('value');
+    await inSpan('oversized', senderSpanOptions(new Headers({ traceparent, tracestate: `vendor=${'x'.repeat(600)}` })), async () => undefined);
+    expect(parentOf('oversized')).toBe('0102030405060708');
+    expect(span('oversized').spanContext().traceState).toBeUndefined();
+    // The sender's "not sampled" holds in continue mode: no span is recorded.
+    await inSpan('unsampled', senderSpanOptions(new Headers({ traceparent: traceparent.replace(/-01$/, '-00') })), async () => undefined);
+    expect(span('unsampled')).toBeUndefined();
   });
 
   it("continues a sender's traceparent, starts a trace for a malformed one, and hands its own on", async () => {

@@ -1,7 +1,8 @@
-import { defaultTextMapGetter, defaultTextMapSetter, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span, type TextMapPropagator, type Tracer } from '@opentelemetry/api';
+import { defaultTextMapGetter, defaultTextMapSetter, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Link, type Span, type TextMapPropagator, type Tracer } from '@opentelemetry/api';
 import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace';
 import { log } from '@/lib/platform/log';
 import { activeContext, runInContext } from '@/lib/platform/trace-context';
+import { redactUrlText } from '@/lib/platform/http/secret-urls';
 
 // OpenTelemetry traces (docs/tracing.md), off by default. They are on when
 // the standard OTEL_* environment names an OTLP endpoint
@@ -25,8 +26,32 @@ const TRACER_NAME = 'tripline';
 const STARTED = Symbol.for('tripline.tracing.started');
 const TRACER = Symbol.for('tripline.tracing.tracer');
 const PROPAGATOR = Symbol.for('tripline.tracing.propagator');
+const SENDERS = Symbol.for('tripline.tracing.senders');
 
-type Global = typeof globalThis & { [STARTED]?: Promise<boolean>; [TRACER]?: Tracer; [PROPAGATOR]?: TextMapPropagator };
+type Global = typeof globalThis & { [STARTED]?: Promise<boolean>; [TRACER]?: Tracer; [PROPAGATOR]?: TextMapPropagator; [SENDERS]?: SenderTraces };
+
+// A span attribute's value is cut to this many characters: every value Tripline sets is far shorter
+// (IDs, statuses, event types of at most 200), so this only bounds what a bug could let through.
+const ATTRIBUTE_VALUE_LIMIT = 1_024;
+// W3C Trace Context: a vendor may drop a tracestate longer than this, and Tripline does (continue mode).
+const TRACESTATE_LIMIT = 512;
+
+/**
+ * What the ingress does with a sender's W3C `traceparent`
+ * (TRIPLINE_TRACE_SENDERS): `link` (the default) starts a trace of
+ * Tripline's own whose first span links to the sender's, so no sender, signed
+ * in or not, chooses the trace ID or whether its delivery is sampled;
+ * `continue` carries the sender's trace on, for instances whose senders are
+ * all the operator's own.
+ */
+export type SenderTraces = 'link' | 'continue';
+
+export function senderTraces(source: Record<string, string | undefined> = process.env): SenderTraces | { error: string } {
+  const value = (source.TRIPLINE_TRACE_SENDERS ?? '').trim().toLowerCase();
+  if (!value || value === 'link') return 'link';
+  if (value === 'continue') return 'continue';
+  return { error: `TRIPLINE_TRACE_SENDERS=${value.slice(0, 40)} is not link or continue` };
+}
 
 /** The OTLP endpoint traces go to, or null when the environment does not ask for traces. */
 export function tracesEndpoint(source: Record<string, string | undefined> = process.env): string | null {
@@ -113,36 +138,25 @@ async function load(service: string): Promise<boolean> {
     maxQueueSize: positive(env.OTEL_BSP_MAX_QUEUE_SIZE, 2_048),
     maxExportBatchSize: positive(env.OTEL_BSP_MAX_EXPORT_BATCH_SIZE, 512),
   });
-  const provider = new sdk.TracerProvider({ resource, sampler, spanProcessors: [processor] });
+  const provider = new sdk.TracerProvider({ resource, sampler, spanProcessors: [processor], spanLimits: { attributeValueLengthLimit: ATTRIBUTE_VALUE_LIMIT } });
   // Tripline's tracer only, not the global provider: Next.js would then record spans of its own for
   // every request (eight or so per delivery), which more than doubled the cost of tracing (docs/tracing.md).
-  installTracer(provider.getTracer(TRACER_NAME), new W3CTraceContextPropagator());
+  const senders = senderTraces();
+  if (typeof senders !== 'string') log('tracing').error({}, `${senders.error}: a sender's traceparent is linked, not continued`);
+  installTracer(provider.getTracer(TRACER_NAME), new W3CTraceContextPropagator(), typeof senders === 'string' ? senders : 'link');
   shutdownHook = () => provider.shutdown();
-  // The endpoint's origin only: a URL may carry credentials in its query.
-  let origin = endpoint;
+  // The endpoint's origin only: a URL may carry credentials in its query (and so may what is not a URL).
+  let origin = '(not a URL)';
   try {
     origin = new URL(endpoint).origin;
   } catch {
     // Not a URL: the exporter says so on its first export.
   }
-  log('tracing').info({ endpoint: origin, protocol, sampler: samplers[samplerName] ? samplerName : 'parentbased_always_on' }, 'tracing on: spans go out over OTLP/HTTP');
+  log('tracing').info(
+    { endpoint: origin, protocol, sampler: samplers[samplerName] ? samplerName : 'parentbased_always_on', senders: typeof senders === 'string' ? senders : 'link' },
+    'tracing on: spans go out over OTLP/HTTP',
+  );
   return true;
-}
-
-// Next.js's own spans name the request's path (http.target): an ingress URL
-// token and an invitation link's token are secrets, and a query may carry one.
-const SECRET_PATHS: Array<[RegExp, string]> = [
-  [/(\/webhooks\/w\/[^/?#\s]+)\/[^?#\s]+/g, '$1/[redacted]'],
-  [/(\/invite\/)[^/?#\s]+/g, '$1[redacted]'],
-];
-
-/** A span name or attribute value without the secrets a URL can carry: path tokens, and the query of a path or URL. */
-export function redactUrlText(value: string): string {
-  // Every pattern needs a slash: most attribute values (IDs, statuses, event types) have none.
-  if (!value.includes('/')) return value;
-  let text = value;
-  for (const [pattern, replacement] of SECRET_PATHS) text = text.replace(pattern, replacement);
-  return /^(\/|https?:\/\/)/.test(text) ? text.replace(/\?.*$/s, '?[redacted]') : text;
 }
 
 /**
@@ -170,11 +184,15 @@ export function redacting(exporter: SpanExporter): SpanExporter {
   };
 }
 
-/** Makes `tracer` record Tripline's spans in this process, and `propagator` read and write `traceparent` (no tracer: spans off). */
-export function installTracer(tracer: Tracer | undefined, propagator?: TextMapPropagator): void {
+/**
+ * Makes `tracer` record Tripline's spans in this process, `propagator` read and write `traceparent`,
+ * and `senders` say what a sender's traceparent does (no tracer: spans off).
+ */
+export function installTracer(tracer: Tracer | undefined, propagator?: TextMapPropagator, senders: SenderTraces = 'link'): void {
   const shared = globalThis as Global;
   shared[TRACER] = tracer;
   shared[PROPAGATOR] = tracer ? propagator : undefined;
+  shared[SENDERS] = senders;
 }
 
 let shutdownHook: (() => Promise<void>) | null = null;
@@ -187,7 +205,7 @@ export async function stopTracing(): Promise<void> {
 const tracer = (): Tracer => (globalThis as Global)[TRACER] ?? trace.getTracer(TRACER_NAME);
 const propagator = (): TextMapPropagator | undefined => (globalThis as Global)[PROPAGATOR];
 
-export type SpanOptions = { kind?: SpanKind; parent?: Context; attributes?: Attributes };
+export type SpanOptions = { kind?: SpanKind; parent?: Context; attributes?: Attributes; links?: Link[] };
 
 /**
  * Runs `work` inside a span named `name` (the active span's child, or
@@ -197,7 +215,7 @@ export type SpanOptions = { kind?: SpanKind; parent?: Context; attributes?: Attr
 export async function inSpan<T>(name: string, options: SpanOptions, work: (span: Span | undefined) => Promise<T>): Promise<T> {
   if (!tracingOn()) return work(undefined);
   const parent = options.parent ?? activeContext();
-  const span = tracer().startSpan(name, { kind: options.kind ?? SpanKind.INTERNAL, attributes: options.attributes }, parent);
+  const span = tracer().startSpan(name, { kind: options.kind ?? SpanKind.INTERNAL, attributes: options.attributes, links: options.links }, parent);
   return runInContext(trace.setSpan(parent, span), async () => {
     try {
       return await work(span);
@@ -237,6 +255,26 @@ export function contextFrom(traceparent: string | null | undefined, tracestate?:
   if (!traceparent || !tracingOn()) return undefined;
   const extracted = propagator()?.extract(ROOT_CONTEXT, tracestate ? { traceparent, tracestate } : { traceparent }, defaultTextMapGetter);
   return extracted && trace.getSpanContext(extracted) ? extracted : undefined;
+}
+
+/**
+ * Where a received request's span starts, given its sender's W3C headers
+ * (TRIPLINE_TRACE_SENDERS, SenderTraces): with `link`, a trace of its own
+ * with a link to the sender's span; with `continue`, the sender's trace
+ * (and its tracestate, unless longer than the W3C's 512 characters). No
+ * traceparent, or a malformed one: a trace of its own.
+ */
+export function senderSpanOptions(headers: Headers): Pick<SpanOptions, 'parent' | 'links'> {
+  if (!tracingOn()) return {};
+  const traceparent = headers.get('traceparent');
+  if (!traceparent) return {};
+  if ((globalThis as Global)[SENDERS] === 'continue') {
+    const tracestate = headers.get('tracestate');
+    const parent = contextFrom(traceparent, tracestate && tracestate.length <= TRACESTATE_LIMIT ? tracestate : null);
+    return parent ? { parent } : {};
+  }
+  const sender = trace.getSpanContext(contextFrom(traceparent) ?? ROOT_CONTEXT);
+  return sender ? { parent: ROOT_CONTEXT, links: [{ context: sender }] } : {};
 }
 
 export { SpanKind };

@@ -13,7 +13,7 @@ import { exportTraceServiceRequest } from './otlp-proto/load.mjs';
 
 export type AnyValue = { stringValue?: string; intValue?: string | number; boolValue?: boolean; doubleValue?: number };
 export type KeyValue = { key: string; value: AnyValue };
-export type OtlpSpan = { traceId: string; spanId: string; parentSpanId?: string; name: string; kind: number; attributes?: KeyValue[] };
+export type OtlpSpan = { traceId: string; spanId: string; parentSpanId?: string; name: string; kind: number; attributes?: KeyValue[]; links?: { traceId: string; spanId: string }[] };
 export type Received = { resource: Record<string, unknown>; span: OtlpSpan };
 type ExportRequest = { resourceSpans?: { resource?: { attributes?: KeyValue[] }; scopeSpans?: { spans?: OtlpSpan[] }[] }[] };
 
@@ -37,6 +37,7 @@ export function decodeExport(contentType: string, body: Buffer): ExportRequest {
           const parent = hex(span.parentSpanId);
           if (parent) span.parentSpanId = parent;
           else delete span.parentSpanId;
+          for (const link of span.links ?? []) Object.assign(link, { traceId: hex(link.traceId)!, spanId: hex(link.spanId)! });
         }
       }
     }
