@@ -67,7 +67,7 @@ export function run(args: string[]): Promise<number> {
 async function decideAll(): Promise<number> {
   let started = 0;
   for (;;) {
-    const pass = await schedulePass(new Date());
+    const pass = await schedulePass(() => new Date());
     started += pass.started;
     if (pass.groups < PASS_GROUPS || pass.deferred === pass.groups) return started;
   }

@@ -2,12 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { automationFormSchema, formField } from '@/components/automations/form-values';
 import {
   emptyRunControl,
+  keyPartText,
   runControlFormSchema,
   runControlFormValues,
   splitKeyParts,
   type RunControlFormValues,
 } from '@/components/automations/run-control-values';
 import { runControlSchema } from '@/lib/domain/run-control/config';
+import { parseKeyPart } from '@/lib/domain/run-control/key-syntax';
 import { describeRunControl, formatPeriod, parsePeriod } from '@/lib/domain/run-control/describe';
 
 // The editor's Run control section: what people type becomes the settings the
@@ -113,9 +115,21 @@ describe('the Run control section', () => {
     expect(runControlFormSchema.parse(values)).toEqual(saved);
   });
 
-  it('splits key parts at commas outside quotes and brackets', () => {
+  it('splits key parts at commas outside brackets; an apostrophe is a character, and an escaped quote stays in its step', () => {
     expect(splitKeyParts(' a.b ,$header.x-tenant,, ["x,y"].z ')).toEqual(['a.b', '$header.x-tenant', '["x,y"].z']);
     expect(splitKeyParts('')).toEqual([]);
+    expect(splitKeyParts("it's.title, pull_request.number")).toEqual(["it's.title", 'pull_request.number']);
+    expect(splitKeyParts('["say \\"hi, there\\""].x, y')).toEqual(['["say \\"hi, there\\""].x', 'y']);
+  });
+
+  it('shows a saved key the field splits back into the same parts, a plain step with a comma quoted', () => {
+    // Set through the API: one part whose first step holds a comma, one with an apostrophe.
+    const saved = runControlSchema.parse({ key: ['a,b.c', "it's", '$event'], concurrency: {} });
+    const values = runControlFormValues(saved);
+    expect(values.key).toBe(`["a,b"].c, it's, $event`);
+    const again = runControlFormSchema.parse(values) as { key: string[] };
+    expect(again.key.map((part) => parseKeyPart(part))).toEqual((saved.key as string[]).map((part) => parseKeyPart(part)));
+    expect(keyPartText('a.b')).toBe('a.b');
   });
 });
 

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { DEFAULT_QUEUE, keyParts, runControlSchema, WHEN_FULL, type RunControl, type WhenFull } from '@/lib/domain/run-control/config';
 import { PERIOD_UNITS, periodParts, type PeriodUnit } from '@/lib/domain/run-control/describe';
+import { parseKeyPart } from '@/lib/domain/run-control/key-syntax';
 
 // The editor's Run control section holds the settings as people type them:
 // a switch per stage, numbers as text, periods as an amount and a unit. This
@@ -51,19 +52,26 @@ export const emptyRunControl: RunControlFormValues = {
 
 /**
  * Key parts typed in one line, split at the commas between them: a comma
- * inside quotes or brackets (`["a,b"].c`) belongs to its part.
+ * inside a bracketed step (`["x,y"].z`) belongs to its part. The key's only
+ * quotes are a bracketed step's double quotes (lib/domain/run-control/key-syntax.ts),
+ * so an apostrophe in a plain step (`it's`) is just a character.
  */
 export function splitKeyParts(text: string): string[] {
   const parts: string[] = [];
   let current = '';
   let depth = 0;
-  let quote: string | null = null;
+  let quoted = false;
   for (let i = 0; i < text.length; i++) {
     const char = text[i]!;
-    if (quote) {
-      if (char === '\\') current += text[i++] ?? '';
-      else if (char === quote) quote = null;
-    } else if (char === '"' || char === "'") quote = char;
+    if (quoted) {
+      if (char === '\\') {
+        // An escape keeps the character after it, a quote included.
+        current += char + (text[i + 1] ?? '');
+        i += 1;
+        continue;
+      }
+      if (char === '"') quoted = false;
+    } else if (char === '"' && depth > 0) quoted = true;
     else if (char === '[') depth++;
     else if (char === ']') depth = Math.max(0, depth - 1);
     else if (char === ',' && depth === 0) {
@@ -75,6 +83,20 @@ export function splitKeyParts(text: string): string[] {
   }
   parts.push(current);
   return parts.map((part) => part.trim()).filter((part) => part !== '');
+}
+
+/**
+ * A saved key part as the one-line field shows it: as saved, unless a plain
+ * step holds a comma (`a,b`, set through the API), which the field would split
+ * at; that step is shown quoted (`["a,b"]`), which reads the same field.
+ */
+export function keyPartText(part: string): string {
+  if (!part.includes(',') || splitKeyParts(part).length === 1) return part;
+  const parsed = parseKeyPart(part);
+  if (!parsed.ok || parsed.part.kind !== 'path') return part;
+  return parsed.part.path
+    .map((step, index) => (typeof step === 'number' ? `[${step}]` : /^[^.[\]"\s,]+$/.test(step) ? `${index === 0 ? '' : '.'}${step}` : `[${JSON.stringify(step)}]`))
+    .join('');
 }
 
 // A number as typed; blank is "not set", and text that is no number goes to the schema as it is, to be refused there in words.
@@ -160,7 +182,7 @@ export const runControlFormSchema = z
     return z.NEVER;
   });
 
-const keyText = (control: RunControl) => keyParts(control).join(', ');
+const keyText = (control: RunControl) => keyParts(control).map(keyPartText).join(', ');
 
 /** The editor's values for saved settings (null: the section starts off, with sensible values ready). */
 export function runControlFormValues(control: RunControl | null): RunControlFormValues {

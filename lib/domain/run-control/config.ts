@@ -118,6 +118,7 @@ export type RunControl = z.output<typeof runControlSchema>;
 
 /** The key's parts as a list (a single part may be written as a string). Empty: one group per automation. */
 export function keyParts(control: Pick<RunControl, 'key'>): string[] {
-  if (control.key === undefined) return [];
-  return typeof control.key === 'string' ? [control.key] : control.key;
+  const key: unknown = control.key;
+  // A saved key that is neither (settings edited in the database by hand) has no parts to show.
+  return typeof key === 'string' ? [key] : Array.isArray(key) ? key.filter((part): part is string => typeof part === 'string') : [];
 }

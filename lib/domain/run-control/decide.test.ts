@@ -61,6 +61,32 @@ describe('decide', () => {
     expect(next.state).toMatchObject({ windowStartedAt: later, windowRuns: 1 });
   });
 
+  it('a throttle changed to a rate limit: the runs it left in line are admitted or skipped, none left waiting', () => {
+    const runs = [run(1, 'throttled', { notBefore: NOW }), run(2, 'throttled', { notBefore: NOW }), run(3)];
+    const decision = decided({ rateLimit: { limit: 1, periodSeconds: 60 } }, runs);
+    expect(statuses(decision, runs)).toEqual(['queued', 'skipped', 'skipped']);
+    expect(decision.dueAt).toBeNull();
+  });
+
+  it('debounce: a burst of more than 1,000 deliveries goes on in runs of 1,000, each listing its own', () => {
+    const runs = Array.from({ length: 2_500 }, (_, n) => run(n + 1, 'debouncing'));
+    const started = new Date(NOW.getTime() - 5_000);
+    // Not due yet: two runs of 1,000 go on, and the last 500 are a burst of their own, from now.
+    const early = decided({ debounce: { periodSeconds: 30 } }, runs, { ...EMPTY, burstStartedAt: started, burstDueAt: new Date(NOW.getTime() + 25_000) });
+    const lists = early.changes.filter((change) => change.deliveryIds).map((change) => [change.id, change.deliveryIds!.length, change.deliveryIds![0]]);
+    expect(lists).toEqual([
+      ['run_1000', 1_000, 'd1'],
+      ['run_2000', 1_000, 'd1001'],
+    ]);
+    expect(early.changes.filter((change) => change.status === 'debounced')).toHaveLength(1_998);
+    expect(early.state).toMatchObject({ burstStartedAt: NOW, burstDueAt: new Date(NOW.getTime() + 30_000) });
+    expect(statuses(early, runs).slice(2_000).every((status) => status === 'debouncing')).toBe(true);
+    // Due: the last 500 go on as one run.
+    const due = decided({ debounce: { periodSeconds: 30 } }, runs.slice(2_000), early.state, new Date(NOW.getTime() + 30_000));
+    expect(due.changes.filter((change) => change.deliveryIds).map((change) => [change.id, change.deliveryIds!.length])).toEqual([['run_2500', 500]]);
+    expect(due.state.burstDueAt).toBeNull();
+  });
+
   it('lets every held run go on once run control is off', () => {
     const runs = [run(1, 'debouncing'), run(2, 'throttled'), run(3, 'waiting'), run(4)];
     const decision = decide({} as never, { ...EMPTY, burstDueAt: NOW }, runs, NOW);

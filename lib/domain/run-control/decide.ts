@@ -93,16 +93,30 @@ export function decide(control: RunControl, state: GroupState, runs: readonly Gr
         next.burstDueAt = new Date(Math.min(nowMs + debounce.periodSeconds * 1000, cap));
       }
       const dueMs = next.burstDueAt!.getTime();
-      if (nowMs >= dueMs || burst.length >= MAX_DEBOUNCED_DELIVERIES) {
-        const run = burst[burst.length - 1]!;
-        for (const other of burst.slice(0, -1)) end(other, 'debounced', { outcomeRunId: run.id });
-        change(run, { status: run.status, deliveryIds: burst.map((member) => member.deliveryId) });
-        candidates = [run];
+      // A run stands for at most MAX_DEBOUNCED_DELIVERIES: a longer burst (its deliveries arrived while no
+      // scheduler ran) goes on in runs of that many, oldest first, each with its last delivery's payload.
+      let rest = burst;
+      while (rest.length >= MAX_DEBOUNCED_DELIVERIES || (rest.length > 0 && nowMs >= dueMs)) {
+        const chunk = rest.slice(0, MAX_DEBOUNCED_DELIVERIES);
+        rest = rest.slice(chunk.length);
+        const run = chunk[chunk.length - 1]!;
+        for (const other of chunk.slice(0, -1)) end(other, 'debounced', { outcomeRunId: run.id });
+        change(run, { status: run.status, deliveryIds: chunk.map((member) => member.deliveryId) });
+        candidates.push(run);
+      }
+      if (rest.length === 0) {
         next.burstStartedAt = null;
         next.burstDueAt = null;
       } else {
-        for (const run of burst) if (run.status === 'pending' || run.notBefore?.getTime() !== dueMs) change(run, { status: 'debouncing', notBefore: next.burstDueAt });
-        due.push(dueMs);
+        if (rest.length < burst.length) {
+          // What is left of a burst that went on is a burst of its own, from now.
+          next.burstStartedAt = now;
+          const cap = debounce.maxWaitSeconds === undefined ? Infinity : nowMs + debounce.maxWaitSeconds * 1000;
+          next.burstDueAt = new Date(Math.min(nowMs + debounce.periodSeconds * 1000, cap));
+        }
+        const restDueMs = next.burstDueAt!.getTime();
+        for (const run of rest) if (run.status === 'pending' || run.notBefore?.getTime() !== restDueMs) change(run, { status: 'debouncing', notBefore: next.burstDueAt });
+        due.push(restDueMs);
       }
     }
   }
@@ -142,7 +156,8 @@ export function decide(control: RunControl, state: GroupState, runs: readonly Gr
       }
       if (place > 0) due.push(periodEnd());
     } else {
-      for (const run of candidates) {
+      // Runs a throttle left in line (the setting changed to a rate limit since) are admitted or skipped with the rest.
+      for (const run of [...runs.filter((candidate) => candidate.status === 'throttled'), ...candidates]) {
         if (admit()) ready.push(run);
         else end(run, 'skipped', { outcomeDetail: `${rule}; the next can start at ${at(periodEnd())}` });
       }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MAX_KEY_PART_LENGTH, runControlSchema } from '@/lib/domain/run-control/config';
 import { canonicalJson, compileKey, groupOf, MISSING_PART, WHOLE_AUTOMATION, type KeyFacts } from '@/lib/domain/run-control/key';
+import { keyParts } from '@/lib/domain/run-control/config';
 import { parseKeyPart } from '@/lib/domain/run-control/key-syntax';
 
 const facts: KeyFacts = {
@@ -73,6 +74,9 @@ describe('groups', () => {
   it('puts every delivery in the missing part\'s group when a saved key no longer reads, rather than fail the ingress', () => {
     expect(group('$body.x')).toBe(MISSING_PART);
     expect(groupOf(compileKey({ key: [42] as unknown as string[] }), facts)).toBe(MISSING_PART);
+    // Not even a list or a text: null, a number, an object.
+    for (const key of [null, 42, { path: 'x' }]) expect(groupOf(compileKey({ key: key as unknown as string }), facts)).toBe(MISSING_PART);
+    for (const key of [null, 42, { path: 'x' }]) expect(keyParts({ key: key as unknown as string })).toEqual([]);
   });
 
   it('bounds the key: a long value becomes a digest, and its text is cut', () => {

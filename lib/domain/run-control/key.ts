@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { isPlainObject } from '@/lib/ingress/filters/types';
-import { keyParts, MAX_KEY_PART_LENGTH, type RunControl } from '@/lib/domain/run-control/config';
+import { MAX_KEY_PART_LENGTH, type RunControl } from '@/lib/domain/run-control/config';
 import { parseKeyPart, type KeyPart } from '@/lib/domain/run-control/key-syntax';
 
 // The group a delivery falls in for an automation's run control
@@ -39,7 +39,9 @@ const UNREADABLE: KeyPart = { kind: 'header', name: '' };
  * ingress, which calls this for every delivery.
  */
 export function compileKey(control: Pick<RunControl, 'key'>): KeyPart[] {
-  const texts: unknown[] = Array.isArray(control.key) ? control.key : control.key === undefined ? [] : keyParts(control);
+  const key: unknown = control.key;
+  // Not a list: one part (a text, or whatever a hand edit left there, which reads nothing).
+  const texts: unknown[] = Array.isArray(key) ? key : key === undefined ? [] : [key];
   return texts.map((text) => {
     const parsed = typeof text === 'string' ? parseKeyPart(text) : null;
     return parsed?.ok ? parsed.part : UNREADABLE;

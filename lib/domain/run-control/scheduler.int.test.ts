@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase, setDatabase } from '@/lib/platform/db';
+import { openDatabase, setDatabase, type Db, type Tx } from '@/lib/platform/db';
 import { metrics } from '@/lib/platform/metrics';
 import { failAbandonedRuns } from '@/lib/domain/runs/worker';
 import { replayDelivery } from '@/lib/domain/runs/replay';
@@ -435,6 +435,48 @@ describe.each(testDatabaseKinds())('run control scheduler on %s', (kind) => {
     }
   });
 
+  if (kind === 'postgres') it('a run in progress that a worker holds this moment is not made up for by a delivery recorded meanwhile: the group waits for the next pass', async () => {
+    const { send, runs } = await setUp({ key: 'pull_request.number', concurrency: { limit: 1, whenFull: 'queue-all' } });
+    await send(1);
+    await schedulePass(at(0));
+    const [first] = await runs();
+    expect(first).toMatchObject({ status: 'queued' });
+    // A delivery of the key: the next pass claims the group.
+    await send(1);
+    // Between the pass's list of the group's runs and its locked read of them: a worker takes the run in progress's
+    // row lock (its claim, this moment), and a second delivery of the key is recorded. The locked read then skips the
+    // one and finds the other: as many rows as listed, but not the same ones.
+    const other = openDatabase({ kind: 'postgres', url: database.url! }, { poolSize: 1 });
+    let release = () => {};
+    let worker: Promise<unknown> | undefined;
+    const between = async () => {
+      let held = () => {};
+      const holding = new Promise<void>((resolve) => (held = resolve));
+      worker = other.prisma.$transaction(
+        async (tx) => {
+          await tx.$queryRawUnsafe('SELECT 1 FROM "Run" WHERE "id" = $1 FOR UPDATE', first!.id);
+          held();
+          await new Promise<void>((resolve) => (release = resolve));
+        },
+        { timeout: budget(30_000) },
+      );
+      await holding;
+      await send(1);
+    };
+    try {
+      const pass = await schedulePass(at(1), pausedAfter(database.prisma, /array_agg\(r\."id"\)/, between));
+      expect(pass).toMatchObject({ groups: 1, deferred: 1, started: 0 });
+      expect(await statuses(runs)).toEqual(['queued', 'pending', 'pending']);
+    } finally {
+      release();
+      await worker;
+      await other.close();
+    }
+    // The next pass holds every row of the group: the two deliveries wait behind the run in progress.
+    await schedulePass(at(2));
+    expect(await statuses(runs)).toEqual(['queued', 'waiting', 'waiting']);
+  });
+
   it('a pass that waits for a connection decides at the time it read the groups, not when it began waiting', async () => {
     const { automationId, send, runs } = await setUp({ key: 'pull_request.number', throttle: { limit: 1, periodSeconds: 60 } });
     await send(1);
@@ -489,3 +531,36 @@ describe.each(testDatabaseKinds())('run control scheduler on %s', (kind) => {
     expect(await counted('skipped')).toBe(before.skipped + 1);
   });
 });
+
+/**
+ * The client, but the transaction a pass runs in stops once, after its statement that matches
+ * `statement`, for `between` to run before the pass goes on: a moment another process could act in.
+ */
+function pausedAfter(client: Db, statement: RegExp, between: () => Promise<void>): Db {
+  let paused = false;
+  const transaction = (work: (tx: Tx) => Promise<unknown>, options?: unknown) =>
+    client.$transaction(async (tx) => {
+      const inner = new Proxy(tx, {
+        get(target, name) {
+          const value = Reflect.get(target, name, target) as unknown;
+          if (name !== '$queryRawUnsafe' || typeof value !== 'function') return typeof value === 'function' ? value.bind(target) : value;
+          return async (sql: string, ...values: unknown[]) => {
+            const rows = await (value as (sql: string, ...values: unknown[]) => Promise<unknown>).call(target, sql, ...values);
+            if (!paused && statement.test(sql)) {
+              paused = true;
+              await between();
+            }
+            return rows;
+          };
+        },
+      });
+      return work(inner);
+    }, options as never);
+  return new Proxy(client, {
+    get(target, name) {
+      if (name === '$transaction') return transaction;
+      const value = Reflect.get(target, name, target) as unknown;
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+}

@@ -156,18 +156,20 @@ async function decideGroups(tx: Tx, clock: () => Date): Promise<{ pass: PassResu
   if (groups.length === 0) return { pass: { groups: 0, deferred: 0, started: 0, changes: 0 }, outcomes };
   const keys = JSON.stringify(groups.map((group) => [group.automationId, group.key]));
   const groupKey = (row: { automationId: string; key: string }) => JSON.stringify([row.automationId, row.key]);
-  // The rows not ended, counted without locks, then read with their locks: a group whose rows are not all locked
-  // here is being changed by a worker (which will mark it dirty again) and waits for the next pass.
-  const counts = new Map(
+  // The rows not ended, listed without locks, then read with their locks: a group with a listed row not among
+  // the locked ones is being changed by a worker (which will mark it dirty again) and waits for the next pass.
+  // By their IDs, not their number: a delivery's pending run committed between the two statements would make up
+  // for a row skipped as locked, and the pass would decide without a run in progress (two running under a limit of 1).
+  const listed = new Map(
     (
-      await tx.$queryRawUnsafe<{ automationId: string; key: string; count: number }[]>(
-        `SELECT r."automationId", r."controlKey" AS "key", count(*)::int AS "count"
+      await tx.$queryRawUnsafe<{ automationId: string; key: string; ids: string[] }[]>(
+        `SELECT r."automationId", r."controlKey" AS "key", array_agg(r."id") AS "ids"
            FROM "Run" r JOIN ${GROUPS_FROM('$1')} g ON r."automationId" = g."automationId" AND r."controlKey" = g."key"
           WHERE r."status" IN (${ACTIVE_SQL})
           GROUP BY 1, 2`,
         keys,
       )
-    ).map((row) => [groupKey(row), row.count]),
+    ).map((row) => [groupKey(row), row.ids]),
   );
   const rows = await tx.$queryRawUnsafe<RunRow[]>(
     `SELECT r."id", r."automationId", r."controlKey" AS "key", r."status"::text AS "status", r."deliveryId" AS "deliveryRowId",
@@ -192,7 +194,8 @@ async function decideGroups(tx: Tx, clock: () => Date): Promise<{ pass: PassResu
   let deferred = 0;
   for (const group of groups) {
     const runs = runsOf.get(groupKey(group)) ?? [];
-    if (runs.length !== (counts.get(groupKey(group)) ?? 0)) {
+    const locked = new Set(runs.map((run) => run.id));
+    if ((listed.get(groupKey(group)) ?? []).some((id) => !locked.has(id))) {
       deferred += 1;
       states.push({ automationId: group.automationId, key: group.key, changes: group.changes, dirty: true, keep: true });
       continue;
