@@ -28,18 +28,22 @@ export type Caller = { kind: 'token' | 'session'; key: string };
 
 const hashed = (kind: Caller['kind'], value: string): Caller => ({ kind, key: `${kind}:${createHash('sha256').update(value).digest('base64url')}` });
 
-async function authenticate(request: Request, options: { session?: boolean } = {}): Promise<{ user: PublicUser; caller: Caller }> {
+/** `again`: the same check later (the account, now), for a response that outlives its request (a log stream); null once refused. */
+type Authenticated = { user: PublicUser; caller: Caller; again: () => Promise<PublicUser | null> };
+
+async function authenticate(request: Request, options: { session?: boolean } = {}): Promise<Authenticated> {
   const token = bearerToken(request.headers);
   if (!token && options.session) {
     // Read-only GET routes that the dashboard reads too accept its session cookie (never for writes: no CSRF to guard).
     const session = await getServerSession(authOptions());
-    const user = session?.sid ? await getSessionUser(session.sid) : null;
-    if (user && session?.sid) return { user, caller: hashed('session', session.sid) };
+    const sid = session?.sid;
+    const user = sid ? await getSessionUser(sid) : null;
+    if (user && sid) return { user, caller: hashed('session', sid), again: () => getSessionUser(sid) };
   }
   if (!token) throw new AppError('unauthorized', 'Send an API token as "Authorization: Bearer <token>"');
   const user = await authenticateApiToken(token);
   if (!user) throw new AppError('unauthorized', 'The API token is invalid or was revoked');
-  return { user, caller: hashed('token', token) };
+  return { user, caller: hashed('token', token), again: () => authenticateApiToken(token) };
 }
 
 function respond(error: unknown): Response {
@@ -91,7 +95,12 @@ export function withUser<P = Record<string, never>>(
 }
 
 type FactoryParams = { factory: string };
-type FactoryHandler<P, I> = (args: { request: Request; context: FactoryContext; params: P; input: I; caller: Caller }) => Promise<Response>;
+/**
+ * `reauthorize`: the caller's token or session and its role checked again, as
+ * at the request's start (an AppError once either is gone), for a response
+ * that outlives its request: a log stream re-checks while it is open.
+ */
+type FactoryHandler<P, I> = (args: { request: Request; context: FactoryContext; params: P; input: I; caller: Caller; reauthorize: () => Promise<FactoryContext> }) => Promise<Response>;
 
 /** `session`: a GET route that also accepts the dashboard's session cookie when no token is sent. */
 type FactoryOptions = { session?: boolean };
@@ -139,13 +148,18 @@ export function withFactory<P extends FactoryParams>(
   const handler = (typeof schemaOrHandler === 'function' ? schemaOrHandler : maybeHandler) as FactoryHandler<P, unknown>;
   return async (request: Request, routeContext: RouteContext<P>): Promise<Response> => {
     try {
-      const { user, caller } = await authenticate(request, { session: options.session && (request.method === 'GET' || request.method === 'HEAD') });
+      const { user, caller, again } = await authenticate(request, { session: options.session && (request.method === 'GET' || request.method === 'HEAD') });
       const params = await routeContext.params;
       // Path and query values that no field can hold are refused before any lookup.
       refuseUnsafeUrl(params, new URL(request.url));
       const context = await authorizeFactory(user, params.factory, permission);
       const input = schema ? await readInput(request, schema) : undefined;
-      return await handler({ request, context, params, input, caller });
+      const reauthorize = async () => {
+        const now = await again();
+        if (!now) throw new AppError('unauthorized', 'The API token or session was revoked, or its account disabled');
+        return authorizeFactory(now, params.factory, permission);
+      };
+      return await handler({ request, context, params, input, caller, reauthorize });
     } catch (error) {
       return respond(error);
     }

@@ -5,6 +5,7 @@ import type { FactoryContext } from '@/lib/domain/auth/guard';
 import type { streamDeliveriesSchema } from '@/lib/domain/deliveries/schemas';
 import { deliveryStream, openStreamLease, STREAM_LIFETIME_MS, streamEntryJson, streamStart, type StreamItem } from '@/lib/domain/deliveries/stream';
 import { errorFields, log } from '@/lib/platform/log';
+import { AppError } from '@/lib/platform/http/errors';
 import { metrics } from '@/lib/platform/metrics';
 
 // The stream of a webhook's log as server-sent events (text/event-stream):
@@ -17,7 +18,9 @@ import { metrics } from '@/lib/platform/metrics';
 //   : heartbeat                      a comment after 15 s without an entry
 //
 //   event: end
-//   data: {"reason":"lifetime"}      the server ends the stream (lifetime, shutdown): reconnect
+//   data: {"reason":"lifetime"}      the server ends the stream (lifetime, shutdown): reconnect;
+//                                    "revoked": the caller's token, session, account or role no
+//                                    longer allows it (checked every RECHECK_MS): do not
 //
 // The body is a pull stream: the next entry is read only when the previous
 // one has been taken by the connection, so a client that stops reading
@@ -28,6 +31,14 @@ import { metrics } from '@/lib/platform/metrics';
 const encoder = new TextEncoder();
 /** How long a client that has stopped reading keeps its stream after the stream should have ended. */
 export const UNREAD_GRACE_MS = 10_000;
+/**
+ * How often an open stream checks its caller again (token or session, the
+ * account, the role in the factory), as every request does at its start: a
+ * revoked token, a disabled account or a removed member reads no entry past
+ * the next check. A stream hands on an entry or a heartbeat at least every
+ * 15 s, and checks before the first that falls due.
+ */
+export const RECHECK_MS = 15_000;
 const logger = log('deliveries');
 
 /** Hands text to the connection, counted in tripline_log_stream_sent_bytes_total. */
@@ -44,9 +55,12 @@ export async function deliveryEventStream(args: {
   caller: Caller;
   uid: string;
   input: z.output<typeof streamDeliveriesSchema>;
+  /** The caller checked again (the API wrapper's reauthorize); without it, the stream trusts its start. */
+  reauthorize?: () => Promise<FactoryContext>;
   /** Tests: how long a client that does not read is given after the stream should end. */
   unreadGraceMs?: number;
   lifetimeMs?: number;
+  recheckMs?: number;
 }): Promise<Response> {
   const { request, context, caller, uid, input } = args;
   const unreadGraceMs = args.unreadGraceMs ?? UNREAD_GRACE_MS;
@@ -84,8 +98,22 @@ export async function deliveryEventStream(args: {
   lease.signal.addEventListener('abort', stop);
   request.signal.addEventListener('abort', stop);
   const items = deliveryStream({ webhookId: start.webhookId, position: start.position, filters: { status: input.status, event: input.event, since: input.since }, signal: abort.signal, lifetimeMs });
-  // Only callers who may replay a delivery get its original signature headers (docs/decisions/0071).
-  const signatures = context.can('factory:manage');
+  // Only callers who may replay a delivery get its original signature headers (docs/decisions/0071); a re-check may change that.
+  let signatures = context.can('factory:manage');
+  const recheckMs = args.recheckMs ?? RECHECK_MS;
+  let checkedAt = Date.now();
+  /** Whether the caller may still read the stream, checked at most every recheckMs. */
+  const stillAllowed = async (): Promise<boolean> => {
+    if (!args.reauthorize || Date.now() - checkedAt < recheckMs) return true;
+    checkedAt = Date.now();
+    try {
+      signatures = (await args.reauthorize()).can('factory:manage');
+      return true;
+    } catch (error) {
+      if (error instanceof AppError && ['unauthorized', 'forbidden', 'not_found'].includes(error.code)) return false;
+      throw error;
+    }
+  };
   let finished = false;
   const finish = () => {
     if (finished) return;
@@ -116,12 +144,20 @@ export async function deliveryEventStream(args: {
           finish();
           return;
         }
-        const value = item.done ? ({ kind: 'end', reason: 'aborted' } as const) : item.value;
+        let value: StreamItem | { kind: 'end'; reason: 'revoked' | 'error' } = item.done ? { kind: 'end', reason: 'aborted' } : item.value;
+        try {
+          if (value.kind !== 'end' && !(await stillAllowed())) value = { kind: 'end', reason: 'revoked' };
+        } catch (error) {
+          // The check's database failed: as a failed read, end it; the client resumes after the last entry it got.
+          logger.warn({ ...errorFields(error) }, 'log stream ended by an error');
+          value = { kind: 'end', reason: 'error' };
+        }
         if (value.kind === 'end') {
           const reason = value.reason;
           if (reason !== 'aborted') send(controller, `event: end\ndata: ${JSON.stringify({ reason })}\n\n`);
           controller.close();
           finish();
+          if (reason === 'revoked') void items.return(undefined);
           return;
         }
         if (value.kind === 'heartbeat') send(controller, ': heartbeat\n\n');

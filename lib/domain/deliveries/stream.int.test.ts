@@ -266,6 +266,37 @@ describe.each(testDatabaseKinds())('the stream of the log on %s', (kind) => {
     await expect(response.text()).rejects.toThrow(/stopped reading/);
   });
 
+  it('checks its caller again while open: once the token, session, account or role no longer allows it, it ends as revoked and reads no further entry', async () => {
+    const caller = owner('revoked', { factory: { id: factoryId, name: 'Stream' } });
+    const context = { user: { id: caller.userId }, factory: caller.factory, can: () => true } as unknown as FactoryContext;
+    let allowed = true;
+    let checks = 0;
+    const reauthorize = async () => {
+      checks += 1;
+      if (!allowed) throw new AppError('unauthorized', 'The API token or session was revoked, or its account disabled');
+      return context;
+    };
+    // recheckMs 0: a check before every entry or heartbeat it hands on.
+    const response = await deliveryEventStream({ request: new Request('http://tripline.test/'), context, caller, uid, input: {}, reauthorize, recheckMs: 0 });
+    const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+    const next = async () => (await reader.read()).value ?? '';
+    expect(await next()).toBe('retry: 2000\n\n');
+    const first = await accept({ revoked: 1 });
+    announceEntry(webhookId);
+    expect(await next()).toContain(`id: ${first}\nevent: delivery`);
+    expect(checks).toBeGreaterThanOrEqual(1);
+    // The token is revoked (or the account disabled, or the member removed): the next entry is not sent.
+    allowed = false;
+    const second = await accept({ revoked: 2 });
+    announceEntry(webhookId);
+    const last = await next();
+    expect(last).toBe('event: end\ndata: {"reason":"revoked"}\n\n');
+    expect(last).not.toContain(second);
+    expect((await reader.read()).done).toBe(true);
+    // Its slot is free again.
+    expect(() => Array.from({ length: STREAMS_PER_TOKEN }, () => openStreamLease(caller)).forEach((lease) => lease.release())).not.toThrow();
+  });
+
   it('limits the open streams of one token, and gives a slot back once', () => {
     const leases = Array.from({ length: STREAMS_PER_TOKEN }, () => openStreamLease(owner('owner')));
     expect(refusal(owner('owner')).message).toMatch(/^This API token already has 5 open streams/);

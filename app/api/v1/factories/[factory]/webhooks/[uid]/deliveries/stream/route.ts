@@ -6,6 +6,6 @@ import { deliveryEventStream } from '@/lib/domain/deliveries/stream-response';
 export const GET = withFactory<typeof streamDeliveriesSchema, { factory: string; uid: string }>(
   'factory:read',
   streamDeliveriesSchema,
-  ({ request, context, params, input, caller }) => deliveryEventStream({ request, context, caller, uid: params.uid, input }),
+  ({ request, context, params, input, caller, reauthorize }) => deliveryEventStream({ request, context, caller, uid: params.uid, input, reauthorize }),
   { session: true },
 );
