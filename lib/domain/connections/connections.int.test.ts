@@ -110,6 +110,17 @@ describe.each(testDatabaseKinds())('connections to GitHub on %s', (kind) => {
     expect(hook().config.secret).toBe(secret);
     expect((await fake.send('repos/octo/app', 'issues', { action: 'labeled' }))[0]).toMatchObject({ status_code: 202 });
     await state.database.prisma.webhookConnection.update({ where: { webhookId }, data: { credentialSecretName: 'GITHUB_TOKEN' } });
+
+    // A factory whose webhooks come from its repository refuses the rotation before the provider hears of it.
+    const requests = fake.requests.length;
+    await state.database.prisma.factory.update({ where: { id: state.factoryId }, data: { configSource: 'repository' } });
+    try {
+      await expect(rotateWebhookSecret(state.factoryId, uid, state.database.prisma)).rejects.toThrow(/defined in its git repository/);
+    } finally {
+      await state.database.prisma.factory.update({ where: { id: state.factoryId }, data: { configSource: 'dashboard' } });
+    }
+    expect(fake.requests.slice(requests)).toEqual([]);
+    expect(hook().config.secret).toBe(secret);
   });
 
   it('recovers 50 deliveries sent while Tripline was unreachable: each in the log once, with one run each', async () => {

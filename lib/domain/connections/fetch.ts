@@ -38,6 +38,16 @@ export function boundedFetch(bounds: Bounds): typeof fetch {
     const client = url.protocol === 'https:' ? https : http;
     const timeout = Math.max(1, Math.min(REQUEST_TIMEOUT_MS, bounds.deadline - Date.now()));
     return new Promise<Response>((resolve, reject) => {
+      // `timeout` below is the socket's idle time, which every byte resets: a provider that sends one byte
+      // every few seconds would hold the pass (and this instance's other passes, which wait their turn)
+      // forever. This bounds the whole request, headers to last byte.
+      const whole = setTimeout(() => request.destroy(new Error(`no whole answer within ${Math.round(timeout / 1000)} s`)), timeout);
+      const settle = <T>(done: (value: T) => void) => (value: T) => {
+        clearTimeout(whole);
+        done(value);
+      };
+      resolve = settle(resolve);
+      reject = settle(reject);
       const request = client.request(url, { method: init.method ?? 'GET', headers: Object.fromEntries(headers), lookup, timeout }, (response) => {
         const chunks: Buffer[] = [];
         let cut = false;

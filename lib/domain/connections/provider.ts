@@ -114,13 +114,25 @@ export interface ProviderAdapter {
  * credential). Neither: the pass stops and the next pass tries again
  * (garbage answers).
  */
+/**
+ * The longest a provider's own word (Retry-After, a rate limit's reset time) holds a connection
+ * back: an hour. The API base URL is an admin's to set, so the answer may be a hostile server's,
+ * and a reset years away (or no number at all) must neither park the connection for good nor
+ * make its next check an invalid date.
+ */
+export const MAX_PROVIDER_WAIT_SECONDS = 3_600;
+
 export class ProviderError extends Error {
+  readonly options: { retryAfterSeconds?: number; permanent?: boolean };
+
   constructor(
     message: string,
     readonly status: number | null,
-    readonly options: { retryAfterSeconds?: number; permanent?: boolean } = {},
+    options: { retryAfterSeconds?: number; permanent?: boolean } = {},
   ) {
     super(message);
     this.name = 'ProviderError';
+    const wait = options.retryAfterSeconds;
+    this.options = wait === undefined ? options : { ...options, retryAfterSeconds: Number.isFinite(wait) ? Math.min(MAX_PROVIDER_WAIT_SECONDS, Math.max(0, Math.ceil(wait))) : 0 };
   }
 }

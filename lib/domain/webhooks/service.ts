@@ -404,6 +404,8 @@ export async function setWebhookEnabled(factoryId: string, uid: string, enabled:
   return getWebhook(factoryId, uid, db);
 }
 
+const ROTATE_ON_REPOSITORY = 'change the team secret on the Secrets page; it is taken up when the branch next applies';
+
 /**
  * A new generated secret, effective at once with no overlap. A connected
  * webhook's provider hook gets the new secret first
@@ -413,12 +415,16 @@ export async function setWebhookEnabled(factoryId: string, uid: string, enabled:
  */
 export async function rotateWebhookSecret(factoryId: string, uid: string, db = prisma): Promise<{ webhook: WebhookView; secret: string; ingressUrl: string }> {
   const current = await findRow(db, factoryId, uid);
+  // Refused before the provider is told anything (the transaction checks again, under the factory's lock): a refusal
+  // after the push would put the old secret back on the provider, and if that failed, leave it signing with one Tripline never kept.
+  const { configSource } = await db.factory.findUniqueOrThrow({ where: { id: factoryId }, select: { configSource: true } });
+  refuseOnRepository(configSource, ROTATE_ON_REPOSITORY);
   const value = generateSecret(current.authMode, (current.signatureScheme as SchemeId | null) ?? null);
   const connected = secretIsGenerated(current.authMode, current.signatureScheme) && (await pushSecretToProvider(factoryId, current.id, value, db));
   const previous = connected ? await readSecretValue(db, factoryId, current.secretName) : null;
   try {
     await db.$transaction(async (tx) => {
-      refuseOnRepository(await lockFactoryConfig(tx, factoryId), 'change the team secret on the Secrets page; it is taken up when the branch next applies');
+      refuseOnRepository(await lockFactoryConfig(tx, factoryId), ROTATE_ON_REPOSITORY);
       const row = await findRow(tx, factoryId, uid);
       if (!secretIsGenerated(row.authMode, row.signatureScheme)) {
         const scheme = getScheme(row.signatureScheme ?? '')?.displayName ?? 'The provider';

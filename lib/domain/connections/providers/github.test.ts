@@ -113,6 +113,11 @@ describe('the GitHub adapter against the fake GitHub', () => {
     fake.faults.push({ status: 429, headers: { 'retry-after': '7' } });
     const limited = await adapter().listDeliveries('1', null).catch((error: unknown) => error);
     expect(limited).toMatchObject({ status: 429, options: { retryAfterSeconds: 7 } });
+    // A hostile API base's reset years away, or a Retry-After of no number: an hour at most, never an invalid wait.
+    fake.faults.push({ status: 403, headers: { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '9999999999999' } });
+    expect(await adapter().listDeliveries('1', null).catch((error: unknown) => error)).toMatchObject({ status: 403, options: { retryAfterSeconds: 3_600 } });
+    fake.faults.push({ status: 503, headers: { 'retry-after': '1e400' } });
+    expect(await adapter().listDeliveries('1', null).catch((error: unknown) => error)).toMatchObject({ status: 503, options: { retryAfterSeconds: 0 } });
   });
 
   it('stops reading when a pass has read its bytes', async () => {
