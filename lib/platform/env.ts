@@ -14,6 +14,9 @@ const optionalString = z.preprocess(emptyAsUndefined, z.string().optional());
 const repositoryAllowWords = ['http', 'git', 'file', 'private'] as const;
 
 /** A comma-separated list of words from `allowed` (TRIPLINE_*_ALLOW), lowercased. */
+/** A host name or address as a URL's host holds it (no scheme, port or path). */
+const HOST_NAME = /^(?=.{1,253}$)[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/;
+
 const allowList = (allowed: readonly string[]) =>
   z.preprocess(
     emptyAsUndefined,
@@ -77,6 +80,16 @@ export const envSchema = z.object({
   ),
   TRIPLINE_NOTIFICATION_ALLOW: allowList(['http', 'private']),
   TRIPLINE_CONNECTION_ALLOW: allowList(['http', 'private']),
+  TRIPLINE_CONNECTION_HOSTS: z.preprocess(
+    emptyAsUndefined,
+    z
+      .string()
+      .transform((value) => value.split(/[\s,]+/).map((host) => host.trim().toLowerCase()).filter(Boolean))
+      .refine((hosts) => hosts.every((host) => HOST_NAME.test(host)), {
+        error: 'must list host names (github.example.com), separated by commas, without a scheme, port or path',
+      })
+      .optional(),
+  ),
   TRIPLINE_CONNECTION_CHECK_INTERVAL: z.preprocess(
     emptyAsUndefined,
     z.coerce.number().int().min(10).max(86_400, 'must be at most 86400 seconds').default(900),
@@ -200,6 +213,8 @@ export type Env = {
   notificationAccess: { http: boolean; private: boolean };
   /** Providers' API base URLs a connection may use beyond https:// to public addresses (TRIPLINE_CONNECTION_ALLOW). */
   connectionAccess: { http: boolean; private: boolean };
+  /** Hosts beyond the providers' own APIs that a connection may send its token to (TRIPLINE_CONNECTION_HOSTS), lowercase. */
+  connectionHosts: string[];
   /** Seconds between a connection's recovery passes (TRIPLINE_CONNECTION_CHECK_INTERVAL, default 900). */
   connectionCheckInterval: number;
   /** Resends a minute the connected GitLab allows per hook and user; 0 when its limit is off (TRIPLINE_GITLAB_RESEND_LIMIT, default 5: GitLab.com's). */
@@ -279,6 +294,7 @@ export function parseEnv(source: NodeJS.ProcessEnv = process.env): Env {
       http: (raw.TRIPLINE_CONNECTION_ALLOW ?? []).includes('http'),
       private: (raw.TRIPLINE_CONNECTION_ALLOW ?? []).includes('private'),
     },
+    connectionHosts: raw.TRIPLINE_CONNECTION_HOSTS ?? [],
     connectionCheckInterval: raw.TRIPLINE_CONNECTION_CHECK_INTERVAL,
     gitlabResendLimit: raw.TRIPLINE_GITLAB_RESEND_LIMIT,
     executor: executorConfig(raw, dataDir),

@@ -1,7 +1,10 @@
 import 'server-only';
 import http from 'node:http';
 import https from 'node:https';
+import { isIP } from 'node:net';
 import { env } from '@/lib/platform/env';
+import { AppError } from '@/lib/platform/http/errors';
+import { forbiddenAddressReason } from '@/lib/platform/http/forbidden-address';
 import { checkOutboundUrl, guardedLookupFor } from '@/lib/platform/http/outbound';
 
 // The one way a connection reaches a provider: a fetch (as the providers'
@@ -22,8 +25,29 @@ export class BoundReached extends Error {
   }
 }
 
-export const checkApiBaseUrl = (url: string) =>
-  checkOutboundUrl(url, env().connectionAccess, 'TRIPLINE_CONNECTION_ALLOW', 'apiBaseUrl', 'an API base URL');
+/**
+ * The hosts a connection's token goes to without the operator naming them: the providers' own
+ * APIs (each provider module's defaultApiBaseUrl; a test holds the two lists together).
+ */
+export const PROVIDER_API_HOSTS: readonly string[] = ['api.github.com', 'gitlab.com', 'api.stripe.com'];
+
+/**
+ * An API base URL a connection may call with its provider token: the outbound rules
+ * (TRIPLINE_CONNECTION_ALLOW), and a host that is a provider's own API, one the operator names in
+ * TRIPLINE_CONNECTION_HOSTS (a GitHub Enterprise Server, a self-managed GitLab), or, where the
+ * operator allows private addresses, a loopback or private address literal. The token is any team
+ * secret an admin names, so a host of the admin's choosing would let them read it there
+ * (docs/decisions/0120). Checked when the connection is set and before every request.
+ */
+export function checkApiBaseUrl(url: string): URL {
+  const parsed = checkOutboundUrl(url, env().connectionAccess, 'TRIPLINE_CONNECTION_ALLOW', 'apiBaseUrl', 'an API base URL');
+  const host = parsed.hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  const privateLiteral = host === 'localhost' || host.endsWith('.localhost') || (isIP(host) !== 0 && forbiddenAddressReason(host) !== null);
+  if (PROVIDER_API_HOSTS.includes(host) || env().connectionHosts.includes(host) || (env().connectionAccess.private && privateLiteral)) return parsed;
+  throw new AppError('validation_failed', 'Check the URL', {
+    apiBaseUrl: `Refused: ${host} is not a provider's own API (${PROVIDER_API_HOSTS.join(', ')}). The operator names other hosts, such as a GitHub Enterprise Server or a self-managed GitLab, in TRIPLINE_CONNECTION_HOSTS`,
+  });
+}
 
 const lookup = guardedLookupFor(() => env().connectionAccess.private);
 
