@@ -20,7 +20,8 @@ import { metrics } from '@/lib/platform/metrics';
 //   event: end
 //   data: {"reason":"lifetime"}      the server ends the stream (lifetime, shutdown): reconnect;
 //                                    "revoked": the caller's token, session, account or role no
-//                                    longer allows it (checked every RECHECK_MS): do not
+//                                    longer allows it (checked every RECHECK_MS): a reconnect
+//                                    is refused (401, 403 or 404)
 //
 // The body is a pull stream: the next entry is read only when the previous
 // one has been taken by the connection, so a client that stops reading
@@ -157,7 +158,8 @@ export async function deliveryEventStream(args: {
           if (reason !== 'aborted') send(controller, `event: end\ndata: ${JSON.stringify({ reason })}\n\n`);
           controller.close();
           finish();
-          if (reason === 'revoked') void items.return(undefined);
+          // An end decided here, not by the log's reader: that reader is let go too.
+          if (reason === 'revoked' || reason === 'error') void items.return(undefined);
           return;
         }
         if (value.kind === 'heartbeat') send(controller, ': heartbeat\n\n');
