@@ -119,6 +119,13 @@ describe('git for a repository fetch', () => {
     expect(ssh).toContain(`UserKnownHostsFile='${path.join(env().dataDir, 'repositories', 'known_hosts')}'`);
   });
 
+  it("keeps an ssh host's key by host and port: another port of the same host is another server", async () => {
+    fakeGit(`echo "git@git.corp.example: Permission denied (publickey)." >&2; exit 128`);
+    const target = { url: 'ssh://git@git.corp.example:2222/acme/defs.git', branch: 'main', credential: null, access: OPERATOR_ACCESS };
+    await expect(fetchRepository('factory-1', target, { lookup: async () => [PUBLIC] })).rejects.toMatchObject({ category: 'auth' });
+    expect(fetchCall().config['core.sshCommand']).toContain("-o 'HostKeyAlias=[git.corp.example]:2222'");
+  });
+
   it('tells the requester a fixed category, never what the host said', async () => {
     fakeGit(`echo "fatal: unable to access 'https://github.com/x.git/': Empty reply from server; INTERNAL BANNER postgres 15.4" >&2; exit 128`);
     const target = { url: 'https://github.com/x.git', branch: 'main', credential: null, access: OPERATOR_ACCESS };

@@ -64,6 +64,8 @@ const FIXED_CONFIG: Array<[string, string]> = [
   ['gc.auto', '0'],
   ['maintenance.auto', 'false'],
   ['core.hooksPath', os.devNull],
+  // One thread to index a received pack, not one per core: a fetch is small, and a hostile one should not take the machine.
+  ['pack.threads', '1'],
 ];
 
 /** The whole environment git runs with. Nothing of the server's is inherited but PATH. */

@@ -1,8 +1,9 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setDatabase } from '@/lib/platform/db';
 import { redactUrl } from '@/lib/domain/definitions/redact-url';
-import { connectRepository, previewRepository, syncRepository } from '@/lib/domain/definitions/repository';
+import { connectRepository, factoryCacheDir, previewRepository, syncRepository } from '@/lib/domain/definitions/repository';
 import { formatProblem } from '@/lib/domain/definitions/schemas';
 import { getDefinitionsStatus, readDefinitionFiles } from '@/lib/domain/definitions/service';
 import { createFactory } from '@/lib/domain/factories/service';
@@ -120,6 +121,27 @@ describe.each(testDatabaseKinds())('a repository-backed factory on %s', (kind) =
     await database.prisma.factory.update({ where: { id: factoryId }, data: { repoBranch: 'main' } });
     expect(await syncRepository(factoryId, schedule)).toMatchObject({ status: 'up_to_date' });
     expect((await getDefinitionsStatus(factoryId)).lastFailure).toBeNull();
+  });
+
+  it("keeps one repository cache per factory, its current location's, and none after a failed fetch", async () => {
+    const caches = () => (fs.existsSync(factoryCacheDir(factoryId)) ? fs.readdirSync(factoryCacheDir(factoryId)) : []);
+    await previewRepository(factoryId, { url: repo.dir, branch: 'main' }, operator);
+    const [first] = caches();
+    expect(caches()).toEqual([first]);
+    // Another location: its cache replaces the first's (an admin checking one location after another keeps one).
+    const other = localRepository();
+    try {
+      other.write('webhooks/other.yaml', 'secretName: DEPLOY_TOKEN\n');
+      other.commit('Another location');
+      await previewRepository(factoryId, { url: other.dir, branch: 'main' }, operator);
+      expect(caches()).toHaveLength(1);
+      expect(caches()).not.toEqual([first]);
+      // A fetch that fails leaves no cache behind (nor a half-written pack).
+      await expect(previewRepository(factoryId, { url: other.dir, branch: 'no-such-branch' }, operator)).rejects.toThrow(/^Branch not found/);
+      expect(caches()).toEqual([]);
+    } finally {
+      other.cleanup();
+    }
   });
 
   it('refuses URLs that are options or commands, and hides credentials', async () => {

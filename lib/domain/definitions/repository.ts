@@ -1,6 +1,6 @@
 import 'server-only';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { isIPv6 } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -49,6 +49,11 @@ const FETCH_TIMEOUT_MS = 60_000;
 const GIT_TIMEOUT_MS = 20_000;
 /** What one fetch may write into the cache; a definitions branch is a few kilobytes. */
 export const MAX_FETCH_BYTES = 32 * 1024 * 1024;
+/**
+ * A factory's cache at most, after a fetch: past it, the cache is removed and the next fetch
+ * starts afresh (fetches are --depth=1, and nothing prunes what an unchanged ref no longer needs).
+ */
+export const MAX_CACHE_BYTES = 2 * MAX_FETCH_BYTES;
 const MAX_FILES = 200;
 
 /** Who asks for a fetch: a dashboard or API user, the operator's CLI, or the periodic sync. */
@@ -121,7 +126,8 @@ function transport(checked: CheckedRepository, credential: RepositoryCredential 
       '-o', 'BatchMode=yes',
       '-o', 'StrictHostKeyChecking=accept-new',
       '-o', `UserKnownHostsFile=${quote(path.join(env().dataDir, 'repositories', 'known_hosts'))}`,
-      '-o', `HostKeyAlias=${parsed.host}`,
+      // The host key is kept by host and port (ssh's own [host]:port form), so two servers on one host's ports are apart.
+      '-o', quote(`HostKeyAlias=${parsed.port && parsed.port !== 22 ? `[${parsed.host}]:${parsed.port}` : parsed.host}`),
       '-o', 'IdentityAgent=none',
       '-o', 'ControlMaster=no',
       '-o', 'ControlPath=none',
@@ -144,10 +150,39 @@ function transport(checked: CheckedRepository, credential: RepositoryCredential 
   return { url: parsed.url, config };
 }
 
-function cacheDir(factoryId: string, url: string): string {
-  // One cache per factory and location: nothing fetched for one factory is read for another.
-  const key = createHash('sha256').update(`${factoryId}\n${url}`).digest('hex').slice(0, 24);
-  return path.join(env().dataDir, 'repositories', key);
+const digest = (text: string) => createHash('sha256').update(text).digest('hex').slice(0, 24);
+
+/**
+ * The cache of a factory's location: one folder per factory, holding its current location's
+ * only. Nothing fetched for one factory is read for another, and a factory that checks one
+ * location after another keeps one cache, not one per location.
+ */
+function cacheDir(factoryId: string, url: string): { factoryDir: string; gitDir: string } {
+  const factoryDir = factoryCacheDir(factoryId);
+  return { factoryDir, gitDir: path.join(factoryDir, digest(url)) };
+}
+
+/** The folder of a factory's repository cache (exported for its test). */
+export const factoryCacheDir = (factoryId: string) => path.join(env().dataDir, 'repositories', 'factories', digest(factoryId));
+
+/** Bytes in a folder's files, all levels down. */
+function folderBytes(dir: string): number {
+  let total = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (entry.isFile()) total += statSync(path.join(entry.parentPath, entry.name)).size;
+  }
+  return total;
+}
+
+/** Every cache of the factory but `keep`, and the caches of the layout before one folder per factory. */
+function dropOtherCaches(factoryDir: string, keep: string): void {
+  for (const name of existsSync(factoryDir) ? readdirSync(factoryDir) : []) {
+    if (path.join(factoryDir, name) !== keep) rmSync(path.join(factoryDir, name), { recursive: true, force: true });
+  }
+  const root = path.dirname(path.dirname(factoryDir));
+  for (const name of readdirSync(root)) {
+    if (/^[0-9a-f]{24}$/.test(name)) rmSync(path.join(root, name), { recursive: true, force: true });
+  }
 }
 
 /**
@@ -156,8 +191,9 @@ function cacheDir(factoryId: string, url: string): string {
  */
 export async function fetchRepository(factoryId: string, target: RepositoryTarget, options: { lookup?: Lookup } = {}): Promise<RepositorySnapshot> {
   const checked = await checkRepositoryAccess(target.url, target.access, options.lookup);
-  const gitDir = cacheDir(factoryId, checked.parsed.url);
-  mkdirSync(path.dirname(gitDir), { recursive: true });
+  const { factoryDir, gitDir } = cacheDir(factoryId, checked.parsed.url);
+  mkdirSync(factoryDir, { recursive: true });
+  dropOtherCaches(factoryDir, gitDir);
   const home = mkdtempSync(path.join(os.tmpdir(), 'tripline-git-'));
   const local = { home, protocols: '', timeoutMs: GIT_TIMEOUT_MS };
   try {
@@ -185,8 +221,12 @@ export async function fetchRepository(factoryId: string, target: RepositoryTarge
       },
     );
     const commit = (await runGit(['rev-parse', '--verify', '--quiet', `${ref}^{commit}`], { ...local, gitDir, maxStdout: 1024 })).toString('utf8').trim();
-    return { commit, files: await readCommitFiles(gitDir, commit, home) };
+    const snapshot = { commit, files: await readCommitFiles(gitDir, commit, home) };
+    if (folderBytes(gitDir) > MAX_CACHE_BYTES) rmSync(gitDir, { recursive: true, force: true });
+    return snapshot;
   } catch (error) {
+    // A failed fetch leaves no cache (nor a half-written pack): the next one starts afresh.
+    rmSync(gitDir, { recursive: true, force: true });
     if (!(error instanceof GitFailure)) throw error;
     const refused = classifyGitFailure(error, target.branch);
     log('repositories').warn({ factoryId, category: refused.category, stderr: logLine(error.stderr) }, 'repository fetch failed');
