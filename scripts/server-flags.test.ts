@@ -36,7 +36,9 @@ describe('the server V8 settings', () => {
     expect(seen.execArgv).toEqual(['--max-semi-space-size=4', '--heap-growing-percent=50']);
     expect(seen.argv).toEqual(['start', '--x']);
     expect(seen.pid).toBe(seen.spawned);
-    expect(seen.newSpaceMb).toBeLessThanOrEqual(8);
+    // Two semi-spaces of 4 MB; now and then V8 holds a page beyond them (8.25 MB in 2 of 30 runs on
+    // Node.js 24), so the bound is the next setting's size, far below V8's own 32-64 MB.
+    expect(seen.newSpaceMb).toBeLessThan(16);
     expect(seen.arenas).toBe('2');
     expect(seen.mmapThreshold).toBe('131072');
   });
