@@ -1,11 +1,9 @@
 import 'server-only';
 import http from 'node:http';
 import https from 'node:https';
-import { isIP } from 'node:net';
 import { env } from '@/lib/platform/env';
 import { AppError } from '@/lib/platform/http/errors';
-import { forbiddenAddressReason } from '@/lib/platform/http/forbidden-address';
-import { checkOutboundUrl, guardedLookupFor } from '@/lib/platform/http/outbound';
+import { checkOutboundUrl, guardedLookupFor, privateHostLiteral } from '@/lib/platform/http/outbound';
 
 // The one way a connection reaches a provider: a fetch (as the providers'
 // SDKs take one) over node:http with the outbound address rules
@@ -25,11 +23,11 @@ export class BoundReached extends Error {
   }
 }
 
-/**
- * The hosts a connection's token goes to without the operator naming them: the providers' own
- * APIs (each provider module's defaultApiBaseUrl; a test holds the two lists together).
- */
-export const PROVIDER_API_HOSTS: readonly string[] = ['api.github.com', 'gitlab.com', 'api.stripe.com'];
+/** Each provider's own API: its module's default base URL, and a host its token goes to unasked. */
+export const PROVIDER_API_BASE = { github: 'https://api.github.com', gitlab: 'https://gitlab.com/api/v4', stripe: 'https://api.stripe.com' } as const;
+
+/** The hosts a connection's token goes to without the operator naming them: the providers' own APIs. */
+export const PROVIDER_API_HOSTS: readonly string[] = Object.values(PROVIDER_API_BASE).map((base) => new URL(base).hostname);
 
 /**
  * An API base URL a connection may call with its provider token: the outbound rules
@@ -42,8 +40,7 @@ export const PROVIDER_API_HOSTS: readonly string[] = ['api.github.com', 'gitlab.
 export function checkApiBaseUrl(url: string): URL {
   const parsed = checkOutboundUrl(url, env().connectionAccess, 'TRIPLINE_CONNECTION_ALLOW', 'apiBaseUrl', 'an API base URL');
   const host = parsed.hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  const privateLiteral = host === 'localhost' || host.endsWith('.localhost') || (isIP(host) !== 0 && forbiddenAddressReason(host) !== null);
-  if (PROVIDER_API_HOSTS.includes(host) || env().connectionHosts.includes(host) || (env().connectionAccess.private && privateLiteral)) return parsed;
+  if (PROVIDER_API_HOSTS.includes(host) || env().connectionHosts.includes(host) || (env().connectionAccess.private && privateHostLiteral(parsed))) return parsed;
   throw new AppError('validation_failed', 'Check the URL', {
     apiBaseUrl: `Refused: ${host} is not a provider's own API (${PROVIDER_API_HOSTS.join(', ')}). The operator names other hosts, such as a GitHub Enterprise Server or a self-managed GitLab, in TRIPLINE_CONNECTION_HOSTS`,
   });

@@ -32,14 +32,24 @@ export function checkOutboundUrl(url: string, access: OutboundAccess, setting: s
   if (parsed.username || parsed.password) {
     throw new AppError('validation_failed', 'Check the URL', { [field]: `Refused: ${what} cannot carry a user name or password` });
   }
-  const host = parsed.hostname.replace(/^\[|\]$/g, '');
-  const numeric = numericHostAddress(host);
-  if (!access.private && (numeric === 'invalid' || (numeric !== null && forbiddenAddressReason(numeric) !== null) || (isIP(host) && forbiddenAddressReason(host) !== null) || host === 'localhost' || host.endsWith('.localhost'))) {
+  if (!access.private && privateHostLiteral(parsed)) {
     throw new AppError('validation_failed', 'Check the URL', {
       [field]: `Refused: private address. The host is a loopback, private, link-local or other non-public address (the operator allows these with ${setting}=private)`,
     });
   }
   return parsed;
+}
+
+/**
+ * Whether the URL's host names a non-public address by itself, with no DNS query: localhost, an IP
+ * literal in any of its forms (decimal, octal, short) that is loopback, private, link-local or
+ * otherwise not public, or a numeric form that is no address at all.
+ */
+export function privateHostLiteral(url: URL): boolean {
+  const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  const numeric = numericHostAddress(host);
+  if (numeric === 'invalid' || (numeric !== null && forbiddenAddressReason(numeric) !== null)) return true;
+  return (isIP(host) !== 0 && forbiddenAddressReason(host) !== null) || host === 'localhost' || host.endsWith('.localhost');
 }
 
 /** A DNS lookup that refuses non-public addresses unless `allowPrivate()` says the operator allows them. */

@@ -1,7 +1,7 @@
 import 'server-only';
 import { Octokit } from '@octokit/rest';
 import { z } from 'zod';
-import { boundedFetch, BoundReached, type Bounds } from '@/lib/domain/connections/fetch';
+import { boundedFetch, BoundReached, PROVIDER_API_BASE, type Bounds } from '@/lib/domain/connections/fetch';
 import { ProviderError, type AdapterOptions, type DeliveryPage, type HookSettings, type ProviderAdapter, type ProviderHook, type ProviderModule } from '@/lib/domain/connections/provider';
 
 // GitHub repository and organization hooks through Octokit
@@ -206,7 +206,7 @@ export const github: ProviderModule = {
   retentionDays: 3,
   recovery: 'redelivery',
   secretMadeBy: 'tripline',
-  defaultApiBaseUrl: 'https://api.github.com',
+  defaultApiBaseUrl: PROVIDER_API_BASE.github,
   checkTarget: (kind, target) =>
     parseGitHubTarget(kind as GitHubKind, target) ? null : kind === 'github_repository' ? 'Enter the repository as owner/repo' : 'Enter the organization’s login',
   hookPage: (kind, apiBaseUrl, target, hookId) => hookPage(kind as GitHubKind, apiBaseUrl, target, hookId),

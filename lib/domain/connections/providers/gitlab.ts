@@ -1,7 +1,7 @@
 import 'server-only';
 import { z } from 'zod';
 import { env } from '@/lib/platform/env';
-import { boundedFetch, BoundReached, type Bounds } from '@/lib/domain/connections/fetch';
+import { boundedFetch, BoundReached, PROVIDER_API_BASE, type Bounds } from '@/lib/domain/connections/fetch';
 import { ProviderError, type AdapterOptions, type DeliveryPage, type HookSettings, type ProviderAdapter, type ProviderDelivery, type ProviderHook, type ProviderModule } from '@/lib/domain/connections/provider';
 import { extractEventType, headerLookup } from '@/lib/ingress/signatures/event-types';
 import { schemes } from '@/lib/ingress/signatures/registry';
@@ -324,7 +324,7 @@ export const gitlab: ProviderModule = {
   retentionDays: 7,
   recovery: 'redelivery',
   secretMadeBy: 'tripline',
-  defaultApiBaseUrl: 'https://gitlab.com/api/v4',
+  defaultApiBaseUrl: PROVIDER_API_BASE.gitlab,
   redeliveryRate: () => gitlabResendRate(env().gitlabResendLimit),
   checkTarget: (_kind, target) => (parseGitLabTarget(target) ? null : 'Enter the project’s numeric ID or its full path (group/project)'),
   checkEventTypes: checkGitLabEventTypes,

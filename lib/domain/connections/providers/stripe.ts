@@ -1,7 +1,7 @@
 import 'server-only';
 import Stripe from 'stripe';
 import { z } from 'zod';
-import { boundedFetch, BoundReached, REQUEST_TIMEOUT_MS, type Bounds } from '@/lib/domain/connections/fetch';
+import { boundedFetch, BoundReached, PROVIDER_API_BASE, REQUEST_TIMEOUT_MS, type Bounds } from '@/lib/domain/connections/fetch';
 import { ProviderError, type AdapterOptions, type DeliveryPage, type ProviderAdapter, type ProviderDelivery, type ProviderHook, type ProviderModule } from '@/lib/domain/connections/provider';
 import { normaliseSenderId } from '@/lib/ingress/identity';
 import { providerBodyDeliveryId } from '@/lib/ingress/signatures/verify';
@@ -233,7 +233,7 @@ export const stripeAccount: ProviderModule = {
   retentionDays: 30,
   recovery: 'import',
   secretMadeBy: 'provider',
-  defaultApiBaseUrl: 'https://api.stripe.com',
+  defaultApiBaseUrl: PROVIDER_API_BASE.stripe,
   checkTarget: (_kind, target) => (TARGET.test(target) ? null : 'Enter self (the API key’s own account) or a connected account’s ID (acct_...)'),
   hookPage: (_kind, _apiBaseUrl, _target, hookId) => `https://dashboard.stripe.com/webhooks/${encodeURIComponent(hookId)}`,
   open: (options: AdapterOptions) => {
