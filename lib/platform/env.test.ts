@@ -42,3 +42,13 @@ describe('run executor configuration', () => {
     }
   });
 });
+
+describe('connection hosts', () => {
+  it('reads host names, lowercase, by comma or space; refuses a scheme, port or path, naming the variable', () => {
+    expect(parseEnv(base).connectionHosts).toEqual([]);
+    expect(parseEnv({ ...base, TRIPLINE_CONNECTION_HOSTS: ' GHE.example.com, gitlab.corp.example  git.internal ' }).connectionHosts).toEqual(['ghe.example.com', 'gitlab.corp.example', 'git.internal']);
+    for (const value of ['https://ghe.example.com', 'ghe.example.com:8443', 'ghe.example.com/api/v3', 'ghe.example.com,bad_host!']) {
+      expect(() => parseEnv({ ...base, TRIPLINE_CONNECTION_HOSTS: value }), value).toThrow(/TRIPLINE_CONNECTION_HOSTS: must list host names/);
+    }
+  });
+});
