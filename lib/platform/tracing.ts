@@ -141,9 +141,10 @@ async function load(service: string): Promise<boolean> {
   const provider = new sdk.TracerProvider({ resource, sampler, spanProcessors: [processor], spanLimits: { attributeValueLengthLimit: ATTRIBUTE_VALUE_LIMIT } });
   // Tripline's tracer only, not the global provider: Next.js would then record spans of its own for
   // every request (eight or so per delivery), which more than doubled the cost of tracing (docs/tracing.md).
-  const senders = senderTraces();
-  if (typeof senders !== 'string') log('tracing').error({}, `${senders.error}: a sender's traceparent is linked, not continued`);
-  installTracer(provider.getTracer(TRACER_NAME), new W3CTraceContextPropagator(), typeof senders === 'string' ? senders : 'link');
+  const chosen = senderTraces();
+  if (typeof chosen !== 'string') log('tracing').error({}, `${chosen.error}: a sender's traceparent is linked, not continued`);
+  const senders = typeof chosen === 'string' ? chosen : 'link';
+  installTracer(provider.getTracer(TRACER_NAME), new W3CTraceContextPropagator(), senders);
   shutdownHook = () => provider.shutdown();
   // The endpoint's origin only: a URL may carry credentials in its query (and so may what is not a URL).
   let origin = '(not a URL)';
@@ -153,7 +154,7 @@ async function load(service: string): Promise<boolean> {
     // Not a URL: the exporter says so on its first export.
   }
   log('tracing').info(
-    { endpoint: origin, protocol, sampler: samplers[samplerName] ? samplerName : 'parentbased_always_on', senders: typeof senders === 'string' ? senders : 'link' },
+    { endpoint: origin, protocol, sampler: samplers[samplerName] ? samplerName : 'parentbased_always_on', senders },
     'tracing on: spans go out over OTLP/HTTP',
   );
   return true;
