@@ -1,7 +1,7 @@
 import 'server-only';
 import { prisma, type Db, type Tx } from '@/lib/platform/db';
 import { metrics } from '@/lib/platform/metrics';
-import { MAX_GROUPS_PER_AUTOMATION, runControlSchema, type RunControl } from '@/lib/domain/run-control/config';
+import { MAX_DEBOUNCED_DELIVERIES, MAX_GROUPS_PER_AUTOMATION, runControlSchema, type RunControl } from '@/lib/domain/run-control/config';
 import { decide, type ActiveStatus, type GroupRun, type GroupState, type RunChange } from '@/lib/domain/run-control/decide';
 import { ACTIVE_RUN_STATUSES, sqlStatusList } from '@/lib/domain/run-status/statuses';
 import { schedulers, type Scheduler } from '@/lib/domain/run-control/wake';
@@ -29,6 +29,16 @@ import { schedulers, type Scheduler } from '@/lib/domain/run-control/wake';
 
 /** Groups claimed per pass of each kind: those with pending runs, as many dirty ones, as many due ones. */
 export const PASS_GROUPS = 50;
+/**
+ * Pending runs a pass reads per group, oldest first; a group with more stays dirty, and the next
+ * pass follows at once. The rest of a group's unfinished runs are bounded by its settings (its
+ * concurrency limit, and queue limits of 1,000 at most), but pending runs are not: where no
+ * scheduler ran for an hour (workers down), one group could have 720,000 at 200/s, and one pass
+ * would have locked, decided and rewritten them all in one transaction. A backlog is decided as it
+ * arrived, as a scheduler that had kept up would have, this many at a time. The same as a debounced
+ * run's most deliveries, so a debounce burst past it fires one full run per pass.
+ */
+export const PASS_PENDING_PER_GROUP = MAX_DEBOUNCED_DELIVERIES;
 // While groups are dirty (or were a moment ago): a pass this often.
 const POLL_MS = 1_000;
 /**
@@ -77,7 +87,8 @@ const GROUPS_FROM = (param: string) => `(SELECT x->>0 AS "automationId", x->>1 A
 type ClaimedGroup = GroupState & { automationId: string; key: string; runControl: unknown; /** RunGroup.changes as read, as text (a bigint). */ changes: string };
 type RunRow = Omit<GroupRun, 'status'> & { status: string; automationId: string; key: string };
 
-export type PassResult = { groups: number; deferred: number; started: number; changes: number };
+/** A pass: groups decided, groups left for the next pass (a run being changed; more pending than one pass reads), runs started, runs changed. */
+export type PassResult = { groups: number; deferred: number; truncated: number; started: number; changes: number };
 
 /** The automation's settings; none (turned off, or unreadable) lets every waiting run go on. */
 function controlOf(raw: unknown): RunControl {
@@ -118,17 +129,17 @@ async function makeMissingGroups(db: Db): Promise<void> {
  * and decides them in one transaction, at the time `clock` gives once it has read
  * them (a Date: that time, as the tests drive it).
  */
-export async function schedulePass(clock: Date | (() => Date), db: Db = prisma): Promise<PassResult> {
+export async function schedulePass(clock: Date | (() => Date), db: Db = prisma, pendingPerGroup = PASS_PENDING_PER_GROUP): Promise<PassResult> {
   const read = typeof clock === 'function' ? clock : () => clock;
   await makeMissingGroups(db);
   // Under load a pass waits for a connection (Prisma's default gives up after 2 s) rather than fail a turn: the ingress shares the pool.
-  const result = await db.$transaction((tx) => decideGroups(tx, read), { maxWait: PASS_WAIT_MS, timeout: PASS_TIMEOUT_MS });
+  const result = await db.$transaction((tx) => decideGroups(tx, read, pendingPerGroup), { maxWait: PASS_WAIT_MS, timeout: PASS_TIMEOUT_MS });
   const counter = metrics().runControlOutcomes;
   for (const [outcome, count] of result.outcomes) counter.inc({ outcome }, count);
   return result.pass;
 }
 
-async function decideGroups(tx: Tx, clock: () => Date): Promise<{ pass: PassResult; outcomes: Map<string, number> }> {
+async function decideGroups(tx: Tx, clock: () => Date, pendingPerGroup: number): Promise<{ pass: PassResult; outcomes: Map<string, number> }> {
   const outcomes = new Map<string, number>();
   // The clock is read once the pass holds a connection, not when it began waiting for one (up to PASS_WAIT_MS under
   // load): a time from before the wait would open a throttle period, or start a debounce, seconds in the past.
@@ -146,39 +157,42 @@ async function decideGroups(tx: Tx, clock: () => Date): Promise<{ pass: PassResu
     claimedAt,
     PASS_GROUPS,
   );
-  if (claimed.length === 0) return { pass: { groups: 0, deferred: 0, started: 0, changes: 0 }, outcomes };
+  if (claimed.length === 0) return { pass: { groups: 0, deferred: 0, truncated: 0, started: 0, changes: 0 }, outcomes };
   const groups = await tx.$queryRawUnsafe<ClaimedGroup[]>(
     `SELECT g."automationId", g."key", g."burstStartedAt", g."burstDueAt", g."windowStartedAt", g."windowRuns", g."changes"::text AS "changes", a."runControl"
        FROM "RunGroup" g JOIN ${GROUPS_FROM('$1')} c ON g."automationId" = c."automationId" AND g."key" = c."key"
        JOIN "Automation" a ON a."id" = g."automationId"`,
     JSON.stringify(claimed.map((group) => [group.automationId, group.key])),
   );
-  if (groups.length === 0) return { pass: { groups: 0, deferred: 0, started: 0, changes: 0 }, outcomes };
+  if (groups.length === 0) return { pass: { groups: 0, deferred: 0, truncated: 0, started: 0, changes: 0 }, outcomes };
   const keys = JSON.stringify(groups.map((group) => [group.automationId, group.key]));
   const groupKey = (row: { automationId: string; key: string }) => JSON.stringify([row.automationId, row.key]);
-  // The rows not ended, listed without locks, then read with their locks: a group with a listed row not among
-  // the locked ones is being changed by a worker (which will mark it dirty again) and waits for the next pass.
-  // By their IDs, not their number: a delivery's pending run committed between the two statements would make up
-  // for a row skipped as locked, and the pass would decide without a run in progress (two running under a limit of 1).
-  const listed = new Map(
-    (
-      await tx.$queryRawUnsafe<{ automationId: string; key: string; ids: string[] }[]>(
-        `SELECT r."automationId", r."controlKey" AS "key", array_agg(r."id") AS "ids"
-           FROM "Run" r JOIN ${GROUPS_FROM('$1')} g ON r."automationId" = g."automationId" AND r."controlKey" = g."key"
-          WHERE r."status" IN (${ACTIVE_SQL})
-          GROUP BY 1, 2`,
-        keys,
-      )
-    ).map((row) => [groupKey(row), row.ids]),
+  // The rows not ended (of the pending ones, the oldest PASS_PENDING_PER_GROUP), listed without locks, then read
+  // with their locks: a group with a listed row not among the locked ones is being changed by a worker (which
+  // will mark it dirty again) and waits for the next pass. By their IDs, not their number: a delivery's pending
+  // run committed between the two statements would make up for a row skipped as locked, and the pass would
+  // decide without a run in progress (two running under a limit of 1). A run recorded after the list waits for
+  // the next pass (it is pending: its group is claimed again).
+  const inGroup = `r."automationId" = g."automationId" AND r."controlKey" = g."key"`;
+  const listing = await tx.$queryRawUnsafe<{ automationId: string; key: string; ids: string[]; more: boolean }[]>(
+    `SELECT g."automationId", g."key",
+            ARRAY(SELECT r."id" FROM "Run" r WHERE ${inGroup} AND r."status" IN (${ACTIVE_SQL}) AND r."status" <> 'pending')
+            || ARRAY(SELECT r."id" FROM "Run" r WHERE ${inGroup} AND r."status" = 'pending' ORDER BY r."createdAt", r."id" LIMIT $2) AS "ids",
+            EXISTS (SELECT 1 FROM "Run" r WHERE ${inGroup} AND r."status" = 'pending' ORDER BY r."createdAt", r."id" OFFSET $2 LIMIT 1) AS "more"
+       FROM ${GROUPS_FROM('$1')} g`,
+    keys,
+    pendingPerGroup,
   );
+  const listed = new Map(listing.map((row) => [groupKey(row), row.ids]));
+  const truncated = new Set(listing.filter((row) => row.more).map(groupKey));
   const rows = await tx.$queryRawUnsafe<RunRow[]>(
     `SELECT r."id", r."automationId", r."controlKey" AS "key", r."status"::text AS "status", r."deliveryId" AS "deliveryRowId",
             COALESCE(r."envelope"->>'deliveryId', r."id") AS "deliveryId", r."outcomeRunId", r."notBefore", r."cancelRequestedAt"
-       FROM "Run" r JOIN ${GROUPS_FROM('$1')} g ON r."automationId" = g."automationId" AND r."controlKey" = g."key"
-      WHERE r."status" IN (${ACTIVE_SQL})
+       FROM "Run" r
+      WHERE r."id" = ANY($1::text[]) AND r."status" IN (${ACTIVE_SQL})
       ORDER BY r."createdAt", r."id"
         FOR UPDATE OF r SKIP LOCKED`,
-    keys,
+    listing.flatMap((row) => row.ids),
   );
   // Decided as of now, after the reads: every run seen here was recorded before this time.
   const now = new Date(Math.max(clock().getTime(), claimedAt.getTime()));
@@ -206,7 +220,8 @@ async function decideGroups(tx: Tx, clock: () => Date): Promise<{ pass: PassResu
       const outcome = outcomeOf(change);
       if (outcome) outcomes.set(outcome, (outcomes.get(outcome) ?? 0) + 1);
     }
-    states.push({ automationId: group.automationId, key: group.key, changes: group.changes, dirty: false, keep: false, dueAt: decision.dueAt, ...decision.state });
+    // A group with pending runs past what one pass reads stays dirty: the next pass decides the next of them.
+    states.push({ automationId: group.automationId, key: group.key, changes: group.changes, dirty: truncated.has(groupKey(group)), keep: false, dueAt: decision.dueAt, ...decision.state });
   }
   if (changes.length) await applyChanges(tx, changes, now);
   // The groups' rows are locked in key order first, as every writer locks them (lib/domain/run-control/dirty.ts):
@@ -233,7 +248,7 @@ async function decideGroups(tx: Tx, clock: () => Date): Promise<{ pass: PassResu
     JSON.stringify(states),
   );
   const started = changes.filter((change) => change.status === 'queued' && change.from !== 'queued').length;
-  return { pass: { groups: groups.length, deferred, started, changes: changes.length }, outcomes };
+  return { pass: { groups: groups.length, deferred, truncated: truncated.size, started, changes: changes.length }, outcomes };
 }
 
 // Times travel as ISO 8601 text (UTC) in the JSON, and are stored as the UTC timestamps the schema holds.
@@ -374,7 +389,7 @@ export function startScheduler(
           lastPassAt = Date.now();
           // The pass reads its own clock once it holds a connection (decision 0101).
           const pass = await schedulePass(now);
-          more = pass.groups >= PASS_GROUPS && pass.deferred < pass.groups;
+          more = (pass.groups >= PASS_GROUPS && pass.deferred < pass.groups) || pass.truncated > 0;
           backlog = more;
           if (pass.started > 0) options.onStarted?.();
         } else {
