@@ -8,7 +8,7 @@ import { backfillEventTypes, EMBEDDED_TYPE_BATCH, SERVER_TYPE_BATCH } from '@/li
 import { pruneDeliveries } from '@/lib/domain/deliveries/retention';
 import { mergeSearchPendingList } from '@/lib/domain/deliveries/search-index';
 import { closeAllStreams } from '@/lib/domain/deliveries/stream';
-import { syncAllRepositories } from '@/lib/domain/definitions/repository';
+import { syncAllRepositories } from '@/lib/domain/definitions/repository-schedule';
 import { moveRepositoryCredentials } from '@/lib/domain/definitions/repository-credentials';
 import { env } from '@/lib/platform/env';
 import { servedByEntry } from '@/lib/platform/entry/client-address';

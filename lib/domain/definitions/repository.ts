@@ -18,7 +18,7 @@ import {
 } from '@/lib/domain/definitions/repository-access';
 import { decryptRepositoryCredential, encryptRepositoryCredential } from '@/lib/domain/definitions/repository-credentials';
 import { GitFailure, runGit, STDERR_LIMIT } from '@/lib/domain/definitions/repository-git';
-import { consumeRepositoryCheck, syncRunning, withRepositorySyncLock } from '@/lib/domain/definitions/repository-limits';
+import { consumeRepositoryCheck, withRepositorySyncLock } from '@/lib/domain/definitions/repository-limits';
 import { repositoryOrigin, type RepositoryCredential } from '@/lib/domain/definitions/repository-url';
 import { definitionPath, WEBHOOKS_DIR } from '@/lib/domain/webhooks/definition-file';
 import { MAX_DEFINITION_BYTES, repositorySettingsSchema, type DefinitionFiles, type DefinitionProblem, type RepositorySettings, type RepositorySettingsInput } from '@/lib/domain/definitions/schemas';
@@ -517,19 +517,4 @@ async function recordFailure(factoryId: string, previous: ApplyFailure | null, f
   const same = previous && previous.commit === failure.commit && previous.message === failure.message && JSON.stringify(previous.problems) === JSON.stringify(failure.problems);
   if (!same) await recordApplyFailure(factoryId, failure);
   return { status: 'failed', commit: failure.commit, failure };
-}
-
-/** The periodic check: every repository-backed factory, one after another. A factory already syncing is skipped. */
-export async function syncAllRepositories(report: (line: string) => void = (line) => log('repositories').info(line)): Promise<void> {
-  const factories = await prisma.factory.findMany({ where: { configSource: 'repository' }, select: { id: true, slug: true } });
-  for (const factory of factories) {
-    try {
-      const result = await syncRepository(factory.id, { by: { kind: 'schedule' } });
-      if (result.status === 'applied') report(`${factory.slug}: applied ${result.commit.slice(0, 12)}`);
-      if (result.status === 'failed') report(`${factory.slug}: ${result.failure.message}`);
-    } catch (error) {
-      if (error instanceof AppError && error.message === syncRunning().message) continue;
-      report(`${factory.slug}: repository check failed: ${error instanceof Error ? error.message : String(error)}`);
-    }
-  }
 }
