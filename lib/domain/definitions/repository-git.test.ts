@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { OPERATOR_ACCESS } from '@/lib/domain/definitions/repository-access';
 import { classifyGitFailure, fetchRepository } from '@/lib/domain/definitions/repository';
-import { GitFailure, runGit, STDERR_LIMIT } from '@/lib/domain/definitions/repository-git';
+import { GIT_ADDRESS_SPACE_BYTES, GitFailure, runGit, STDERR_LIMIT } from '@/lib/domain/definitions/repository-git';
 import { env } from '@/lib/platform/env';
 import { budget } from '@/scripts/speed.mjs';
 
@@ -88,7 +88,7 @@ describe('git for a repository fetch', () => {
     expect(call.env.HOME).toMatch(/tripline-git-/);
     expect(existsSync(call.env.HOME!)).toBe(false); // removed afterwards
     expect(Object.keys(call.env).filter((key) => !/^(GIT_CONFIG_(KEY|VALUE)_\d+|PWD|SHLVL|_|OLDPWD)$/.test(key)).sort()).toEqual(
-      ['GIT_ALLOW_PROTOCOL', 'GIT_CONFIG_COUNT', 'GIT_CONFIG_GLOBAL', 'GIT_CONFIG_NOSYSTEM', 'GIT_TERMINAL_PROMPT', 'HOME', 'LANG', 'LC_ALL', 'PATH', 'XDG_CONFIG_HOME'].sort(),
+      ['GIT_ALLOW_PROTOCOL', 'GIT_CONFIG_COUNT', 'GIT_CONFIG_GLOBAL', 'GIT_CONFIG_NOSYSTEM', 'GIT_TERMINAL_PROMPT', 'HOME', 'LANG', 'LC_ALL', 'MALLOC_ARENA_MAX', 'PATH', 'XDG_CONFIG_HOME'].sort(),
     );
     expect(call.env).toMatchObject({ GIT_CONFIG_GLOBAL: os.devNull, GIT_CONFIG_NOSYSTEM: '1', GIT_TERMINAL_PROMPT: '0', GIT_ALLOW_PROTOCOL: 'https' });
     expect(call.config).toMatchObject({
@@ -170,6 +170,24 @@ describe('runGit limits', () => {
 
     fakeGit(`head -c 10000000 /dev/zero`);
     await expect(runGit(['fetch'], { home: home(), protocols: '', timeoutMs: 10_000, maxStdout: 64 * 1024 })).rejects.toMatchObject({ kind: 'too_large' });
+  });
+
+  it('runs git, and every process it starts, under the address-space limit, with large blobs streamed', async () => {
+    // The fake git's shell reads the limit it inherited, as git's own children (ssh, index-pack) would.
+    fakeGit(`ulimit -v; exit 0`);
+    const out = await runGit(['fetch'], { home: home(), protocols: '', timeoutMs: 10_000, maxStdout: 1024 });
+    expect(out.toString().trim()).toBe(String(GIT_ADDRESS_SPACE_BYTES / 1024));
+    expect(fetchCall().config).toMatchObject({ 'core.bigFileThreshold': '1m', 'pack.threads': '1' });
+    expect(fetchCall().env.MALLOC_ARENA_MAX).toBe('2');
+  });
+
+  it('says git is missing when it is not on PATH', async () => {
+    process.env.PATH = path.join(dir, 'nothing-here');
+    try {
+      await expect(runGit(['fetch'], { home: home(), protocols: '', timeoutMs: 10_000, maxStdout: 1024 })).rejects.toMatchObject({ kind: 'missing' });
+    } finally {
+      process.env.PATH = `${dir}:${realPath}`;
+    }
   });
 
   it('stops a fetch that writes more than its size limit', async () => {

@@ -14,7 +14,13 @@ import path from 'node:path';
 // variables (never on the command line, where `ps` shows them to every
 // local user; the credential header travels the same way). Each command has
 // a time limit and output limits, and runs in its own process group so the
-// limit also stops ssh and git's remote helpers.
+// limit also stops ssh and git's remote helpers. Its memory is bounded too: a
+// hostile server can send a small pack that inflates to gigabytes (a blob of
+// zeros, a delta that repeats its base) or millions of refs, so git and every
+// process it starts get an address-space limit (`ulimit -v`, set by /bin/sh
+// before it execs git; where the system has none, git runs without), one
+// thread per pack, two malloc arenas, and large blobs hashed as they stream in
+// rather than held whole.
 
 export type GitFailureKind = 'exit' | 'timeout' | 'too_large' | 'missing';
 
@@ -66,7 +72,17 @@ const FIXED_CONFIG: Array<[string, string]> = [
   ['core.hooksPath', os.devNull],
   // One thread to index a received pack, not one per core: a fetch is small, and a hostile one should not take the machine.
   ['pack.threads', '1'],
+  // A blob over 1 MB is hashed as it streams in, never held whole (the default is 512 MB). Definition files are
+  // 32 KB at most; a larger blob only arrives from a server that ignored the fetch's blob filter.
+  ['core.bigFileThreshold', '1m'],
 ];
+
+/**
+ * The address space git and each process it starts may map: far above what a fetch of definition
+ * files needs (a few tens of MB; git maps packs, which are 32 MB at most here, and each malloc arena
+ * reserves 64 MB), and a bound on what a hostile server can make it allocate.
+ */
+export const GIT_ADDRESS_SPACE_BYTES = 1024 ** 3;
 
 /** The whole environment git runs with. Nothing of the server's is inherited but PATH. */
 export function gitEnvironment(options: Pick<GitOptions, 'home' | 'protocols' | 'config'>): Record<string, string> {
@@ -82,6 +98,8 @@ export function gitEnvironment(options: Pick<GitOptions, 'home' | 'protocols' | 
     GIT_TERMINAL_PROMPT: '0',
     GIT_ALLOW_PROTOCOL: options.protocols,
     GIT_CONFIG_COUNT: String(config.length),
+    // Two malloc arenas, not eight per core: each reserves address space, which the limit counts.
+    MALLOC_ARENA_MAX: '2',
   };
   config.forEach(([key, value], index) => {
     environment[`GIT_CONFIG_KEY_${index}`] = key;
@@ -109,13 +127,28 @@ function folderSize(dir: string): number {
   return total;
 }
 
-/** Runs git with `args` (never through a shell) and resolves with its standard output. */
+/**
+ * The command that starts git with `args` under the address-space limit: /bin/sh sets it and execs
+ * git, the arguments passed as the script's own ("$@": never parsed by the shell). Where the
+ * system refuses the limit (ulimit -v is not everywhere), git still runs, unbounded, as before.
+ * Windows has no /bin/sh and no such limit: git directly.
+ */
+function gitCommand(args: string[]): [string, string[]] {
+  if (process.platform === 'win32') return ['git', args];
+  return ['/bin/sh', ['-c', `ulimit -v ${GIT_ADDRESS_SPACE_BYTES / 1024} 2>/dev/null; exec git "$@"`, 'git', ...args]];
+}
+
+/** The shell's own "not found" (exit 127): no git on PATH. */
+const GIT_NOT_FOUND = 127;
+
+/** Runs git with `args` (never through a shell's parsing) and resolves with its standard output. */
 export function runGit(args: string[], options: GitOptions): Promise<Buffer> {
   const fullArgs = options.gitDir ? ['--git-dir', options.gitDir, ...args] : args;
   return new Promise((resolve, reject) => {
     // Measured before git starts: a fast first write must count against the limit.
     const baseline = options.watch ? folderSize(options.watch.dir) : 0;
-    const child = spawn('git', fullArgs, {
+    const [command, argv] = gitCommand(fullArgs);
+    const child = spawn(command, argv, {
       env: gitEnvironment(options) as NodeJS.ProcessEnv,
       cwd: options.home,
       // Its own process group: the limits stop git and everything it started.
@@ -171,6 +204,7 @@ export function runGit(args: string[], options: GitOptions): Promise<Buffer> {
     });
     child.on('close', (code) => {
       if (stopped) return finish(new GitFailure(stopped, stderr));
+      if (code === GIT_NOT_FOUND && command !== 'git') return finish(new GitFailure('missing', ''));
       finish(code === 0 ? null : new GitFailure('exit', stderr));
     });
   });
