@@ -63,13 +63,13 @@ export function run(args: string[]): Promise<number> {
   });
 }
 
-/** Scheduler passes until none finds a full batch; returns how many runs they started. */
+/** Scheduler passes until none finds a full batch or a group with more pending runs than it reads; returns how many runs they started. */
 async function decideAll(): Promise<number> {
   let started = 0;
   for (;;) {
     const pass = await schedulePass(() => new Date());
     started += pass.started;
-    if (pass.groups < PASS_GROUPS || pass.deferred === pass.groups) return started;
+    if ((pass.groups < PASS_GROUPS || pass.deferred === pass.groups) && pass.truncated === 0) return started;
   }
 }
 

@@ -248,7 +248,9 @@ async function decideGroups(tx: Tx, clock: () => Date, pendingPerGroup: number):
     JSON.stringify(states),
   );
   const started = changes.filter((change) => change.status === 'queued' && change.from !== 'queued').length;
-  return { pass: { groups: groups.length, deferred, truncated: truncated.size, started, changes: changes.length }, outcomes };
+  // Only the groups decided: a deferred group waits for its pass in any case.
+  const left = states.filter((state) => !state.keep && state.dirty).length;
+  return { pass: { groups: groups.length, deferred, truncated: left, started, changes: changes.length }, outcomes };
 }
 
 // Times travel as ISO 8601 text (UTC) in the JSON, and are stored as the UTC timestamps the schema holds.
