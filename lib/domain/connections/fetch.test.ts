@@ -45,7 +45,7 @@ describe('boundedFetch', () => {
     for (const url of ['https://api.github.com', 'https://gitlab.com/api/v4', 'https://api.stripe.com', 'https://ghe.example.com/api/v3', 'https://GITLAB.corp.example/api/v4', `${base}/api`]) {
       expect(checkApiBaseUrl(url).href).toBe(new URL(url).href);
     }
-    // With private addresses allowed, a private literal in any form is one; a public literal is not.
+    // With private addresses allowed, a private literal is one (the URL parser writes 2130706433 as 127.0.0.1); a public literal is not.
     for (const url of ['http://localhost:8080/api', 'http://[::1]/api', 'http://10.1.2.3/api', 'http://2130706433/api']) {
       expect(() => checkApiBaseUrl(url), url).not.toThrow();
     }

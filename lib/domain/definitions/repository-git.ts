@@ -73,14 +73,15 @@ const FIXED_CONFIG: Array<[string, string]> = [
   // One thread to index a received pack, not one per core: a fetch is small, and a hostile one should not take the machine.
   ['pack.threads', '1'],
   // A blob over 1 MB is hashed as it streams in, never held whole (the default is 512 MB). Definition files are
-  // 32 KB at most; a larger blob only arrives from a server that ignored the fetch's blob filter.
+  // 16 KB at most; a larger blob only arrives from a server that ignored the fetch's blob filter.
   ['core.bigFileThreshold', '1m'],
 ];
 
 /**
- * The address space git and each process it starts may map: far above what a fetch of definition
- * files needs (a few tens of MB; git maps packs, which are 32 MB at most here, and each malloc arena
- * reserves 64 MB), and a bound on what a hostile server can make it allocate.
+ * The address space git and each process it starts may map, each on its own (a fetch runs git,
+ * its remote helper and index-pack at once): far above what a fetch of definition files needs (a
+ * few tens of MB; git maps packs, which are 32 MB at most here, and each malloc arena reserves
+ * 64 MB), and a bound on what a hostile server can make one of them allocate.
  */
 export const GIT_ADDRESS_SPACE_BYTES = 1024 ** 3;
 

@@ -1,6 +1,7 @@
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setDatabase } from '@/lib/platform/db';
+import { Prisma } from '@/lib/generated/prisma/client';
 import { connectRepository } from '@/lib/domain/definitions/repository';
 import { resetRepositoryBackoff, SYNC_CONCURRENCY, syncAllRepositories } from '@/lib/domain/definitions/repository-schedule';
 import { getDefinitionsStatus } from '@/lib/domain/definitions/service';
@@ -84,8 +85,8 @@ describe.each(testDatabaseKinds())('the periodic repository check on %s', (kind)
     const check = syncAllRepositories((line) => lines.push(line), () => now);
     try {
       await expect.poll(async () => (await getDefinitionsStatus(quick)).appliedCommit, { timeout: budget(10_000) }).toBe(second);
-      // Applied while every stuck repository still held its connection.
-      expect(silent.open()).toBe(SYNC_CONCURRENCY - 1);
+      // Applied while every stuck repository holds (or is about to hold) its connection, which it keeps until released.
+      await expect.poll(() => silent.open(), { timeout: budget(10_000) }).toBe(SYNC_CONCURRENCY - 1);
     } finally {
       silent.release();
     }
@@ -109,6 +110,14 @@ describe.each(testDatabaseKinds())('the periodic repository check on %s', (kind)
     now += MINUTE;
     await syncAllRepositories(() => {}, () => now);
     expect(tried()).toBeGreaterThan(twice);
+
+    // A fetch that worked elsewhere (an admin's Sync now, another instance) cleared the stored failure: due at once.
+    const waiting = tried();
+    await syncAllRepositories(() => {}, () => now);
+    expect(tried()).toBe(waiting);
+    await database.prisma.factory.update({ where: { id: stuck[1] }, data: { lastApplyError: Prisma.DbNull } });
+    await syncAllRepositories(() => {}, () => now);
+    expect(tried()).toBeGreaterThan(waiting);
 
     // A repository that works again is checked every interval once more.
     await database.prisma.factory.update({ where: { id: stuck[0] }, data: { repoUrl: repo.dir } });

@@ -24,18 +24,22 @@ const backoff = new Map<string, { failures: number; dueAt: number }>();
 
 /**
  * One periodic check: every repository-backed factory that is due, SYNC_CONCURRENCY at a time. A
- * factory already syncing is skipped. One whose fetch failed waits one interval more for each
- * failure in a row (doubling, up to SYNC_BACKOFF_MAX_MS); a fetch that works again resets it.
+ * factory already syncing is skipped. One whose fetch failed skips the checks of one interval more
+ * for each failure in a row (1, 2, 4 ... intervals, up to SYNC_BACKOFF_MAX_MS). It is due again at
+ * once when its stored fetch failure is gone: a fetch that worked (here, on another instance, or an
+ * admin's Sync now), or a new location.
  */
 export async function syncAllRepositories(report: (line: string) => void = (line) => log('repositories').info(line), now: () => number = Date.now): Promise<void> {
-  const factories = await prisma.factory.findMany({ where: { configSource: 'repository' }, select: { id: true, slug: true }, orderBy: { id: 'asc' } });
-  const known = new Set(factories.map((factory) => factory.id));
-  for (const id of backoff.keys()) if (!known.has(id)) backoff.delete(id);
-  const due = factories.filter((factory) => (backoff.get(factory.id)?.dueAt ?? 0) <= now());
+  // Times count from the check's start, as its timer does: a fetch that took its minute must not push the next turn back.
+  const startedAt = now();
+  const factories = await prisma.factory.findMany({ where: { configSource: 'repository' }, select: { id: true, slug: true, lastApplyError: true }, orderBy: { id: 'asc' } });
+  const failing = new Set(factories.filter((factory) => fetchFailed(factory.lastApplyError)).map((factory) => factory.id));
+  for (const id of backoff.keys()) if (!failing.has(id)) backoff.delete(id);
+  const due = factories.filter((factory) => (backoff.get(factory.id)?.dueAt ?? 0) <= startedAt);
   const intervalMs = Math.max(1, env().repositorySyncInterval) * 1000;
   const failed = (factoryId: string) => {
     const failures = (backoff.get(factoryId)?.failures ?? 0) + 1;
-    backoff.set(factoryId, { failures, dueAt: now() + Math.min(intervalMs * 2 ** (failures - 1), SYNC_BACKOFF_MAX_MS) });
+    backoff.set(factoryId, { failures, dueAt: startedAt + Math.min(intervalMs * 2 ** (failures - 1), SYNC_BACKOFF_MAX_MS) });
   };
 
   const check = async (factory: { id: string; slug: string }) => {
@@ -56,6 +60,11 @@ export async function syncAllRepositories(report: (line: string) => void = (line
     while (next < due.length) await check(due[next++]!);
   };
   await Promise.all(Array.from({ length: Math.min(SYNC_CONCURRENCY, due.length) }, worker));
+}
+
+/** Whether a factory's stored failure is a fetch's (no commit was read), as syncOnce records it. */
+function fetchFailed(stored: unknown): boolean {
+  return typeof stored === 'object' && stored !== null && (stored as { commit?: unknown }).commit === null;
 }
 
 /** Tests: forget every factory's failures. */
