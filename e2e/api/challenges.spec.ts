@@ -176,10 +176,25 @@ test('X: the CRC is answered with the HMAC of its token, never for a token that 
   await expectUnauthorized(await crc('<script>'), 'script');
   await expectUnauthorized(await crc('x'.repeat(10 * 1024)), 'xxxx');
 
+  // A token with a dot is not one of X's: its answer would be, in hex, a Stripe-style signature of the body after the dot.
+  await expectUnauthorized(await crc('9999999999.true'), expected('9999999999.true'));
+
   const entries = await expectLogWithout(request, tokens.admin, hook.uid, [token, expected(token)]);
   expect(entries.filter((entry) => entry.status === 'handshake')).toHaveLength(1);
-  expect(entries.filter((entry) => entry.status === 'rejected_auth')).toHaveLength(8);
+  expect(entries.filter((entry) => entry.status === 'rejected_auth')).toHaveLength(9);
   expect(entries.filter((entry) => entry.status === 'accepted')).toHaveLength(6);
+
+  // X checks the CRC about hourly, and a webhook that fails it stops getting deliveries: once the webhook's
+  // 60 unauthenticated entries of the minute are spent (by anyone), a CRC is still answered, without an entry.
+  for (let i = 0; i < 60; i++) {
+    const again = await crc(`${token}-${i}`);
+    expect(again.status()).toBe(200);
+    expect(await again.json()).toEqual({ response_token: expected(`${token}-${i}`) });
+  }
+  const after = await log(request, tokens.admin, hook.uid);
+  // At most the budget (61 should the minute turn over within the loop).
+  expect(after.filter((entry) => entry.status === 'handshake').length).toBeLessThanOrEqual(61);
+  expect(after.filter((entry) => entry.status === 'refused')).toEqual([]);
 });
 
 test('a challenge is answered only by a webhook of its scheme', async ({ request, tokens }) => {

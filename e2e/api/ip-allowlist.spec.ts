@@ -176,3 +176,15 @@ test('behind a trusted proxy: the right-most untrusted hop decides, whatever the
     nginx.stop();
   }
 });
+
+test('a trusted proxy that names no client is no client: an allowlist that covers the proxy refuses it', async ({ request, tokens, baseURL }) => {
+  const webhook = await createWebhook(request, tokens.admin, { name: 'allow-proxy-silent', authMode: 'token' });
+  // An allowlist that covers the proxy's own address (as a network's range often would).
+  await allow(request, tokens.admin, webhook.uid, [`${ALLOWED}/32`, '127.0.0.9/32']);
+  // The trusted proxy's address, without X-Forwarded-For or with a hop that is not an address: unknown, refused.
+  expect((await send(baseURL!, webhook, '127.0.0.9')).status).toBe(404);
+  expect((await send(baseURL!, webhook, '127.0.0.9', { 'X-Forwarded-For': 'not-an-address' })).status).toBe(404);
+  // With the client it forwards for: that client decides.
+  expect((await send(baseURL!, webhook, '127.0.0.9', { 'X-Forwarded-For': ALLOWED })).status).toBe(202);
+  expect((await entries(request, tokens.admin, webhook.uid, 'refused_address')).map((entry) => entry.detail)).toHaveLength(2);
+});

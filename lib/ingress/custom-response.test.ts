@@ -81,7 +81,7 @@ describe('the answer to an accepted delivery', () => {
       'content-type': 'application/xml',
       'cache-control': 'no-store',
       'x-content-type-options': 'nosniff',
-      'content-security-policy': "default-src 'none'; frame-ancestors 'none'; sandbox",
+      'content-security-policy': "default-src 'none'; frame-ancestors 'none'; form-action 'none'; sandbox",
     });
     expect(await response.text()).toBe('<ok>evt_1</ok>');
   });

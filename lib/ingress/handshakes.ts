@@ -97,12 +97,15 @@ function entryOf(webhook: LiveWebhook, headers: Headers, status: MetadataOnlySta
   return { webhookId: webhook.id, webhookUid: webhook.uid, status, identity, size, detail, remoteAddress };
 }
 
+/**
+ * A handshake's entry, under the webhook's unauthenticated budget. An answered handshake is
+ * answered whatever the budget (past it, without an entry, and it is no refusal): the answer is
+ * what keeps the provider delivering (X's hourly CRC check, Zoom's re-validation), and a flood of
+ * other requests that spends the budget must not turn it into a 429 (docs/security.md).
+ */
 function record(webhook: LiveWebhook, headers: Headers, size: number, detail: string, remoteAddress: string | null, always = false): Promise<BudgetedWrite> {
-  return recordUnauthenticated(entryOf(webhook, headers, 'handshake', size, detail, remoteAddress), { always });
+  return recordUnauthenticated(entryOf(webhook, headers, 'handshake', size, detail, remoteAddress), { always, answered: true });
 }
-
-/** The handshake's answer when its entry was written, else 429. */
-const answerOr429 = (write: BudgetedWrite, answer: Response) => (write.written ? answer : rateLimited(write.retryAfterSeconds));
 
 /** The answer to a signed handshake whose signature verified, or null when the body is not one. */
 function signedHandshake(webhook: LiveWebhook, headers: Headers, body: Buffer, secret: string): Answer | null {
@@ -175,7 +178,8 @@ export async function answerHandshake(input: {
   if (webhook.credential === null) return null;
   const answer = signedHandshake(webhook, headers, body, webhook.credential);
   if (answer === null || !input.verify().ok) return null;
-  return answerOr429(await record(webhook, headers, body.length, answer.detail, remoteAddress), answer.response);
+  await record(webhook, headers, body.length, answer.detail, remoteAddress);
+  return answer.response;
 }
 
 // What a challenge of each scheme may be echoed as: letters, digits and a few marks (Okta's is base64url).
@@ -257,5 +261,5 @@ export async function answerChallenge(webhook: LiveWebhook, request: Request, ad
   }
   const write = await record(webhook, request.headers, 0, challenge.detail, remoteAddress);
   if (!write.written) note(request, { budget: 'unauthenticated_writes' });
-  return answerOr429(write, challenge.response);
+  return challenge.response;
 }

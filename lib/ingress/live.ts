@@ -90,8 +90,7 @@ async function loadLiveWebhook(uid: string): Promise<LiveWebhook | null> {
     // The triggers come along in the same query: most deliveries then cost no
     // lookup at all (the cache), and the rest one round trip.
     `SELECT w."id", w."uid", w."factoryId", w."name", w."authMode"::text AS "authMode", w."signatureScheme", w."deliveryIdHeader", w."eventTypeHeader", w."eventTypePath",
-            w."credentialEncrypted", w."ipAllowlist",
-            w."credentialEncrypted", w."customResponseStatus", w."customResponseContentType", w."customResponseBody",
+            w."credentialEncrypted", w."ipAllowlist", w."customResponseStatus", w."customResponseContentType", w."customResponseBody",
             ${activeTriggersSql('w."uid"', 'w."factoryId"')} AS "triggers"
        FROM "Webhook" w WHERE w."uid" = $1 AND w."enabled" AND w."deletedAt" IS NULL`,
     [uid],

@@ -24,8 +24,11 @@ type Unauthenticated = RejectedEntry & { webhookUid: string };
  * Writes a metadata-only entry if the webhook's unauthenticated budget allows
  * it, else counts a refusal. On PostgreSQL both are one statement.
  * `always` writes the entry even past the budget (it still counts).
+ * `answered`: the request is answered whatever the budget (a handshake, which
+ * keeps its provider delivering): past the budget it writes nothing, and is
+ * no refusal either.
  */
-export async function recordUnauthenticated(entry: Unauthenticated, options: { always?: boolean } = {}): Promise<BudgetedWrite> {
+export async function recordUnauthenticated(entry: Unauthenticated, options: { always?: boolean; answered?: boolean } = {}): Promise<BudgetedWrite> {
   const { webhookUid, ...row } = entry;
   const budget = foldedUnauthenticatedLimit(webhookUid);
   if (budget) return recordRejectedCounted(row, budget, options);
@@ -34,6 +37,7 @@ export async function recordUnauthenticated(entry: Unauthenticated, options: { a
     await recordRejected(row);
     return { written: true };
   }
+  if (options.answered) return { written: false, retryAfterSeconds: allowed.retryAfterSeconds, budget: 'unauthenticated' };
   return refused(row.webhookId, allowed.retryAfterSeconds, 'unauthenticated');
 }
 

@@ -107,7 +107,7 @@ export type BudgetedWrite = { written: true } | { written: false; retryAfterSeco
 export async function recordRejectedCounted(
   input: RejectedEntry,
   budget: FoldedRateLimit,
-  options: { always?: boolean; authFailure?: FoldedRateLimit } = {},
+  options: { always?: boolean; authFailure?: FoldedRateLimit; answered?: boolean } = {},
 ): Promise<BudgetedWrite> {
   const now = Date.now();
   const params: unknown[] = [
@@ -141,7 +141,7 @@ export async function recordRejectedCounted(
        RETURNING 1
      ),
      refused AS (
-       ${refusalUpsert('$2::text', `NOT (${within})`)}
+       ${refusalUpsert('$2::text', options.answered ? 'false' : `NOT (${within})`)}
        RETURNING 1
      )
      SELECT EXISTS (SELECT 1 FROM entry) AS "written", (SELECT "expire" FROM counted) AS "expire",

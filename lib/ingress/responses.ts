@@ -1,4 +1,5 @@
 import { renderCustomBody, type CompiledCustomResponse } from '@/lib/ingress/custom-response';
+import { INGRESS_POLICY } from '@/lib/platform/http/security-headers';
 
 // Every ingress response. Non-202 answers share one JSON shape and never
 // echo anything the sender sent (least of all a credential).
@@ -41,7 +42,7 @@ export function ingressError(code: Code, headers: Record<string, string> = {}): 
  * as HTML, and a document that loads nothing and runs no script if a browser
  * opens it.
  */
-const customGuard = { 'X-Content-Type-Options': 'nosniff', 'Content-Security-Policy': "default-src 'none'; frame-ancestors 'none'; sandbox" };
+const customGuard = { 'X-Content-Type-Options': 'nosniff', 'Content-Security-Policy': INGRESS_POLICY };
 
 /** An accepted or duplicate delivery: 202 {"delivery_id"}, or the webhook's custom response (custom-response.ts). */
 export function accepted(deliveryId: string, custom: CompiledCustomResponse | null = null): Response {

@@ -11,8 +11,10 @@ import { hmacSha256 } from './shared';
 export const verify = bodyHmacVerifier({ header: 'X-Twitter-Webhooks-Signature', prefix: 'sha256=', algorithm: 'sha256', encoding: 'base64' });
 
 // X's tokens are opaque ASCII (its sample uses a UUID; base64 in practice).
-// The charset keeps out whitespace, quotes and braces.
-const CRC_TOKEN = /^[A-Za-z0-9+/=_.-]{1,255}$/;
+// The charset keeps out whitespace, quotes and braces, and the dot: the
+// answer to `9999999999.true` would be, in hex, a Stripe-style v1 signature
+// of the body `true` at that timestamp, for any webhook sharing the secret.
+const CRC_TOKEN = /^[A-Za-z0-9+/=_-]{1,255}$/;
 
 /** A crc_token of the shape X sends, or null. Shape alone is not enough to answer it: see lib/ingress/challenge-tokens.ts. */
 export function xCrcTokenShape(value: string | null): string | null {

@@ -70,20 +70,25 @@ export function isTrustedPeer(peer: string | undefined, trusted: TrustedProxies)
 /**
  * The client address of a request whose TCP peer is `peer`: the peer itself,
  * unless it is a trusted proxy; then the right-most X-Forwarded-For hop that is
- * not a trusted proxy. A malformed hop stops the walk at the last trusted
- * address seen, so a forged value can never be chosen over a real one.
+ * not a trusted proxy (every hop trusted: the left-most). A trusted proxy that
+ * names no client (no header, or a hop that is not an address before an
+ * untrusted one) gives `unknown`, never a proxy's own address: an IP allowlist
+ * that covers the proxies' network would otherwise admit every client of a
+ * proxy that does not set the header, and a forged value is never chosen.
  */
 export function resolveClientAddress(peer: string | undefined, forwardedFor: string | string[] | undefined, trusted: TrustedProxies): string {
-  let address = normaliseAddress(peer ?? '') || 'unknown';
-  if (!isTrusted(address, trusted) || forwardedFor === undefined) return address;
+  const address = normaliseAddress(peer ?? '') || 'unknown';
+  if (!isTrusted(address, trusted)) return address;
+  if (forwardedFor === undefined) return 'unknown';
   const hops = (Array.isArray(forwardedFor) ? forwardedFor.join(',') : forwardedFor).split(',');
+  let leftmost = 'unknown';
   for (let index = hops.length - 1; index >= 0; index -= 1) {
     const hop = hopAddress(hops[index]!);
-    if (!hop) break;
-    address = hop;
-    if (!isTrusted(hop, trusted)) break;
+    if (!hop) return 'unknown';
+    if (!isTrusted(hop, trusted)) return hop;
+    leftmost = hop;
   }
-  return address;
+  return leftmost;
 }
 
 /** Marks this process as served by Tripline's own entry (server.ts), whose X-Forwarded-For is trustworthy. */

@@ -5,11 +5,16 @@
 
 export type BodyResult = { ok: true; bytes: Buffer } | { ok: false; size: number };
 
+/** The largest size a log entry records (a 32-bit integer, about 2 GB): a larger declared size is recorded as this. */
+export const MAX_RECORDED_SIZE = 2_147_483_647;
+
 /** The Content-Length the sender declared, or null when absent or not a plain number of bytes. */
 export function declaredSize(headers: Headers): number | null {
   const declared = headers.get('content-length');
   if (declared === null || !/^\d+$/.test(declared)) return null;
-  return Number(declared);
+  // Bounded where it is stored: the log's size column is a 32-bit integer, and a declared 3 GB (no
+  // body needed) made the rejected entry's insert fail with a 500.
+  return Math.min(Number(declared), MAX_RECORDED_SIZE);
 }
 
 export function declaredTooLarge(headers: Headers, limit: number): number | null {

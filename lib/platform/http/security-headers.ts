@@ -24,6 +24,9 @@ export type SecurityHeaders = {
   requestPolicy: string | null;
 };
 
+/** The ingress's policy: no content of any kind, no framing, no form, and a sandbox (lib/ingress/responses.ts sends it too). */
+export const INGRESS_POLICY = "default-src 'none'; frame-ancestors 'none'; form-action 'none'; sandbox";
+
 /** The headers for a request to `url` (path and query). */
 export function securityHeaders(url: string, options: { https: boolean; dev: boolean }): SecurityHeaders {
   const response: Record<string, string> = {
@@ -35,7 +38,9 @@ export function securityHeaders(url: string, options: { https: boolean; dev: boo
   // domain whose other hosts it must not force onto https.
   if (options.https) response['Strict-Transport-Security'] = 'max-age=31536000';
   if (url.startsWith('/webhooks/') || url.startsWith('/api/')) {
-    response['Content-Security-Policy'] = "default-src 'none'; frame-ancestors 'none'";
+    // The ingress's answers include an admin's custom response (XML or text): were one read as a
+    // page, sandbox and form-action keep it from running anything or posting a form from this origin.
+    response['Content-Security-Policy'] = url.startsWith('/webhooks/') ? INGRESS_POLICY : "default-src 'none'; frame-ancestors 'none'";
     return { response, requestPolicy: null };
   }
   const nonce = randomBytes(16).toString('base64');
