@@ -194,6 +194,44 @@ describe.each(testDatabaseKinds())('bulk replay on %s', (kind) => {
     }
   });
 
+  it("takes turns between factories' jobs: a job handed back waits behind one never worked, and a job waiting for its run queue hands its turn on", async () => {
+    const db = database.prisma;
+    await db.run.deleteMany({});
+    // Factory B, with deliveries of its own and a job started after A's.
+    const owner = await db.user.findFirstOrThrow({ where: { email: actor.email } });
+    const other = (await createFactory(owner.id, { name: 'Other', slug: `replay-other-${kind}` }, db)).id;
+    const otherUid = `wh_replay_other${kind}`;
+    const otherHook = await db.webhook.create({ data: { factoryId: other, uid: otherUid, name: 'other', secretName: 'S' }, select: { id: true } });
+    await db.delivery.createMany({
+      data: Array.from({ length: 3 }, (_, i) => ({ id: `o-${i}`, webhookId: otherHook.id, deliveryId: `o-${i}`, identitySource: 'service_header' as const, status: 'accepted' as const, size: 2, body: '{}' })),
+    });
+    // A's deliveries each start a run.
+    const a = await startReplayJob(factoryId, { automation: automationId }, actor, db);
+    const b = await startReplayJob(other, { webhook: otherUid }, actor, db);
+
+    // A's turn ends (here after one item): the next claim is B's, though A is older.
+    const first = (await claimReplayJob(db))!;
+    expect(first.id).toBe(a.id);
+    expect(await replayNextItem(first, db)).toBe('replayed');
+    await db.replayJob.update({ where: { id: a.id }, data: { leaseToken: null, leaseUntil: new Date(Date.now() - 1000) } });
+    const second = (await claimReplayJob(db))!;
+    expect(second.id).toBe(b.id);
+    await db.replayJob.update({ where: { id: b.id }, data: { leaseToken: null, leaseUntil: new Date() } });
+
+    // A's run queue is full (its first item's run): one worker turn hands A back and finishes B's three deliveries.
+    const settings = env();
+    const limit = settings.runQueueLimit;
+    settings.runQueueLimit = 1;
+    try {
+      expect(await workReplayJobs({ db, rate: 1000 })).toBe(3);
+      expect(await getReplayJob(other, b.id, db)).toMatchObject({ status: 'completed', done: 3 });
+      expect(await getReplayJob(factoryId, a.id, db)).toMatchObject({ status: 'running', done: 1, waiting: expect.stringMatching(/^Run queue full/) });
+    } finally {
+      settings.runQueueLimit = limit;
+    }
+    await cancelReplayJob(factoryId, a.id, actor, db);
+  });
+
   it('refuses a selection larger than a job, with its size', async () => {
     const db = database.prisma;
     const big = await db.webhook.create({ data: { factoryId, uid: `wh_big${kind}`, name: 'big', secretName: 'S' }, select: { id: true } });

@@ -23,10 +23,14 @@ import { inSpan } from '@/lib/platform/tracing';
 //
 // Pace: at most TRIPLINE_REPLAY_RATE items a second per instance, so a job
 // of 5,000 never crowds out the ingress. Run queue: when the factory's queue
-// is full (TRIPLINE_RUN_QUEUE_LIMIT), the item is not replayed (its
-// transaction rolls back), the job says it is waiting, and the worker tries
-// again every QUEUE_FULL_WAIT_MS: the job pauses until runs finish, and never
-// fails or floods the queue.
+// is full (TRIPLINE_RUN_QUEUE_LIMIT), the item is not replayed, the job says
+// it is waiting, and its turn ends: it is handed back for at least
+// QUEUE_FULL_WAIT_MS and the instance goes on with another job. The job pauses
+// until runs finish, and never fails or floods the queue.
+//
+// Turns: a job is worked for TURN_MS at most, then handed back. The next claim
+// takes the job that has waited longest for a turn (one never worked first),
+// so every factory's job gets its turn, whatever one factory starts or fills.
 
 export const LEASE_SECONDS = 15;
 export const QUEUE_FULL_WAIT_MS = 2_000;
@@ -35,14 +39,18 @@ const TURN_MS = 30_000;
 
 type Claimed = { id: string; factoryId: string; webhookUid: string; createdBy: string; leaseToken: string };
 
-/** Claims the oldest running job whose lease is free or expired; null when there is none. */
+/**
+ * Claims the running job whose lease is free or expired that has waited longest for a turn (a
+ * job never worked, then the one handed back first; `leaseUntil` is when its last turn ended);
+ * null when there is none.
+ */
 export async function claimReplayJob(db: Db = prisma): Promise<Claimed | null> {
   const token = randomBytes(12).toString('base64url');
   const rows = await db.$queryRawUnsafe<Claimed[]>(
     `UPDATE "ReplayJob" SET "leaseToken" = $1, "leaseUntil" = now() + make_interval(secs => $2)
       WHERE "id" = (SELECT "id" FROM "ReplayJob"
                      WHERE "status" = 'running' AND ("leaseUntil" IS NULL OR "leaseUntil" < now())
-                     ORDER BY "createdAt", "id" LIMIT 1 FOR UPDATE SKIP LOCKED)
+                     ORDER BY "leaseUntil" NULLS FIRST, "createdAt", "id" LIMIT 1 FOR UPDATE SKIP LOCKED)
         AND "status" = 'running' AND ("leaseUntil" IS NULL OR "leaseUntil" < now())
       RETURNING "id", "factoryId", "webhookUid", "createdBy", "leaseToken"`,
     token,
@@ -108,9 +116,12 @@ export async function replayNextItem(job: Claimed, db: Db = prisma): Promise<Ste
   );
 }
 
-/** Gives a job's lease back (the end of a turn), if this holder still has it. */
-async function releaseJob(job: Claimed, db: Db): Promise<void> {
-  await db.replayJob.updateMany({ where: { id: job.id, leaseToken: job.leaseToken }, data: { leaseToken: null, leaseUntil: null } });
+/**
+ * Gives a job's lease back (the end of a turn), if this holder still has it: claimable again
+ * `holdMs` from now, and behind every job that waited longer for a turn.
+ */
+async function releaseJob(job: Claimed, db: Db, holdMs = 0): Promise<void> {
+  await db.replayJob.updateMany({ where: { id: job.id, leaseToken: job.leaseToken }, data: { leaseToken: null, leaseUntil: new Date(Date.now() + holdMs) } });
 }
 
 const sleep = (ms: number, signal?: AbortSignal) =>
@@ -122,28 +133,36 @@ const sleep = (ms: number, signal?: AbortSignal) =>
 
 /**
  * One turn of the worker: claims a job and replays its items at the pace
- * until it is finished, cancelled, the turn is over or `signal` aborts
- * (shutdown). Returns how many items it replayed or skipped.
+ * until it is finished, cancelled, waiting for its run queue, the turn is
+ * over or `signal` aborts (shutdown). A job that waits is handed back and the
+ * turn goes on with the next job, if any. Returns how many items it replayed
+ * or skipped.
  */
 export async function workReplayJobs(options: { db?: Db; rate?: number; signal?: AbortSignal; turnMs?: number } = {}): Promise<number> {
   const db = options.db ?? prisma;
   const rate = options.rate ?? env().replayRate;
-  const job = await claimReplayJob(db);
-  if (!job) return 0;
-  // With traces on: a span per turn, a child per item; the runs an item starts continue the item's span.
-  return inSpan('tripline.replay_job', { attributes: { 'tripline.replay_job.id': job.id, 'tripline.webhook.uid': job.webhookUid } }, async (span) => {
-    const count = await workTurn(job, db, rate, options);
-    span?.setAttribute('tripline.replay_job.items', count);
-    return count;
-  });
+  const until = Date.now() + (options.turnMs ?? TURN_MS);
+  let total = 0;
+  while (!options.signal?.aborted && Date.now() < until) {
+    const job = await claimReplayJob(db);
+    if (!job) break;
+    // With traces on: a span per job's turn, a child per item; the runs an item starts continue the item's span.
+    const turn = await inSpan('tripline.replay_job', { attributes: { 'tripline.replay_job.id': job.id, 'tripline.webhook.uid': job.webhookUid } }, async (span) => {
+      const worked = await workTurn(job, db, rate, until, options.signal);
+      span?.setAttribute('tripline.replay_job.items', worked.count);
+      return worked;
+    });
+    total += turn.count;
+    if (!turn.waiting) break;
+  }
+  return total;
 }
 
-async function workTurn(job: Claimed, db: Db, rate: number, options: { signal?: AbortSignal; turnMs?: number }): Promise<number> {
+async function workTurn(job: Claimed, db: Db, rate: number, until: number, signal?: AbortSignal): Promise<{ count: number; waiting: boolean }> {
   const interval = 1000 / rate;
-  const until = Date.now() + (options.turnMs ?? TURN_MS);
   let count = 0;
   try {
-    while (!options.signal?.aborted && Date.now() < until) {
+    while (!signal?.aborted && Date.now() < until) {
       const started = Date.now();
       const step = await inSpan('tripline.replay_job.item', {}, async (span) => {
         const result = await replayNextItem(job, db);
@@ -152,17 +171,18 @@ async function workTurn(job: Claimed, db: Db, rate: number, options: { signal?: 
       });
       if (step === 'lost' || step === 'finished') {
         if (step === 'finished') count++;
-        return count;
+        return { count, waiting: false };
       }
       if (step === 'waiting') {
-        await sleep(QUEUE_FULL_WAIT_MS, options.signal);
-        continue;
+        // Its factory's run queue is full: handed back for a while, and the instance works another job meanwhile.
+        await releaseJob(job, db, QUEUE_FULL_WAIT_MS);
+        return { count, waiting: true };
       }
       count++;
-      await sleep(Math.max(0, interval - (Date.now() - started)), options.signal);
+      await sleep(Math.max(0, interval - (Date.now() - started)), signal);
     }
     await releaseJob(job, db);
-    return count;
+    return { count, waiting: false };
   } catch (error) {
     // The lease expires by itself; giving it back lets the next turn retry at once.
     await releaseJob(job, db).catch(() => undefined);
