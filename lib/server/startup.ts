@@ -156,15 +156,17 @@ export async function startServer(): Promise<void> {
       }),
     );
   }
-  // Health (rollups, state changes) and the notifications they queue.
+  // Health (rollups, state changes) and the notifications they queue: three jobs, each failing on its own, so a
+  // health check that keeps failing (a catch-up chunk past its time limit) holds up neither failed-run notices nor sending.
   timers.push(
     every(env().healthInterval * 1000, 'health and notifications', async () => {
-      await checkWebhookHealth();
-      await checkFailedRuns();
-      await sendDueNotifications();
+      const parts = { 'webhook health': checkWebhookHealth, 'failed runs': checkFailedRuns, 'notification sending': sendDueNotifications };
+      for (const [part, job] of Object.entries(parts)) {
+        await job().catch((error: unknown) => log('housekeeping').error({ job: part, ...errorFields(error) }, `${part} failed`));
+      }
     }),
   );
-  // Bulk replay jobs (lib/domain/replay-jobs/worker.ts): each instance looks for a job with a free lease every second and
+  // Bulk replay jobs (lib/domain/replay-jobs/worker.ts): each instance looks for a job with a free lease every 5 s and
   // works it at TRIPLINE_REPLAY_RATE; shutdown aborts the turn, which gives the lease back for the next instance.
   const replayShutdown = new AbortController();
   const replayTurn = turns('replay jobs', () => workReplayJobs({ signal: replayShutdown.signal }));

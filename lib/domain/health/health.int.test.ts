@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setDatabase } from '@/lib/platform/db';
 import { createFactory } from '@/lib/domain/factories/service';
-import { checkWebhookHealth } from '@/lib/domain/health/monitor';
+import { checkFailedRuns, checkWebhookHealth, FAILED_RUNS_PER_CHECK, RUNS_WATERMARK_KEY } from '@/lib/domain/health/monitor';
+import { createAutomation } from '@/lib/domain/automations/service';
 import { recordSpentBudgets } from '@/lib/domain/health/rate-limits';
 import { CATCH_UP_CHUNK_MS, ROLLUP_KEEP_MS, floorMinute, forgetRollups, refreshRollupChunk, refreshRollups, rollupsUntil } from '@/lib/domain/health/rollups';
 import { deliveryStats, healthOf } from '@/lib/domain/health/service';
@@ -195,6 +196,29 @@ describe.each(testDatabaseKinds())('webhook health on %s', (kind) => {
     expect(health.get(quiet.id)!.state).toBe('silent');
     // The webhook's JSON view carries the same.
     expect((await getWebhook(factoryId, quiet.uid, db)).health.state).toBe('silent');
+  });
+
+  it('announces a burst of failed runs whole, a check at a time in order, each once', async () => {
+    const db = database.prisma;
+    const { webhook } = await createWebhook(factoryId, { name: 'flaky-source' }, db);
+    const automation = await createAutomation(factoryId, { name: 'Flaky', prompt: 'Try', triggers: [{ provider: 'webhook', event: 'received', filter: { webhook_ids: [webhook.uid] } }] }, db);
+    await checkFailedRuns(db);
+    await db.instanceSetting.update({ where: { key: RUNS_WATERMARK_KEY }, data: { value: String(Date.now() - 60_000) } });
+    // More than a check announces, all failed at the same millisecond (the order between them is by ID).
+    const burst = FAILED_RUNS_PER_CHECK + 150;
+    const failedAt = new Date(Date.now() - 30_000);
+    await db.run.createMany({
+      data: Array.from({ length: burst }, (_, i) => ({ id: `run_f${String(i).padStart(4, '0')}`, factoryId, automationId: automation.id, status: 'failed' as const, prompt: 'Try', envelope: {}, attempts: 1, finishedAt: failedAt })),
+    });
+    const announced = async () =>
+      (await db.notification.findMany({ where: { type: 'run.failed' }, select: { payload: true } })).map((n) => (n.payload as { data: { run: { id: string } } }).data.run.id);
+    await checkFailedRuns(db);
+    expect(await announced()).toHaveLength(FAILED_RUNS_PER_CHECK);
+    await checkFailedRuns(db);
+    await checkFailedRuns(db);
+    const ids = await announced();
+    expect(ids).toHaveLength(burst);
+    expect(new Set(ids).size).toBe(burst);
   });
 
   it('queues one notification per change of state, and none when the state holds', async () => {

@@ -6,7 +6,7 @@ import { healthNow } from '@/lib/domain/health/clock';
 import { recordSpentBudgets, spentDeliveryBudgets } from '@/lib/domain/health/rate-limits';
 import { refreshRollups } from '@/lib/domain/health/rollups';
 import { healthOf, type WebhookHealthView } from '@/lib/domain/health/service';
-import { enqueueEvent, factoryRef } from '@/lib/domain/notifications/service';
+import { enqueueEvent, enqueueEvents, factoryRef } from '@/lib/domain/notifications/service';
 
 // The health job, run by every instance's housekeeping loop every
 // TRIPLINE_HEALTH_INTERVAL seconds: recompute the recent rollups, note spent
@@ -18,7 +18,7 @@ import { enqueueEvent, factoryRef } from '@/lib/domain/notifications/service';
 // Failed runs (after their last attempt) are found the same way, from a
 // watermark of the last finishedAt seen.
 
-const RUNS_WATERMARK_KEY = 'notifications-runs-failed-until';
+export const RUNS_WATERMARK_KEY = 'notifications-runs-failed-until';
 
 /** A watched webhook as the pass reads it: what health needs, and its last state. */
 type Watched = { id: string; uid: string; createdAt: Date; expectedIntervalSeconds: number | null; state: string | null };
@@ -140,6 +140,9 @@ export async function checkWebhookHealth(db: Db = prisma): Promise<void> {
   }
 }
 
+/** Failed runs announced per check; more wait for the next check, in order. */
+export const FAILED_RUNS_PER_CHECK = 500;
+
 /** Queues run.failed for runs that failed (after their last attempt) since the last check. */
 export async function checkFailedRuns(db: Db = prisma): Promise<void> {
   const mark = await db.instanceSetting.findUnique({ where: { key: RUNS_WATERMARK_KEY }, select: { value: true } });
@@ -150,35 +153,58 @@ export async function checkFailedRuns(db: Db = prisma): Promise<void> {
     await db.instanceSetting.createMany({ data: [{ key: RUNS_WATERMARK_KEY, value: String(until.getTime()) }], skipDuplicates: true });
     return;
   }
-  await db.$transaction(async (tx) => {
-    // Claims the window: a second instance reading the same mark updates nothing and sends nothing.
-    const claimed = await tx.instanceSetting.updateMany({ where: { key: RUNS_WATERMARK_KEY, value: mark.value }, data: { value: String(until.getTime()) } });
-    if (claimed.count !== 1) return;
-    const runs = await tx.run.findMany({
-      where: { status: 'failed', finishedAt: { gt: new Date(Number(mark.value)), lte: until } },
-      select: {
-        id: true,
-        factoryId: true,
-        error: true,
-        attempts: true,
-        finishedAt: true,
-        automation: { select: { id: true, name: true } },
-        factory: { select: { slug: true, name: true } },
-        delivery: { select: { deliveryId: true, eventType: true, webhook: { select: { uid: true, name: true } } } },
-      },
-      take: 500,
-    });
-    for (const run of runs) {
-      const factory = factoryRef(run.factory);
-      await enqueueEvent(tx, run.factoryId, 'run.failed', {
-        factory,
-        automation: { id: run.automation.id, name: run.automation.name, url: `${factory.url}/automations/${run.automation.id}` },
-        run: { id: run.id, attempts: run.attempts, error: run.error, finishedAt: run.finishedAt?.toISOString() ?? null, url: `${factory.url}/automations/${run.automation.id}/runs/${run.id}` },
-        // The delivery that started it: which webhook, which delivery, what kind of event (null when the sender names none).
-        delivery: run.delivery
-          ? { deliveryId: run.delivery.deliveryId, eventType: run.delivery.eventType, webhook: { uid: run.delivery.webhook.uid, name: run.delivery.webhook.name } }
-          : null,
+  // The mark is the time up to which failures were announced, and after a full batch the last run
+  // announced at that time: `<ms>` or `<ms>|<run id>`.
+  const [markMs, markId] = mark.value.split('|') as [string, string | undefined];
+  const from = new Date(Number(markMs));
+  await db.$transaction(
+    async (tx) => {
+      const runs = await tx.run.findMany({
+        where: {
+          status: 'failed',
+          finishedAt: { lte: until },
+          OR: [{ finishedAt: { gt: from } }, ...(markId ? [{ finishedAt: from, id: { gt: markId } }] : [])],
+        },
+        orderBy: [{ finishedAt: 'asc' }, { id: 'asc' }],
+        select: {
+          id: true,
+          factoryId: true,
+          error: true,
+          attempts: true,
+          finishedAt: true,
+          automation: { select: { id: true, name: true } },
+          factory: { select: { slug: true, name: true } },
+          delivery: { select: { deliveryId: true, eventType: true, webhook: { select: { uid: true, name: true } } } },
+        },
+        take: FAILED_RUNS_PER_CHECK,
       });
-    }
-  });
+      // A full batch: the next check goes on after its last run, so a burst of failures is announced whole, oldest first.
+      const last = runs.length === FAILED_RUNS_PER_CHECK ? runs.at(-1) : undefined;
+      const next = last?.finishedAt ? `${last.finishedAt.getTime()}|${last.id}` : String(until.getTime());
+      // Claims the window: a second instance reading the same mark updates nothing and sends nothing.
+      const claimed = await tx.instanceSetting.updateMany({ where: { key: RUNS_WATERMARK_KEY, value: mark.value }, data: { value: next } });
+      if (claimed.count !== 1) return;
+      await enqueueEvents(
+        tx,
+        runs.map((run) => {
+          const factory = factoryRef(run.factory);
+          return {
+            factoryId: run.factoryId,
+            type: 'run.failed' as const,
+            data: {
+              factory,
+              automation: { id: run.automation.id, name: run.automation.name, url: `${factory.url}/automations/${run.automation.id}` },
+              run: { id: run.id, attempts: run.attempts, error: run.error, finishedAt: run.finishedAt?.toISOString() ?? null, url: `${factory.url}/automations/${run.automation.id}/runs/${run.id}` },
+              // The delivery that started it: which webhook, which delivery, what kind of event (null when the sender names none).
+              delivery: run.delivery
+                ? { deliveryId: run.delivery.deliveryId, eventType: run.delivery.eventType, webhook: { uid: run.delivery.webhook.uid, name: run.delivery.webhook.name } }
+                : null,
+            },
+          };
+        }),
+      );
+    },
+    // The read and the one insert of a full batch, with room for a busy database.
+    { timeout: 30_000, maxWait: 10_000 },
+  );
 }

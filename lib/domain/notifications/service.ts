@@ -116,6 +116,29 @@ export async function enqueueEvent(
   return inserted > 0 ? eventId : null;
 }
 
+/**
+ * Queues many events at once, each for every enabled destination of its factory: one statement,
+ * however many (a burst of failed runs is announced in one, where one statement each outlasted the
+ * check's transaction). Returns how many notifications it queued.
+ */
+export async function enqueueEvents(db: Db | Tx, events: { factoryId: string; type: NotificationEventType; data: Record<string, unknown> }[]): Promise<number> {
+  if (events.length === 0) return 0;
+  const timestamp = new Date().toISOString();
+  const rows = events.map((event) => ({
+    factoryId: event.factoryId,
+    eventId: `evt_${randomBase62(24)}`,
+    type: event.type,
+    payload: JSON.stringify({ type: event.type, timestamp, data: event.data } satisfies NotificationEvent),
+  }));
+  return db.$executeRawUnsafe(
+    `INSERT INTO "Notification" ("id", "factoryId", "destinationId", "eventId", "type", "payload")
+     SELECT 'nt_' || md5(random()::text || d."id" || e."eventId"), d."factoryId", d."id", e."eventId", e."type", e."payload"::jsonb
+       FROM json_to_recordset($1::json) AS e("factoryId" text, "eventId" text, "type" text, "payload" text)
+       JOIN "NotificationDestination" d ON d."factoryId" = e."factoryId" AND d."enabled"`,
+    JSON.stringify(rows),
+  );
+}
+
 export type NotificationLogEntry = {
   id: string;
   eventId: string;
