@@ -232,7 +232,6 @@ export async function listen(options: Options, out: { line: (text: string) => vo
   const streamUrl = new URL(`/api/v1/factories/${encodeURIComponent(options.factory)}/webhooks/${encodeURIComponent(options.webhook)}/deliveries/stream`, options.server);
   let attempt = 0;
   let warnedRedacted = false;
-  let sinceUsed = false;
   let listening = false;
 
   out.line(`Forwarding ${paint('cyan', options.webhook)} of ${options.factory} on ${identity.server} to ${options.forward}`);
@@ -287,7 +286,7 @@ export async function listen(options: Options, out: { line: (text: string) => vo
     url.searchParams.set('status', options.status);
     if (options.event) url.searchParams.set('event', options.event);
     if (state) url.searchParams.set('after', state.after);
-    else if (options.since && !sinceUsed) url.searchParams.set('since', options.since);
+    else if (options.since) url.searchParams.set('since', options.since);
     let response: Response;
     try {
       response = await fetch(url, { headers: { Authorization: `Bearer ${options.token}`, Accept: 'text/event-stream' }, signal });
@@ -307,7 +306,6 @@ export async function listen(options: Options, out: { line: (text: string) => vo
         out.error(paintErr('yellow', `The last entry forwarded, ${state.after}, is no longer in the log (${message}); resuming from its time, ${state.receivedAt}`));
         options = { ...options, since: state.receivedAt };
         state = null;
-        sinceUsed = false;
         continue;
       }
       if (response.status === 422) throw new Fatal(`The server refused the options (422): ${message}`);
@@ -324,13 +322,25 @@ export async function listen(options: Options, out: { line: (text: string) => vo
       out.line(`Listening: forwarding ${options.webhook}'s deliveries ${from} to ${options.forward}`);
     } else if (attempt > 0) out.error(paintErr('green', 'Connected again.'));
     attempt = 0;
-    sinceUsed = true;
+    // Until a first entry is stored, a reconnect starts where this stream did: from --since, or, started
+    // "from now", from the time the server answered (to the second), so nothing accepted meanwhile is lost.
+    if (!state && !options.since) {
+      const answered = Date.parse(response.headers.get('date') ?? '');
+      options = { ...options, since: new Date(Number.isNaN(answered) ? Date.now() : answered).toISOString() };
+    }
     let ended = 'the connection closed';
     try {
       for await (const event of serverSentEvents(response.body!, signal)) {
         if (!event) continue;
         if (event.event === 'end') {
           ended = `the server ended the stream (${(JSON.parse(event.data) as { reason?: string }).reason ?? 'no reason'})`;
+          continue;
+        }
+        if (event.event === 'position') {
+          // Entries the filters leave out were read up to here: resume after them.
+          const position = JSON.parse(event.data) as { after: string; receivedAt: string };
+          state = { ...identity, after: position.after, receivedAt: position.receivedAt };
+          writeState(options.stateFile, state);
           continue;
         }
         if (event.event !== 'delivery') continue;

@@ -163,7 +163,10 @@ export async function deliveryEventStream(args: {
           return;
         }
         if (value.kind === 'heartbeat') send(controller, ': heartbeat\n\n');
-        else {
+        else if (value.kind === 'progress') {
+          // The id is where a reconnect resumes (Last-Event-ID); the data says the same for clients that keep their own.
+          send(controller, `id: ${value.after}\nevent: position\ndata: ${JSON.stringify({ after: value.after, receivedAt: value.receivedAt.toISOString() })}\n\n`);
+        } else {
           const entry = value.entry;
           send(controller, `id: ${entry.id}\nevent: delivery\ndata: ${JSON.stringify(streamEntryJson(entry, { signatures }))}\n\n`);
         }

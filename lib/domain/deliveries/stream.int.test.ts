@@ -168,6 +168,34 @@ describe.each(testDatabaseKinds())('the stream of the log on %s', (kind) => {
     expect((await drain(since.position, { since: new Date(Date.now() - 60_000), event: 'push' })).seen).toHaveLength(1);
   });
 
+  it('says how far it read past entries its filters leave out, a page at a time, so a reconnect resumes past them', async () => {
+    const { position } = await streamStart(factoryId, uid, {});
+    // One statement, one transaction: read in the order of their ids.
+    const skipped = Array.from({ length: 2 * STREAM_PAGE_ENTRIES + 10 }, (_, i) => `dl_skip${kind}${String(i).padStart(4, '0')}`);
+    await database.prisma.delivery.createMany({
+      data: skipped.map((id) => ({ id, webhookId, deliveryId: id, identitySource: 'request_id' as const, status: 'rejected_auth' as const, size: 3, detail: 'no' })),
+    });
+    const wanted = await accept({ wanted: true });
+    const controller = new AbortController();
+    const stream = deliveryStream({ webhookId, position, filters: { status: 'accepted' }, signal: controller.signal, pollMs: 60_000, heartbeatMs: 60_000, lifetimeMs: 120_000 });
+    const items: StreamItem[] = [];
+    for (;;) {
+      const item = (await stream.next()).value as StreamItem;
+      items.push(item);
+      if (item.kind === 'entry') break;
+    }
+    controller.abort();
+    // Two full pages of rejected entries: a position after each, then the third page's accepted entry.
+    expect(items.map((item) => (item.kind === 'progress' ? `progress ${item.after}` : item.kind === 'entry' ? `entry ${item.entry.id}` : item.kind))).toEqual([
+      `progress ${skipped[STREAM_PAGE_ENTRIES - 1]}`,
+      `progress ${skipped[2 * STREAM_PAGE_ENTRIES - 1]}`,
+      `entry ${wanted}`,
+    ]);
+    // A reconnect after the last position reads only what follows it.
+    const resumed = await streamStart(factoryId, uid, { after: skipped[2 * STREAM_PAGE_ENTRIES - 1] });
+    expect((await drain(resumed.position, { status: 'accepted' })).seen).toEqual([wanted]);
+  });
+
   it('refuses to resume after an entry that is not in the log, saying what to do', async () => {
     await expect(streamStart(factoryId, uid, { after: 'dl_gone' })).rejects.toMatchObject({ code: 'validation_failed', message: expect.stringMatching(/not in this webhook's log.*since=/) });
     await expect(streamStart(factoryId, 'wh_nope', {})).rejects.toMatchObject({ code: 'not_found' });
@@ -255,12 +283,12 @@ describe.each(testDatabaseKinds())('the stream of the log on %s', (kind) => {
   it('cuts the response of a client that stops reading once its stream should end, and gives its slot back', async () => {
     const caller = owner('unread', { factory: { id: factoryId, name: 'Stream' } });
     const context = { user: { id: caller.userId }, factory: caller.factory, can: () => true } as unknown as FactoryContext;
-    const response = await deliveryEventStream({ request: new Request('http://tripline.test/'), context, caller, uid, input: {}, lifetimeMs: 300, unreadGraceMs: 200 });
-    for (let i = 0; i < 5; i++) await accept({ unread: i });
-    // Never read: all five slots but this one are free, then all five once the response is cut.
+    const response = await deliveryEventStream({ request: new Request('http://tripline.test/'), context, caller, uid, input: {}, lifetimeMs: budget(500), unreadGraceMs: 200 });
+    // Never read: all five slots but this one are free (taken at once, well within its lifetime), then all five once the response is cut.
     const four = Array.from({ length: STREAMS_PER_TOKEN - 1 }, () => openStreamLease(caller));
     expect(() => openStreamLease(caller)).toThrow(/already has 5/);
-    // Its slot comes back once the response is cut (lifetime 300 ms, then 200 ms of grace).
+    for (let i = 0; i < 5; i++) await accept({ unread: i });
+    // Its slot comes back once the response is cut (its lifetime, then 200 ms of grace).
     const fifth = await vi.waitFor(() => openStreamLease(caller), { timeout: budget(5_000), interval: 50 });
     for (const lease of [...four, fifth]) lease.release();
     await expect(response.text()).rejects.toThrow(/stopped reading/);

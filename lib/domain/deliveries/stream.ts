@@ -169,7 +169,7 @@ export async function streamPage(
   filters: StreamFilters,
   db: DbOrTx = prisma,
   notBefore = performance.now(),
-): Promise<{ entries: StreamEntry[]; position: StreamPosition; more: boolean }> {
+): Promise<{ entries: StreamEntry[]; position: StreamPosition; more: boolean; last: { id: string; receivedAt: Date } | null }> {
   const params: unknown[] = [webhookId, position.txid, position.id, await horizon(db, notBefore)];
   const conditions: string[] = [];
   if (filters.status) {
@@ -218,6 +218,8 @@ export async function streamPage(
   return {
     entries: rows.filter((row) => row.match).map(({ match: _match, scanned: _scanned, ...entry }) => entry),
     position: last ? { txid: last.txid, id: last.id } : position,
+    // The last entry read, matching or not: where a client resumes after a page that sent nothing.
+    last: last ? { id: last.id, receivedAt: last.receivedAt } : null,
     // A full page, or one the byte budget cut: read the next one at once.
     more: scanned === STREAM_PAGE_ENTRIES || rows.length < scanned,
   };
@@ -335,7 +337,16 @@ export function closeAllStreams(): void {
 // ---------------------------------------------------------------------------
 // The stream itself.
 
-export type StreamItem = { kind: 'entry'; entry: StreamEntry } | { kind: 'heartbeat' } | { kind: 'end'; reason: 'lifetime' | 'shutdown' | 'aborted' };
+/**
+ * What the stream sends: an entry; a heartbeat; progress past entries the filters leave out (where
+ * to resume, so a filtered stream that scans a long stretch of other entries is paced, re-checked
+ * and resumable like one that sends); the end.
+ */
+export type StreamItem =
+  | { kind: 'entry'; entry: StreamEntry }
+  | { kind: 'heartbeat' }
+  | { kind: 'progress'; after: string; receivedAt: Date }
+  | { kind: 'end'; reason: 'lifetime' | 'shutdown' | 'aborted' };
 
 export type StreamOptions = {
   webhookId: string;
@@ -398,6 +409,11 @@ export async function* deliveryStream(options: StreamOptions): AsyncGenerator<St
       position = page.position;
       for (const entry of page.entries) {
         yield { kind: 'entry', entry };
+        lastSent = Date.now();
+      }
+      // A full page of entries the filters leave out: say how far the stream read.
+      if (page.entries.length === 0 && page.more && page.last) {
+        yield { kind: 'progress', after: page.last.id, receivedAt: page.last.receivedAt };
         lastSent = Date.now();
       }
       if (catchUp) {
