@@ -52,6 +52,9 @@ describe.each(testDatabaseKinds())('Backtest bounds on %s', (kind) => {
     // With a cap of 0 no body without a copy is evaluated: all 50 are counted as untested.
     const none = await backtestTrigger(factoryId, { trigger: trigger() }, database.prisma, undefined, 0);
     expect(none).toMatchObject({ tested: 0, untested: 50, wouldTrigger: 0 });
+    // A cap inside a page: evaluation stops at the cap, not at the page's end; the rest is counted.
+    const part = await backtestTrigger(factoryId, { trigger: trigger() }, database.prisma, undefined, 30);
+    expect(part).toMatchObject({ tested: 30, untested: 20 });
   });
 
   it('runs one Backtest per factory at a time: a second one at once gets 429 with Retry-After', async () => {
