@@ -9,7 +9,8 @@ import { cli, migratedDataDir, startServer, type RunningServer } from '../server
 // `tripline listen` while its server restarts: SIGTERM ends the stream at
 // once (it never holds the drain), the listener says it lost the connection,
 // reconnects to the restarted server and forwards what arrived meanwhile,
-// once, in order.
+// once, in order; so does one started "from now" that had forwarded nothing
+// yet (it resumes from the second it began listening).
 
 const port = Number(process.env.E2E_PORT_BASE ?? 3210) + 40;
 // The server's grace period (TRIPLINE_SHUTDOWN_GRACE_SECONDS, its default): a stream that held the drain would keep it this long.
@@ -22,8 +23,10 @@ test('a restart of the server ends the stream cleanly; the listener resumes and 
   const token = cli(env, ['token', 'create', '--email', 'listen@example.test']);
   let server: RunningServer = await startServer('listen-restart-1', port, env);
   const local = await receiver();
+  const fresh = await receiver();
   const stateFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'tripline-listen-')), 'state.json');
   let running: ReturnType<typeof listener> | undefined;
+  let fromNow: ReturnType<typeof listener> | undefined;
   try {
     const created = await (
       await fetch(`${server.url}/api/v1/factories/acme/webhooks`, { method: 'POST', headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ name: 'restart' }) })
@@ -36,6 +39,12 @@ test('a restart of the server ends the stream cleanly; the listener resumes and 
     await send(1);
     await send(2);
     await expect.poll(() => local.received.length, { timeout: budget(30_000) }).toBe(2);
+    // A second listener "from now", started a whole second after deliveries 1 and 2 (its start is kept to the second).
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    fromNow = listener(['--url', server.url, '--token', token, '--factory', 'acme', '--webhook', created.webhook.uid, '--forward', fresh.url, '--state-file', `${stateFile}.from-now`]);
+    await expect.poll(() => fromNow!.output().stdout, { timeout: budget(20_000) }).toMatch(/Listening: .* from now/);
+    // Paused through the restart and the next two deliveries: it reconnects only after they were accepted.
+    fromNow.child.kill('SIGSTOP');
 
     // SIGTERM: the open stream must not hold the drain, which would then last the whole grace period.
     const stopping = Date.now();
@@ -52,14 +61,22 @@ test('a restart of the server ends the stream cleanly; the listener resumes and 
     await send(3);
     await send(4);
     await expect.poll(() => local.received.length, { timeout: budget(60_000) }).toBe(4);
+    fromNow.child.kill('SIGCONT');
+    await expect.poll(() => fresh.received.length, { timeout: budget(60_000) }).toBe(2);
     // Proves nothing is forwarded twice: a duplicate would come within this window (longer on a slower machine).
     await new Promise((resolve) => setTimeout(resolve, budget(1_500)));
     expect(local.received.map((r) => JSON.parse(r.body.toString()).n)).toEqual([1, 2, 3, 4]);
     expect(running.output().stderr).toContain('Connected again.');
+    // The one from now: what arrived while it was away, and nothing from before it began.
+    expect(fresh.received.map((r) => JSON.parse(r.body.toString()).n)).toEqual([3, 4]);
   } finally {
     running?.child.kill('SIGTERM');
+    fromNow?.child.kill('SIGCONT');
+    fromNow?.child.kill('SIGTERM');
     await running?.exited;
+    await fromNow?.exited;
     await local.close();
+    await fresh.close();
     await server.stop();
   }
 });
