@@ -9,7 +9,11 @@ const bodies = ['123', '-1', '1.5', '1e5', '0', '-0', 'true', 'false', 'null'];
 
 describe('X crc_token', () => {
   it('answers X’s tokens', () => {
-    for (const token of ['9b4507b3-9040-4669-9ca3-6b94edb50553', 'YWJjZGVm', 'a_b.c-d+e/f=']) expect(answerableCrcToken(token)).toBe(token);
+    for (const token of ['9b4507b3-9040-4669-9ca3-6b94edb50553', 'YWJjZGVm', 'a_b-c+d/e=']) expect(answerableCrcToken(token)).toBe(token);
+  });
+
+  it('never answers a token with a dot: its answer, in hex, would be a Stripe-style signature of the body after the dot', () => {
+    for (const token of ['9999999999.true', '1.5', 'a_b.c']) expect(answerableCrcToken(token), token).toBeNull();
   });
 
   it('never answers a token the ingress would accept as a body, nor JSON of any other shape', () => {
@@ -17,7 +21,7 @@ describe('X crc_token', () => {
   });
 
   it('holds by construction: every token it answers is refused by the JSON parser', () => {
-    const near = ['abc', 'AbC+/=', '0x1', '00', '1.', '.5', 'Infinity', 'NaN', 'true1', 'nul', '-', '1-1', 'e5', '1e', '9b4507b3-9040-4669-9ca3-6b94edb50553', 'YWJj', 'a_b.c'];
+    const near = ['abc', 'AbC+/=', '0x1', '00', 'Infinity', 'NaN', 'true1', 'nul', '-', '1-1', 'e5', '1e', '9b4507b3-9040-4669-9ca3-6b94edb50553', 'YWJj', 'a_b-c'];
     const answered = [...bodies, ...near].filter((token) => answerableCrcToken(token) !== null);
     expect(answered).toEqual(near);
     for (const token of answered) expect(parseJsonBody(Buffer.from(token)).ok, token).toBe(false);

@@ -219,6 +219,9 @@ describe.each(testDatabaseKinds())('webhook health on %s', (kind) => {
     const ids = await announced();
     expect(ids).toHaveLength(burst);
     expect(new Set(ids).size).toBe(burst);
+    // The tests after this one count the factory's notifications.
+    await db.notification.deleteMany({ where: { type: 'run.failed' } });
+    await db.run.deleteMany({ where: { automationId: automation.id } });
   });
 
   it('queues one notification per change of state, and none when the state holds', async () => {
