@@ -90,8 +90,8 @@ export async function setDestinationEnabled(factoryId: string, id: string, enabl
 export type NotificationEvent = { type: NotificationEventType; timestamp: string; data: Record<string, unknown> };
 
 /**
- * Queues an event for every enabled destination of the factory (one statement).
- * Returns the event's id, or null when the factory has no destination.
+ * Queues an event for every enabled destination of the factory (or only `onlyDestinationId`).
+ * Returns the event's id, or null when no destination took it.
  */
 export async function enqueueEvent(
   db: Db | Tx,
@@ -101,18 +101,7 @@ export async function enqueueEvent(
   onlyDestinationId?: string,
 ): Promise<string | null> {
   const eventId = `evt_${randomBase62(24)}`;
-  const event: NotificationEvent = { type, timestamp: new Date().toISOString(), data };
-  const inserted = await db.$executeRawUnsafe(
-    `INSERT INTO "Notification" ("id", "factoryId", "destinationId", "eventId", "type", "payload")
-     SELECT 'nt_' || md5(random()::text || d."id"), d."factoryId", d."id", $2, $3, $4::jsonb
-     FROM "NotificationDestination" d
-     WHERE d."factoryId" = $1 AND d."enabled" AND ($5::text IS NULL OR d."id" = $5::text)`,
-    factoryId,
-    eventId,
-    type,
-    JSON.stringify(event),
-    onlyDestinationId ?? null,
-  );
+  const inserted = await insertEvents(db, [{ factoryId, type, data, eventId, destinationId: onlyDestinationId }]);
   return inserted > 0 ? eventId : null;
 }
 
@@ -122,19 +111,28 @@ export async function enqueueEvent(
  * check's transaction). Returns how many notifications it queued.
  */
 export async function enqueueEvents(db: Db | Tx, events: { factoryId: string; type: NotificationEventType; data: Record<string, unknown> }[]): Promise<number> {
+  return insertEvents(db, events.map((event) => ({ ...event, eventId: `evt_${randomBase62(24)}` })));
+}
+
+type QueuedEvent = { factoryId: string; type: NotificationEventType; data: Record<string, unknown>; eventId: string; destinationId?: string };
+
+/** The one statement that queues events: a notification per event and enabled destination of its factory. */
+async function insertEvents(db: Db | Tx, events: QueuedEvent[]): Promise<number> {
   if (events.length === 0) return 0;
   const timestamp = new Date().toISOString();
   const rows = events.map((event) => ({
     factoryId: event.factoryId,
-    eventId: `evt_${randomBase62(24)}`,
+    eventId: event.eventId,
     type: event.type,
+    destinationId: event.destinationId ?? null,
     payload: JSON.stringify({ type: event.type, timestamp, data: event.data } satisfies NotificationEvent),
   }));
   return db.$executeRawUnsafe(
     `INSERT INTO "Notification" ("id", "factoryId", "destinationId", "eventId", "type", "payload")
      SELECT 'nt_' || md5(random()::text || d."id" || e."eventId"), d."factoryId", d."id", e."eventId", e."type", e."payload"::jsonb
-       FROM json_to_recordset($1::json) AS e("factoryId" text, "eventId" text, "type" text, "payload" text)
-       JOIN "NotificationDestination" d ON d."factoryId" = e."factoryId" AND d."enabled"`,
+       FROM json_to_recordset($1::json) AS e("factoryId" text, "eventId" text, "type" text, "destinationId" text, "payload" text)
+       JOIN "NotificationDestination" d ON d."factoryId" = e."factoryId" AND d."enabled"
+                                        AND (e."destinationId" IS NULL OR d."id" = e."destinationId")`,
     JSON.stringify(rows),
   );
 }

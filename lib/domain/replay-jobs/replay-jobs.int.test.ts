@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createAutomation } from '@/lib/domain/automations/service';
 import { setDatabase } from '@/lib/platform/db';
 import { env } from '@/lib/platform/env';
@@ -219,14 +219,19 @@ describe.each(testDatabaseKinds())('bulk replay on %s', (kind) => {
     await db.replayJob.update({ where: { id: b.id }, data: { leaseToken: null, leaseUntil: new Date() } });
 
     // A's run queue is full (its first item's run): one worker turn hands A back and finishes B's three deliveries.
+    // The instance's clock is a minute behind the database's: A is still held for a while by the database's clock.
     const settings = env();
     const limit = settings.runQueueLimit;
     settings.runQueueLimit = 1;
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() - 60_000, shouldAdvanceTime: true });
     try {
-      expect(await workReplayJobs({ db, rate: 1000 })).toBe(3);
+      expect(await workReplayJobs({ db, rate: 1000, turnMs: 10_000 })).toBe(3);
+      vi.useRealTimers();
       expect(await getReplayJob(other, b.id, db)).toMatchObject({ status: 'completed', done: 3 });
       expect(await getReplayJob(factoryId, a.id, db)).toMatchObject({ status: 'running', done: 1, waiting: expect.stringMatching(/^Run queue full/) });
+      expect(await claimReplayJob(db)).toBeNull();
     } finally {
+      vi.useRealTimers();
       settings.runQueueLimit = limit;
     }
     await cancelReplayJob(factoryId, a.id, actor, db);

@@ -121,7 +121,15 @@ export async function replayNextItem(job: Claimed, db: Db = prisma): Promise<Ste
  * `holdMs` from now, and behind every job that waited longer for a turn.
  */
 async function releaseJob(job: Claimed, db: Db, holdMs = 0): Promise<void> {
-  await db.replayJob.updateMany({ where: { id: job.id, leaseToken: job.leaseToken }, data: { leaseToken: null, leaseUntil: new Date(Date.now() + holdMs) } });
+  // The database's clock, as the claim compares with: an instance whose clock is behind would
+  // otherwise hand a waiting job back into the past and claim it again at once.
+  await db.$executeRawUnsafe(
+    `UPDATE "ReplayJob" SET "leaseToken" = NULL, "leaseUntil" = now() + make_interval(secs => $3)
+      WHERE "id" = $1 AND "leaseToken" = $2`,
+    job.id,
+    job.leaseToken,
+    holdMs / 1000,
+  );
 }
 
 const sleep = (ms: number, signal?: AbortSignal) =>
