@@ -169,7 +169,7 @@ export async function streamPage(
   filters: StreamFilters,
   db: DbOrTx = prisma,
   notBefore = performance.now(),
-): Promise<{ entries: StreamEntry[]; position: StreamPosition; more: boolean; last: { id: string; receivedAt: Date } | null }> {
+): Promise<{ entries: StreamEntry[]; position: StreamPosition; more: boolean; lastReceivedAt: Date | null }> {
   const params: unknown[] = [webhookId, position.txid, position.id, await horizon(db, notBefore)];
   const conditions: string[] = [];
   if (filters.status) {
@@ -218,8 +218,8 @@ export async function streamPage(
   return {
     entries: rows.filter((row) => row.match).map(({ match: _match, scanned: _scanned, ...entry }) => entry),
     position: last ? { txid: last.txid, id: last.id } : position,
-    // The last entry read, matching or not: where a client resumes after a page that sent nothing.
-    last: last ? { id: last.id, receivedAt: last.receivedAt } : null,
+    // When the last entry read (matching or not, at `position`) was received: a client resumes there after a page that sent nothing.
+    lastReceivedAt: last?.receivedAt ?? null,
     // A full page, or one the byte budget cut: read the next one at once.
     more: scanned === STREAM_PAGE_ENTRIES || rows.length < scanned,
   };
@@ -412,8 +412,8 @@ export async function* deliveryStream(options: StreamOptions): AsyncGenerator<St
         lastSent = Date.now();
       }
       // A full page of entries the filters leave out: say how far the stream read.
-      if (page.entries.length === 0 && page.more && page.last) {
-        yield { kind: 'progress', after: page.last.id, receivedAt: page.last.receivedAt };
+      if (page.entries.length === 0 && page.more && page.lastReceivedAt) {
+        yield { kind: 'progress', after: page.position.id, receivedAt: page.lastReceivedAt };
         lastSent = Date.now();
       }
       if (catchUp) {
