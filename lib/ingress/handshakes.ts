@@ -64,10 +64,11 @@ import { captureHandshakeSecret, notionTokenPendingDetail, type LiveWebhook } fr
 // Every echo is restricted to a safe alphabet or escaped (Graph's token holds
 // spaces), bounded, and sent with nosniff and no-store. Handshake entries are
 // under the webhook's budget of unauthenticated entries
-// (lib/ingress/log-budget.ts): past it, 429 instead of the answer. The one
-// exception is a secret just stored from an unsigned handshake: that happens
-// once per webhook, and refusing the answer would leave the provider without
-// a working subscription.
+// (lib/ingress/log-budget.ts): past it, the handshake is still answered, but
+// without an entry (decision 121: anyone can spend that budget, and a provider
+// whose check fails stops delivering). The one exception is a secret just
+// stored from an unsigned handshake: its entry is written whatever the budget
+// (that happens once per webhook).
 
 const MAX_ECHO = 1024;
 // Printable ASCII: what a challenge or secret may be before we echo or store it.
@@ -259,7 +260,7 @@ export async function answerChallenge(webhook: LiveWebhook, request: Request, ad
     note(request, { budget: write.budget === 'auth_failure' ? 'auth_failure' : 'unauthenticated_writes' });
     return rateLimited(write.retryAfterSeconds);
   }
-  const write = await record(webhook, request.headers, 0, challenge.detail, remoteAddress);
-  if (!write.written) note(request, { budget: 'unauthenticated_writes' });
+  // Answered past the budget too (without an entry): no refusal to count or log.
+  await record(webhook, request.headers, 0, challenge.detail, remoteAddress);
   return challenge.response;
 }

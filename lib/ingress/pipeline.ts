@@ -88,12 +88,6 @@ function noteWaitingBudget(error: CommitQueueBusy): void {
   }
 }
 
-/** A 429 from the budget of unauthenticated entries (handshakes answer it themselves), noted for the metrics. */
-function notedBudget(request: Request, response: Response): Response {
-  if (response.status === 429) note(request, { budget: 'unauthenticated_writes' });
-  return response;
-}
-
 /**
  * A request from outside the webhook's IP allowlist: the answer of an unknown
  * webhook, so the list says nothing of the webhook to whoever is outside it.
@@ -165,7 +159,7 @@ async function serve(request: Request, params: IngressParams): Promise<Response>
     const verify = () => authenticate({ ...bodyFree, body });
     // Verification handshakes (Slack, Zoom, Twitch, Discord, Asana, Notion) get the answer their provider requires.
     const handshake = await answerHandshake({ webhook, headers, body, remoteAddress: logAddress, verify });
-    if (handshake) return notedBudget(request, handshake);
+    if (handshake) return handshake;
     const result = verify();
     if (!result.ok) return authFailed(result.detail, body, body.length);
   }
