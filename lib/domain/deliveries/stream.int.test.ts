@@ -196,6 +196,24 @@ describe.each(testDatabaseKinds())('the stream of the log on %s', (kind) => {
     expect((await drain(resumed.position, { status: 'accepted' })).seen).toEqual([wanted]);
   });
 
+  it('starts a stream from a time at the entry whose transaction took its ID first, not at the one received first', async () => {
+    // Two entries received after `since` (in an hour, clear of the other tests' entries): the one received
+    // second took its transaction ID first, as a transaction that began later but wrote sooner does.
+    const base = BigInt((await database.prisma.delivery.findFirstOrThrow({ where: { webhookId, txid: { not: null } }, orderBy: { txid: 'desc' }, select: { txid: true } })).txid!);
+    const since = new Date(Date.now() + 3_600_000);
+    const rows = [
+      { id: `dl_since_first${kind}`, receivedAt: new Date(since.getTime() + 1_000), txid: base },
+      { id: `dl_since_second${kind}`, receivedAt: new Date(since.getTime() + 2_000), txid: base - 1n },
+    ];
+    await database.prisma.delivery.createMany({ data: rows.map((row) => ({ ...row, webhookId, deliveryId: row.id, identitySource: 'request_id' as const, status: 'rejected_auth' as const, size: 0 })) });
+    try {
+      const start = await streamStart(factoryId, uid, { since });
+      expect((await drain(start.position, { since })).seen).toEqual([`dl_since_second${kind}`, `dl_since_first${kind}`]);
+    } finally {
+      await database.prisma.delivery.deleteMany({ where: { id: { in: rows.map((row) => row.id) } } });
+    }
+  });
+
   it('refuses to resume after an entry that is not in the log, saying what to do', async () => {
     await expect(streamStart(factoryId, uid, { after: 'dl_gone' })).rejects.toMatchObject({ code: 'validation_failed', message: expect.stringMatching(/not in this webhook's log.*since=/) });
     await expect(streamStart(factoryId, 'wh_nope', {})).rejects.toMatchObject({ code: 'not_found' });

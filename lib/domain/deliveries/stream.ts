@@ -51,6 +51,14 @@ export const STREAMS_PER_USER = 10;
 export const STREAMS_PER_FACTORY = 25;
 export const STREAMS_PER_INSTANCE = 500;
 
+/**
+ * A stream from `since` starts at the smallest transaction among the entries received within this
+ * long of the first one: an entry whose transaction took its ID before another's and began (was
+ * received) later is found if it began within this window (a transaction of the ingress lasts well
+ * under a second; its answer is a 503 after 10 s).
+ */
+export const SINCE_WINDOW_MS = 60_000;
+
 export type StreamPosition = { txid: string; id: string };
 
 export type StreamFilters = { status?: DeliveryStatusFilter; event?: string; since?: Date };
@@ -85,13 +93,22 @@ export async function streamStart(
     return { webhookId, position: row.txid === null ? { txid: '0', id: '' } : { txid: row.txid, id: start.after } };
   }
   if (start.since) {
-    // The entry received first at or after `since`, through the (webhookId, receivedAt, id) index; its transaction's entries and all later ones follow.
-    const [row] = await db.$queryRawUnsafe<{ txid: string }[]>(
-      `SELECT "txid"::text AS "txid" FROM "Delivery" WHERE "webhookId" = $1 AND "receivedAt" >= $2 AND "txid" IS NOT NULL ORDER BY "receivedAt", "id" LIMIT 1`,
+    // The smallest transaction ID among the entries received from `since` until SINCE_WINDOW_MS
+    // after the first of them (the (webhookId, receivedAt, id) index, then their rows): the stream
+    // starts at that transaction and its `since` filter leaves out what was received before. Not
+    // the first entry's own: a transaction that began later (a later receivedAt, its now()) may
+    // have taken its ID earlier, and it would be behind the start, never sent.
+    const [row] = await db.$queryRawUnsafe<{ txid: string | null }[]>(
+      `WITH first AS (
+         SELECT "receivedAt" FROM "Delivery" WHERE "webhookId" = $1 AND "receivedAt" >= $2 AND "txid" IS NOT NULL ORDER BY "receivedAt", "id" LIMIT 1
+       )
+       SELECT min(d."txid")::text AS "txid" FROM "Delivery" d, first
+        WHERE d."webhookId" = $1 AND d."receivedAt" >= $2 AND d."receivedAt" <= first."receivedAt" + make_interval(secs => $3) AND d."txid" IS NOT NULL`,
       webhookId,
       start.since,
+      SINCE_WINDOW_MS / 1000,
     );
-    if (row) return { webhookId, position: { txid: row.txid, id: '' } };
+    if (row?.txid) return { webhookId, position: { txid: row.txid, id: '' } };
   }
   const [newest] = await db.$queryRawUnsafe<{ txid: string; id: string }[]>(
     `SELECT d."txid"::text AS "txid", d."id" FROM "Delivery" d WHERE d."webhookId" = $1 AND d."txid" IS NOT NULL ORDER BY d."txid" DESC, d."id" DESC LIMIT 1`,
