@@ -76,6 +76,9 @@ test.describe.serial('accounts, invitations, factories, members and the instance
     await page.getByLabel('Password').fill(admin.password);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await expect(page).toHaveURL(/\/f\/acme-operations\/automations$/);
+    // What the page's own scripts can read of the session: who is signed in, never the session's ID.
+    const shown = await page.evaluate(async () => (await fetch('/api/auth/session')).json());
+    expect(shown).toEqual({ user: { name: admin.name, email: admin.email }, expires: expect.any(String) });
   });
 
   test('sign-up is closed by default: the page explains invitations, and the action refuses too', async ({ browser }) => {

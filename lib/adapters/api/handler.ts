@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { getServerSession } from 'next-auth';
 import type { z } from 'zod';
 import { authenticateApiToken } from '@/lib/domain/api-tokens/service';
-import { authOptions } from '@/lib/domain/auth/options';
+import { serverSessionOptions } from '@/lib/domain/auth/options';
 import { getSessionUser } from '@/lib/domain/auth/sessions';
 import { authorizeFactory, type FactoryContext } from '@/lib/domain/auth/guard';
 import type { Permission } from '@/lib/domain/auth/roles';
@@ -35,7 +35,7 @@ async function authenticate(request: Request, options: { session?: boolean } = {
   const token = bearerToken(request.headers);
   if (!token && options.session) {
     // Read-only GET routes that the dashboard reads too accept its session cookie (never for writes: no CSRF to guard).
-    const session = await getServerSession(authOptions());
+    const session = await getServerSession(serverSessionOptions());
     const sid = session?.sid;
     const user = sid ? await getSessionUser(sid) : null;
     if (user && sid) return { user, caller: hashed('session', sid), again: () => getSessionUser(sid) };

@@ -3,7 +3,7 @@ import { cache } from 'react';
 import { getServerSession } from 'next-auth';
 import { notFound, redirect } from 'next/navigation';
 import { authorizeFactory, type FactoryContext } from '@/lib/domain/auth/guard';
-import { authOptions } from '@/lib/domain/auth/options';
+import { serverSessionOptions } from '@/lib/domain/auth/options';
 import type { Permission } from '@/lib/domain/auth/roles';
 import { getSessionUser } from '@/lib/domain/auth/sessions';
 import { AppError } from '@/lib/platform/http/errors';
@@ -11,7 +11,7 @@ import type { PublicUser } from '@/lib/domain/users/service';
 
 /** The signed-in user of this request, or null. Cached for the request. */
 export const getCurrentUser = cache(async (): Promise<PublicUser | null> => {
-  const session = await getServerSession(authOptions());
+  const session = await getServerSession(serverSessionOptions());
   if (!session?.sid) return null;
   return getSessionUser(session.sid);
 });

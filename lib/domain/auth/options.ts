@@ -64,8 +64,9 @@ export function authOptions(): NextAuthOptions {
         }
         return token;
       },
-      async session({ session, token }) {
-        session.sid = token.sid;
+      // What /api/auth/session shows the browser: the user's name and email, never the session's ID
+      // (the server reads it with serverSessionOptions()).
+      async session({ session }) {
         return session;
       },
     },
@@ -83,4 +84,25 @@ export function authOptions(): NextAuthOptions {
     },
   };
   return options;
+}
+
+let serverOptions: NextAuthOptions | undefined;
+
+/**
+ * The options the server's own getServerSession reads the session with: the same, and the
+ * session's ID (`sid`), which every request checks against its Session row.
+ */
+export function serverSessionOptions(): NextAuthOptions {
+  const base = authOptions();
+  serverOptions ??= {
+    ...base,
+    callbacks: {
+      ...base.callbacks,
+      async session({ session, token }) {
+        session.sid = token.sid;
+        return session;
+      },
+    },
+  };
+  return serverOptions;
 }
