@@ -47,6 +47,9 @@ export function checkApiBaseUrl(url: string): URL {
 }
 
 const lookup = guardedLookupFor(() => env().connectionAccess.private);
+// Connection pools of their own: Node's shared pool keys a kept-alive connection by host and port
+// only, so a request under other address rules (a notification's) could reuse one opened here.
+const agents = { 'http:': new http.Agent({ keepAlive: true }), 'https:': new https.Agent({ keepAlive: true }) };
 
 export function boundedFetch(bounds: Bounds): typeof fetch {
   return (async (input: string | URL | Request, init: RequestInit = {}) => {
@@ -69,7 +72,7 @@ export function boundedFetch(bounds: Bounds): typeof fetch {
       };
       resolve = settle(resolve);
       reject = settle(reject);
-      const request = client.request(url, { method: init.method ?? 'GET', headers: Object.fromEntries(headers), lookup, timeout }, (response) => {
+      const request = client.request(url, { method: init.method ?? 'GET', headers: Object.fromEntries(headers), lookup, timeout, agent: agents[url.protocol === 'https:' ? 'https:' : 'http:'] }, (response) => {
         const chunks: Buffer[] = [];
         let cut = false;
         response.on('data', (chunk: Buffer) => {

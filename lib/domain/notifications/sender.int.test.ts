@@ -115,6 +115,85 @@ describe.each(testDatabaseKinds())('notification retries on %s', (kind) => {
     expect(received).toHaveLength(MAX_ATTEMPTS);
   });
 
+  it('reads only the status of an answer, and bounds the whole request: a destination trickling bytes holds nothing', async () => {
+    const db = database.prisma;
+    // One answers 200 and then a byte of its body every 200 ms, for ever; the other trickles its status line.
+    const sockets = new Set<import('node:net').Socket>();
+    const timers = new Set<NodeJS.Timeout>();
+    const trickler = http.createServer();
+    trickler.on('connection', (socket) => sockets.add(socket));
+    trickler.on('request', (request, response) => {
+      request.resume();
+      if (request.url === '/body') {
+        response.writeHead(200, { 'content-type': 'text/plain' });
+        timers.add(setInterval(() => response.write('.'), 200));
+      } else {
+        const socket = response.socket!;
+        const line = 'HTTP/1.1 200 OK\r\n';
+        let at = 0;
+        timers.add(setInterval(() => at < line.length && socket.write(line[at++]!), 200));
+      }
+    });
+    await new Promise<void>((resolve) => trickler.listen(0, '127.0.0.1', resolve));
+    const base = `http://127.0.0.1:${(trickler.address() as AddressInfo).port}`;
+    try {
+      const slug = `trickle-${kind}`;
+      const factory = await createFactory(userId, { name: slug, slug }, db);
+      const body = await createDestination(factory.id, { name: 'body', kind: 'standard_webhooks', url: `${base}/body` }, db);
+      const status = await createDestination(factory.id, { name: 'status', kind: 'standard_webhooks', url: `${base}/status` }, db);
+      await enqueueEvent(db, factory.id, 'notification.test', { n: 1 });
+      expect(await sendDueNotifications(db, 3_000)).toBe(2);
+      const rows = await db.notification.findMany({ where: { factoryId: factory.id }, select: { destinationId: true, status: true, responseStatus: true, lastError: true } });
+      expect(rows.find((row) => row.destinationId === body.destination.id)).toMatchObject({ status: 'sent', responseStatus: 200 });
+      expect(rows.find((row) => row.destinationId === status.destination.id)).toMatchObject({ status: 'pending', responseStatus: null, lastError: 'no answer within 3 s (attempt 1 of 8; retrying)' });
+    } finally {
+      for (const timer of timers) clearInterval(timer);
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => trickler.close(resolve));
+    }
+  });
+
+  it('keeps a disabled destination out of every batch, and a send in flight as it is disabled does not bring its notification back', async () => {
+    const db = database.prisma;
+    const slug = `inflight-${kind}`;
+    const factory = await createFactory(userId, { name: slug, slug }, db);
+    // A destination that holds its answer until the test lets it go.
+    let release: () => void = () => undefined;
+    const holder = http.createServer();
+    const arrived = new Promise<void>((resolve) => {
+      holder.on('request', (request, response) => {
+        request.resume();
+        resolve();
+        release = () => response.end();
+      });
+    });
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+    try {
+      const slow = await createDestination(factory.id, { name: 'slow', kind: 'standard_webhooks', url: `http://127.0.0.1:${(holder.address() as AddressInfo).port}/` }, db);
+      await enqueueEvent(db, factory.id, 'notification.test', { n: 1 });
+      const sending = sendDueNotifications(db);
+      await arrived;
+      await setDestinationEnabled(factory.id, slow.destination.id, false, db);
+      release();
+      expect(await sending).toBe(1);
+      expect(await db.notification.findFirstOrThrow({ where: { destinationId: slow.destination.id } })).toMatchObject({ status: 'failed', lastError: DISABLED_DESTINATION_ERROR });
+
+      // 20 rows of the disabled destination, due before anything else (queued as it was being disabled): the others still go out.
+      await db.notification.createMany({
+        data: Array.from({ length: 20 }, (_, i) => ({ id: `nt_stuck_${kind}_${i}`, factoryId: factory.id, destinationId: slow.destination.id, eventId: `evt_stuck_${i}`, type: 'notification.test', payload: {}, nextAttemptAt: new Date(Date.now() - 3_600_000) })),
+      });
+      received.length = 0;
+      answers = [];
+      await createDestination(factory.id, { name: 'receiver', kind: 'standard_webhooks', url }, db);
+      await enqueueEvent(db, factory.id, 'notification.test', { n: 2 });
+      expect(await sendDueNotifications(db)).toBe(1);
+      expect(received).toHaveLength(1);
+    } finally {
+      holder.closeAllConnections();
+      await new Promise((resolve) => holder.close(resolve));
+    }
+  });
+
   it('sends nothing to a disabled destination: its queued notifications fail with the reason, new events skip it, until enabled again', async () => {
     const db = database.prisma;
     received.length = 0;

@@ -31,13 +31,15 @@ export const retryDelayMs = (attempt: number) => Math.min(BASE_DELAY_MS * 2 ** (
 type Claimed = { id: string; eventId: string; attempts: number; payload: NotificationEvent; kind: 'standard_webhooks' | 'slack'; url: string; secretEncrypted: string | null; destinationId: string };
 
 async function claim(db: Db): Promise<Claimed[]> {
+  // Only rows of enabled destinations are picked: a row of a disabled one (queued as it was being
+  // disabled) would take a slot of every batch and never be sent, and 20 of them stop the outbox.
   return db.$queryRawUnsafe<Claimed[]>(
     `UPDATE "Notification" n SET "lockedUntil" = now() + ($1::int * interval '1 millisecond'), "attempts" = n."attempts" + 1
      FROM "NotificationDestination" d
      WHERE n."destinationId" = d."id" AND d."enabled" AND n."id" IN (
-       SELECT "id" FROM "Notification"
-       WHERE "status" = 'pending' AND "nextAttemptAt" <= now() AND ("lockedUntil" IS NULL OR "lockedUntil" < now())
-       ORDER BY "nextAttemptAt" LIMIT $2 FOR UPDATE SKIP LOCKED)
+       SELECT x."id" FROM "Notification" x JOIN "NotificationDestination" e ON e."id" = x."destinationId" AND e."enabled"
+       WHERE x."status" = 'pending' AND x."nextAttemptAt" <= now() AND (x."lockedUntil" IS NULL OR x."lockedUntil" < now())
+       ORDER BY x."nextAttemptAt" LIMIT $2 FOR UPDATE OF x SKIP LOCKED)
      RETURNING n."id", n."eventId", n."attempts", n."payload", d."kind"::text AS "kind", d."url", d."secretEncrypted", d."id" AS "destinationId"`,
     LEASE_MS,
     BATCH,
@@ -46,21 +48,33 @@ async function claim(db: Db): Promise<Claimed[]> {
 
 type Answer = { status: number } | { error: string };
 
-function post(url: string, headers: Record<string, string>, body: string): Promise<Answer> {
+/**
+ * POSTs a notification: the answer is its status code, read as soon as the headers arrive (the body
+ * is not read). `timeoutMs` bounds the whole request, headers included: the socket's own timeout is
+ * an idle time that every byte resets, so a destination trickling a byte every few seconds would
+ * hold the batch, and with it the housekeeping job, forever. No shared connection pool
+ * (`agent: false`): a kept-alive connection opened under other address rules (a connection's, to
+ * a private host) would be reused without guardedLookup.
+ */
+function post(url: string, headers: Record<string, string>, body: string, timeoutMs: number): Promise<Answer> {
   const target = new URL(url);
   const client = target.protocol === 'https:' ? https : http;
   return new Promise((resolve) => {
     const request = client.request(
       target,
-      { method: 'POST', headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) }, lookup: guardedLookup, timeout: TIMEOUT_MS },
+      { method: 'POST', headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) }, lookup: guardedLookup, timeout: timeoutMs, agent: false },
       (response) => {
-        response.resume();
-        response.on('end', () => resolve({ status: response.statusCode ?? 0 }));
-        response.on('error', (error) => resolve({ error: error.message }));
+        clearTimeout(whole);
+        resolve({ status: response.statusCode ?? 0 });
+        response.destroy();
       },
     );
-    request.on('timeout', () => request.destroy(new Error(`no answer within ${TIMEOUT_MS / 1000} s`)));
-    request.on('error', (error) => resolve({ error: error.message }));
+    const whole = setTimeout(() => request.destroy(new Error(`no answer within ${timeoutMs / 1000} s`)), timeoutMs);
+    request.on('timeout', () => request.destroy(new Error(`no answer within ${timeoutMs / 1000} s`)));
+    request.on('error', (error) => {
+      clearTimeout(whole);
+      resolve({ error: error.message });
+    });
     request.end(body);
   });
 }
@@ -85,7 +99,7 @@ export function notificationRequest(row: Pick<Claimed, 'eventId' | 'payload' | '
   };
 }
 
-async function deliver(db: Db, row: Claimed): Promise<void> {
+async function deliver(db: Db, row: Claimed, timeoutMs: number): Promise<void> {
   let answer: Answer;
   try {
     // The save-time check again, at every send: the operator's settings may
@@ -93,7 +107,7 @@ async function deliver(db: Db, row: Claimed): Promise<void> {
     // no DNS lookup for it).
     checkNotificationUrl(row.url);
     const { headers, body } = notificationRequest(row);
-    answer = await post(row.url, headers, body);
+    answer = await post(row.url, headers, body, timeoutMs);
   } catch (error) {
     const fields = error instanceof AppError ? Object.values(error.fields ?? {}) : [];
     answer = { error: fields[0] ?? (error as Error).message };
@@ -102,8 +116,10 @@ async function deliver(db: Db, row: Claimed): Promise<void> {
   const ok = status !== null && status >= 200 && status < 300;
   const failure = 'status' in answer ? `HTTP ${answer.status}` : answer.error.slice(0, 300);
   const last = row.attempts >= MAX_ATTEMPTS;
-  await db.notification.update({
-    where: { id: row.id },
+  // Only the attempt this sender claimed: a destination disabled meanwhile has marked the row failed,
+  // and another instance that claimed it after an expired lease counted another attempt.
+  const { count } = await db.notification.updateMany({
+    where: { id: row.id, status: 'pending', attempts: row.attempts },
     data: ok
       ? { status: 'sent', sentAt: new Date(), lockedUntil: null, responseStatus: status, lastError: null }
       : {
@@ -114,16 +130,16 @@ async function deliver(db: Db, row: Claimed): Promise<void> {
           nextAttemptAt: new Date(Date.now() + retryDelayMs(row.attempts)),
         },
   });
-  if (!ok) logger.warn({ notification: row.id, attempt: row.attempts, error: failure }, 'notification not delivered');
+  if (!ok && count > 0) logger.warn({ notification: row.id, attempt: row.attempts, error: failure }, 'notification not delivered');
 }
 
-/** Sends every due notification (in batches); returns how many were attempted. */
-export async function sendDueNotifications(db: Db = prisma): Promise<number> {
+/** Sends every due notification (in batches); returns how many were attempted. `timeoutMs` bounds each request. */
+export async function sendDueNotifications(db: Db = prisma, timeoutMs = TIMEOUT_MS): Promise<number> {
   let total = 0;
   for (;;) {
     const rows = await claim(db);
     if (rows.length === 0) return total;
-    await Promise.all(rows.map((row) => deliver(db, row)));
+    await Promise.all(rows.map((row) => deliver(db, row, timeoutMs)));
     total += rows.length;
     if (rows.length < BATCH) return total;
   }
