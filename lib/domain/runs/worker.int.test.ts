@@ -13,6 +13,7 @@ import { composeEnvelope } from '@/lib/domain/runs/envelope';
 import { pruneRuns } from '@/lib/domain/runs/retention';
 import { getRun } from '@/lib/domain/runs/service';
 import { runsToStart } from '@/lib/domain/runs/start';
+import { MAX_OUTPUT_CHARS } from '@/lib/domain/runs/executors/types';
 import { claimRun, failAbandonedRuns, finishRun, processOne, startWorkers } from '@/lib/domain/runs/worker';
 import { createTestDatabase, testDatabaseKinds, type TestDatabase } from '@/tests/support/databases';
 import { queueRuns as queueRunsOf } from '@/tests/support/runs';
@@ -352,6 +353,33 @@ describe.each(testDatabaseKinds())('run workers on %s', (kind) => {
         attempts: 3,
         error: 'The executor URL answered HTTP 500 (attempt 3 of 3; no attempts left)',
       });
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it("keeps the tail of an executor URL's answer, however long, read as it arrives", async () => {
+    // 4,000,000 bytes of "é" (two bytes each) in chunks of an odd size: every chunk boundary splits a character.
+    const body = Buffer.from('é'.repeat(2_000_000), 'utf8');
+    const server = http.createServer((request, response) => {
+      request.resume();
+      request.on('end', async () => {
+        response.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' });
+        for (let at = 0; at < body.length; at += 65_537) {
+          if (!response.write(body.subarray(at, at + 65_537))) await new Promise((resolve) => response.once('drain', resolve));
+        }
+        response.end();
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/runs`;
+    try {
+      const [id] = await queueRuns(1);
+      expect(await processOne('w', { kind: 'http' as const, url, secret: SECRET, attempts: 1, timeoutMs: 30_000 })).toBe(true);
+      const run = await database.prisma.run.findUniqueOrThrow({ where: { id } });
+      expect(run.status).toBe('succeeded');
+      expect(run.output).toBe(`[… ${(2_000_000 - MAX_OUTPUT_CHARS).toLocaleString('en-US')} earlier characters cut]\n${'é'.repeat(MAX_OUTPUT_CHARS)}`);
     } finally {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));

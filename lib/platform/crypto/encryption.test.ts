@@ -26,6 +26,16 @@ describe('secret encryption at rest', () => {
     expect(() => decryptSecret('garbage', 'team-secret:f1:a', key)).toThrow(/Unrecognised/);
   });
 
+  it('refuses a tag cut short, which GCM itself would check only as far as it goes', () => {
+    const parts = encryptSecret('value', 'ctx', key).split('.');
+    // The first 4 bytes of a right tag: a 32-bit check, which a forger passes in 2^32 tries.
+    parts[2] = Buffer.from(parts[2]!, 'base64url').subarray(0, 4).toString('base64url');
+    expect(() => decryptSecret(parts.join('.'), 'ctx', key)).toThrow(/Unrecognised/);
+    const nonce = encryptSecret('value', 'ctx', key).split('.');
+    nonce[1] = Buffer.from(nonce[1]!, 'base64url').subarray(0, 8).toString('base64url');
+    expect(() => decryptSecret(nonce.join('.'), 'ctx', key)).toThrow(/Unrecognised/);
+  });
+
   it('accepts 32-byte keys as hex or base64 only', () => {
     expect(parseSecretsKey(key.toString('hex'))).toEqual(key);
     expect(parseSecretsKey(key.toString('base64'))).toEqual(key);

@@ -23,8 +23,12 @@ export function decryptSecret(encrypted: string, context: string, key: Buffer = 
   if (version !== VERSION || iv === undefined || tag === undefined || ciphertext === undefined) {
     throw new Error('Unrecognised encrypted value');
   }
-  const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'));
+  const nonce = Buffer.from(iv, 'base64url');
+  const authTag = Buffer.from(tag, 'base64url');
+  // Exactly what encryptSecret writes: GCM would also take a tag cut to 4 bytes, which is forged far sooner.
+  if (nonce.length !== 12 || authTag.length !== 16) throw new Error('Unrecognised encrypted value');
+  const decipher = createDecipheriv('aes-256-gcm', key, nonce, { authTagLength: 16 });
   decipher.setAAD(Buffer.from(context, 'utf8'));
-  decipher.setAuthTag(Buffer.from(tag, 'base64url'));
+  decipher.setAuthTag(authTag);
   return Buffer.concat([decipher.update(Buffer.from(ciphertext, 'base64url')), decipher.final()]).toString('utf8');
 }

@@ -1,6 +1,6 @@
 import { Webhook } from 'standardwebhooks';
 import { composedPrompt } from '@/lib/domain/runs/envelope';
-import { clip, stopReason, type ClaimedRun, type ExecutionOutcome } from '@/lib/domain/runs/executors/types';
+import { readOutput, stopReason, type ClaimedRun, type ExecutionOutcome } from '@/lib/domain/runs/executors/types';
 import { log } from '@/lib/platform/log';
 import { currentTraceparent } from '@/lib/platform/tracing';
 
@@ -98,7 +98,7 @@ export async function executeHttp(run: ClaimedRun, config: HttpConfig, signal?: 
   let output: string | null = null;
   try {
     const response = await post(config, run.id, runRequestBody(run), signal ? AbortSignal.any([AbortSignal.timeout(config.timeoutMs), signal]) : AbortSignal.timeout(config.timeoutMs));
-    output = clip(await response.text());
+    output = await readOutput(response);
     if (response.ok) return { status: 'succeeded', output };
     failure = `The executor URL answered HTTP ${response.status}`;
   } catch (error) {

@@ -42,7 +42,41 @@ export const stopReason = (signal: AbortSignal): StopReason => (signal.reason ==
 /** Output kept on a run: the tail matters most for a failing program. */
 export const MAX_OUTPUT_CHARS = 64 * 1024;
 
-export function clip(text: string): string {
-  if (text.length <= MAX_OUTPUT_CHARS) return text;
-  return `[… ${(text.length - MAX_OUTPUT_CHARS).toLocaleString('en-US')} earlier characters cut]\n${text.slice(-MAX_OUTPUT_CHARS)}`;
+export function clip(text: string, earlier = 0): string {
+  const cut = earlier + Math.max(0, text.length - MAX_OUTPUT_CHARS);
+  if (cut === 0) return text;
+  return `[… ${cut.toLocaleString('en-US')} earlier characters cut]\n${text.slice(-MAX_OUTPUT_CHARS)}`;
+}
+
+/**
+ * Output as it arrives, in bounded memory: the text's tail (a few times MAX_OUTPUT_CHARS at most)
+ * and a count of the characters dropped before it, however much a program or receiver sends. Bytes
+ * split between chunks are decoded whole.
+ */
+export class OutputTail {
+  private text = '';
+  private dropped = 0;
+  private readonly decoder = new TextDecoder();
+
+  add(chunk: Uint8Array): void {
+    this.text += this.decoder.decode(chunk, { stream: true });
+    if (this.text.length > 4 * MAX_OUTPUT_CHARS) {
+      const drop = this.text.length - MAX_OUTPUT_CHARS;
+      this.dropped += drop;
+      this.text = this.text.slice(drop);
+    }
+  }
+
+  /** The output as a run keeps it (clip). */
+  clipped(): string {
+    this.text += this.decoder.decode();
+    return clip(this.text, this.dropped);
+  }
+}
+
+/** A response's body as a run keeps it, read in bounded memory (a receiver may answer gigabytes). */
+export async function readOutput(response: Response): Promise<string> {
+  const tail = new OutputTail();
+  if (response.body) for await (const chunk of response.body) tail.add(chunk);
+  return tail.clipped();
 }
