@@ -1,4 +1,5 @@
-import { describe, expect, it } from 'vitest';
+import net from 'node:net';
+import { describe, expect, it, vi } from 'vitest';
 import type { Database } from '@/lib/platform/db';
 import { ENTRY_OVERHEAD_BYTES, LiveWebhookCache, liveCacheLimits } from '@/lib/ingress/live-cache';
 
@@ -70,5 +71,38 @@ describe('LiveWebhookCache', () => {
     expect(cache.size).toEqual({ entries: fits, bytes: fits * bytesOf(0) });
     expect(cache.get('w0')).toBeUndefined();
     expect(cache.get(`w${fits + 999}`)).toEqual(value(0));
+  });
+
+  it('retries a database that refuses it once every 5 s, not twice per failure', async () => {
+    // A "PostgreSQL" that accepts each connection and closes it at once: the connect fails, and the client ends.
+    let connections = 0;
+    const server = net.createServer((socket) => {
+      connections += 1;
+      socket.destroy();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `postgresql://tripline@127.0.0.1:${(server.address() as net.AddressInfo).port}/tripline`;
+    const database = { adapter: { pool: {}, target: { kind: 'postgres', url } }, closed: false } as unknown as Database;
+    // The retry timers are the test's; the sockets' time is real (setImmediate and Date are not faked).
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    // Turns of the event loop for a connection's failure to arrive (no wall-clock wait: a slow machine only counts fewer).
+    const settle = async () => {
+      for (let turn = 0; turn < 50; turn++) await new Promise((resolve) => setImmediate(resolve));
+    };
+    try {
+      new LiveWebhookCache(database).start();
+      for (let second = 0; second < 30; second++) {
+        await settle();
+        await vi.advanceTimersByTimeAsync(1_000);
+      }
+      await settle();
+      // At 0, 5, 10, 15, 20, 25 and 30 s. (Each failure scheduled two retries, one of them after 1 s: 31 connections.)
+      expect(connections).toBeGreaterThanOrEqual(2);
+      expect(connections).toBeLessThanOrEqual(7);
+    } finally {
+      database.closed = true;
+      vi.useRealTimers();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });

@@ -51,6 +51,10 @@ export class LiveWebhookCache<T> {
   private generation = 0;
   private listening = false;
   private starting: Promise<void> | undefined;
+  /** The one pending retry: a failed connect is reported twice (its rejection and the client's end), and each used to schedule one. */
+  private retry: NodeJS.Timeout | undefined;
+  private client: pg.Client | undefined;
+  private closesWithDatabase = false;
 
   constructor(
     private readonly database: Database,
@@ -68,13 +72,22 @@ export class LiveWebhookCache<T> {
 
   /** Starts listening for changes (once); until it succeeds the cache is bypassed. */
   start(): void {
-    if (this.database.closed) return;
-    this.starting ??= this.listen().catch((error: unknown) => {
-      this.starting = undefined;
+    if (this.database.closed || this.starting) return;
+    const attempt: Promise<void> = this.listen().catch((error: unknown) => {
+      if (this.starting === attempt) this.starting = undefined;
       if (this.database.closed) return;
       log('live-cache').error({ err: { message: (error as Error).message } }, 'webhook change listener failed; retrying');
-      setTimeout(() => this.start(), 5_000).unref();
+      this.retryIn(5_000);
     });
+    this.starting = attempt;
+  }
+
+  private retryIn(ms: number): void {
+    if (this.retry) return;
+    this.retry = setTimeout(() => {
+      this.retry = undefined;
+      this.start();
+    }, ms).unref();
   }
 
   private async listen(): Promise<void> {
@@ -85,16 +98,19 @@ export class LiveWebhookCache<T> {
     }
     const client = new pg.Client({ connectionString: adapter.target.url });
     const lost = (reason: string) => {
-      const wasListening = this.listening;
-      this.listening = false;
-      this.clear();
+      const wasListening = this.listening && this.client === client;
       client.removeAllListeners();
       client.on('error', () => undefined);
       client.end().catch(() => undefined);
+      // Lost while connecting: listen() rejects, and start()'s catch retries.
+      if (!wasListening) return;
+      this.listening = false;
+      this.client = undefined;
+      this.clear();
       this.starting = undefined;
       if (this.database.closed) return;
-      if (wasListening) log('live-cache').error({ reason }, 'webhook change listener lost; cache off until it reconnects');
-      setTimeout(() => this.start(), 1_000).unref();
+      log('live-cache').error({ reason }, 'webhook change listener lost; cache off until it reconnects');
+      this.retryIn(1_000);
     };
     client.on('error', (error) => lost(error.message));
     client.on('end', () => lost('connection closed'));
@@ -108,13 +124,22 @@ export class LiveWebhookCache<T> {
       return;
     }
     this.clear();
+    // Closing the database ends the listener of the moment (registered once, not once per reconnect).
+    if (!this.closesWithDatabase) {
+      this.closesWithDatabase = true;
+      closeWith(this.database, () => {
+        this.listening = false;
+        clearTimeout(this.retry);
+        const current = this.client;
+        this.client = undefined;
+        if (!current) return Promise.resolve();
+        current.removeAllListeners();
+        current.on('error', () => undefined);
+        return current.end().catch(() => undefined);
+      });
+    }
+    this.client = client;
     this.listening = true;
-    closeWith(this.database, () => {
-      this.listening = false;
-      client.removeAllListeners();
-      client.on('error', () => undefined);
-      return client.end().catch(() => undefined);
-    });
   }
 
   /** The cached webhook, or undefined when the caller must ask the database. */
