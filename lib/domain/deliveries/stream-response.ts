@@ -86,7 +86,6 @@ export async function deliveryEventStream(args: {
       if (finished) return;
       finish();
       streamController?.error(new Error('the client stopped reading'));
-      void items.return(undefined);
     }, unreadGraceMs);
     cut.unref();
   };
@@ -99,6 +98,8 @@ export async function deliveryEventStream(args: {
   lease.signal.addEventListener('abort', stop);
   request.signal.addEventListener('abort', stop);
   const items = deliveryStream({ webhookId: start.webhookId, position: start.position, filters: { status: input.status, event: input.event, since: input.since }, signal: abort.signal, lifetimeMs });
+  // Shut down or gone while the start was read: the listeners above came too late to hear it.
+  if (lease.signal.aborted || request.signal.aborted) stop();
   // Only callers who may replay a delivery get its original signature headers (docs/decisions/0071); a re-check may change that.
   let signatures = context.can('factory:manage');
   const recheckMs = args.recheckMs ?? RECHECK_MS;
@@ -125,6 +126,9 @@ export async function deliveryEventStream(args: {
     request.signal.removeEventListener('abort', stop);
     abort.abort();
     lease.release();
+    // However it ended, the log's reader is let go: its wake-up listener and abort handler go with it
+    // (a reader left at its last yield kept both for the life of the process).
+    void items.return(undefined).catch(() => undefined);
   };
 
   const body = new ReadableStream<Uint8Array>(
@@ -158,8 +162,6 @@ export async function deliveryEventStream(args: {
           if (reason !== 'aborted') send(controller, `event: end\ndata: ${JSON.stringify({ reason })}\n\n`);
           controller.close();
           finish();
-          // An end decided here, not by the log's reader: that reader is let go too.
-          if (reason === 'revoked' || reason === 'error') void items.return(undefined);
           return;
         }
         if (value.kind === 'heartbeat') send(controller, ': heartbeat\n\n');

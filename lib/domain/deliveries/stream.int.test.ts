@@ -312,6 +312,28 @@ describe.each(testDatabaseKinds())('the stream of the log on %s', (kind) => {
     await expect(response.text()).rejects.toThrow(/stopped reading/);
   });
 
+  it('lets go of the log reader however the stream ends: one that ran its lifetime leaves no wake-up listener behind', async () => {
+    const caller = owner('lifetime', { factory: { id: factoryId, name: 'Stream' } });
+    const context = { user: { id: caller.userId }, factory: caller.factory, can: () => true } as unknown as FactoryContext;
+    const wakeListeners = () => (globalThis as Record<symbol, Map<string, Set<unknown>>>)[Symbol.for('tripline.deliveries.wake')]?.get(webhookId)?.size ?? 0;
+    // Readers this file's other tests hold themselves (deliveryStream without the response) stay; this one must not.
+    const before = wakeListeners();
+    const response = await deliveryEventStream({ request: new Request('http://tripline.test/'), context, caller, uid, input: {}, lifetimeMs: budget(300) });
+    expect(await response.text()).toContain('event: end\ndata: {"reason":"lifetime"}');
+    await vi.waitFor(() => expect(wakeListeners()).toBe(before), { timeout: budget(2_000), interval: 20 });
+  });
+
+  it('ends at once a stream whose request was gone (or the server shutting down) before its start was read', async () => {
+    const caller = owner('gone', { factory: { id: factoryId, name: 'Stream' } });
+    const context = { user: { id: caller.userId }, factory: caller.factory, can: () => true } as unknown as FactoryContext;
+    const gone = new AbortController();
+    gone.abort();
+    const response = await deliveryEventStream({ request: new Request('http://tripline.test/', { signal: gone.signal }), context, caller, uid, input: {} });
+    // Without the check, it ran its 30 minutes, holding a slot (and, at a shutdown, the drain).
+    expect(await response.text()).toBe('retry: 2000\n\n');
+    openStreamLease(caller).release();
+  });
+
   it('checks its caller again while open: once the token, session, account or role no longer allows it, it ends as revoked and reads no further entry', async () => {
     const caller = owner('revoked', { factory: { id: factoryId, name: 'Stream' } });
     const context = { user: { id: caller.userId }, factory: caller.factory, can: () => true } as unknown as FactoryContext;
