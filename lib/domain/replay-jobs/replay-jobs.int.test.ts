@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createAutomation } from '@/lib/domain/automations/service';
 import { setDatabase } from '@/lib/platform/db';
@@ -225,8 +226,11 @@ describe.each(testDatabaseKinds())('bulk replay on %s', (kind) => {
     settings.runQueueLimit = 1;
     vi.useFakeTimers({ toFake: ['Date'], now: Date.now() - 60_000, shouldAdvanceTime: true });
     try {
-      expect(await workReplayJobs({ db, rate: 1000, turnMs: 10_000 })).toBe(3);
+      // The shutdown signal lives as long as the process: the pauses between items leave no listener on it.
+      const shutdown = new AbortController();
+      expect(await workReplayJobs({ db, rate: 1000, turnMs: 10_000, signal: shutdown.signal })).toBe(3);
       vi.useRealTimers();
+      expect(getEventListeners(shutdown.signal, 'abort')).toEqual([]);
       expect(await getReplayJob(other, b.id, db)).toMatchObject({ status: 'completed', done: 3 });
       expect(await getReplayJob(factoryId, a.id, db)).toMatchObject({ status: 'running', done: 1, waiting: expect.stringMatching(/^Run queue full/) });
       expect(await claimReplayJob(db)).toBeNull();
