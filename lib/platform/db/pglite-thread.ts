@@ -4,6 +4,7 @@ import { Worker } from 'node:worker_threads';
 import { messages, Mutex, types, type PGlite, type QueryOptions, type Results, type Transaction } from '@electric-sql/pglite';
 import { appDir } from '@/lib/platform/app-dir';
 import { PGLITE_SESSION_SQL } from '@/lib/platform/db/pglite-extensions';
+import { EMBEDDED_THREAD_GONE } from '@/lib/platform/db/unavailable';
 import { log } from '@/lib/platform/log';
 
 // The embedded database on a thread of its own (lib/platform/db/pglite-worker.mjs).
@@ -110,8 +111,10 @@ export class ThreadedPGlite implements EmbeddedDatabase {
     // A thread that dies (PostgreSQL aborting in WebAssembly) fails every call
     // with the reason, and so readiness (/readyz answers 503 with it), until
     // the server is restarted and the database recovers from its WAL.
-    worker.on('error', (error) => this.#fail(new Error(`the embedded database's thread failed: ${error.message}`)));
-    worker.on('exit', (code) => this.#fail(new Error(`the embedded database's thread exited (code ${code})`)));
+    // Coded so that callers answer 503 with Retry-After (lib/platform/db/unavailable.ts), as /readyz does, not 500.
+    const gone = (message: string) => Object.assign(new Error(message), { code: EMBEDDED_THREAD_GONE });
+    worker.on('error', (error) => this.#fail(gone(`the embedded database's thread failed: ${error.message}`)));
+    worker.on('exit', (code) => this.#fail(gone(`the embedded database's thread exited (code ${code})`)));
     // The worker answers id 0 once the database is open.
     return this.#register(0, {});
   }

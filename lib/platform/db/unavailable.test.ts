@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { databaseDiskFull, DISK_FULL_REPORT_MS, isDatabaseDiskFull, isDatabaseUnavailable, noteDatabaseUnavailable, noteDatabaseWrote } from '@/lib/platform/db/unavailable';
+import { databaseDiskFull, DISK_FULL_REPORT_MS, EMBEDDED_THREAD_GONE, isDatabaseDiskFull, isDatabaseUnavailable, noteDatabaseUnavailable, noteDatabaseWrote } from '@/lib/platform/db/unavailable';
 
 // What the embedded database's worker threw when its disk filled (seen on a 96 MB tmpfs).
 const pgliteDiskFull = Object.assign(new Error('could not extend file "base/5/16528_fsm": No space left on device'), { code: '53100', severity: 'ERROR' });
@@ -22,5 +22,14 @@ describe('a full disk under the database', () => {
     expect(databaseDiskFull(now + DISK_FULL_REPORT_MS + 1)).toBe(false);
     noteDatabaseWrote();
     expect(databaseDiskFull(now + 1)).toBe(false);
+  });
+});
+
+describe("the embedded database's thread gone", () => {
+  it('is an unavailable database (503 with Retry-After, as /readyz says), not a failed request (500)', () => {
+    const gone = Object.assign(new Error("the embedded database's thread exited (code 1)"), { code: EMBEDDED_THREAD_GONE });
+    expect(isDatabaseUnavailable(gone)).toBe(true);
+    expect(isDatabaseUnavailable(new Error('wrapped', { cause: gone }))).toBe(true);
+    expect(isDatabaseUnavailable(new Error("the embedded database's thread exited (code 1)"))).toBe(false);
   });
 });

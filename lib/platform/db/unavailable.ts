@@ -15,7 +15,9 @@ import { episodes, errorFields, log } from '@/lib/platform/log';
 /** Seconds a caller is asked to wait before retrying. */
 export const DATABASE_RETRY_AFTER_SECONDS = 5;
 
-const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE', 'EAI_AGAIN']);
+/** The code of the error every call gets once the embedded database's thread has died (lib/platform/db/pglite-thread.ts). */
+export const EMBEDDED_THREAD_GONE = 'TRIPLINE_EMBEDDED_THREAD_GONE';
+const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE', 'EAI_AGAIN', EMBEDDED_THREAD_GONE]);
 // SQLSTATE: connection exceptions, admin/crash shutdown, cannot connect now, too many connections.
 const SQLSTATE = /^(08\w{3}|57P0[1-3]|53300)$/;
 const PRISMA_CODES = new Set(['P1001', 'P1002', 'P1008', 'P1017', 'P2024']);
