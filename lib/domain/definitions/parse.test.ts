@@ -49,6 +49,8 @@ describe('definition files', () => {
         'webhooks/j.yaml': 'secretName: J\neventTypeHeader: X-Kind\neventTypePath: type\n',
         'webhooks/k.yaml': 'secretName: K\neventTypePath: data..type\n',
         'webhooks/l.yaml': 'secretName: L\neventTypeHeader: Authorization\n',
+        'webhooks/m.yaml': 'secretName: M\ncustomResponse:\n  status: 200\n  contentType: text/plain; charset=utf-8\n  body: "ok\\0"\n',
+        'webhooks/n.yaml': 'secretName: "N\\uD800"\n',
       }),
     ).toEqual([
       'webhooks/a.yaml: unknown key "secretname" (allowed: authMode, signatureScheme, secretName, deliveryIdHeader, eventTypeHeader, eventTypePath, ipAllowlist, customResponse, connection)',
@@ -64,6 +66,8 @@ describe('definition files', () => {
       'webhooks/j.yaml: eventTypePath: set eventTypeHeader or eventTypePath, not both',
       'webhooks/k.yaml: eventTypePath: Write keys separated by single dots, such as data.type, with no empty key',
       'webhooks/l.yaml: eventTypeHeader: "authorization" cannot be the event type header: its name suggests a credential (authorization, cookie, token, secret, signature…), and the event type is shown to every member of the factory, viewers included: choose a header that names the kind of event, such as X-Event-Type',
+      'webhooks/m.yaml: customResponse.body: contains a NUL character (U+0000), which Tripline does not accept',
+      'webhooks/n.yaml: secretName: contains a lone surrogate (half of a UTF-16 pair), which has no UTF-8 form',
     ]);
   });
 

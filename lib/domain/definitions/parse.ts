@@ -1,4 +1,5 @@
 import { LineCounter, parseDocument } from 'yaml';
+import { findUnsafeValue } from '@/lib/platform/http/unsafe-input';
 import {
   MAX_DEFINITION_BYTES,
   webhookDefinitionSchema,
@@ -68,6 +69,10 @@ function parseContent(file: string, name: string, text: string): { definition?: 
   if (value === null || value === undefined) {
     return { problems: [{ file, message: 'the file is empty: a definition needs at least secretName' }] };
   }
+  // YAML's escapes ("\0", "\uD800") make characters that no field can hold, which the request's own
+  // check (of the file's text as one JSON string) never saw.
+  const unsafe = findUnsafeValue(value);
+  if (unsafe) return { problems: [{ file, ...(unsafe.field === 'body' ? {} : { key: unsafe.field }), message: unsafe.problem }] };
   const parsed = webhookDefinitionSchema.safeParse(value);
   if (!parsed.success) {
     return {

@@ -55,6 +55,10 @@ describe('customResponse in PATCH', () => {
       customResponse: 'Unknown key headers: use status, contentType and body',
     });
     expect(patch('[accepted]')).toEqual({ customResponse: 'Send {status, contentType, body}, or null for the default answer' });
+    // What the command line's --body-stdin may read, which no request check has seen.
+    expect(patch({ status: 200, contentType: 'text/plain; charset=utf-8', body: 'ok\u0000' })).toEqual({
+      'customResponse.body': 'The body contains a NUL character (U+0000), which Tripline does not accept',
+    });
   });
 
   it('counts the body’s limit in bytes of UTF-8, before the placeholder is replaced', () => {

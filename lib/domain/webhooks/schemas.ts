@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { unsafeText } from '@/lib/platform/http/unsafe-text';
 import { secretNameSchema } from '@/lib/domain/secrets/schemas';
 import { MAX_EXPECTED_INTERVAL_SECONDS, MIN_EXPECTED_INTERVAL_SECONDS } from '@/lib/domain/health/classify';
 import { eventTypeHeaderRefusal, schemeIds, type SchemeId } from '@/lib/ingress/signatures/registry';
@@ -185,6 +186,9 @@ function checkCustomResponse(input: { status: number; contentType?: string | nul
   }
   if (!input.contentType) problem('contentType', `Choose ${CONTENT_TYPE_CHOICES}`);
   if (input.body === undefined || input.body === null) return problem('body', 'Enter the body (text and XML may be empty)');
+  // Checked here too: the command line's --body-stdin reaches this schema without the API's check of the request.
+  const unsafe = unsafeText(input.body);
+  if (unsafe) return problem('body', `The body ${unsafe}`);
   const bytes = utf8Bytes(input.body);
   if (bytes > MAX_CUSTOM_RESPONSE_BODY_BYTES) {
     return problem('body', `Use at most ${MAX_CUSTOM_RESPONSE_BODY_BYTES.toLocaleString('en')} bytes (this body is ${bytes.toLocaleString('en')} bytes of UTF-8)`);

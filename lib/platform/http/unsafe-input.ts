@@ -1,4 +1,5 @@
 import { AppError } from '@/lib/platform/http/errors';
+import { unsafeText } from '@/lib/platform/http/unsafe-text';
 
 // Values that no field of Tripline can hold as given, refused at the one
 // place every request's input passes through (the /api/v1 wrapper and the
@@ -12,15 +13,7 @@ import { AppError } from '@/lib/platform/http/errors';
 // parameter, the query parameter, or the body field as a dotted path
 // (selection.from, triggers.0.filter).
 
-// With the u flag a well-formed pair is one code point; only a lone half is of category Cs.
-const LONE_SURROGATE = /\p{Cs}/u;
-
-/** Why a string cannot be held, or null. */
-export function unsafeText(text: string): string | null {
-  if (text.includes('\u0000')) return 'contains a NUL character (U+0000), which Tripline does not accept';
-  if (LONE_SURROGATE.test(text)) return 'contains a lone surrogate (half of a UTF-16 pair), which has no UTF-8 form';
-  return null;
-}
+export { unsafeText };
 
 function unsafeNumber(value: number): string | null {
   if (!Number.isFinite(value)) return 'is a number too large to hold';
