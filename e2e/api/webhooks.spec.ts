@@ -192,7 +192,9 @@ test('team secrets: put, list without values, refuse deleting one in use, delete
   expect(text).not.toContain('value-e2e');
   expect(JSON.parse(text).secrets.map((s: { name: string }) => s.name)).toContain(secret);
 
-  expect((await request.put(`${base}/secrets/bad-name`, { headers: bearer(tokens.admin), data: { value: 'x' } })).status()).toBe(422);
+  const badName = await request.put(`${base}/secrets/bad-name`, { headers: bearer(tokens.admin), data: { value: 'x' } });
+  expect(badName.status()).toBe(422);
+  expect(Object.keys((await badName.json()).error.fields)).toEqual(['name']);
   expect((await request.put(`${base}/secrets/${secret}`, { headers: bearer(tokens.admin), data: {} })).status()).toBe(422);
 
   const user = await request.post(`${base}/webhooks`, { headers: bearer(tokens.admin), data: { name: name('uses-secret'), secretName: secret } });

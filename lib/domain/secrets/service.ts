@@ -1,4 +1,5 @@
 import 'server-only';
+import { z } from 'zod';
 import { prisma, type DbOrTx, type Tx } from '@/lib/platform/db';
 import { decryptSecret, encryptSecret } from '@/lib/platform/crypto/encryption';
 import { AppError } from '@/lib/platform/http/errors';
@@ -68,8 +69,8 @@ export async function putSecretTx(tx: Tx, factoryId: string, name: string, value
 }
 
 export async function putSecret(factoryId: string, name: string, value: string, db = prisma) {
-  const secretName = secretNameSchema.parse(name);
-  const secretValue = secretValueSchema.parse(value);
+  // As an object, so that a refusal names its field (name, value), not the whole input.
+  const { name: secretName, value: secretValue } = z.object({ name: secretNameSchema, value: secretValueSchema }).parse({ name, value });
   return db.$transaction(async (tx) => {
     const existed = await tx.teamSecret.findUnique({ where: { factoryId_name: { factoryId, name: secretName } }, select: { id: true } });
     const secret = await putSecretTx(tx, factoryId, secretName, secretValue);
