@@ -2,7 +2,8 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setDatabase } from '@/lib/platform/db';
 import { lockKeys } from '@/lib/platform/db/locks';
-import { listDeliveries } from '@/lib/domain/deliveries/service';
+import { listDeliveries, logSearchLimits } from '@/lib/domain/deliveries/service';
+import { appError } from '@/tests/support/app-error';
 import { mergeSearchPendingList, SEARCH_INDEX } from '@/lib/domain/deliveries/search-index';
 import { createFactory } from '@/lib/domain/factories/service';
 import { recordAccepted } from '@/lib/ingress/record';
@@ -96,5 +97,27 @@ describe.each(testDatabaseKinds().filter((kind) => kind === 'postgres'))('instan
     } finally {
       await other.end();
     }
+  });
+});
+
+// A search of payloads is under a time limit (logSearchLimits): text in no body, made of words in every body, reads them all.
+describe.each(testDatabaseKinds().filter((kind) => kind === 'postgres'))('a search of payloads past its time limit on %s', (kind) => {
+  const { log } = webhookLog(kind);
+
+  it('is refused naming q and saying how to narrow it, not left to read the whole log', async () => {
+    const words = Array.from({ length: 100 }, (_, i) => `word${i}`).join(' ');
+    await log.database.prisma.delivery.createMany({
+      data: Array.from({ length: 3_000 }, (_, n) => ({ webhookId: log.webhookId, deliveryId: `s-${n}`, identitySource: 'service_header' as const, status: 'accepted' as const, size: 700, body: JSON.stringify({ n, marker: 'plain', words }) })),
+    });
+    const limit = logSearchLimits.timeoutMs;
+    // Every body has the trigrams of "plain" and "words"; none has the text "plain words".
+    logSearchLimits.timeoutMs = 1;
+    try {
+      const refused = await appError(listDeliveries(log.factoryId, log.uid, { q: 'plain words', limit: 50 }));
+      expect(refused).toMatchObject({ code: 'validation_failed', fields: { q: expect.stringMatching(/narrow the search with a time range/) } });
+    } finally {
+      logSearchLimits.timeoutMs = limit;
+    }
+    expect((await listDeliveries(log.factoryId, log.uid, { q: 'plain words', limit: 50 })).deliveries).toEqual([]);
   });
 });

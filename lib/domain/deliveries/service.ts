@@ -1,5 +1,5 @@
 import 'server-only';
-import { prisma, type DbOrTx } from '@/lib/platform/db';
+import { prisma, type Db, type DbOrTx } from '@/lib/platform/db';
 import { listDeliveriesSchema, searchesPayloads, type DeliveryStatusFilter, type ListDeliveriesInput } from '@/lib/domain/deliveries/schemas';
 import { eventTypesToSql } from '@/lib/ingress/filters/events';
 import { AppError } from '@/lib/platform/http/errors';
@@ -82,7 +82,7 @@ export function deliveryLogQuery(
   webhookId: string,
   filter: LogFilter,
   options: { columns: string; limit: number; extra?: (params: unknown[]) => string[] },
-): { sql: string; params: unknown[] } {
+): { sql: string; params: unknown[]; searchesBodies: boolean } {
   const { status, event, q, from, to } = filter;
   // Plain SQL for the row-value comparison ("receivedAt", "id") < (...),
   // which PostgreSQL answers straight from the (webhookId, receivedAt, id)
@@ -137,7 +137,44 @@ export function deliveryLogQuery(
       sql = byId;
     }
   }
-  return { sql, params };
+  return { sql, params, searchesBodies: Boolean(q && searchesPayloads(q)) };
+}
+
+/**
+ * How long a search of the log's bodies may read. Text in no body, made of words that are in many
+ * (`id type`), finds every body through the trigram index and reads them all: over a webhook's
+ * whole log, minutes of the database's time for one request any viewer can repeat.
+ */
+export const logSearchLimits = { timeoutMs: 10_000 };
+
+/** Runs a deliveryLogQuery: a search of bodies under its time limit, refused past it with what to do instead. */
+export async function runLogQuery<T>(db: DbOrTx, query: { sql: string; params: unknown[]; searchesBodies: boolean }): Promise<T[]> {
+  // A transaction's own client (no $transaction) runs it as it is: SET LOCAL would outlast the query there.
+  const client = db as Partial<Pick<Db, '$transaction'>>;
+  if (!query.searchesBodies || typeof client.$transaction !== 'function') return db.$queryRawUnsafe<T[]>(query.sql, ...query.params);
+  try {
+    return await (db as Db).$transaction(async (tx) => {
+      await tx.$executeRawUnsafe(`SET LOCAL statement_timeout = ${Math.max(1, Math.round(logSearchLimits.timeoutMs))}`);
+      return tx.$queryRawUnsafe<T[]>(query.sql, ...query.params);
+    }, { timeout: logSearchLimits.timeoutMs + 5_000, maxWait: 5_000 });
+  } catch (error) {
+    if (!statementTimedOut(error)) throw error;
+    const seconds = Math.round(logSearchLimits.timeoutMs / 1000);
+    throw new AppError('validation_failed', `The search of payloads read for ${seconds} s without finishing`, {
+      q: `This text is in too few payloads to find within ${seconds} s: narrow the search with a time range (from, to), a status or an event type, or search for a delivery ID`,
+    });
+  }
+}
+
+/** Whether `error` (or anything it wraps) is PostgreSQL's statement timeout (SQLSTATE 57014). */
+function statementTimedOut(error: unknown): boolean {
+  let current: unknown = error;
+  for (let depth = 0; depth < 6 && current && typeof current === 'object'; depth += 1) {
+    const probe = current as { code?: unknown; cause?: unknown; meta?: { code?: unknown; driverAdapterError?: unknown } };
+    if (probe.code === '57014' || probe.meta?.code === '57014') return true;
+    current = probe.meta?.driverAdapterError ?? probe.cause;
+  }
+  return false;
 }
 
 export async function listDeliveries(
@@ -148,7 +185,7 @@ export async function listDeliveries(
 ): Promise<{ deliveries: DeliverySummary[]; nextCursor: string | null }> {
   const { status, limit, cursor, q, event } = listDeliveriesSchema.parse(input);
   const webhookId = await webhookIdOrThrow(db, factoryId, uid);
-  const { sql, params } = deliveryLogQuery(
+  const query = deliveryLogQuery(
     webhookId,
     { status, q, event },
     {
@@ -162,7 +199,7 @@ export async function listDeliveries(
       },
     },
   );
-  const rows = await db.$queryRawUnsafe<DeliverySummary[]>(sql, ...params);
+  const rows = await runLogQuery<DeliverySummary>(db, query);
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
   return { deliveries: page, nextCursor: rows.length > limit && last ? encodeCursor(last) : null };

@@ -5,7 +5,7 @@ import { getAutomation } from '@/lib/domain/automations/service';
 import { withBacktestGate } from '@/lib/domain/automations/backtest-gate';
 import { backtestMatches } from '@/lib/domain/automations/test-filter';
 import { timeOrderedId } from '@/lib/platform/crypto/random';
-import { deliveryLogQuery, webhookIdOrThrow } from '@/lib/domain/deliveries/service';
+import { deliveryLogQuery, runLogQuery, webhookIdOrThrow } from '@/lib/domain/deliveries/service';
 import { AppError } from '@/lib/platform/http/errors';
 import { PREVIEW_ENTRIES, REPLAY_JOB_MAX, replaySelectionSchema, type ReplaySelection, type ReplaySelectionInput } from '@/lib/domain/replay-jobs/schemas';
 import { wakeReplayWorker } from '@/lib/domain/replay-jobs/wake';
@@ -91,12 +91,12 @@ async function resolveSelection(factoryId: string, selection: ReplaySelection, d
   const webhook = await db.webhook.findUniqueOrThrow({ where: { id: webhookId }, select: { uid: true, name: true } });
   // The log's own filters, Accepted entries only (the others keep no payload). Counting stops past the maximum: a
   // selection larger than a job is refused whatever its size, and its exact count could read the whole log.
-  const { sql, params } = deliveryLogQuery(
+  const query = deliveryLogQuery(
     webhookId,
     { status: 'accepted', q: selection.q, event: selection.event, from: selection.from, to: selection.to },
     { columns: `"id", "receivedAt"`, limit: REPLAY_JOB_MAX + 1 },
   );
-  const rows = await db.$queryRawUnsafe<{ id: string }[]>(sql, ...params);
+  const rows = await runLogQuery<{ id: string }>(db, query);
   return { webhookId, webhook, ids: rows.map((row) => row.id), count: rows.length, tooMany: rows.length > REPLAY_JOB_MAX, untested: 0 };
 }
 
