@@ -89,6 +89,12 @@ test('provider-issued secrets: awaiting, then the second step; rotation is refus
   const set = await request.put(`${base}/webhooks/${uid}/provider-secret`, { headers: bearer(tokens.admin), data: { secret: 'whsec_issued_by_stripe_e2e' } });
   expect(set.status()).toBe(200);
   expect((await set.json()).webhook.state).toBe('enabled');
+
+  // A change refused on one field (a signature webhook's event type comes from its scheme) changes none: still enabled.
+  const half = await request.patch(`${base}/webhooks/${uid}`, { headers: bearer(tokens.admin), data: { enabled: false, eventTypeHeader: 'X-Kind' } });
+  expect(half.status()).toBe(422);
+  expect(Object.keys((await half.json()).error.fields)).toEqual(['eventTypeHeader']);
+  expect((await (await request.get(`${base}/webhooks/${uid}`, { headers: bearer(tokens.admin) })).json()).webhook.enabled).toBe(true);
 });
 
 test('Standard Webhooks with a blank secret gets a generated whsec_ secret', async ({ request, tokens }) => {

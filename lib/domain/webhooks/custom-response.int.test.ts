@@ -4,7 +4,7 @@ import { applyDefinitions } from '@/lib/domain/definitions/apply';
 import { planDefinitions } from '@/lib/domain/definitions/plan';
 import { readDefinitionFiles, setConfigSource } from '@/lib/domain/definitions/service';
 import { createFactory } from '@/lib/domain/factories/service';
-import { createWebhook, getWebhook, setCustomResponse, setEventTypeSetting } from '@/lib/domain/webhooks/service';
+import { createWebhook, getWebhook, setCustomResponse, updateWebhook, setEventTypeSetting } from '@/lib/domain/webhooks/service';
 import { webhookJson } from '@/lib/domain/webhooks/json';
 import { findLiveWebhook } from '@/lib/ingress/live';
 import { metrics } from '@/lib/platform/metrics';
@@ -141,5 +141,13 @@ describe.each(testDatabaseKinds())('the custom response on %s', (kind) => {
     expect(refused.code).toBe('conflict');
     expect(refused.message).toMatch(/change customResponse in its definition file/);
     expect((await getWebhook(managed, webhook.uid, db)).customResponse).toEqual({ status: 204, contentType: null, body: null });
+
+    // A change refused on one of its fields changes none of them (PATCH with enabled and customResponse).
+    const both = await appError(updateWebhook(managed, webhook.uid, { enabled: false, customResponse: null }, db));
+    expect(both.code).toBe('conflict');
+    expect((await getWebhook(managed, webhook.uid, db)).enabled).toBe(true);
+    await db.factory.update({ where: { id: managed }, data: { configSource: 'managed' } });
+    await expect(updateWebhook(managed, webhook.uid, { enabled: false, expectedIntervalSeconds: 3600, eventTypeHeader: 'Authorization' }, db)).rejects.toThrow(/cannot be the event type header/);
+    expect(await getWebhook(managed, webhook.uid, db)).toMatchObject({ enabled: true, expectedIntervalSeconds: null });
   });
 });

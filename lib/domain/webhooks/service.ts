@@ -475,23 +475,7 @@ export async function setEventTypeSetting(
   input: { eventTypeHeader?: string | null; eventTypePath?: string | null },
   db = prisma,
 ): Promise<WebhookView> {
-  // Every caller (API, dashboard, CLI) goes through the same field checks.
-  const change = eventTypeChangeSchema.parse(input);
-  await db.$transaction(async (tx) => {
-    const source = await lockFactoryConfig(tx, factoryId);
-    refuseOnRepository(source, 'change eventTypeHeader or eventTypePath in its definition file');
-    const row = await findRow(tx, factoryId, uid);
-    const setting = eventTypeSettingSchema.parse({
-      authMode: row.authMode,
-      eventTypeHeader: change.eventTypeHeader === undefined ? row.eventTypeHeader : change.eventTypeHeader,
-      eventTypePath: change.eventTypePath === undefined ? row.eventTypePath : change.eventTypePath,
-    });
-    const definition = { ...definitionOf(row), eventTypeHeader: setting.eventTypeHeader, eventTypePath: setting.eventTypePath };
-    if (source === 'managed') await writeDefinitionFileTx(tx, factoryId, definitionFile(definition));
-    await tx.webhook.update({ where: { id: row.id }, data: { eventTypeHeader: setting.eventTypeHeader, eventTypePath: setting.eventTypePath } });
-  });
-  forgetWebhook(uid);
-  return getWebhook(factoryId, uid, db);
+  return updateWebhook(factoryId, uid, { eventTypeHeader: input.eventTypeHeader, eventTypePath: input.eventTypePath }, db);
 }
 
 /**
@@ -501,17 +485,7 @@ export async function setEventTypeSetting(
  * factory changes it in the file there. The live cache entry is dropped.
  */
 export async function setIpAllowlist(factoryId: string, uid: string, list: readonly string[], db = prisma): Promise<WebhookView> {
-  // Every caller (API, dashboard, CLI) goes through the same checks; the field is named ipAllowlist.N.
-  const { ipAllowlist } = z.object({ ipAllowlist: ipAllowlistSchema }).parse({ ipAllowlist: list });
-  await db.$transaction(async (tx) => {
-    const source = await lockFactoryConfig(tx, factoryId);
-    refuseOnRepository(source, 'change ipAllowlist in its definition file');
-    const row = await findRow(tx, factoryId, uid);
-    if (source === 'managed') await writeDefinitionFileTx(tx, factoryId, definitionFile({ ...definitionOf(row), ipAllowlist }));
-    await tx.webhook.update({ where: { id: row.id }, data: { ipAllowlist } });
-  });
-  forgetWebhook(uid);
-  return getWebhook(factoryId, uid, db);
+  return updateWebhook(factoryId, uid, { ipAllowlist: list }, db);
 }
 
 /**
@@ -522,14 +496,63 @@ export async function setIpAllowlist(factoryId: string, uid: string, list: reado
  * row's trigger drops the live cache entry on every instance.
  */
 export async function setCustomResponse(factoryId: string, uid: string, input: CustomResponseInput | null, db = prisma): Promise<WebhookView> {
-  // Every caller (API, dashboard, CLI) goes through the same checks, named customResponse.<key>.
-  const { customResponse } = customResponseChangeSchema.parse({ customResponse: input });
+  return updateWebhook(factoryId, uid, { customResponse: input }, db);
+}
+
+/** A change to a webhook (PATCH): any of its settings, each as its own setter takes it. */
+export type WebhookChange = {
+  enabled?: boolean;
+  expectedIntervalSeconds?: number | null;
+  eventTypeHeader?: string | null;
+  eventTypePath?: string | null;
+  ipAllowlist?: readonly string[];
+  customResponse?: CustomResponseInput | null;
+};
+
+/**
+ * Changes any of a webhook's settings in one transaction: every check (each field's, the
+ * repository refusal, the Event type rules against the webhook's mode) before anything is written,
+ * so a refused change leaves the webhook as it was, never half changed. Every caller (API,
+ * dashboard, CLI) goes through the same checks, each refusal naming its field. On a managed factory
+ * the definition file is rewritten in the same transaction; the changed row drops the live cache
+ * entry on every instance.
+ */
+export async function updateWebhook(factoryId: string, uid: string, change: WebhookChange, db = prisma): Promise<WebhookView> {
+  const eventType = change.eventTypeHeader !== undefined || change.eventTypePath !== undefined ? eventTypeChangeSchema.parse({ eventTypeHeader: change.eventTypeHeader, eventTypePath: change.eventTypePath }) : undefined;
+  const ipAllowlist = change.ipAllowlist === undefined ? undefined : z.object({ ipAllowlist: ipAllowlistSchema }).parse({ ipAllowlist: change.ipAllowlist }).ipAllowlist;
+  const customResponse = change.customResponse === undefined ? undefined : customResponseChangeSchema.parse({ customResponse: change.customResponse }).customResponse;
+  // The definition's own fields: in its file, so a repository-backed factory changes them there.
+  const inDefinition = [eventType && 'eventTypeHeader or eventTypePath', ipAllowlist && 'ipAllowlist', customResponse !== undefined && 'customResponse'].filter((what): what is string => Boolean(what));
   await db.$transaction(async (tx) => {
-    const source = await lockFactoryConfig(tx, factoryId);
-    refuseOnRepository(source, 'change customResponse in its definition file');
+    const source = inDefinition.length > 0 ? await lockFactoryConfig(tx, factoryId) : null;
+    if (source) refuseOnRepository(source, `change ${inDefinition.join(', ')} in its definition file`);
     const row = await findRow(tx, factoryId, uid);
-    if (source === 'managed') await writeDefinitionFileTx(tx, factoryId, definitionFile({ ...definitionOf(row), customResponse }));
-    await tx.webhook.update({ where: { id: row.id }, data: customResponseColumns(customResponse) });
+    let definition = definitionOf(row);
+    const data: Record<string, unknown> = {};
+    if (eventType) {
+      const setting = eventTypeSettingSchema.parse({
+        authMode: row.authMode,
+        eventTypeHeader: eventType.eventTypeHeader === undefined ? row.eventTypeHeader : eventType.eventTypeHeader,
+        eventTypePath: eventType.eventTypePath === undefined ? row.eventTypePath : eventType.eventTypePath,
+      });
+      definition = { ...definition, eventTypeHeader: setting.eventTypeHeader, eventTypePath: setting.eventTypePath };
+      Object.assign(data, { eventTypeHeader: setting.eventTypeHeader, eventTypePath: setting.eventTypePath });
+    }
+    if (ipAllowlist) {
+      definition = { ...definition, ipAllowlist };
+      data.ipAllowlist = ipAllowlist;
+    }
+    if (customResponse !== undefined) {
+      definition = { ...definition, customResponse };
+      Object.assign(data, customResponseColumns(customResponse));
+    }
+    if (change.expectedIntervalSeconds !== undefined) data.expectedIntervalSeconds = change.expectedIntervalSeconds;
+    if (change.enabled !== undefined) {
+      if (change.enabled) await applyCredential(tx, factoryId, row);
+      data.enabled = change.enabled;
+    }
+    if (source === 'managed') await writeDefinitionFileTx(tx, factoryId, definitionFile(definition));
+    await tx.webhook.update({ where: { id: row.id }, data });
   });
   forgetWebhook(uid);
   return getWebhook(factoryId, uid, db);
