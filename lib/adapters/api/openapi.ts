@@ -389,7 +389,12 @@ export function openApiDocument(baseUrl: string) {
           summary:
             'Enable or disable, set the expected interval, change the Event type setting (admin; eventTypeHeader or eventTypePath, null removes it), the IP allowlist (admin; at most 100 CIDR ranges, [] admits every address) or the custom response (customResponse {status, contentType, body}; null restores the default 202); the last three not on a repository-backed factory. Enabling re-applies the definition, taking up a changed team secret.',
           requestBody: body(jsonSchema(updateWebhookSchema)),
-          responses: { 200: json({ type: 'object', properties: { webhook: { $ref: '#/components/schemas/Webhook' } } }), ...standardErrors, 422: errorResponse('Invalid fields') },
+          responses: {
+            200: json({ type: 'object', properties: { webhook: { $ref: '#/components/schemas/Webhook' } } }),
+            ...standardErrors,
+            409: errorResponse('A repository-backed factory: the Event type setting, IP allowlist and custom response change in its definition files'),
+            422: errorResponse('Invalid fields'),
+          },
         },
         delete: { summary: 'Delete (admin). Senders get 404 at once.', responses: { 204: { description: 'Deleted' }, ...standardErrors } },
       },
@@ -667,7 +672,7 @@ export function openApiDocument(baseUrl: string) {
         get: {
           summary: 'The delivery log as server-sent events: each entry once, in the order the log wrote them, resumable',
           description:
-            'text/event-stream. Each entry is an event `delivery` whose `id` is the entry’s id and whose data is the entry’s JSON as the log lists it; Accepted entries add `body` (the exact text received; `bodyEncoding` says `utf8`, or `base64` for bytes that are not UTF-8), `headers` (the sender’s, credentials and signatures redacted) and `signatureHeaders`: `original` when the caller may replay deliveries (admin) and the original signature headers are in `headers`, `redacted` otherwise, `none` when the webhook checks no signature. Starts after the newest entry, after the entry named by `Last-Event-ID` or `after`, or at the first entry received at or after `since`. A comment every 15 s without an entry; the server ends a stream after 30 minutes, and at shutdown, with an event `end` (`{"reason"}`): reconnect with Last-Event-ID. At most 5 open streams per API token, 10 per account and 25 per factory on each instance (429 with Retry-After).',
+            'text/event-stream. Each entry is an event `delivery` whose `id` is the entry’s id and whose data is the entry’s JSON as the log lists it; Accepted entries add `body` (the exact text received; `bodyEncoding` is `utf8`, since the ingress accepts only UTF-8 JSON: `base64` is kept for bytes that are not), `headers` (the sender’s, credentials and signatures redacted) and `signatureHeaders`: `original` when the caller may replay deliveries (admin) and the original signature headers are in `headers`, `redacted` otherwise, `none` when the webhook checks no signature. Starts after the newest entry, after the entry named by `Last-Event-ID` or `after`, or at the first entry received at or after `since`. A comment every 15 s without an entry; the server ends a stream after 30 minutes, and at shutdown, with an event `end` (`{"reason"}`): reconnect with Last-Event-ID. At most 5 open streams per API token, 10 per account and 25 per factory on each instance (429 with Retry-After).',
           parameters: [
             { name: 'after', in: 'query', schema: { type: 'string', maxLength: 200 }, description: 'Resume after this entry id (as the Last-Event-ID header does); 422 when the entry is no longer in the log' },
             { name: 'since', in: 'query', schema: { type: 'string', maxLength: 40 }, description: 'Start at the first entry received at or after this time: a duration back from now (90s, 30m, 1h, 2d) or an ISO 8601 time; at most 366 days' },
@@ -914,15 +919,21 @@ export function openApiDocument(baseUrl: string) {
       '/factories/{factory}/runs': {
         parameters: [factoryParam],
         get: {
-          summary: 'List runs, newest first',
+          summary: 'List runs, newest first, a page at a time (nextCursor is null on the last page)',
           parameters: [
             { name: 'automation', in: 'query', schema: { type: 'string' } },
             { name: 'delivery', in: 'query', schema: { type: 'string' }, description: 'A delivery log entry’s id' },
-            { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 200 } },
+            { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 200, default: 50 } },
+            { name: 'cursor', in: 'query', schema: { type: 'string' }, description: 'The nextCursor of the previous page' },
           ],
           responses: {
-            200: json({ type: 'object', required: ['runs'], properties: { runs: { type: 'array', items: { $ref: '#/components/schemas/RunSummary' } } } }),
+            200: json({
+              type: 'object',
+              required: ['runs', 'nextCursor'],
+              properties: { runs: { type: 'array', items: { $ref: '#/components/schemas/RunSummary' } }, nextCursor: { type: ['string', 'null'] } },
+            }),
             ...standardErrors,
+            422: errorResponse('Invalid query parameters'),
           },
         },
       },

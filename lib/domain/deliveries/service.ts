@@ -3,8 +3,7 @@ import { prisma, type Db, type DbOrTx } from '@/lib/platform/db';
 import { listDeliveriesSchema, searchesPayloads, type DeliveryStatusFilter, type ListDeliveriesInput } from '@/lib/domain/deliveries/schemas';
 import { eventTypesToSql } from '@/lib/ingress/filters/events';
 import { AppError } from '@/lib/platform/http/errors';
-import { unsafeText } from '@/lib/platform/http/unsafe-input';
-import { parseIsoInstant } from '@/lib/platform/instant';
+import { decodeTimeCursor, encodeTimeCursor } from '@/lib/platform/time-cursor';
 
 // The delivery log of one webhook: newest first, filtered by status,
 // searched by delivery ID or body text, paged with an opaque keyset cursor
@@ -46,19 +45,7 @@ export type DeliveryDetail = DeliverySummary & {
   replay: { count: number; lastAt: Date; lastBy: string | null } | null;
 };
 
-type Cursor = { at: Date; id: string };
-
-function encodeCursor(row: { receivedAt: Date; id: string }): string {
-  return Buffer.from(`${row.receivedAt.toISOString()}|${row.id}`, 'utf8').toString('base64url');
-}
-
-function decodeCursor(cursor: string): Cursor {
-  const [at, id] = Buffer.from(cursor, 'base64url').toString('utf8').split('|');
-  // A cursor is the caller's text too: an ISO time and an ID PostgreSQL can hold, or refused.
-  const date = parseIsoInstant(at ?? '');
-  if (!id || !date || unsafeText(id) || id.length > 100) throw new AppError('validation_failed', 'The cursor is not valid', { cursor: 'Use the nextCursor of a previous page' });
-  return { at: date, id };
-}
+const encodeCursor = (row: { receivedAt: Date; id: string }) => encodeTimeCursor({ at: row.receivedAt, id: row.id });
 
 export async function webhookIdOrThrow(db: DbOrTx, factoryId: string, uid: string): Promise<string> {
   // Deleted webhooks keep their history but are not browsable here.
@@ -193,7 +180,7 @@ export async function listDeliveries(
       limit: limit + 1,
       extra: (params) => {
         if (!cursor) return [];
-        const c = decodeCursor(cursor);
+        const c = decodeTimeCursor(cursor);
         params.push(c.at, c.id);
         return [`("receivedAt", "id") < ($${params.length - 1}, $${params.length})`];
       },

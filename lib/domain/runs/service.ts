@@ -1,4 +1,6 @@
 import 'server-only';
+import { decodeTimeCursor, encodeTimeCursor, type TimeCursor } from '@/lib/platform/time-cursor';
+import { RUNS_PER_API_PAGE_MAX } from '@/lib/domain/runs/schemas';
 import { prisma, type DbOrTx } from '@/lib/platform/db';
 import { notFound } from '@/lib/platform/http/errors';
 import { payloadAttachments, type RunAttachment, type RunEnvelope } from '@/lib/domain/runs/envelope';
@@ -153,19 +155,39 @@ async function toSummaries(factoryId: string, rows: SummaryRow[], db: DbOrTx): P
 
 export const RUN_PAGE_SIZE = 50;
 
-/** Newest first; filtered by automation and/or delivery log entry. */
+/** Newest first; filtered by automation and/or delivery log entry; `before`: only runs after that one in this order. */
 export async function listRuns(
   factoryId: string,
-  filter: { automationId?: string; deliveryId?: string; limit?: number },
+  filter: { automationId?: string; deliveryId?: string; limit?: number; before?: TimeCursor },
   db: DbOrTx = prisma,
 ): Promise<RunSummary[]> {
+  const { before } = filter;
   const rows = await db.run.findMany({
-    where: { factoryId, automationId: filter.automationId, deliveryId: filter.deliveryId },
+    where: {
+      factoryId,
+      automationId: filter.automationId,
+      deliveryId: filter.deliveryId,
+      ...(before ? { OR: [{ createdAt: { lt: before.at } }, { createdAt: before.at, id: { lt: before.id } }] } : {}),
+    },
     select: summarySelect,
     orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
-    take: Math.min(Math.max(filter.limit ?? RUN_PAGE_SIZE, 1), 200),
+    take: Math.min(Math.max(filter.limit ?? RUN_PAGE_SIZE, 1), RUNS_PER_API_PAGE_MAX + 1),
   });
   return toSummaries(factoryId, rows, db);
+}
+
+/** One page of GET .../runs: `limit` runs (default 50) after `cursor`, and the cursor of the next page. */
+export async function listRunsPage(
+  factoryId: string,
+  query: { automation?: string; delivery?: string; limit?: number; cursor?: string },
+  db: DbOrTx = prisma,
+): Promise<{ runs: RunSummary[]; nextCursor: string | null }> {
+  const limit = query.limit ?? RUN_PAGE_SIZE;
+  const before = query.cursor ? decodeTimeCursor(query.cursor) : undefined;
+  const rows = await listRuns(factoryId, { automationId: query.automation, deliveryId: query.delivery, limit: limit + 1, before }, db);
+  const runs = rows.slice(0, limit);
+  const last = runs[runs.length - 1];
+  return { runs, nextCursor: rows.length > limit && last ? encodeTimeCursor({ at: last.createdAt, id: last.id }) : null };
 }
 
 export async function getRun(factoryId: string, id: string, db: DbOrTx = prisma): Promise<RunView> {

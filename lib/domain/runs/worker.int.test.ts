@@ -11,7 +11,7 @@ import { createFactory } from '@/lib/domain/factories/service';
 import { recordAccepted } from '@/lib/ingress/record';
 import { composeEnvelope } from '@/lib/domain/runs/envelope';
 import { pruneRuns } from '@/lib/domain/runs/retention';
-import { getRun } from '@/lib/domain/runs/service';
+import { getRun, listRunsPage } from '@/lib/domain/runs/service';
 import { runsToStart } from '@/lib/domain/runs/start';
 import { MAX_OUTPUT_CHARS } from '@/lib/domain/runs/executors/types';
 import { claimRun, failAbandonedRuns, finishRun, processOne, startWorkers } from '@/lib/domain/runs/worker';
@@ -384,6 +384,24 @@ describe.each(testDatabaseKinds())('run workers on %s', (kind) => {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
     }
+  });
+
+  it('lists runs a page at a time, newest first, each once, runs created in the same millisecond included', async () => {
+    const ids = await queueRuns(7);
+    // Three share a creation time: their ids order them.
+    const same = new Date(Date.now() - 5_000);
+    await database.prisma.run.updateMany({ where: { id: { in: ids.slice(2, 5) } }, data: { createdAt: same } });
+    const expected = (await database.prisma.run.findMany({ where: { factoryId }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], select: { id: true } })).map((run) => run.id);
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    for (let page = 0; page < 10; page++) {
+      const result = await listRunsPage(factoryId, { automation: automationId, limit: 2, cursor });
+      seen.push(...result.runs.map((run) => run.id));
+      if (!result.nextCursor) break;
+      cursor = result.nextCursor;
+    }
+    expect(seen).toEqual(expected);
+    await expect(listRunsPage(factoryId, { cursor: 'not a cursor' })).rejects.toMatchObject({ code: 'validation_failed', fields: { cursor: 'Use the nextCursor of a previous page' } });
   });
 
   it('prunes finished runs past the retention period, never queued or running ones', async () => {
