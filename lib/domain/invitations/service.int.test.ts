@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authorizeFactory } from '@/lib/domain/auth/guard';
 import { createFactory } from '@/lib/domain/factories/service';
 import {
+  MAX_PENDING_INVITATIONS,
   acceptInvitation,
   acceptInvitationWithNewAccount,
   createInvitation,
@@ -154,5 +155,15 @@ describe.each(testDatabaseKinds())('invitations on %s', (kind) => {
     const other = await createUser({ email: 'other-account@example.com', password: 'a long enough password' }, db);
     const claimed = await appError(acceptInvitation({ token: disabledLink.token }, other, db));
     expect(claimed.message).toMatch(/no longer valid/);
+  });
+
+  it(`keeps at most ${MAX_PENDING_INVITATIONS} invitations pending in a factory; inviting one of them again still replaces it`, async () => {
+    const db = database.prisma;
+    const bounded = (await createFactory(owner.id, { name: 'Bounded', slug: 'bounded-invitations' }, db)).id;
+    for (let i = 0; i < MAX_PENDING_INVITATIONS; i++) await createInvitation(bounded, owner.id, { email: `p${i}@example.com`, role: 'viewer' }, db);
+    const refused = await appError(createInvitation(bounded, owner.id, { email: 'one-more@example.com', role: 'viewer' }, db));
+    expect(refused).toMatchObject({ code: 'conflict', message: expect.stringMatching(/at most 100 pending invitations/) });
+    await createInvitation(bounded, owner.id, { email: 'p7@example.com', role: 'editor' }, db);
+    expect(await listPendingInvitations(bounded, db)).toHaveLength(MAX_PENDING_INVITATIONS);
   });
 });

@@ -66,6 +66,9 @@ const inviterStillAdmin = (factory: Prisma.FactoryWhereInput) => ({
   OR: [{ invitedById: null }, { invitedBy: { disabledAt: null, memberships: { some: { role: 'admin' as const, factory } } } }],
 });
 
+/** Invitations a factory may have pending at once: the Members page lists them all. */
+export const MAX_PENDING_INVITATIONS = 100;
+
 /**
  * Invites an email into a factory with a role. Returns the token: the only
  * time it exists in clear. A new invitation for the same email replaces a
@@ -86,6 +89,9 @@ export async function createInvitation(
     const member = await tx.membership.findFirst({ where: { factoryId, user: { email: data.email } }, select: { role: true } });
     if (member) throw new AppError('conflict', 'This person is already a member', { email: 'This person is already a member' });
     await tx.invitation.updateMany({ where: { factoryId, email: data.email, ...pendingWhere(now) }, data: { revokedAt: now } });
+    if ((await tx.invitation.count({ where: { factoryId, ...pendingWhere(now) } })) >= MAX_PENDING_INVITATIONS) {
+      throw new AppError('conflict', `A factory can have at most ${MAX_PENDING_INVITATIONS} pending invitations. Revoke one, or wait for invitations to be accepted or expire.`);
+    }
     return tx.invitation.create({
       data: {
         factoryId,

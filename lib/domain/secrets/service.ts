@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { prisma, type DbOrTx, type Tx } from '@/lib/platform/db';
 import { decryptSecret, encryptSecret } from '@/lib/platform/crypto/encryption';
 import { AppError } from '@/lib/platform/http/errors';
+import { lockFactory } from '@/lib/platform/db/locks';
 import { createSecretSchema, secretNameSchema, secretValueSchema, type CreateSecretInput } from '@/lib/domain/secrets/schemas';
 
 // Team secrets: factory-scoped, write-only values encrypted at rest. Nothing
@@ -37,10 +38,22 @@ export async function listSecrets(factoryId: string, db: DbOrTx = prisma): Promi
 const exists = (name: string) =>
   new AppError('conflict', `A secret named ${name} already exists`, { name: `A secret named ${name} already exists` });
 
+/** Team secrets a factory holds at most: a secret per webhook and connection, with room to rotate, not an unbounded store. */
+export const MAX_SECRETS_PER_FACTORY = 100;
+
+/** Refuses a new secret past the factory's bound (under the factory's row lock, so two creations cannot both pass). */
+async function refuseNewSecretPastBound(tx: Tx, factoryId: string): Promise<void> {
+  await lockFactory(tx, factoryId);
+  if ((await tx.teamSecret.count({ where: { factoryId } })) >= MAX_SECRETS_PER_FACTORY) {
+    throw new AppError('conflict', `A factory can have at most ${MAX_SECRETS_PER_FACTORY} team secrets. Delete one you no longer use to add another.`);
+  }
+}
+
 export async function createSecretTx(tx: Tx, factoryId: string, name: string, value: string) {
   if (await tx.teamSecret.findUnique({ where: { factoryId_name: { factoryId, name } }, select: { id: true } })) {
     throw exists(name);
   }
+  await refuseNewSecretPastBound(tx, factoryId);
   return tx.teamSecret.create({
     data: { factoryId, name, valueEncrypted: encryptSecret(value, context(factoryId, name)) },
     select: { name: true, version: true },
@@ -59,6 +72,7 @@ export async function createSecret(factoryId: string, input: CreateSecretInput, 
 
 /** Sets a secret's value, creating the secret if needed. Webhooks take a new value up when they next apply. */
 export async function putSecretTx(tx: Tx, factoryId: string, name: string, value: string) {
+  if (!(await tx.teamSecret.findUnique({ where: { factoryId_name: { factoryId, name } }, select: { id: true } }))) await refuseNewSecretPastBound(tx, factoryId);
   const valueEncrypted = encryptSecret(value, context(factoryId, name));
   return tx.teamSecret.upsert({
     where: { factoryId_name: { factoryId, name } },

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setDatabase } from '@/lib/platform/db';
 import { createFactory } from '@/lib/domain/factories/service';
 import { AppError } from '@/lib/platform/http/errors';
-import { createSecret, deleteSecret, listSecrets, replaceSecretValue } from '@/lib/domain/secrets/service';
+import { createSecret, deleteSecret, listSecrets, MAX_SECRETS_PER_FACTORY, putSecret, replaceSecretValue } from '@/lib/domain/secrets/service';
 import { createTestDatabase, testDatabaseKinds, type TestDatabase } from '@/tests/support/databases';
 import { dumpDatabaseText } from '@/tests/support/dump';
 import { createUser } from '@/lib/domain/users/service';
@@ -181,6 +181,18 @@ describe.each(testDatabaseKinds())('webhooks and team secrets on %s', (kind) => 
     expect(refused).toHaveLength(5);
     expect(refused.every((e) => e.code === 'conflict' && /at most 20 webhooks/.test(e.message))).toBe(true);
     expect(await db.webhook.count({ where: { factoryId, deletedAt: null } })).toBe(MAX_WEBHOOKS_PER_FACTORY);
+  });
+
+  it(`keeps at most ${MAX_SECRETS_PER_FACTORY} team secrets in a factory; a value is still replaced past it`, async () => {
+    const db = database.prisma;
+    const owner = await db.factory.findUniqueOrThrow({ where: { id: otherFactoryId }, select: { id: true } });
+    const existing = (await listSecrets(owner.id, db)).length;
+    for (let i = existing; i < MAX_SECRETS_PER_FACTORY; i++) await putSecret(owner.id, `BULK_${i}`, 'value', db);
+    const refused = [await appError(createSecret(owner.id, { name: 'ONE_MORE', value: 'x' }, db)), await appError(putSecret(owner.id, 'ONE_MORE', 'x', db))];
+    expect(refused.map((error) => error.message)).toEqual(Array(2).fill(`A factory can have at most ${MAX_SECRETS_PER_FACTORY} team secrets. Delete one you no longer use to add another.`));
+    expect((await putSecret(owner.id, `BULK_${MAX_SECRETS_PER_FACTORY - 1}`, 'new value', db)).created).toBe(false);
+    expect(await db.teamSecret.count({ where: { factoryId: owner.id } })).toBe(MAX_SECRETS_PER_FACTORY);
+    await db.teamSecret.deleteMany({ where: { factoryId: owner.id, name: { startsWith: 'BULK_' } } });
   });
 
   it('enabling a webhook while its settings change at the same time never deadlocks', async () => {
