@@ -5,6 +5,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { composeEnvelope } from '@/lib/domain/runs/envelope';
 import { executeCommand } from '@/lib/domain/runs/executors/command';
+import { killRunningGroups } from '@/lib/domain/runs/executors/process-group';
 import type { ClaimedRun, ExecutionOutcome } from '@/lib/domain/runs/executors/types';
 import { budget } from '@/scripts/speed.mjs';
 
@@ -87,5 +88,22 @@ describe('cancelling a command run', () => {
     expect(outcome).toMatchObject({ status: 'cancelled', output: 'started\n', error: expect.stringMatching(/was killed \(SIGKILL\)$/) });
     expect(tookMs).toBeGreaterThanOrEqual(graceMs);
     expect(groupProcesses(pgid)).toEqual([]);
+  });
+});
+
+describe('a run still going when the server exits', () => {
+  it('has its process group killed in the exit, not left running without its time limit', async () => {
+    const pgidFile = path.join(scratch, `pgid-${serial++}`);
+    const pending = executeCommand(run, { command: `echo $$ > ${pgidFile}; sleep 300 & sleep 300; wait`, timeoutMs: budget(600_000) });
+    let pgid = 0;
+    await expect.poll(() => (pgid = Number(readFileSync(pgidFile, { encoding: 'utf8', flag: 'a+' }).trim() || 0))).toBeGreaterThan(0);
+    await expect.poll(() => groupProcesses(pgid).length).toBeGreaterThanOrEqual(3);
+    // What the process's exit handler does.
+    expect(killRunningGroups()).toBe(1);
+    const outcome = await pending;
+    expect(outcome).toMatchObject({ status: 'failed', error: 'The command was killed by SIGKILL' });
+    await expect.poll(() => groupProcesses(pgid)).toEqual([]);
+    // Ended runs are let go: nothing is left to kill.
+    expect(killRunningGroups()).toBe(0);
   });
 });

@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { composedPrompt, PAYLOAD_FILE_NAME } from '@/lib/domain/runs/envelope';
-import { groupAlive, signalGroup } from '@/lib/domain/runs/executors/process-group';
+import { groupAlive, signalGroup, trackGroup } from '@/lib/domain/runs/executors/process-group';
 import { clip, stopReason, type ClaimedRun, type ExecutionOutcome, type StopReason } from '@/lib/domain/runs/executors/types';
 import { currentTraceparent } from '@/lib/platform/tracing';
 
@@ -104,6 +104,8 @@ function runProgram(run: ClaimedRun, config: CommandConfig, dir: string, signal?
     };
     child.stdout.on('data', append);
     child.stderr.on('data', append);
+    // Killed with this process if it exits first (process-group.ts).
+    const untrack = child.pid ? trackGroup(child.pid) : () => false;
 
     // Why the program is being stopped (Stopped, below).
     let stopped: Stopped | undefined;
@@ -136,6 +138,7 @@ function runProgram(run: ClaimedRun, config: CommandConfig, dir: string, signal?
     child.stdin.end(composedPrompt(run.prompt, run.envelope));
     child.on('error', (error) => {
       clearTimeout(timer);
+      untrack();
       resolve({ status: 'failed', output: null, error: `The command could not start: ${error.message}` });
     });
     child.on('close', (code, exitSignal) => {
@@ -144,6 +147,7 @@ function runProgram(run: ClaimedRun, config: CommandConfig, dir: string, signal?
       shutdown?.removeEventListener('abort', onShutdown);
       const kept = clip(output);
       if (!stopped) {
+        untrack();
         resolve(code === 0 ? { status: 'succeeded', output: kept } : { status: 'failed', output: kept, error: exitSignal ? `The command was killed by ${exitSignal}` : `The command exited with code ${code}` });
         return;
       }
@@ -151,6 +155,7 @@ function runProgram(run: ClaimedRun, config: CommandConfig, dir: string, signal?
       void untilGroupGone(child.pid!, stopped).then(() => {
         // Gone within the grace: nothing is left to kill, and the group's ID may be reused.
         clearTimeout(killTimer);
+        untrack();
         resolve(stoppedOutcome(stopped!, kept, config, graceMs));
       });
     });

@@ -4,6 +4,31 @@ import { readdir, readFile } from 'node:fs/promises';
 // whatever it starts, unless a process leaves the group on purpose (setsid),
 // can be signalled, and counted, as one.
 
+// The groups of the runs in progress: killed when this process exits, however it exits short of
+// SIGKILL (a second signal's process.exit, a fatal error, a shutdown whose stages ran out of time).
+// Their programs run detached, so they would outlive it: with no time limit (a timer of the process
+// that died) and no folder cleaned up, while the run is recorded as ended.
+const running = new Set<number>();
+let exitHooked = false;
+
+/** Counts a run's process group among those to kill at exit; returns the function that lets it go. */
+export function trackGroup(pgid: number): () => void {
+  running.add(pgid);
+  if (!exitHooked) {
+    exitHooked = true;
+    process.once('exit', killRunningGroups);
+  }
+  return () => running.delete(pgid);
+}
+
+/** SIGKILL to every run's process group still tracked (synchronous: it runs in the process's exit). Returns how many. */
+export function killRunningGroups(): number {
+  const count = running.size;
+  for (const pgid of running) signalGroup(pgid, 'SIGKILL');
+  running.clear();
+  return count;
+}
+
 export function signalGroup(pgid: number, signal: NodeJS.Signals): void {
   try {
     process.kill(-pgid, signal);
