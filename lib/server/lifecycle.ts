@@ -66,14 +66,31 @@ export function onShutdown(step: ShutdownStep): void {
   else steps.push(step);
 }
 
-/** Runs the registered steps of one stage together; a failing step is reported, never blocks the others. */
-export async function runShutdownStage(stage: ShutdownStage, deadline: number, report: (name: string, error: unknown) => void): Promise<void> {
+/** How long past its deadline a stage's step may take (its last writes) before the stage goes on without it. */
+export const STAGE_OVERRUN_MS = 10_000;
+
+/**
+ * Runs the registered steps of one stage together; a failing step is reported, never blocks the
+ * others, and a step still going `overrunMs` past the deadline is reported and left behind: a query
+ * on a connection to a database that stopped answering (paused, or a host gone without a reset)
+ * never returns, and the process must still exit.
+ */
+export async function runShutdownStage(stage: ShutdownStage, deadline: number, report: (name: string, error: unknown) => void, overrunMs = STAGE_OVERRUN_MS): Promise<void> {
   const steps = state().steps.filter((step) => step.stage === stage);
   await Promise.all(
-    steps.map((step) =>
-      step.run(deadline).catch((error: unknown) => {
+    steps.map((step) => {
+      let timer: NodeJS.Timeout | undefined;
+      const overrun = new Promise<void>((resolve) => {
+        timer = setTimeout(() => {
+          report(step.name, new Error(`still going ${overrunMs / 1000} s past the shutdown's deadline: left behind`));
+          resolve();
+        }, Math.max(0, deadline + overrunMs - Date.now()));
+        timer.unref();
+      });
+      const done = step.run(deadline).catch((error: unknown) => {
         report(step.name, error);
-      }),
-    ),
+      });
+      return Promise.race([done, overrun]).finally(() => clearTimeout(timer));
+    }),
   );
 }
