@@ -4,7 +4,8 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Webhook } from 'standardwebhooks';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import pg from 'pg';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { explainDelivery } from '@/lib/domain/automations/why-not';
 import { setDatabase } from '@/lib/platform/db';
 import { createFactory } from '@/lib/domain/factories/service';
@@ -403,6 +404,42 @@ describe.each(testDatabaseKinds())('run workers on %s', (kind) => {
     expect(seen).toEqual(expected);
     await expect(listRunsPage(factoryId, { cursor: 'not a cursor' })).rejects.toMatchObject({ code: 'validation_failed', fields: { cursor: 'Use the nextCursor of a previous page' } });
   });
+
+  // A second connection holds the run's row and ends the worker's own: only PostgreSQL has both.
+  if (kind === 'postgres') {
+    it("records a run's outcome after the database dropped the connection that was recording it", async () => {
+      const [id] = await queueRuns(1);
+      const other = new pg.Client({ connectionString: database.url });
+      await other.connect();
+      try {
+        // The run's row is held, so the worker's update waits in flight; then its connection is ended (57P01).
+        // The program ends once the test holds the row (the file appears), so its update always finds it held.
+        const go = path.join(os.tmpdir(), `tripline-finish-${process.pid}-${Date.now()}`);
+        const processing = processOne('w', { kind: 'command', command: `while [ ! -e '${go}' ]; do sleep 0.02; done; echo done`, timeoutMs: budget(60_000) });
+        await vi.waitFor(async () => expect((await other.query(`SELECT 1 FROM "Run" WHERE "id" = $1 AND "status" = 'running'`, [id])).rowCount).toBe(1), { timeout: budget(10_000), interval: 20 });
+        await other.query('BEGIN');
+        await other.query(`SELECT 1 FROM "Run" WHERE "id" = $1 FOR UPDATE`, [id]);
+        fs.writeFileSync(go, '');
+        let blocked = 0;
+        await vi.waitFor(
+          async () => {
+            // Within a transaction the activity view is read once unless cleared.
+            await other.query('SELECT pg_stat_clear_snapshot()');
+            const rows = await other.query(`SELECT "pid" FROM pg_stat_activity WHERE "datname" = current_database() AND "wait_event_type" = 'Lock' AND "pid" <> pg_backend_pid()`);
+            blocked = rows.rows[0]?.pid ?? 0;
+            expect(blocked).toBeGreaterThan(0);
+          },
+          { timeout: budget(10_000), interval: 20 },
+        );
+        await other.query('SELECT pg_terminate_backend($1)', [blocked]);
+        await other.query('COMMIT');
+        expect(await processing).toBe(true);
+        expect(await database.prisma.run.findUniqueOrThrow({ where: { id } })).toMatchObject({ status: 'succeeded', output: 'done\n', lockedBy: null });
+      } finally {
+        await other.end();
+      }
+    });
+  }
 
   it('prunes finished runs past the retention period, never queued or running ones', async () => {
     const [oldDone, oldFailed, recent, queued, running] = await queueRuns(5);

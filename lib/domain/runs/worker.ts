@@ -8,7 +8,8 @@ import { payloadAttachments, type RunEnvelope } from '@/lib/domain/runs/envelope
 import { DEFAULT_CANCEL_GRACE_MS, executeCommand } from '@/lib/domain/runs/executors/command';
 import { executeHttp } from '@/lib/domain/runs/executors/http';
 import type { ClaimedRun, ExecutionOutcome } from '@/lib/domain/runs/executors/types';
-import { log } from '@/lib/platform/log';
+import { errorFields, log } from '@/lib/platform/log';
+import { isDatabaseUnavailable } from '@/lib/platform/db/unavailable';
 import { contextFrom, inSpan, SpanKind } from '@/lib/platform/tracing';
 import { metrics } from '@/lib/platform/metrics';
 import { workerPools as pools, type WorkerPool } from '@/lib/domain/runs/wake';
@@ -159,6 +160,25 @@ export async function finishRun(worker: string, runId: string, outcome: Executio
 }
 
 /**
+ * finishRun, tried again while the database cannot be reached (a restart, a failover, a connection
+ * reset), until the run's lease ends or the shutdown's grace is over: the outcome of minutes of an
+ * agent's work is not dropped for a blip (the run would stay running until its lease expired, then
+ * fail as abandoned, its output lost, holding its run-control group's slot all the while). Safe to
+ * repeat: finishRun changes only a run this worker still holds.
+ */
+async function finishWithRetries(worker: string, runId: string, outcome: ExecutionOutcome, until: number, shutdown?: AbortSignal): Promise<void> {
+  for (let delay = 250; ; delay = Math.min(delay * 2, 5_000)) {
+    try {
+      return await finishRun(worker, runId, outcome);
+    } catch (error) {
+      if (!isDatabaseUnavailable(error) || shutdown?.aborted || Date.now() + delay >= until) throw error;
+      logger.warn({ runId, retryInMs: delay, ...errorFields(error) }, "the run's outcome could not be recorded: the database is unavailable; trying again");
+      await new Promise((resolve) => setTimeout(resolve, delay).unref());
+    }
+  }
+}
+
+/**
  * Ends the runs no worker will: running ones whose worker vanished (lease
  * expired) fail instead of running again, or end cancelled when their cancel
  * was requested; queued ones whose cancel was requested end cancelled.
@@ -264,6 +284,7 @@ export async function processOne(
   executor: Exclude<ExecutorConfig, { kind: 'none' }>,
   options: { stopping?: AbortSignal; shutdown?: AbortSignal; watch?: CancelWatch } = {},
 ): Promise<boolean> {
+  const claimedAt = Date.now();
   const run = await claimRun(worker, leaseMs(executor));
   if (!run) return false;
   if (options.stopping?.aborted) {
@@ -287,7 +308,7 @@ export async function processOne(
       } catch (error) {
         outcome = { status: 'failed', output: null, error: `The executor failed: ${(error as Error).message}` };
       }
-      await finishRun(worker, run.id, outcome);
+      await finishWithRetries(worker, run.id, outcome, claimedAt + leaseMs(executor), options.shutdown);
       span?.setAttribute('tripline.run.outcome', outcome.status);
       recordOutcome(run, executor.kind, outcome, (performance.now() - started) / 1000);
     });
