@@ -10,6 +10,7 @@ import { createPostgresDatabase } from '@/tests/support/postgres';
 import { setDatabase } from '@/lib/platform/db';
 import { arrive, controlledAutomation, runsOf } from '@/tests/support/run-control';
 import { budget } from '@/scripts/speed.mjs';
+import { groupAlive, signalGroup } from '@/lib/domain/runs/executors/process-group';
 import { cliArgs } from '@/tests/support/bundle';
 
 // `tripline worker` as docs/security.md describes it: a separate process
@@ -152,6 +153,36 @@ describe.skipIf(!testDatabaseKinds().includes('postgres'))('tripline worker on i
       child.kill('SIGTERM');
     }
     expect(await exited, stderr).toBe(0);
+  });
+
+  it('--drain stopped by a signal stops its runs within the grace and leaves no process of theirs behind', async () => {
+    const db = database.prisma;
+    const factory = await db.factory.findUniqueOrThrow({ where: { slug: 'solo' } });
+    const automation = await db.automation.create({ data: { factoryId: factory.id, name: 'Long', prompt: 'Do it.' } });
+    const envelope = composeEnvelope({ webhookName: 'hook', webhookUid: 'wh_solo', deliveryId: 'evt', body: '{}' });
+    await db.run.create({ data: { id: 'run_long', factoryId: factory.id, automationId: automation.id, deliveryId: 'dl_solo', prompt: 'Do it.', envelope } });
+    const pgidFile = path.join(dataDir, 'long-pgid');
+    const child = spawn(process.execPath, [...workerArgs, '--drain'], {
+      cwd: root,
+      env: only({ DATABASE_URL: database.url!, TRIPLINE_DATA_DIR: dataDir, TRIPLINE_SHUTDOWN_GRACE_SECONDS: '1', TRIPLINE_RUN_COMMAND: `echo $$ > '${pgidFile}'; sleep 300 & sleep 300; wait` }),
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    let pgid = 0;
+    try {
+      await expect.poll(() => (pgid = Number(fs.readFileSync(pgidFile, { encoding: 'utf8', flag: 'a+' }).trim() || 0)), { timeout: budget(60_000) }).toBeGreaterThan(0);
+      child.kill('SIGINT');
+      expect(await exited, stderr).toBe(1);
+      expect(stderr).toMatch(/SIGINT: finishing running runs \(up to 1 s\)/);
+      // No process of the run's group is left (the old --drain died at once, leaving both sleeps running).
+      await expect.poll(() => groupAlive(pgid), { timeout: budget(10_000) }).toBe(false);
+      expect(await db.run.findUniqueOrThrow({ where: { id: 'run_long' } })).toMatchObject({ status: 'failed' });
+    } finally {
+      child.kill('SIGKILL');
+      if (pgid) signalGroup(pgid, 'SIGKILL');
+    }
   });
 
   it('refuses a database that is not migrated instead of migrating it', async () => {

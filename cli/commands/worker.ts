@@ -42,20 +42,10 @@ export function run(args: string[]): Promise<number> {
       // servers are down, or that runs none, would never start a waiting, debouncing or throttled run.
       const scheduler = startScheduler({ onStarted: wakeWorkers, log, trim: false });
       const pool = startWorkers(executor, slots, { log });
-      // SIGTERM/SIGINT: claim nothing more, let running runs finish for up to
-      // TRIPLINE_SHUTDOWN_GRACE_SECONDS (then stop them), put claimed runs that
-      // have not started back in the queue. A second signal exits at once.
-      let signals = 0;
-      const stop = (signal: NodeJS.Signals) => {
-        signals += 1;
-        if (signals > 1) process.exit(1);
-        const graceMs = parseEntryConfig().shutdownGraceMs;
-        console.error(`tripline: ${signal}: finishing running runs (up to ${graceMs / 1000} s); a second signal exits at once`);
+      onStopSignals((deadline) => {
         void scheduler.stop();
-        void pool.stop(Date.now() + graceMs);
-      };
-      process.on('SIGTERM', stop);
-      process.on('SIGINT', stop);
+        void pool.stop(deadline);
+      });
       await Promise.all([pool.done, scheduler.done]);
       await stopTracing();
       return 0;
@@ -79,11 +69,42 @@ async function decideAll(): Promise<number> {
  * throttle period still running is not waited for.
  */
 async function drain(executor: Parameters<typeof startWorkers>[0], slots: number, log: (line: string) => void): Promise<number> {
+  let stopping = false;
+  let current: ReturnType<typeof startWorkers> | undefined;
+  onStopSignals((deadline) => {
+    stopping = true;
+    void current?.stop(deadline);
+  });
+  let errors = 0;
   await decideAll();
   do {
-    await startWorkers(executor, slots, { drain: true, log }).done;
+    if (stopping) break;
+    current = startWorkers(executor, slots, { drain: true, log });
+    await current.done;
+    errors += current.errors();
     // The runs that ended marked their groups: the next of each may start now.
-  } while ((await decideAll()) > 0);
+  } while (!stopping && (await decideAll()) > 0);
   await stopTracing();
-  return 0;
+  // A failed turn ends a drain's loop as an empty queue would: say so in the exit code, for cron and CI.
+  if (errors > 0) log(`${errors} worker turn${errors === 1 ? '' : 's'} failed (above): runs may still be queued or running`);
+  return errors > 0 || stopping ? 1 : 0;
+}
+
+/**
+ * SIGTERM, SIGINT or SIGHUP (a closed terminal): claim nothing more, let running runs finish for
+ * up to TRIPLINE_SHUTDOWN_GRACE_SECONDS (then stop them), put claimed runs that have not started
+ * back in the queue. A second signal exits at once, killing the runs' process groups on the way
+ * out (lib/domain/runs/executors/process-group.ts). Without a handler a signal would end the
+ * process at once and leave them running.
+ */
+function onStopSignals(stop: (deadline: number) => void): void {
+  let signals = 0;
+  const handle = (signal: NodeJS.Signals) => {
+    signals += 1;
+    if (signals > 1) process.exit(1);
+    const graceMs = parseEntryConfig().shutdownGraceMs;
+    console.error(`tripline: ${signal}: finishing running runs (up to ${graceMs / 1000} s); a second signal exits at once`);
+    stop(Date.now() + graceMs);
+  };
+  for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.on(signal, handle);
 }

@@ -339,8 +339,8 @@ function recordOutcome(run: ClaimedRun, executor: 'command' | 'http', outcome: E
  * Starts `slots` loops that execute runs until stopped. `drain` stops each
  * loop once the queue has nothing ready (the CLI's `worker --drain`).
  */
-export function startWorkers(executor: ExecutorConfig, slots: number, options: { drain?: boolean; log?: (line: string) => void } = {}): WorkerPool & { done: Promise<void> } {
-  if (executor.kind === 'none' || slots === 0) return { stop: async () => undefined, wake: () => undefined, done: Promise.resolve() };
+export function startWorkers(executor: ExecutorConfig, slots: number, options: { drain?: boolean; log?: (line: string) => void } = {}): WorkerPool & { done: Promise<void>; errors: () => number } {
+  if (executor.kind === 'none' || slots === 0) return { stop: async () => undefined, wake: () => undefined, done: Promise.resolve(), errors: () => 0 };
   const worker = workerId();
   let stopped = false;
   const stopping = new AbortController();
@@ -366,6 +366,7 @@ export function startWorkers(executor: ExecutorConfig, slots: number, options: {
     });
 
   let sweptAt = 0;
+  let errors = 0;
   const loop = async () => {
     while (!stopped) {
       let worked = false;
@@ -377,6 +378,7 @@ export function startWorkers(executor: ExecutorConfig, slots: number, options: {
         worked = await processOne(worker, executor, { stopping: stopping.signal, shutdown: shutdown.signal, watch });
       } catch (error) {
         if (stopped) break;
+        errors += 1;
         options.log?.(`run worker error: ${(error as Error).message}`);
       }
       if (!worked) {
@@ -390,6 +392,8 @@ export function startWorkers(executor: ExecutorConfig, slots: number, options: {
   const pool = {
     done,
     wake,
+    /** How many turns of its loops failed (a database error, an outcome that could not be recorded). */
+    errors: () => errors,
     stop: async (deadline?: number) => {
       stopped = true;
       stopping.abort();
