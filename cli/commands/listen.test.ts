@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { backoff, defaultStateFile, forwardHeaders, isLoopbackHost, listen } from './listen';
+import { backoff, defaultStateFile, forwardHeaders, isLoopbackHost, listen, retryAfterMs, run } from './listen';
 
 // tripline listen's pieces without a server (e2e/api/listen.spec.ts runs the
 // command against real ones): the delay between reconnections, the headers it
@@ -17,6 +17,28 @@ describe('tripline listen', () => {
     expect(backoff(3, () => 0.5)).toBe(6_000);
     expect(backoff(20, () => 1)).toBe(30_000);
     expect(backoff(20, () => 0)).toBe(15_000);
+  });
+
+  it("honours a server's Retry-After in seconds or as a date, up to 5 minutes, and ignores what it cannot read", () => {
+    const now = Date.parse('2026-11-30T12:00:00Z');
+    expect(retryAfterMs('7', now)).toBe(7_000);
+    expect(retryAfterMs('Mon, 30 Nov 2026 12:00:20 GMT', now)).toBe(20_000);
+    expect(retryAfterMs('Mon, 30 Nov 2026 11:00:00 GMT', now)).toBe(0);
+    expect(retryAfterMs('86400', now)).toBe(300_000);
+    expect(retryAfterMs('soon', now)).toBe(0);
+    expect(retryAfterMs(null, now)).toBe(0);
+  });
+
+  it('answers a flag it does not know with the usage and exit code 2', async () => {
+    const errors: string[] = [];
+    const original = console.error;
+    console.error = (text: string) => void errors.push(text);
+    try {
+      expect(await run(['--tokn', 'x'])).toBe(2);
+    } finally {
+      console.error = original;
+    }
+    expect(errors.join('\n')).toMatch(/tokn[\s\S]*Usage: .* listen --url/);
   });
 
   it('forwards the sender’s headers without hop-by-hop ones and without redacted values', () => {

@@ -27,8 +27,10 @@ Options:
                        only for a loopback address (localhost, 127.0.0.1, [::1])
   --insecure           allow an http:// --url on another host: the token then
                        crosses the network in clear
-  --token <token>      an API token (or TRIPLINE_TOKEN); a factory admin's token
-                       forwards the original signature headers
+  --token <token>      an API token; a factory admin's token forwards the
+                       original signature headers. Prefer TRIPLINE_TOKEN, which
+                       keeps the token out of the process list (the listener
+                       runs for hours) and the shell's history
   --factory <slug>     the factory
   --webhook <uid>      the webhook (wh_...)
   --forward <url>      where to POST each delivery (http://localhost:8000/hook)
@@ -46,6 +48,21 @@ Options:
 
 The state file defaults to $XDG_STATE_HOME/tripline/listen/<host>-<factory>-<webhook>.json
 (~/.local/state/... when XDG_STATE_HOME is unset).`;
+
+/** The longest Retry-After the listener honours: a server or proxy asking for more is asked again after this. */
+const MAX_RETRY_AFTER_MS = 300_000;
+
+/**
+ * A Retry-After header in ms: seconds, or an HTTP date (RFC 9110 §10.2.3, as proxies and maintenance
+ * pages send), 0 when absent or unreadable, at most 5 minutes. (A date read as a number was NaN,
+ * and the listener reconnected in a tight loop.)
+ */
+export function retryAfterMs(header: string | null, now = Date.now()): number {
+  if (header === null) return 0;
+  const value = header.trim();
+  const ms = /^\d+$/.test(value) ? Number(value) * 1000 : Date.parse(value) - now;
+  return Number.isFinite(ms) ? Math.min(Math.max(0, ms), MAX_RETRY_AFTER_MS) : 0;
+}
 
 /** Request headers that describe one connection, not the delivery (RFC 9110 §7.6.1), or that fetch sets itself. */
 export const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'host', 'content-length', 'expect']);
@@ -309,7 +326,7 @@ export async function listen(options: Options, out: { line: (text: string) => vo
         continue;
       }
       if (response.status === 422) throw new Fatal(`The server refused the options (422): ${message}`);
-      const wait = Math.max(backoff(attempt++), Number(response.headers.get('retry-after') ?? 0) * 1000);
+      const wait = Math.max(backoff(attempt++), retryAfterMs(response.headers.get('retry-after')));
       out.error(paintErr('yellow', `The server answered ${response.status} (${message}); reconnecting in ${(wait / 1000).toFixed(1)} s`));
       await sleep(wait, signal);
       continue;
@@ -422,7 +439,27 @@ function resignSecret(flag: string | undefined): StandardWebhook | undefined {
 }
 
 export async function run(args: string[]): Promise<number> {
-  const { values } = parseOptions(
+  let parsed: ReturnType<typeof parseListenOptions>;
+  try {
+    parsed = parseListenOptions(args);
+  } catch (error) {
+    // A flag it does not know, or one without its value: wrong usage, exit 2 with the usage, as every command.
+    if (error instanceof UsageError) {
+      console.error(`${error.message}\n\n${HELP}`);
+      return 2;
+    }
+    throw error;
+  }
+  const { values } = parsed;
+  if (values.help) {
+    console.log(HELP);
+    return 0;
+  }
+  return runWith(values);
+}
+
+function parseListenOptions(args: string[]) {
+  return parseOptions(
     args,
     {
       url: { type: 'string' },
@@ -440,10 +477,9 @@ export async function run(args: string[]): Promise<number> {
     },
     { allowPositionals: false },
   );
-  if (values.help) {
-    console.log(HELP);
-    return 0;
-  }
+}
+
+async function runWith(values: ReturnType<typeof parseListenOptions>['values']): Promise<number> {
   let options: Options;
   try {
     const server = serverUrl(required(values.url, 'url'), values.insecure === true);
