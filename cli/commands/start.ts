@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { appDir } from '@/lib/platform/app-dir';
 import { runCommand } from '../run-command';
 import { CLI, UsageError } from '../args';
 
@@ -33,9 +34,21 @@ export function run(args: string[]): Promise<number> {
       return new Promise<number>(() => {});
     }
     // A clone: npm start's own script, in a process of its own (this one runs under tsx's react-server conditions).
-    const root = path.resolve(import.meta.dirname, '..', '..');
-    const child = spawn(process.execPath, [path.join(root, 'scripts', 'start.mjs')], { stdio: 'inherit', cwd: root });
-    for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => child.kill(signal));
+    // The project's folder, where `npm run tripline` runs (not this file's: the command line may run bundled).
+    const root = appDir();
+    // A process group of its own: Ctrl-C then reaches the server once, passed on from here, where it
+    // reached it twice (the terminal's group, and this process), and the server took the second as
+    // "exit at once", cutting in-flight requests and runs instead of draining them.
+    const child = spawn(process.execPath, [path.join(root, 'scripts', 'start.mjs')], { stdio: 'inherit', cwd: root, detached: true });
+    // To its whole group: a build it is running stops too.
+    const pass = (signal: NodeJS.Signals) => {
+      try {
+        process.kill(-child.pid!, signal);
+      } catch {
+        // already gone
+      }
+    };
+    for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => pass(signal === 'SIGHUP' ? 'SIGTERM' : signal));
     return new Promise<number>((resolve) => child.on('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0))));
   });
 }

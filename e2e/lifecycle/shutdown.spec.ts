@@ -6,6 +6,7 @@ import { expect, test } from '@playwright/test';
 import { budget } from '../../scripts/speed.mjs';
 import { rememberSecrets } from '../fixtures/secrets';
 import { cli, migratedDataDir, serverEnv, startServer } from '../servers';
+import { cliArgs } from '../../tests/support/bundle';
 
 // A rolling deploy sends SIGTERM. `npm start`'s process must answer every
 // request it has taken (no connection reset, so no sender is left unsure
@@ -202,7 +203,7 @@ test('SIGTERM under load answers every request, and a run in progress finishes w
   }
 });
 
-test('a second signal exits at once, even with a run in progress', async () => {
+test('a second signal exits at once, even with a run in progress, and takes the run with it', async () => {
   test.setTimeout(budget(120_000));
   const graceSeconds = 60;
   // The run outlasts the grace period: without the second signal, the server would keep draining for a minute.
@@ -229,6 +230,17 @@ test('a second signal exits at once, even with a run in progress', async () => {
     expect(exitMs).toBeLessThan((graceSeconds * 1000) / 2);
     expect(fs.readFileSync(server.logFile, 'utf8')).toMatch(/"msg":"second signal: exiting at once"/);
     expect(fs.existsSync(pidFile), 'the run was in progress').toBe(true);
+    // Its program went with the server (killed in the exit), not left running without its time limit.
+    const runPid = Number(fs.readFileSync(pidFile, 'utf8'));
+    const alive = () => {
+      try {
+        process.kill(runPid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    await expect.poll(alive, { timeout: budget(5_000) }).toBe(false);
   } finally {
     const pid = fs.existsSync(pidFile) ? Number(fs.readFileSync(pidFile, 'utf8')) : 0;
     try {
@@ -237,6 +249,24 @@ test('a second signal exits at once, even with a run in progress', async () => {
       // it has ended
     }
   }
+});
+
+test('Ctrl-C on `tripline start` in a clone drains once: the server gets one SIGINT, not two (the second would exit at once)', async () => {
+  test.setTimeout(budget(120_000));
+  const setup = prepare('cli-start', 5);
+  fs.mkdirSync(path.dirname(setup.logFile), { recursive: true });
+  const log = fs.openSync(setup.logFile, 'w');
+  // As a terminal runs it: its own process group, which Ctrl-C signals whole.
+  const child = spawn(process.execPath, cliArgs(['start']), { cwd: root, env: { ...process.env, ...setup.env, PORT: String(port) }, stdio: ['ignore', log, log], detached: true });
+  running.add(child);
+  await expect
+    .poll(async () => (child.exitCode !== null ? `exited ${child.exitCode}` : await fetch(`${base}/readyz`).then((response) => response.ok, () => false)), { timeout: budget(90_000), intervals: [250] })
+    .toBe(true);
+  process.kill(-child.pid!, 'SIGINT');
+  expect(await exited(child), fs.readFileSync(setup.logFile, 'utf8')).toBe(0);
+  const written = fs.readFileSync(setup.logFile, 'utf8');
+  expect(written).toMatch(/"msg":"stopped"/);
+  expect(written).not.toMatch(/second signal/);
 });
 
 test('while it drains, /readyz answers 503 and requests are still served until the listener closes', async () => {
