@@ -61,6 +61,13 @@ describe('groups', () => {
     expect(one).toEqual(two);
   });
 
+  it('counts a value nested deeper than 64 levels as a missing part, where 5,000 levels overflowed the stack', () => {
+    const deep = JSON.parse(`${'['.repeat(5_000)}1${']'.repeat(5_000)}`) as unknown;
+    expect(group('customer', { ...facts, body: { customer: deep } })).toBe(MISSING_PART);
+    const shallow = JSON.parse(`${'['.repeat(10)}1${']'.repeat(10)}`) as unknown;
+    expect(group('customer', { ...facts, body: { customer: shallow } }).key).toBe(`[${'['.repeat(10)}1${']'.repeat(10)}]`);
+  });
+
   it('is one group per automation without a key, and one for deliveries that lack a part', () => {
     expect(group(undefined)).toBe(WHOLE_AUTOMATION);
     expect(group(['repository.full_name', 'issue.number'])).toBe(MISSING_PART);

@@ -64,12 +64,18 @@ function valueAt(part: KeyPart, facts: KeyFacts): unknown {
   return node;
 }
 
-/** JSON with every object's keys sorted: one text per value. */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+/** How deep a key part's value may nest: deeper, the part counts as missing (a body nested thousands deep overflowed the stack: a 500 on every retry). */
+export const MAX_KEY_VALUE_DEPTH = 64;
+
+class TooDeep extends Error {}
+
+/** JSON with every object's keys sorted: one text per value. Throws TooDeep past MAX_KEY_VALUE_DEPTH. */
+export function canonicalJson(value: unknown, depth = 0): string {
+  if (depth > MAX_KEY_VALUE_DEPTH) throw new TooDeep();
+  if (Array.isArray(value)) return `[${value.map((item) => canonicalJson(item, depth + 1)).join(',')}]`;
   if (isPlainObject(value)) {
     const keys = Object.keys(value).sort();
-    return `{${keys.map((key) => `${JSON.stringify(key)}:${canonicalJson(value[key])}`).join(',')}}`;
+    return `{${keys.map((key) => `${JSON.stringify(key)}:${canonicalJson(value[key], depth + 1)}`).join(',')}}`;
   }
   return JSON.stringify(value) ?? 'null';
 }
@@ -81,7 +87,12 @@ export function groupOf(parts: readonly KeyPart[], facts: KeyFacts): Group {
   for (const part of parts) {
     const value = valueAt(part, facts);
     if (value === undefined) return MISSING_PART;
-    values.push(canonicalJson(value));
+    try {
+      values.push(canonicalJson(value));
+    } catch (error) {
+      if (error instanceof TooDeep) return MISSING_PART;
+      throw error;
+    }
   }
   const key = `[${values.join(',')}]`;
   const text = values.join(', ');
