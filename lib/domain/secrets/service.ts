@@ -38,14 +38,18 @@ export async function listSecrets(factoryId: string, db: DbOrTx = prisma): Promi
 const exists = (name: string) =>
   new AppError('conflict', `A secret named ${name} already exists`, { name: `A secret named ${name} already exists` });
 
-/** Team secrets a factory holds at most: a secret per webhook and connection, with room to rotate, not an unbounded store. */
-export const MAX_SECRETS_PER_FACTORY = 100;
+/**
+ * Team secrets a factory holds at most: far more than its 20 webhooks and their connections need
+ * (a deleted webhook leaves its secret, for the admin to delete), but not an unbounded store that
+ * one list reads whole.
+ */
+export const MAX_SECRETS_PER_FACTORY = 1_000;
 
 /** Refuses a new secret past the factory's bound (under the factory's row lock, so two creations cannot both pass). */
 async function refuseNewSecretPastBound(tx: Tx, factoryId: string): Promise<void> {
   await lockFactory(tx, factoryId);
   if ((await tx.teamSecret.count({ where: { factoryId } })) >= MAX_SECRETS_PER_FACTORY) {
-    throw new AppError('conflict', `A factory can have at most ${MAX_SECRETS_PER_FACTORY} team secrets. Delete one you no longer use to add another.`);
+    throw new AppError('conflict', `A factory can have at most ${MAX_SECRETS_PER_FACTORY.toLocaleString('en-US')} team secrets. Delete one you no longer use to add another.`);
   }
 }
 

@@ -187,9 +187,11 @@ describe.each(testDatabaseKinds())('webhooks and team secrets on %s', (kind) => 
     const db = database.prisma;
     const owner = await db.factory.findUniqueOrThrow({ where: { id: otherFactoryId }, select: { id: true } });
     const existing = (await listSecrets(owner.id, db)).length;
-    for (let i = existing; i < MAX_SECRETS_PER_FACTORY; i++) await putSecret(owner.id, `BULK_${i}`, 'value', db);
+    // Filled to one short of the bound directly (the value is never read here), then the last through the service.
+    await db.teamSecret.createMany({ data: Array.from({ length: MAX_SECRETS_PER_FACTORY - existing - 1 }, (_, i) => ({ factoryId: owner.id, name: `BULK_${i}`, valueEncrypted: 'v1.x.y.z' })) });
+    await putSecret(owner.id, `BULK_${MAX_SECRETS_PER_FACTORY - 1}`, 'value', db);
     const refused = [await appError(createSecret(owner.id, { name: 'ONE_MORE', value: 'x' }, db)), await appError(putSecret(owner.id, 'ONE_MORE', 'x', db))];
-    expect(refused.map((error) => error.message)).toEqual(Array(2).fill(`A factory can have at most ${MAX_SECRETS_PER_FACTORY} team secrets. Delete one you no longer use to add another.`));
+    expect(refused.map((error) => error.message)).toEqual(Array(2).fill(`A factory can have at most ${MAX_SECRETS_PER_FACTORY.toLocaleString('en-US')} team secrets. Delete one you no longer use to add another.`));
     expect((await putSecret(owner.id, `BULK_${MAX_SECRETS_PER_FACTORY - 1}`, 'new value', db)).created).toBe(false);
     expect(await db.teamSecret.count({ where: { factoryId: owner.id } })).toBe(MAX_SECRETS_PER_FACTORY);
     await db.teamSecret.deleteMany({ where: { factoryId: owner.id, name: { startsWith: 'BULK_' } } });
