@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import { bearer, expect, test } from '../fixtures/api';
 import { createWebhook, deleteCreatedWebhooks, rawPost, rssKiB, signedHeaders, streamUpload } from '../fixtures/ingress';
 
@@ -216,10 +217,46 @@ test('delivery identity: configured header, provider header, X-Service-Delivery-
   expect(await post({ 'X-Job-Run': 'x'.repeat(201) }, { n: 4 })).toMatch(/^id-sha256:[0-9a-f]{64}$/);
   expect(await post({ 'X-Job-Run': 'x'.repeat(200) }, { n: 5 })).toBe('x'.repeat(200));
 
+  // X-Request-Id as the sender's delivery ID: the server entry sets a request ID of its own on that header, and the ID is still the sender's.
+  const requestIds = await createWebhook(request, tokens.admin, { name: 'request-ids', deliveryIdHeader: 'X-Request-Id' });
+  const sendRequestId = async () => request.post(requestIds.url, { data: { n: 6 }, headers: { Authorization: `Bearer ${requestIds.secret}`, 'X-Request-Id': 'r-1' } });
+  const firstSend = await sendRequestId();
+  expect(await firstSend.json()).toEqual({ delivery_id: 'r-1' });
+  expect(firstSend.headers()['x-request-id']).not.toBe('r-1');
+  expect(await (await sendRequestId()).json()).toEqual({ delivery_id: 'r-1' });
+  expect((await log(request, tokens.admin, requestIds.uid)).deliveries.map((entry: { status: string }) => entry.status)).toEqual(['duplicate', 'accepted']);
+
   const github = await createWebhook(request, tokens.admin, { name: 'gh-identity', authMode: 'signature', signatureScheme: 'github', providerSecret: 'gh-secret' });
   const body = '{"zen":"Keep it logically awesome."}';
   const headers = { ...signedHeaders('github', 'gh-secret', body), 'X-GitHub-Delivery': 'guid-123', 'X-Service-Delivery-Id': 'svc-gh' };
   expect((await (await request.post(github.url, { data: body, headers })).json()).delivery_id).toBe('guid-123');
+});
+
+test('Mailgun: a signature copied onto another event is a Duplicate, and one over a day old is refused; Dropbox: equal bodies are separate deliveries', async ({ request, tokens }) => {
+  // Mailgun's signature covers its timestamp and one-time token, not the event: the token is the delivery's identity.
+  const mailgun = await createWebhook(request, tokens.admin, { name: 'mailgun-replay', authMode: 'signature', signatureScheme: 'mailgun', providerSecret: 'mg-signing-key' });
+  const signed = (timestamp: number, token: string, event: string) => {
+    const signature = createHmac('sha256', 'mg-signing-key').update(`${timestamp}${token}`).digest('hex');
+    return JSON.stringify({ signature: { timestamp: String(timestamp), token, signature }, 'event-data': { event } });
+  };
+  const now = Math.floor(Date.now() / 1000);
+  const token = 'a'.repeat(50);
+  const first = await request.post(mailgun.url, { data: signed(now, token, 'delivered'), headers: { 'Content-Type': 'application/json' } });
+  expect(first.status()).toBe(202);
+  expect(await first.json()).toEqual({ delivery_id: token });
+  const forged = await request.post(mailgun.url, { data: signed(now, token, 'unsubscribed'), headers: { 'Content-Type': 'application/json' } });
+  expect(await forged.json()).toEqual({ delivery_id: token });
+  const stale = await request.post(mailgun.url, { data: signed(now - 2 * 86_400, 'b'.repeat(50), 'delivered'), headers: { 'Content-Type': 'application/json' } });
+  expect(stale.status()).toBe(401);
+  expect((await log(request, tokens.admin, mailgun.uid)).deliveries.map((entry: { status: string }) => entry.status)).toEqual(['rejected_auth', 'duplicate', 'accepted']);
+
+  // Every change to a Dropbox account sends the same body: each is a delivery of its own.
+  const dropbox = await createWebhook(request, tokens.admin, { name: 'dropbox-same', authMode: 'signature', signatureScheme: 'dropbox', providerSecret: 'db-app-secret' });
+  const body = JSON.stringify({ list_folder: { accounts: ['dbid:AAH4f99T0taONIb-OurWxbNQ6ywGRopQngc'] }, delta: { users: [12345678] } });
+  const notify = async () => (await (await request.post(dropbox.url, { data: body, headers: { 'Content-Type': 'application/json', 'X-Dropbox-Signature': createHmac('sha256', 'db-app-secret').update(body).digest('hex') } })).json()).delivery_id as string;
+  const [one, two] = [await notify(), await notify()];
+  expect(one).not.toBe(two);
+  expect((await log(request, tokens.admin, dropbox.uid)).deliveries.map((entry: { status: string }) => entry.status)).toEqual(['accepted', 'accepted']);
 });
 
 test('dedup: a repeated identity is 202 with the same delivery_id and logged Duplicate; rejections claim nothing', async ({ request, tokens }) => {

@@ -45,6 +45,8 @@ export function deliveryIdentity(input: {
   providerId: string | null;
   /** The ID the verified body names (signatures/verify.ts, providerBodyDeliveryId); only for accepted deliveries. */
   providerBodyId?: string | null;
+  /** false where equal bodies may be different deliveries (signatures/verify.ts, bodyIdentifies): then a request ID. */
+  bodyIdentifies?: boolean;
 }): Identity {
   const candidates: Array<[string | null, IdentitySource]> = [
     [input.configuredHeader ? input.headers.get(input.configuredHeader) : null, 'configured_header'],
@@ -56,5 +58,6 @@ export function deliveryIdentity(input: {
     const id = raw === null ? null : normaliseSenderId(raw);
     if (id) return { deliveryId: id, source };
   }
+  if (input.bodyIdentifies === false) return requestIdentity();
   return { deliveryId: bodyHashId(input.body), source: 'body_hash' };
 }

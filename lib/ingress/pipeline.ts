@@ -19,7 +19,7 @@ import { accepted, ingressError, notFound, rateLimited } from '@/lib/ingress/res
 import { clientAddress } from '@/lib/platform/entry/client-address';
 import { receivedHeaders } from '@/lib/platform/entry/request-context';
 import { getScheme } from '@/lib/ingress/signatures/registry';
-import { providerBodyDeliveryId, providerDeliveryId } from '@/lib/ingress/signatures/verify';
+import { bodyIdentifies, providerBodyDeliveryId, providerDeliveryId } from '@/lib/ingress/signatures/verify';
 import { acceptDelivery } from '@/lib/ingress/accept';
 import { findLiveWebhook, type LiveWebhook } from '@/lib/ingress/live';
 import { ingressUrl, UID_SHAPE } from '@/lib/ingress/urls';
@@ -45,7 +45,7 @@ export type IngressParams = { uid: string; token?: string };
 /** The identity of a rejected request: the sender's ID when it gave one, else the body hash, else a request ID. */
 function rejectedIdentity(webhook: LiveWebhook, headers: Headers, body: Buffer | null): Identity {
   if (body) {
-    return deliveryIdentity({ headers, body, configuredHeader: webhook.deliveryIdHeader, providerId: providerIdFor(webhook, headers) });
+    return deliveryIdentity({ headers, body, configuredHeader: webhook.deliveryIdHeader, providerId: providerIdFor(webhook, headers), bodyIdentifies: bodyIdentifiesFor(webhook) });
   }
   for (const header of [webhook.deliveryIdHeader, 'x-service-delivery-id']) {
     const id = header ? normaliseSenderId(headers.get(header) ?? '') : null;
@@ -53,6 +53,8 @@ function rejectedIdentity(webhook: LiveWebhook, headers: Headers, body: Buffer |
   }
   return requestIdentity();
 }
+
+const bodyIdentifiesFor = (webhook: LiveWebhook) => bodyIdentifies(webhook.authMode === 'signature' ? webhook.signatureScheme : null);
 
 function providerIdFor(webhook: LiveWebhook, headers: Headers): string | null {
   return webhook.authMode === 'signature' && webhook.signatureScheme ? providerDeliveryId(webhook.signatureScheme, headers) : null;
@@ -112,6 +114,10 @@ async function serve(request: Request, params: IngressParams): Promise<Response>
   if (!webhook || (params.token !== undefined && webhook.authMode !== 'url_token')) return notFound();
   note(request, { authMode: webhook.authMode, scheme: webhook.signatureScheme });
   const headers = request.headers;
+  // The headers as the sender sent them, for its delivery ID: the server entry replaces X-Request-Id
+  // (a request ID of its own, unless a trusted proxy sent one) and the forwarding headers, and a
+  // sender's X-Request-Id is its delivery ID where the webhook or its scheme reads it (Bitbucket Data Center).
+  const sent = receivedHeaders() ?? headers;
   // The address the server entry resolved from the socket (lib/platform/entry/client-address.ts); never a header the client chose.
   const address = clientAddress(headers);
   const logAddress = address === 'unknown' ? null : address;
@@ -124,7 +130,7 @@ async function serve(request: Request, params: IngressParams): Promise<Response>
   /** A metadata-only entry for a request without valid credentials, under the webhook's unauthenticated budget (and for a failed authentication, its address's budget first); `answer` when written, else 429. */
   const unauthenticated = async (status: RejectedStatus, size: number, detail: string, body: Buffer | null, answer: Response): Promise<Response> => {
     note(request, { detail });
-    const entry = { webhookId: webhook.id, webhookUid: webhook.uid, status, identity: rejectedIdentity(webhook, headers, body), size, detail, remoteAddress: logAddress };
+    const entry = { webhookId: webhook.id, webhookUid: webhook.uid, status, identity: rejectedIdentity(webhook, sent, body), size, detail, remoteAddress: logAddress };
     // Keyed by the trusted address: forged X-Forwarded-For values all share their sender's budget.
     const write = status === 'rejected_auth' ? await recordAuthFailure(entry, address) : await recordUnauthenticated(entry);
     if (write.written) return answer;
@@ -177,7 +183,7 @@ async function serve(request: Request, params: IngressParams): Promise<Response>
     await recordRejected({
       webhookId: webhook.id,
       status: 'rejected_invalid_json',
-      identity: rejectedIdentity(webhook, headers, body),
+      identity: rejectedIdentity(webhook, sent, body),
       size: body.length,
       detail: 'the body is not valid UTF-8 JSON',
       remoteAddress: logAddress,
@@ -187,10 +193,10 @@ async function serve(request: Request, params: IngressParams): Promise<Response>
 
   // The ID a verified body names (Stripe's event `id`), for providers without a delivery header.
   const providerBodyId = webhook.authMode === 'signature' && webhook.signatureScheme ? providerBodyDeliveryId(webhook.signatureScheme, json.value) : null;
-  const identity = deliveryIdentity({ headers, body, configuredHeader: webhook.deliveryIdHeader, providerId: providerIdFor(webhook, headers), providerBodyId });
+  const identity = deliveryIdentity({ headers: sent, body, configuredHeader: webhook.deliveryIdHeader, providerId: providerIdFor(webhook, sent), providerBodyId, bodyIdentifies: bodyIdentifiesFor(webhook) });
   const scheme = webhook.signatureScheme ? getScheme(webhook.signatureScheme) : undefined;
   // As the sender sent them: not the address, request id and forwarding headers the server added.
-  const stored = redactHeaders(receivedHeaders() ?? headers, scheme?.signatureHeaders ?? []);
+  const stored = redactHeaders(sent, scheme?.signatureHeaders ?? []);
   const signatures = webhook.authMode === 'signature' && scheme ? signatureHeaderValues(headers, scheme.signatureHeaders) : null;
   const { outcome, eventType } = await acceptDelivery(webhook, {
     identity,

@@ -28,7 +28,9 @@ export function renderProviderTable(tallies: Partial<Record<SchemeId, VectorTall
       ? code([info.deliveryIdHeader, ...(info.deliveryIdFallbackHeaders ?? [])])
       : info.deliveryIdBodyField
         ? `none: the body's \`${info.deliveryIdBodyField}\``
-        : 'none (body hash)';
+        : info.bodyIsNoIdentity
+          ? 'none (each request its own delivery: equal bodies may be different events)'
+          : 'none (body hash)';
     const header = info.signatureHeaders.length ? code(info.signatureHeaders.slice(0, 3)) : 'in the body';
     return `| ${cell(info.displayName)} (\`${id}\`) | ${header} | ${cell(info.algorithm)} | ${cell(windowOf(info))} | ${delivery} | ${cell(info.handshake ?? '—')} | ${status(tallies[id])} |`;
   });

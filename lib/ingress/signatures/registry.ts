@@ -26,12 +26,18 @@ export type SchemeInfo = {
   /** Other names the same ID arrives under (Svix's svix-id, Forgejo's X-Forgejo-Delivery). */
   deliveryIdFallbackHeaders?: string[];
   /**
-   * For a provider without a delivery header: the top-level field of the
-   * (verified) JSON body that names the event, the same on every retry and
-   * in the provider's API (Stripe's event `id`, `evt_...`). Read only for
-   * accepted deliveries, after the signature verified.
+   * For a provider without a delivery header: the field of the (verified)
+   * JSON body that names the event, the same on every retry and in the
+   * provider's API (Stripe's event `id`, `evt_...`), or that names the
+   * request (Mailgun's one-time `signature.token`); a dotted path. Read only
+   * for accepted deliveries, after the signature verified.
    */
   deliveryIdBodyField?: string;
+  /**
+   * The body is no identity: two different events may have the same body (Dropbox's notification
+   * lists only the accounts that changed), so without a delivery ID each request is its own delivery.
+   */
+  bodyIsNoIdentity?: boolean;
   /** Maximum signature age in seconds, when the provider sets one; null when it signs no timestamp or sets no window. */
   timestampToleranceSeconds: number | null;
   /** 'both': at most the tolerance either way; 'past': only the age counts (a stamp ahead of our clock is the provider's skew). */
@@ -652,6 +658,8 @@ export const schemes = {
     signatureHeaders: ['X-Dropbox-Signature'],
     algorithm: 'HMAC-SHA256 of the body, hex; key = the app secret',
     deliveryIdHeader: null,
+    // Every change to an account sends the same body: a body hash would log the second change a Duplicate.
+    bodyIsNoIdentity: true,
     ...UNTIMED,
     multipleSignatures: SINGLE,
     handshake: 'GET `?challenge=`: answered 200 `text/plain` (nosniff) with the challenge',
@@ -670,9 +678,11 @@ export const schemes = {
     signatureHeaders: [],
     algorithm: 'HMAC-SHA256 of `timestamp + token` from the body’s `signature` object, hex',
     deliveryIdHeader: null,
-    timestampToleranceSeconds: null,
-    timestampDirection: 'both',
-    timestampRule: '`signature.timestamp` in the body is signed; Mailgun sets no window',
+    // The signature's one-time token: a signature copied from a logged delivery onto a forged event is a Duplicate.
+    deliveryIdBodyField: 'signature.token',
+    timestampToleranceSeconds: 86_400,
+    timestampDirection: 'past',
+    timestampRule: '`signature.timestamp` in the body is signed; Mailgun sets no window, Tripline refuses one over a day old (the signature covers no event data, so an old one must not be reusable)',
     multipleSignatures: SINGLE,
     handshake: null,
     firstRequest: 'Nothing until a selected event; “Test webhook” sends one at once.',

@@ -3,7 +3,7 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, describe, expect, it } from 'vitest';
 import { getScheme, schemeIds, type SchemeId } from './registry';
 import type { VerifyInput } from './types';
-import { providerDeliveryId, verifiers, verifySignature } from './verify';
+import { providerBodyDeliveryId, providerDeliveryId, verifiers, verifySignature } from './verify';
 import { handshakeOfVector, loadVectors, schemeOf } from './fixtures/vectors';
 
 // The verifiers themselves, bypassing verifySignature's safety net, so a throw fails the test instead of reading as 'malformed'.
@@ -427,6 +427,13 @@ describe('the provider catalogue', () => {
     expect(at('mailgun', { rawBody: Buffer.from(JSON.stringify(body)) })).toEqual({ ok: false, reason: 'mismatch' });
     for (const raw of ['not json', '{}', '[1]']) expect(at('mailgun', { rawBody: Buffer.from(raw) }), raw).toEqual({ ok: false, reason: 'missing' });
     expect(at('mailgun', { rawBody: Buffer.from('{"signature":{"timestamp":1}}') })).toEqual({ ok: false, reason: 'malformed' });
+    // Mailgun sets no window; Tripline refuses a signature over a day old (it covers no event data), and names its token as the identity.
+    const original = JSON.parse(vectors[baseVector.mailgun]!.body) as { signature: { timestamp: string; token: string } };
+    const rawBody = Buffer.from(vectors[baseVector.mailgun]!.body);
+    const signedAt = Number(original.signature.timestamp);
+    expect(at('mailgun', { rawBody, now: signedAt + 86_400 })).toEqual({ ok: true });
+    expect(at('mailgun', { rawBody, now: signedAt + 86_401 })).toEqual({ ok: false, reason: 'stale' });
+    expect(providerBodyDeliveryId('mailgun', original)).toBe(original.signature.token);
   });
 
   it('computes what the registry documents for the body-HMAC schemes', () => {

@@ -106,9 +106,18 @@ export function providerDeliveryId(scheme: SchemeId, headers: Headers): string |
  */
 export function providerBodyDeliveryId(scheme: SchemeId, body: unknown): string | null {
   const field = (schemes[scheme] as SchemeInfo).deliveryIdBodyField;
-  if (!field || typeof body !== 'object' || body === null || Array.isArray(body)) return null;
-  const value = (body as Record<string, unknown>)[field];
+  if (!field) return null;
+  let value: unknown = body;
+  for (const key of field.split('.')) {
+    if (typeof value !== 'object' || value === null || Array.isArray(value) || !Object.hasOwn(value, key)) return null;
+    value = (value as Record<string, unknown>)[key];
+  }
   return typeof value === 'string' ? value : null;
+}
+
+/** Whether the scheme's bodies identify a delivery when nothing else does (not Dropbox's: registry, bodyIsNoIdentity). */
+export function bodyIdentifies(scheme: SchemeId | null): boolean {
+  return !(scheme && (schemes[scheme] as SchemeInfo).bodyIsNoIdentity);
 }
 
 /**
