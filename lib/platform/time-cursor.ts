@@ -20,3 +20,10 @@ export function decodeTimeCursor(cursor: string): TimeCursor {
   if (!id || !date || unsafeText(id) || id.length > 100) throw new AppError('validation_failed', 'The cursor is not valid', { cursor: 'Use the nextCursor of a previous page' });
   return { at: date, id };
 }
+
+/** A page of `limit` rows from `rows` read with `limit + 1`, and the cursor of the next page (null on the last). */
+export function keysetPage<T>(rows: T[], limit: number, position: (row: T) => TimeCursor): { page: T[]; nextCursor: string | null } {
+  const page = rows.slice(0, limit);
+  const last = page[page.length - 1];
+  return { page, nextCursor: rows.length > limit && last ? encodeTimeCursor(position(last)) : null };
+}

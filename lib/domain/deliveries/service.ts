@@ -3,7 +3,8 @@ import { prisma, type Db, type DbOrTx } from '@/lib/platform/db';
 import { listDeliveriesSchema, searchesPayloads, type DeliveryStatusFilter, type ListDeliveriesInput } from '@/lib/domain/deliveries/schemas';
 import { eventTypesToSql } from '@/lib/ingress/filters/events';
 import { AppError } from '@/lib/platform/http/errors';
-import { decodeTimeCursor, encodeTimeCursor } from '@/lib/platform/time-cursor';
+import { isStatementTimeout } from '@/lib/platform/db/unavailable';
+import { decodeTimeCursor, keysetPage } from '@/lib/platform/time-cursor';
 
 // The delivery log of one webhook: newest first, filtered by status,
 // searched by delivery ID or body text, paged with an opaque keyset cursor
@@ -44,8 +45,6 @@ export type DeliveryDetail = DeliverySummary & {
   /** The last replay against the automations of the day, if any. */
   replay: { count: number; lastAt: Date; lastBy: string | null } | null;
 };
-
-const encodeCursor = (row: { receivedAt: Date; id: string }) => encodeTimeCursor({ at: row.receivedAt, id: row.id });
 
 export async function webhookIdOrThrow(db: DbOrTx, factoryId: string, uid: string): Promise<string> {
   // Deleted webhooks keep their history but are not browsable here.
@@ -145,23 +144,12 @@ export async function runLogQuery<T>(db: DbOrTx, query: { sql: string; params: u
       return tx.$queryRawUnsafe<T[]>(query.sql, ...query.params);
     }, { timeout: logSearchLimits.timeoutMs + 5_000, maxWait: 5_000 });
   } catch (error) {
-    if (!statementTimedOut(error)) throw error;
+    if (!isStatementTimeout(error)) throw error;
     const seconds = Math.round(logSearchLimits.timeoutMs / 1000);
     throw new AppError('validation_failed', `The search of payloads read for ${seconds} s without finishing`, {
       q: `This text is in too few payloads to find within ${seconds} s: narrow the search with a time range (from, to), a status or an event type, or search for a delivery ID`,
     });
   }
-}
-
-/** Whether `error` (or anything it wraps) is PostgreSQL's statement timeout (SQLSTATE 57014). */
-function statementTimedOut(error: unknown): boolean {
-  let current: unknown = error;
-  for (let depth = 0; depth < 6 && current && typeof current === 'object'; depth += 1) {
-    const probe = current as { code?: unknown; cause?: unknown; meta?: { code?: unknown; driverAdapterError?: unknown } };
-    if (probe.code === '57014' || probe.meta?.code === '57014') return true;
-    current = probe.meta?.driverAdapterError ?? probe.cause;
-  }
-  return false;
 }
 
 export async function listDeliveries(
@@ -186,10 +174,8 @@ export async function listDeliveries(
       },
     },
   );
-  const rows = await runLogQuery<DeliverySummary>(db, query);
-  const page = rows.slice(0, limit);
-  const last = page[page.length - 1];
-  return { deliveries: page, nextCursor: rows.length > limit && last ? encodeCursor(last) : null };
+  const { page, nextCursor } = keysetPage(await runLogQuery<DeliverySummary>(db, query), limit, (row) => ({ at: row.receivedAt, id: row.id }));
+  return { deliveries: page, nextCursor };
 }
 
 /** How many of the newest entries `recentEventTypes` looks at: a bounded read, whatever the log's size. */

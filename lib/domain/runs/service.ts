@@ -1,5 +1,5 @@
 import 'server-only';
-import { decodeTimeCursor, encodeTimeCursor, type TimeCursor } from '@/lib/platform/time-cursor';
+import { decodeTimeCursor, keysetPage, type TimeCursor } from '@/lib/platform/time-cursor';
 import { RUNS_PER_API_PAGE_MAX } from '@/lib/domain/runs/schemas';
 import { prisma, type DbOrTx } from '@/lib/platform/db';
 import { notFound } from '@/lib/platform/http/errors';
@@ -185,9 +185,8 @@ export async function listRunsPage(
   const limit = query.limit ?? RUN_PAGE_SIZE;
   const before = query.cursor ? decodeTimeCursor(query.cursor) : undefined;
   const rows = await listRuns(factoryId, { automationId: query.automation, deliveryId: query.delivery, limit: limit + 1, before }, db);
-  const runs = rows.slice(0, limit);
-  const last = runs[runs.length - 1];
-  return { runs, nextCursor: rows.length > limit && last ? encodeTimeCursor({ at: last.createdAt, id: last.id }) : null };
+  const { page, nextCursor } = keysetPage(rows, limit, (run) => ({ at: run.createdAt, id: run.id }));
+  return { runs: page, nextCursor };
 }
 
 export async function getRun(factoryId: string, id: string, db: DbOrTx = prisma): Promise<RunView> {

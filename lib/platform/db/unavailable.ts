@@ -28,32 +28,39 @@ const MESSAGES = /^(Connection terminated|Client has encountered a connection er
 const DISK_FULL_CODES = new Set(['53100', 'ENOSPC']);
 const DISK_FULL_MESSAGE = /No space left on device|could not (extend|write to) file/;
 
-type Probe = { code?: unknown; kind?: unknown; message?: unknown; cause?: unknown; meta?: { driverAdapterError?: unknown } };
+type Probe = { code?: unknown; kind?: unknown; message?: unknown; cause?: unknown; meta?: { code?: unknown; driverAdapterError?: unknown } };
 
-/** Whether `error` (or anything it wraps) says the database's disk is full. */
-export function isDatabaseDiskFull(error: unknown): boolean {
+/** Whether `test` holds for `error` or anything it wraps (a cause, Prisma's driver adapter error), a few levels deep. */
+function anyCause(error: unknown, test: (probe: Probe) => boolean): boolean {
   let current: unknown = error;
   for (let depth = 0; depth < 6 && current && typeof current === 'object'; depth += 1) {
     const probe = current as Probe;
-    if (typeof probe.code === 'string' && DISK_FULL_CODES.has(probe.code)) return true;
-    if (typeof probe.message === 'string' && DISK_FULL_MESSAGE.test(probe.message)) return true;
+    if (test(probe)) return true;
     current = probe.meta?.driverAdapterError ?? probe.cause;
   }
   return false;
 }
 
+/** Whether `error` (or anything it wraps) says the database's disk is full. */
+export function isDatabaseDiskFull(error: unknown): boolean {
+  return anyCause(error, (probe) => (typeof probe.code === 'string' && DISK_FULL_CODES.has(probe.code)) || (typeof probe.message === 'string' && DISK_FULL_MESSAGE.test(probe.message)));
+}
+
 /** Whether `error` (or anything it wraps) says the database cannot be reached, or cannot write for want of disk. */
 export function isDatabaseUnavailable(error: unknown): boolean {
   if (isDatabaseDiskFull(error)) return true;
-  let current: unknown = error;
-  for (let depth = 0; depth < 6 && current && typeof current === 'object'; depth += 1) {
-    const probe = current as Probe;
-    if (typeof probe.code === 'string' && (SOCKET_CODES.has(probe.code) || SQLSTATE.test(probe.code) || PRISMA_CODES.has(probe.code))) return true;
-    if (typeof probe.kind === 'string' && (ADAPTER_KINDS.has(probe.kind) || (probe.kind === 'postgres' && typeof probe.code === 'string' && SQLSTATE.test(probe.code)))) return true;
-    if (typeof probe.message === 'string' && MESSAGES.test(probe.message)) return true;
-    current = probe.meta?.driverAdapterError ?? probe.cause;
-  }
-  return false;
+  return anyCause(
+    error,
+    (probe) =>
+      (typeof probe.code === 'string' && (SOCKET_CODES.has(probe.code) || SQLSTATE.test(probe.code) || PRISMA_CODES.has(probe.code))) ||
+      (typeof probe.kind === 'string' && (ADAPTER_KINDS.has(probe.kind) || (probe.kind === 'postgres' && typeof probe.code === 'string' && SQLSTATE.test(probe.code)))) ||
+      (typeof probe.message === 'string' && MESSAGES.test(probe.message)),
+  );
+}
+
+/** Whether `error` (or anything it wraps) is PostgreSQL's statement timeout (SQLSTATE 57014). */
+export function isStatementTimeout(error: unknown): boolean {
+  return anyCause(error, (probe) => probe.code === '57014' || probe.meta?.code === '57014');
 }
 
 // One log line per outage, not one per request: an outage is a run of such
