@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -6,7 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { budget } from '@/scripts/speed.mjs';
 import { startConnectionIngress, type IngressServer } from '@/tests/support/ingress-server';
 import { startGitHubFake, type GitHubFake } from '@/tests/support/fakes/github';
-import { cliArgs } from '@/tests/support/bundle';
+import { runCli, type CliResult } from '@/tests/support/cli-process';
 
 // `tripline webhook connect | connection | check | disconnect` as real
 // processes against the fake GitHub (which checks every request against
@@ -24,9 +23,7 @@ const { createSecret } = await import('@/lib/domain/secrets/service');
 const { createWebhook } = await import('@/lib/domain/webhooks/service');
 const { runRecoveryPass } = await import('@/lib/domain/connections/recover');
 
-const root = path.resolve(import.meta.dirname, '..');
-
-type Result = { status: number | null; stdout: string; stderr: string };
+type Result = CliResult;
 
 describe.skipIf(!testDatabaseKinds().includes('postgres'))('tripline webhook connect, connection, check, disconnect', () => {
   let database: Awaited<ReturnType<typeof createTestDatabase>>;
@@ -36,23 +33,7 @@ describe.skipIf(!testDatabaseKinds().includes('postgres'))('tripline webhook con
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tripline-connection-cli-'));
 
   const tripline = (...args: string[]) => command('webhook', ...args);
-  const command = (...args: string[]): Promise<Result> =>
-    new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, cliArgs([...args]), {
-        cwd: root,
-        env: { ...process.env, DATABASE_URL: database.url!, TRIPLINE_DATA_DIR: dataDir },
-      });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-      const timer = setTimeout(() => child.kill('SIGKILL'), budget(120_000));
-      child.on('error', reject);
-      child.on('close', (status) => {
-        clearTimeout(timer);
-        resolve({ status, stdout, stderr });
-      });
-    });
+  const command = (...args: string[]) => runCli(args, { DATABASE_URL: database.url!, TRIPLINE_DATA_DIR: dataDir });
   const hook = () => [...fake.hooks.values()].find((h) => h.scope === 'repos/octo/app');
   const connect = (...extra: string[]) =>
     tripline('connect', '--factory', 'conn-cli', '--uid', uid, '--provider', 'github_repository', '--target', 'octo/app', '--credential-secret', 'GITHUB_TOKEN', '--api-base-url', fake.url, ...extra);

@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { applyDefinitions } from '@/lib/domain/definitions/apply';
+import { applyDefinitions, type ConnectionOutcome } from '@/lib/domain/definitions/apply';
 import { parseDefinitionFiles } from '@/lib/domain/definitions/parse';
 import { describeAction, planDefinitions, type Plan } from '@/lib/domain/definitions/plan';
 import { formatProblem, type DefinitionFiles, type DefinitionProblem } from '@/lib/domain/definitions/schemas';
@@ -40,19 +40,30 @@ export function readDefinitionFolder(dir: string): DefinitionFiles {
   return files;
 }
 
-function printProblems(problems: DefinitionProblem[]): void {
+export function printProblems(problems: DefinitionProblem[]): void {
   console.error(`${problems.length} ${problems.length === 1 ? 'problem' : 'problems'}:`);
   for (const problem of problems) console.error(`  ${formatProblem(problem)}`);
 }
 
 const symbols = { create: '+', update: '~', delete: '-' } as const;
 
-function printPlan(slug: string, plan: Plan): void {
+export function printPlan(slug: string, plan: Plan): void {
   if (plan.actions.length === 0) console.log(`${slug}: no changes (${plan.unchanged.length} unchanged)`);
   else {
     console.log(`${slug}: ${plan.actions.length} ${plan.actions.length === 1 ? 'change' : 'changes'}, ${plan.unchanged.length} unchanged`);
     for (const action of plan.actions) console.log(`  ${symbols[action.action]} ${describeAction(action)}`);
   }
+}
+
+/** An apply's connection steps, each on a line; false when one failed (the webhooks applied all the same). */
+export function printConnections(connections: ConnectionOutcome[]): boolean {
+  for (const c of connections) {
+    if (!c.ok) console.error(`could not ${c.step} ${c.name} ${c.uid}: ${c.message}`);
+    else console.log(c.step === 'connect' ? `connected ${c.name}\t${c.uid}\t${c.hookUrl ?? ''}` : `disconnected ${c.name}\t${c.uid} (the provider's hook stays)`);
+  }
+  if (connections.every((c) => c.ok)) return true;
+  console.error('The webhooks applied; the connection steps that failed are tried again at the next apply (`plan` shows them).');
+  return false;
 }
 
 function folderArgument(positionals: string[], index: number): string {
@@ -117,14 +128,7 @@ export const apply = {
           }
           for (const created of outcome.created) console.log(`created ${created.name}\t${created.uid}\t${created.ingressUrl}`);
           console.log(outcome.changed ? 'applied' : 'applied: nothing to change');
-          const failed = outcome.connections.filter((c) => !c.ok);
-          for (const c of outcome.connections) {
-            if (!c.ok) console.error(`could not ${c.step} ${c.name} ${c.uid}: ${c.message}`);
-            else console.log(c.step === 'connect' ? `connected ${c.name}\t${c.uid}\t${c.hookUrl ?? ''}` : `disconnected ${c.name}\t${c.uid} (the provider's hook stays)`);
-          }
-          if (failed.length === 0) return 0;
-          console.error('The webhooks applied; the connection steps that failed are tried again at the next apply (`plan` shows them).');
-          return 1;
+          return printConnections(outcome.connections) ? 0 : 1;
         });
       },
     ),

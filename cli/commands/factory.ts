@@ -1,4 +1,5 @@
-import { connectRepository } from '@/lib/domain/definitions/repository';
+import { connectRepository, previewRepository } from '@/lib/domain/definitions/repository';
+import { printConnections, printPlan, printProblems } from './definitions';
 import { getDefinitionsStatus, setConfigSource } from '@/lib/domain/definitions/service';
 import { formatProblem, repositorySettingsSchema } from '@/lib/domain/definitions/schemas';
 import { listAllFactories } from '@/lib/domain/instance/service';
@@ -13,12 +14,20 @@ const usage = `Usage: ${CLI} factory <subcommand> --factory <slug> [options]
   status                                     the kind of factory, and for a repository what applied last
   use-dashboard                              webhooks are managed in the dashboard (the default)
   use-managed                                the service keeps definition files; the dashboard writes them
-  use-repository --repo <url|path> [--branch main]
-                                             the production branch of a git repository applies (now, and on every new commit)`;
+  use-repository --repo <url|path> [--branch main] [--yes | --commit <sha>]
+                                             the production branch of a git repository applies (now, and on every new commit);
+                                             without --yes or --commit, prints what applying its newest commit would do and
+                                             changes nothing; --commit applies only if the branch is still at that commit`;
 
 export function run(args: string[]): Promise<number> {
   return runCommand(usage, args, async () => {
-    const { values, positionals } = parseOptions(args, { factory: { type: 'string' }, repo: { type: 'string' }, branch: { type: 'string' } });
+    const { values, positionals } = parseOptions(args, {
+      factory: { type: 'string' },
+      repo: { type: 'string' },
+      branch: { type: 'string' },
+      yes: { type: 'boolean' },
+      commit: { type: 'string' },
+    });
     const subcommand = positionals[0];
     if (subcommand === 'list') {
       return withDatabase(async ({ prisma }) => {
@@ -50,15 +59,30 @@ export function run(args: string[]): Promise<number> {
           return 0;
         case 'use-repository': {
           const settings = repositorySettingsSchema.parse({ url: required(values.repo, 'repo'), branch: values.branch });
+          if (values.yes && values.commit) throw new UsageError('Give --yes or --commit, not both');
           // The operator's own tool: every kind of location is allowed (TRIPLINE_REPOSITORY_ALLOW is for dashboard and API users).
-          const outcome = await connectRepository(factoryId, settings, { kind: 'operator' });
+          const operator = { kind: 'operator' } as const;
+          if (!values.yes && !values.commit) {
+            // The branch replaces the factory's webhooks (a webhook with no file is deleted): shown first, as the dashboard does.
+            const preview = await previewRepository(factoryId, settings, operator);
+            printPlan(slug, preview.plan);
+            if (preview.plan.problems.length > 0) {
+              printProblems(preview.plan.problems);
+              console.error(`Commit ${preview.commit.slice(0, 12)} cannot apply: nothing was changed.`);
+              return 1;
+            }
+            console.log(`Nothing was changed. To apply commit ${preview.commit} of ${settings.branch}, run this again with --commit ${preview.commit}`);
+            return 0;
+          }
+          const outcome = await connectRepository(factoryId, settings, operator, values.commit);
+          printPlan(slug, outcome.plan);
           if (!outcome.ok) {
             for (const problem of outcome.plan.problems) console.error(`  ${formatProblem(problem)}`);
             console.error(`Commit ${outcome.commit.slice(0, 12)} cannot apply: nothing was changed.`);
             return 1;
           }
           console.log(`${slug}: applied ${outcome.commit} of ${settings.branch}`);
-          return 0;
+          return printConnections(outcome.connections) ? 0 : 1;
         }
         default:
           throw new UsageError(subcommand ? `Unknown subcommand "${subcommand}"` : 'Missing subcommand');

@@ -134,6 +134,17 @@ describe.each(testDatabaseKinds())('applying definition files on %s', (kind) => 
     expect(await snapshot()).toBe(before);
   });
 
+  it('refuses more definitions than a factory holds before reading a secret for each', async () => {
+    const before = await snapshot();
+    const many = Object.fromEntries(Array.from({ length: 21 }, (_, i) => [`webhooks/w${i}.yaml`, 'secretName: NO_SUCH_SECRET\n']));
+    const outcome = await apply(many);
+    expect(outcome.ok).toBe(false);
+    // One problem: not 21 more about the missing secret, which the old plan looked up once a definition.
+    expect(outcome.plan.problems.map(formatProblem)).toEqual(['webhooks/: 21 webhooks are defined, but a factory can have at most 20']);
+    expect(outcome.plan.actions).toEqual([]);
+    expect(await snapshot()).toBe(before);
+  });
+
   it('deletes the webhook whose file is gone, and a broken file does not count as gone', async () => {
     const { cron, github } = await uids();
     const plan = await planDefinitions(factoryId, { 'webhooks/github.yaml': 'secretName: [', 'webhooks/cron.yaml': files['webhooks/cron.yaml'] }, database.prisma);

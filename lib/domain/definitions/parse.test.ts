@@ -87,6 +87,22 @@ describe('definition files', () => {
     ]);
   });
 
+  it('names the file of an alias bomb or a deep nesting, where the parser would throw', () => {
+    const laughs = ['a: &a [x, x, x, x, x, x, x, x, x]'];
+    for (const [name, before] of [['b', 'a'], ['c', 'b'], ['d', 'c'], ['e', 'd']]) laughs.push(`${name}: &${name} [${Array(9).fill(`*${before}`).join(', ')}]`);
+    const files = {
+      'webhooks/laughs.yaml': `secretName: S\n${laughs.join('\n')}\n`,
+      'webhooks/deep.yaml': `secretName: ${'['.repeat(5000)}${']'.repeat(5000)}\n`,
+      'webhooks/fine.yaml': 'secretName: S',
+    };
+    const { definitions, problems } = parseDefinitionFiles(files);
+    expect(definitions.map((d) => d.name)).toEqual(['fine']);
+    expect(problems.find((p) => p.file === 'webhooks/laughs.yaml')?.message).toBe(
+      'not a definition Tripline can read: its aliases expand too far (at most 100 alias uses)',
+    );
+    expect(problems.filter((p) => p.file === 'webhooks/deep.yaml').length).toBeGreaterThan(0);
+  });
+
   it('refuses more than 20 webhooks', () => {
     const files = Object.fromEntries(Array.from({ length: 21 }, (_, i) => [`webhooks/w${i}.yaml`, 'secretName: S']));
     expect(problemsOf(files)).toEqual(['webhooks/: 21 webhooks are defined, but a factory can have at most 20']);

@@ -51,6 +51,9 @@ export function parseDefinitionFile(
   return { name, ...parseContent(file, name, text) };
 }
 
+/** Alias uses a definition file may make (yaml's own default): a definition needs none. */
+const MAX_ALIASES = 100;
+
 function parseContent(file: string, name: string, text: string): { definition?: ParsedDefinition; problems: DefinitionProblem[] } {
   if (Buffer.byteLength(text) > MAX_DEFINITION_BYTES) {
     return { problems: [{ file, message: `the file is larger than ${MAX_DEFINITION_BYTES} bytes` }] };
@@ -65,7 +68,15 @@ function parseContent(file: string, name: string, text: string): { definition?: 
       }),
     };
   }
-  const value: unknown = document.toJS();
+  // Aliases are expanded here, and past yaml's bound (100 a document) it throws rather than
+  // reporting: a file of nested aliases (a "billion laughs") is a problem of that file, not a 500.
+  let value: unknown;
+  try {
+    value = document.toJS({ maxAliasCount: MAX_ALIASES });
+  } catch (error) {
+    const reason = error instanceof RangeError ? 'it nests too deeply' : `its aliases expand too far (at most ${MAX_ALIASES} alias uses)`;
+    return { problems: [{ file, message: `not a definition Tripline can read: ${reason}` }] };
+  }
   if (value === null || value === undefined) {
     return { problems: [{ file, message: 'the file is empty: a definition needs at least secretName' }] };
   }

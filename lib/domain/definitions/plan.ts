@@ -7,6 +7,7 @@ import { checkConnectionSettings } from '@/lib/domain/connections/service';
 import { AppError } from '@/lib/platform/http/errors';
 import { definitionPath } from '@/lib/domain/webhooks/definition-file';
 import { isUrlSafe } from '@/lib/domain/secrets/schemas';
+import { MAX_WEBHOOKS_PER_FACTORY } from '@/lib/domain/webhooks/schemas';
 import { readSecretValue } from '@/lib/domain/secrets/service';
 import { listWebhookDefinitions } from '@/lib/domain/webhooks/service';
 import { describeCustomResponse } from '@/lib/ingress/custom-response';
@@ -87,6 +88,8 @@ async function connectionProblems(factoryId: string, definition: ParsedDefinitio
 
 export async function planDefinitions(factoryId: string, files: DefinitionFiles, db: DbOrTx = prisma): Promise<Plan> {
   const { definitions, problems, brokenNames } = parseDefinitionFiles(files);
+  // More definitions than a factory may hold can never apply: say so before a query per definition.
+  if (definitions.length > MAX_WEBHOOKS_PER_FACTORY) return { actions: [], unchanged: [], problems };
   const current = await listWebhookDefinitions(factoryId, db);
   const byName = new Map(current.map((webhook) => [webhook.definition.name, webhook]));
 

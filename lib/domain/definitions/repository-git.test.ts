@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { OPERATOR_ACCESS } from '@/lib/domain/definitions/repository-access';
 import { classifyGitFailure, fetchRepository } from '@/lib/domain/definitions/repository';
-import { GIT_ADDRESS_SPACE_BYTES, GitFailure, runGit, STDERR_LIMIT } from '@/lib/domain/definitions/repository-git';
+import { GIT_ADDRESS_SPACE_BYTES, GitFailure, gitVersionProblem, runGit, STDERR_LIMIT } from '@/lib/domain/definitions/repository-git';
 import { env } from '@/lib/platform/env';
 import { budget } from '@/scripts/speed.mjs';
 
@@ -25,6 +25,7 @@ function fakeGit(fetchScript: string) {
 { echo "--- ARGV"; for arg in "$@"; do echo "$arg"; done; echo "--- ENV"; env; } >> '${log}'
 for arg in "$@"; do
   case "$arg" in
+    --version) echo "git version 2.39.5"; exit 0;;
     init) mkdir -p "$4" && touch "$4/HEAD"; exit 0;;
     fetch) ${fetchScript};;
   esac
@@ -223,5 +224,20 @@ describe('failure categories', () => {
     expect(classifyGitFailure(new GitFailure('timeout', 'whatever'), 'main').message).toMatch(/^Timed out/);
     expect(classifyGitFailure(new GitFailure('too_large', ''), 'main').message).toMatch(/^Too large/);
     expect(classifyGitFailure(new GitFailure('missing', ''), 'main').category).toBe('no_git');
+  });
+});
+
+describe('the git a fetch needs', () => {
+  it('refuses a git older than 2.37, whose settings the fetch relies on, and takes this machine\'s', () => {
+    // Ubuntu 22.04's git would drop the pinned address, Debian 11's every setting given through the environment.
+    expect(gitVersionProblem('git version 2.34.1')).toMatch(/^the server's git is 2\.34: repositories need git 2\.37 or newer/);
+    expect(gitVersionProblem('git version 2.30.2')).toMatch(/git is 2\.30/);
+    expect(gitVersionProblem('git version 1.9.9')).toMatch(/git is 1\.9/);
+    expect(gitVersionProblem('git version 2.37.0')).toBeNull();
+    expect(gitVersionProblem('git version 3.0.0')).toBeNull();
+    expect(gitVersionProblem('git version 2.39.5\n')).toBeNull();
+    expect(gitVersionProblem('hub version 2.14')).toMatch(/did not say its version/);
+    const installed = spawnSync('git', ['--version'], { encoding: 'utf8', env: { ...process.env, PATH: realPath } }).stdout;
+    expect(gitVersionProblem(installed)).toBeNull();
   });
 });

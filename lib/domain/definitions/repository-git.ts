@@ -210,3 +210,21 @@ export function runGit(args: string[], options: GitOptions): Promise<Buffer> {
     });
   });
 }
+
+/**
+ * The oldest git whose settings the fetch relies on: every protective setting reaches git through
+ * GIT_CONFIG_COUNT (2.31), and the pinned address through http.curloptResolve (2.37). An older git
+ * ignores keys it does not know without a word: it would fetch with the server's own ssh keys and
+ * config, and connect to whatever address the name resolves to at that moment.
+ */
+export const MIN_GIT_VERSION = [2, 37] as const;
+
+/** Why `git --version`'s answer is too old to fetch with, or null. */
+export function gitVersionProblem(versionLine: string): string | null {
+  const match = /^git version (\d+)\.(\d+)/.exec(versionLine.trim());
+  const needed = `${MIN_GIT_VERSION[0]}.${MIN_GIT_VERSION[1]}`;
+  if (!match) return `the server's git did not say its version (it needs git ${needed} or newer)`;
+  const [major, minor] = [Number(match[1]), Number(match[2])];
+  if (major > MIN_GIT_VERSION[0] || (major === MIN_GIT_VERSION[0] && minor >= MIN_GIT_VERSION[1])) return null;
+  return `the server's git is ${major}.${minor}: repositories need git ${needed} or newer, whose settings keep a fetch to the checked address and away from the server's own keys`;
+}

@@ -17,11 +17,11 @@ import {
   type Lookup,
 } from '@/lib/domain/definitions/repository-access';
 import { decryptRepositoryCredential, encryptRepositoryCredential } from '@/lib/domain/definitions/repository-credentials';
-import { GitFailure, runGit, STDERR_LIMIT } from '@/lib/domain/definitions/repository-git';
+import { GitFailure, gitVersionProblem, runGit, STDERR_LIMIT } from '@/lib/domain/definitions/repository-git';
 import { consumeRepositoryCheck, withRepositorySyncLock } from '@/lib/domain/definitions/repository-limits';
 import { repositoryOrigin, type RepositoryCredential } from '@/lib/domain/definitions/repository-url';
 import { definitionPath, WEBHOOKS_DIR } from '@/lib/domain/webhooks/definition-file';
-import { MAX_DEFINITION_BYTES, repositorySettingsSchema, type DefinitionFiles, type DefinitionProblem, type RepositorySettings, type RepositorySettingsInput } from '@/lib/domain/definitions/schemas';
+import { MAX_DEFINITION_BYTES, MAX_DEFINITION_FILES, repositorySettingsSchema, type DefinitionFiles, type DefinitionProblem, type RepositorySettings, type RepositorySettingsInput } from '@/lib/domain/definitions/schemas';
 import { clearApplyFailure, recordApplyFailure, type ApplyFailure } from '@/lib/domain/definitions/service';
 import { env, type RepositoryAccess } from '@/lib/platform/env';
 import { AppError } from '@/lib/platform/http/errors';
@@ -54,7 +54,6 @@ export const MAX_FETCH_BYTES = 32 * 1024 * 1024;
  * starts afresh (fetches are --depth=1, and nothing prunes what an unchanged ref no longer needs).
  */
 export const MAX_CACHE_BYTES = 2 * MAX_FETCH_BYTES;
-const MAX_FILES = 200;
 
 /** Who asks for a fetch: a dashboard or API user, the operator's CLI, or the periodic sync. */
 export type Requester = { kind: 'user'; userId: string } | { kind: 'operator' } | { kind: 'schedule' };
@@ -185,6 +184,21 @@ function dropOtherCaches(factoryDir: string, keep: string): void {
   }
 }
 
+let gitVersionChecked: Promise<string | null> | undefined;
+
+/** Refuses to fetch with a git too old for the fetch's settings (repository-git.ts, MIN_GIT_VERSION); asked once a process. */
+async function requireGitVersion(local: { home: string; protocols: string; timeoutMs: number }): Promise<void> {
+  gitVersionChecked ??= runGit(['--version'], { ...local, maxStdout: 1024 }).then(
+    (output) => gitVersionProblem(output.toString('utf8')),
+    (error: unknown) => {
+      gitVersionChecked = undefined;
+      throw error;
+    },
+  );
+  const problem = await gitVersionChecked;
+  if (problem) throw new RepositoryError('no_git', problem);
+}
+
 /**
  * Checks the location, fetches the branch and reads the definition files of
  * its newest commit. Throws RepositoryError with the category to show.
@@ -197,6 +211,7 @@ export async function fetchRepository(factoryId: string, target: RepositoryTarge
   const home = mkdtempSync(path.join(os.tmpdir(), 'tripline-git-'));
   const local = { home, protocols: '', timeoutMs: GIT_TIMEOUT_MS };
   try {
+    await requireGitVersion(local);
     if (!existsSync(path.join(gitDir, 'HEAD'))) {
       await runGit(['init', '--bare', '--quiet', gitDir], { ...local, maxStdout: 64 * 1024 });
     }
@@ -248,7 +263,7 @@ async function readCommitFiles(gitDir: string, commit: string, home: string): Pr
       `Commit ${commit.slice(0, 12)} has no ${WEBHOOKS_DIR}/ folder at the root. To delete every webhook, keep an empty ${WEBHOOKS_DIR}/.gitkeep.`,
     );
   }
-  if (entries.length > MAX_FILES) throw new RepositoryError('content', `${WEBHOOKS_DIR}/ holds more than ${MAX_FILES} files`);
+  if (entries.length > MAX_DEFINITION_FILES) throw new RepositoryError('content', `${WEBHOOKS_DIR}/ holds more than ${MAX_DEFINITION_FILES} files`);
   const blobs = entries
     .map((entry) => {
       const tab = entry.indexOf('\t');

@@ -22,6 +22,8 @@ import type { CustomResponse } from '@/lib/ingress/custom-response';
 
 /** A definition is a few lines; anything larger is not one. */
 export const MAX_DEFINITION_BYTES = 16 * 1024;
+/** Files a set of definitions may hold (dotfiles such as .gitkeep included), given or in a repository's folder. */
+export const MAX_DEFINITION_FILES = 200;
 
 export const definitionKeys = ['authMode', 'signatureScheme', 'secretName', 'deliveryIdHeader', 'eventTypeHeader', 'eventTypePath', 'ipAllowlist', 'customResponse', 'connection'] as const;
 
@@ -118,7 +120,9 @@ export function formatProblem(problem: DefinitionProblem): string {
 
 /** A set of definition files as the API takes and returns it: path -> YAML text. */
 export const definitionFilesSchema = z.object({
-  files: z.record(z.string().min(1).max(200), z.string().max(MAX_DEFINITION_BYTES, `Each file must be at most ${MAX_DEFINITION_BYTES} bytes`)),
+  files: z
+    .record(z.string().min(1).max(200), z.string().max(MAX_DEFINITION_BYTES, `Each file must be at most ${MAX_DEFINITION_BYTES} bytes`))
+    .refine((files) => Object.keys(files).length <= MAX_DEFINITION_FILES, `At most ${MAX_DEFINITION_FILES} files (a factory has at most 20 webhooks)`),
 });
 export type DefinitionFiles = Record<string, string>;
 

@@ -396,6 +396,9 @@ export async function createWebhook(factoryId: string, input: CreateWebhookInput
 /** Enabling re-applies the definition, so a changed team secret is taken up (docs/decisions/0016-a-webhook-uses-the-credential-applied-last.md). */
 export async function setWebhookEnabled(factoryId: string, uid: string, enabled: boolean, db = prisma): Promise<WebhookView> {
   await db.$transaction(async (tx) => {
+    // Under the factory's lock, as every change to its webhooks: an apply committing a new secretName
+    // meanwhile would otherwise see the credential of the name read before it.
+    await lockFactory(tx, factoryId);
     const row = await findRow(tx, factoryId, uid);
     if (enabled) await applyCredential(tx, factoryId, row);
     await tx.webhook.update({ where: { id: row.id }, data: { enabled } });

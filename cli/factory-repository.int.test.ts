@@ -1,0 +1,74 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { budget } from '@/scripts/speed.mjs';
+import { runCli } from '@/tests/support/cli-process';
+import { localRepository } from '@/tests/support/local-repository';
+import { createTestDatabase, testDatabaseKinds, type TestDatabase } from '@/tests/support/databases';
+import { setDatabase } from '@/lib/platform/db';
+import { createSecret } from '@/lib/domain/secrets/service';
+import { createWebhook } from '@/lib/domain/webhooks/service';
+
+// `tripline factory use-repository`: the branch replaces the factory's webhooks (one with no
+// file is deleted), so the command shows the plan of the branch's newest commit and changes
+// nothing until it is run again with that commit (or --yes). On PostgreSQL: the command is a
+// process of its own, and the embedded database has one.
+
+describe.skipIf(!testDatabaseKinds().includes('postgres'))('tripline factory use-repository', () => {
+  let database: TestDatabase;
+  let factoryId: string;
+  const repo = localRepository();
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tripline-use-repository-'));
+  const tripline = (...args: string[]) => runCli(['factory', ...args], { DATABASE_URL: database.url!, TRIPLINE_DATA_DIR: dataDir });
+  const webhookNames = async () => (await database.prisma.webhook.findMany({ where: { factoryId, deletedAt: null }, select: { name: true }, orderBy: { name: 'asc' } })).map((w) => w.name);
+  const source = async () => (await database.prisma.factory.findUniqueOrThrow({ where: { id: factoryId }, select: { configSource: true } })).configSource;
+
+  beforeAll(async () => {
+    database = await createTestDatabase('postgres');
+    setDatabase(database);
+    factoryId = (await database.prisma.factory.create({ data: { slug: 'repo-cli', name: 'Repository CLI' } })).id;
+    await createSecret(factoryId, { name: 'JOBS_SECRET', value: 'a-url-safe-secret-value-0123456789' }, database.prisma);
+    for (const name of ['billing', 'deploys']) await createWebhook(factoryId, { name }, database.prisma);
+    repo.write('webhooks/jobs.yaml', 'secretName: JOBS_SECRET\n');
+  });
+  afterAll(async () => {
+    setDatabase(undefined);
+    await database?.drop();
+    repo.cleanup();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('prints the plan and changes nothing; --commit of that plan applies it; a moved branch is refused', async () => {
+    const first = repo.commit('one webhook');
+    const shown = await tripline('use-repository', '--factory', 'repo-cli', '--repo', repo.dir);
+    expect(shown.status, shown.stderr).toBe(0);
+    expect(shown.stdout).toContain('repo-cli: 3 changes, 0 unchanged');
+    expect(shown.stdout).toMatch(/^ {2}- delete billing wh_/m);
+    expect(shown.stdout).toMatch(/^ {2}- delete deploys wh_/m);
+    expect(shown.stdout).toMatch(/^ {2}\+ create jobs/m);
+    expect(shown.stdout).toContain(`run this again with --commit ${first}`);
+    expect(await webhookNames()).toEqual(['billing', 'deploys']);
+    expect(await source()).toBe('dashboard');
+
+    // The branch moves after the plan was read: the plan's commit no longer applies.
+    repo.write('webhooks/more.yaml', 'secretName: JOBS_SECRET\n');
+    const second = repo.commit('two webhooks');
+    const moved = await tripline('use-repository', '--factory', 'repo-cli', '--repo', repo.dir, '--commit', first);
+    expect(moved.status).toBe(1);
+    expect(moved.stderr).toContain(`The branch moved to ${second.slice(0, 12)} since you looked`);
+    expect(await webhookNames()).toEqual(['billing', 'deploys']);
+
+    const applied = await tripline('use-repository', '--factory', 'repo-cli', '--repo', repo.dir, '--commit', second);
+    expect(applied.status, applied.stderr).toBe(0);
+    expect(applied.stdout).toContain(`repo-cli: applied ${second} of main`);
+    expect(await webhookNames()).toEqual(['jobs', 'more']);
+    expect(await source()).toBe('repository');
+  }, budget(120_000));
+
+  it('refuses --yes with --commit as wrong usage', async () => {
+    const both = await tripline('use-repository', '--factory', 'repo-cli', '--repo', repo.dir, '--yes', '--commit', 'abc');
+    expect(both.status).toBe(2);
+    expect(both.stderr).toContain('Give --yes or --commit, not both');
+  });
+});
