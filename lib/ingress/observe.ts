@@ -35,7 +35,7 @@ function outcomeOf(status: number, facts: Note | undefined): IngressOutcome {
   // A recorded delivery's answer is 202, or its webhook's custom response (200, 201, 202 or 204), which a handshake's 200 or 204 must not be read as.
   if (status === 202 || facts?.recorded) return facts?.duplicate ? 'duplicate' : 'accepted';
   if (status === 404 && facts?.refusedAddress) return 'refused_address';
-  return outcomeByStatus[status] ?? (status === 204 ? 'handshake' : 'not_found');
+  return outcomeByStatus[status] ?? (status === 204 ? 'handshake' : 'error');
 }
 
 /**
@@ -51,7 +51,17 @@ export function observeIngress(request: Request, uid: string, serve: () => Promi
 
 async function observed(request: Request, uid: string, serve: () => Promise<Response>): Promise<Response> {
   const started = performance.now();
-  const response = await serve();
+  let response: Response;
+  try {
+    response = await serve();
+  } catch (error) {
+    // Next answers a throw with a 500: counted here, so an alert on the ingress's error rate sees it.
+    const { ingressRequests, ingressDuration } = metrics();
+    const facts = notes.get(request);
+    ingressRequests.inc({ outcome: 'error', auth_mode: facts?.authMode ?? 'unknown', scheme: facts?.scheme ?? 'none' });
+    ingressDuration.observe({ outcome: 'error' }, (performance.now() - started) / 1000);
+    throw error;
+  }
   const seconds = (performance.now() - started) / 1000;
   const facts = notes.get(request);
   const outcome = outcomeOf(response.status, facts);

@@ -1,6 +1,6 @@
 import 'server-only';
 import { peekDatabase } from '@/lib/platform/db';
-import { sql } from '@/lib/platform/db/sql';
+import { sqlWithin } from '@/lib/platform/db/sql';
 import { bearerToken } from '@/lib/platform/http/bearer';
 import { env } from '@/lib/platform/env';
 import { errorFields, log } from '@/lib/platform/log';
@@ -15,6 +15,9 @@ function authorized(request: Request, token: string): boolean {
   return offered !== null && bytesEqual(offered, token);
 }
 
+/** How long a scrape's read of the run queue may take (a migration holding "Run", say): then the gauges read NaN. */
+const QUEUE_READ_MS = 2_000;
+
 async function readGauges(): Promise<void> {
   const { queueDepth, queueAge, pool } = metrics();
   const database = peekDatabase();
@@ -26,12 +29,16 @@ async function readGauges(): Promise<void> {
     pool.set({ state: 'waiting' }, connections.waitingCount);
   }
   try {
-    const [row] = await sql<{ depth: number | string; age: number | string | null }>(
+    const [row] = await sqlWithin<{ depth: number | string; age: number | string | null }>(
+      QUEUE_READ_MS,
       `SELECT count(*) AS "depth", EXTRACT(EPOCH FROM now() - min("createdAt")) AS "age" FROM "Run" WHERE "status" = 'queued'`,
     );
     queueDepth.set(Number(row?.depth ?? 0));
     queueAge.set(Math.max(0, Number(row?.age ?? 0)));
   } catch (error) {
+    // Not the last values read: a queue that cannot be read must not look like a healthy one.
+    queueDepth.set(Number.NaN);
+    queueAge.set(Number.NaN);
     log('metrics').warn({ ...errorFields(error) }, 'could not read the run queue for /metrics');
   }
 }

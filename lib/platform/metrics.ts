@@ -25,7 +25,9 @@ export type IngressOutcome =
   | 'refused_address'
   | 'method_not_allowed'
   | 'rate_limited'
-  | 'unavailable';
+  | 'unavailable'
+  /** A 500: the pipeline threw (a defect, or a database error that is not an outage), or answered a status of no other outcome. */
+  | 'error';
 
 /** Refusals by a rate limit or budget. */
 export type Budget = 'delivery_rate' | 'auth_failure' | 'unauthenticated_writes' | 'sign_in' | 'repository_check' | 'backtest';

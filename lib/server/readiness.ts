@@ -3,7 +3,7 @@ import { peekDatabase } from '@/lib/platform/db';
 import { databaseDiskFull, DISK_FULL_REPORT_MS } from '@/lib/platform/db/unavailable';
 import { loadMigrationList } from '@/lib/platform/db/migrate';
 import { keyFingerprints } from '@/lib/platform/db/prepare';
-import { sql } from '@/lib/platform/db/sql';
+import { sqlWithin } from '@/lib/platform/db/sql';
 import { errorFields, log } from '@/lib/platform/log';
 import { isDraining, phase, phaseReason } from '@/lib/server/lifecycle';
 
@@ -50,7 +50,7 @@ export async function readiness(): Promise<Readiness> {
   }
   try {
     const applied = await withTimeout(
-      sql<{ migration_name: string }>(`SELECT "migration_name" FROM "_prisma_migrations" WHERE "finished_at" IS NOT NULL AND "rolled_back_at" IS NULL`),
+      sqlWithin<{ migration_name: string }>(QUERY_TIMEOUT_MS, `SELECT "migration_name" FROM "_prisma_migrations" WHERE "finished_at" IS NOT NULL AND "rolled_back_at" IS NULL`),
       'the database',
     );
     const names = new Set(applied.map((row) => row.migration_name));
@@ -58,7 +58,7 @@ export async function readiness(): Promise<Readiness> {
     if (pending.length) return { ready: false, reason: `migrations not applied: ${pending.join(', ')}` };
     const expected = keyFingerprints();
     const settings = await withTimeout(
-      sql<{ key: string; value: string }>(`SELECT "key", "value" FROM "InstanceSetting" WHERE "key" = ANY($1::text[])`, [expected.map(({ key }) => key)]),
+      sqlWithin<{ key: string; value: string }>(QUERY_TIMEOUT_MS, `SELECT "key", "value" FROM "InstanceSetting" WHERE "key" = ANY($1::text[])`, [expected.map(({ key }) => key)]),
       'the database',
     );
     const stored = new Map(settings.map((row) => [row.key, row.value]));

@@ -62,6 +62,11 @@ export function openAdapter(target: DatabaseTarget, options: { poolSize?: number
       connectionString: target.url,
       max: options.poolSize ?? 10,
       connectionTimeoutMillis: 5_000,
+      // TCP keep-alive on every connection: a database host that vanished without closing them
+      // (a failover, a cut network) is found by the kernel's probes instead of never, and a
+      // firewall does not drop a connection that sat idle.
+      keepAlive: true,
+      keepAliveInitialDelayMillis: 10_000,
       // Each new connection's first statement (lib/platform/db/session.ts),
       // done before the pool hands the connection out: a connection that
       // cannot be set to UTC is closed and its query fails, rather than

@@ -11,3 +11,28 @@ export async function sql<Row>(text: string, params: unknown[] = []): Promise<Ro
   if (adapter.pglite) return (await adapter.pglite.query<Row>(text, params)).rows;
   throw new Error('No SQL connection for this database');
 }
+
+/**
+ * `sql` bounded on the database's side: on PostgreSQL the statement is cancelled after `ms`
+ * (a lock held by a migration, a table scan), so a probe or a scrape that gave up waiting does not
+ * leave its query holding one of the pool's connections. The embedded database has one connection
+ * and no other session to wait for: the query runs as it is.
+ */
+export async function sqlWithin<Row>(ms: number, text: string, params: unknown[] = []): Promise<Row[]> {
+  const { adapter } = getDatabase();
+  if (!adapter.pool) return sql<Row>(text, params);
+  const client = await adapter.pool.connect();
+  let failed: unknown;
+  try {
+    await client.query(`BEGIN; SET LOCAL statement_timeout = ${Math.max(1, Math.round(ms))}`);
+    const { rows } = await client.query(text, params);
+    await client.query('COMMIT');
+    return rows as Row[];
+  } catch (error) {
+    failed = error;
+    throw error;
+  } finally {
+    // A connection whose statement failed is ended, not pooled: it may be mid-transaction or gone.
+    client.release(failed instanceof Error ? failed : undefined);
+  }
+}
