@@ -37,6 +37,7 @@ import { runShutdownStage, setPhase, shutdownStage } from '@/lib/server/lifecycl
 import { requestStore } from '@/lib/platform/entry/request-context';
 import { securityHeaders } from '@/lib/platform/http/security-headers';
 import { redactUrlText } from '@/lib/platform/http/secret-urls';
+import { unsafeText } from '@/lib/platform/http/unsafe-text';
 import { keepNewFilesPrivate } from '@/lib/platform/private-files';
 import { requireSupportedNode } from './scripts/node-version.mjs';
 
@@ -91,9 +92,29 @@ function undecodable(url: string, withQuery: boolean): string | null {
   return null;
 }
 
+/**
+ * Where a page's URL decodes to text no field can hold (a NUL, "%00"): the pages pass their path
+ * and search params to queries, and PostgreSQL refuses such text with an error (a 500). The API
+ * refuses it naming the parameter (lib/platform/http/unsafe-input.ts), the ingress as a wrong URL.
+ */
+function unsafePageUrl(url: string): boolean {
+  const [pathname = '', query = ''] = url.split(/\?(.*)/s, 2);
+  const parts = [...pathname.split('/'), ...query.split(/[&=]/)];
+  return parts.some((part) => {
+    try {
+      return unsafeText(decodeURIComponent(part.replace(/\+/g, ' '))) !== null;
+    } catch {
+      return false;
+    }
+  });
+}
+
 /** A URL whose percent-encoding cannot be decoded, answered the way its area answers a wrong URL. */
 function malformedPath(url: string): Response | null {
   const api = url.startsWith('/api/');
+  if (!api && !url.startsWith('/webhooks/') && unsafePageUrl(url)) {
+    return new Response('Bad request: the URL holds a character no page accepts (a NUL, %00)\n', { status: 400, headers: { 'Content-Type': 'text/plain' } });
+  }
   const where = undecodable(url, api);
   if (where === null) return null;
   // The spec makes any wrong ingress URL the one identical 404.

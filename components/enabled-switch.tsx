@@ -1,7 +1,7 @@
 'use client';
 
 import { useRouter } from 'next/navigation';
-import { useOptimistic, useState, useTransition } from 'react';
+import { useId, useOptimistic, useState, useTransition } from 'react';
 import { Switch } from '@/components/ui/switch';
 import type { ActionResult } from '@/lib/adapters/actions/action';
 
@@ -26,6 +26,7 @@ export function EnabledSwitch({
   const [error, setError] = useState<string | null>(null);
   const [pending, startTransition] = useTransition();
   const [checked, setChecked] = useOptimistic(enabled);
+  const errorId = useId();
 
   const toggle = (next: boolean) =>
     startTransition(async () => {
@@ -38,9 +39,19 @@ export function EnabledSwitch({
 
   return (
     <div className="flex flex-col gap-2">
-      <Switch label={label} aria-label={accessibleName} description={description} checked={checked} disabled={pending} onCheckedChange={toggle} size={size} />
+      <Switch
+        label={label}
+        aria-label={accessibleName}
+        aria-describedby={error ? errorId : undefined}
+        aria-invalid={error ? true : undefined}
+        description={description}
+        checked={checked}
+        disabled={pending}
+        onCheckedChange={toggle}
+        size={size}
+      />
       {error ? (
-        <p role="alert" className="pl-12 text-[13px] text-red-700">
+        <p id={errorId} role="alert" className="pl-12 text-[13px] text-red-700">
           {error}
         </p>
       ) : null}

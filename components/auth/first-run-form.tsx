@@ -15,6 +15,7 @@ import { slugify } from '@/lib/domain/factories/schemas';
 import { completeFirstRunAction } from '@/lib/domain/users/actions';
 import { firstRunSchema, type FirstRunInput } from '@/lib/domain/users/schemas';
 import { ClientForm } from '@/components/forms/client-form';
+import { reach } from '@/components/forms/reach';
 
 const fields = ['name', 'email', 'password', 'factoryName', 'factorySlug'] as const;
 
@@ -29,7 +30,7 @@ export function FirstRunForm() {
 
   const onSubmit = handleSubmit(async (values) => {
     setFormError(null);
-    const result = await completeFirstRunAction(values);
+    const result = await reach(completeFirstRunAction)(values);
     if (!result.ok) {
       setFormError(applyFieldErrors(result.error, setError, fields));
       return;

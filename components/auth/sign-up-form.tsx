@@ -15,6 +15,7 @@ import { Input } from '@/components/ui/input';
 import { signUpAction } from '@/lib/domain/users/actions';
 import { signUpSchema, type SignUpInput } from '@/lib/domain/users/schemas';
 import { ClientForm } from '@/components/forms/client-form';
+import { reach } from '@/components/forms/reach';
 
 export function SignUpForm() {
   const router = useRouter();
@@ -26,7 +27,7 @@ export function SignUpForm() {
 
   const onSubmit = handleSubmit(async (values) => {
     setFormError(null);
-    const result = await signUpAction(values);
+    const result = await reach(signUpAction)(values);
     if (!result.ok) {
       setFormError(applyFieldErrors(result.error, setError, ['name', 'email', 'password']));
       return;

@@ -39,6 +39,7 @@ import { firesNever, TriggerWebhookBadge, webhookOptionLabel, type WebhookOption
 import { ClientForm } from '@/components/forms/client-form';
 import { RunControlFields } from './run-control-fields';
 import { RUN_CONTROL_FIELDS } from './run-control-values';
+import { reach } from '@/components/forms/reach';
 
 type FormControl = Control<AutomationFormValues, unknown, CreateAutomationInput>;
 
@@ -50,7 +51,7 @@ function useFieldCatalogue(factorySlug: string, uid: string | null): FieldCatalo
   useEffect(() => {
     if (!uid) return;
     let current = true;
-    void fieldCatalogueAction(factorySlug, { uid }).then((result) => {
+    void reach(fieldCatalogueAction)(factorySlug, { uid }).then((result) => {
       if (current && result.ok) setLoaded({ uid, catalogue: result.data });
     });
     return () => {
@@ -82,7 +83,7 @@ function LiveCount({ factorySlug, uid, values }: { factorySlug: string; uid: str
     if (!key) return;
     let current = true;
     const timer = setTimeout(() => {
-      void countFilterMatchesAction(factorySlug, { trigger: JSON.parse(key) as TriggerInput }).then((result) => {
+      void reach(countFilterMatchesAction)(factorySlug, { trigger: JSON.parse(key) as TriggerInput }).then((result) => {
         if (!current) return;
         setCount(result.ok ? { key, ...result.data } : { key, error: result.error.message });
       });
@@ -406,12 +407,13 @@ export function AutomationForm({
     document.querySelector(`[aria-label="Trigger ${prefill.index + 1}"]`)?.scrollIntoView({ block: 'center' });
   }, [prefill, readOnly, setValue]);
 
+  const [leaving, setLeaving] = useState(false);
   const onSubmit = handleSubmit(async (values) => {
     setFormError(null);
     setSaved(false);
     const result = automationId
-      ? await updateAutomationAction(factorySlug, { id: automationId, ...values })
-      : await createAutomationAction(factorySlug, values);
+      ? await reach(updateAutomationAction)(factorySlug, { id: automationId, ...values })
+      : await reach(createAutomationAction)(factorySlug, values);
     if (!result.ok) {
       const serverFields = Object.fromEntries(Object.entries(result.error.fields ?? {}).map(([key, message]) => [formField(key), message]));
       const names = [
@@ -425,6 +427,8 @@ export function AutomationForm({
       return;
     }
     if (result.data) {
+      // Created: the button stays busy while the new automation's page loads, so a second click cannot create it twice.
+      setLeaving(true);
       router.push(`${automationsPath}/${result.data.id}`);
       return;
     }
@@ -534,7 +538,7 @@ export function AutomationForm({
                 <ButtonLink href={automationsPath} variant="secondary">
                   {automationId ? 'Back to automations' : 'Cancel'}
                 </ButtonLink>
-                <Button type="submit" loading={formState.isSubmitting}>
+                <Button type="submit" loading={formState.isSubmitting || leaving}>
                   {automationId ? 'Save changes' : 'Create automation'}
                 </Button>
               </div>

@@ -11,6 +11,7 @@ import { textLinkStyle } from '@/components/ui/text-link';
 import { backtestTriggerAction } from '@/lib/domain/automations/actions';
 import type { BacktestResult } from '@/lib/domain/automations/test-filter';
 import type { TriggerToTest } from './test-filter';
+import { reach } from '@/components/forms/reach';
 
 // Backtest: the trigger as written in the editor (unsaved edits included)
 // over every Accepted delivery of its webhook in the retained log, to see
@@ -141,7 +142,7 @@ export function Backtest({
         setProblem({ version, message: trigger.message });
         return;
       }
-      const result = await backtestTriggerAction(factorySlug, { trigger: trigger.trigger });
+      const result = await reach(backtestTriggerAction)(factorySlug, { trigger: trigger.trigger });
       if (!result.ok) {
         setProblem({ version, message: Object.values(result.error.fields ?? {})[0] ?? result.error.message });
         return;

@@ -19,6 +19,7 @@ import type { ActionResult } from '@/lib/adapters/actions/action';
 import type { TriggerInput } from '@/lib/domain/automations/schemas';
 import type { TestFilterResult } from '@/lib/domain/automations/test-filter';
 import { Conditions, Mark } from './filter-checks';
+import { reach } from '@/components/forms/reach';
 
 // Test filter (docs/automations.md, Test filter, Backtest, Why not, Replay): runs one trigger, exactly as it is written in the
 // editor (unsaved edits included), against a delivery its webhook accepted,
@@ -188,7 +189,7 @@ export function TestFilter({
 
   const load = useCallback(async (webhookUid: string) => {
     setDeliveries({ state: 'loading' });
-    const result = await listTestDeliveriesAction(factorySlug, { uid: webhookUid });
+    const result = await reach(listTestDeliveriesAction)(factorySlug, { uid: webhookUid });
     if (!result.ok) {
       setDeliveries({ state: 'failed', message: result.error.message });
       return;
@@ -227,7 +228,7 @@ export function TestFilter({
     const invalid = pastedBodyProblem(pasted);
     setPastedError(invalid);
     if (!invalid) {
-      runTest((trigger, automationEnabled) => testTriggerOnBodyAction(factorySlug, { trigger, body: pasted, automationEnabled }), {
+      runTest((trigger, automationEnabled) => reach(testTriggerOnBodyAction)(factorySlug, { trigger, body: pasted, automationEnabled }), {
         version: `${version}\u0000${pasted}`,
         deliveryId: null,
       });
@@ -236,7 +237,7 @@ export function TestFilter({
 
   const run = () => {
     const delivery = deliveries.state === 'loaded' ? deliveries.items.find((d) => d.id === picked) : undefined;
-    runTest((trigger, automationEnabled) => testTriggerAction(factorySlug, { trigger, deliveryId: picked, automationEnabled, automationId }), {
+    runTest((trigger, automationEnabled) => reach(testTriggerAction)(factorySlug, { trigger, deliveryId: picked, automationEnabled, automationId }), {
       version,
       deliveryId: delivery?.deliveryId ?? picked,
     });

@@ -16,6 +16,7 @@ import { Select } from '@/components/ui/select';
 import { textLinkStyle } from '@/components/ui/text-link';
 import { zodResolver } from '@/components/ui/zod-resolver';
 import { connectWebhookAction } from '@/lib/domain/connections/actions';
+import { reach } from '@/components/forms/reach';
 import {
   connectWebhookFormSchema,
   DEFAULT_API_BASE_URL,
@@ -89,7 +90,7 @@ export function ConnectForm({
 
   const onSubmit = handleSubmit(async (values) => {
     setFormError(null);
-    const result = await connectWebhookAction(factorySlug, { uid, ...values, apiBaseUrl: values.apiBaseUrl || undefined });
+    const result = await reach(connectWebhookAction)(factorySlug, { uid, ...values, apiBaseUrl: values.apiBaseUrl || undefined });
     if (!result.ok) {
       setFormError(applyFieldErrors(result.error, setError, fieldNames));
       return;

@@ -9,6 +9,7 @@ import { Checkbox } from '@/components/ui/checkbox';
 import { ConfirmDialog } from '@/components/ui/dialog';
 import { checkConnectionAction, disconnectWebhookAction } from '@/lib/domain/connections/actions';
 import { ConnectForm } from './connect-form';
+import { reach } from '@/components/forms/reach';
 
 type FormProps = Omit<ComponentProps<typeof ConnectForm>, 'submitLabel' | 'onCancel' | 'onConnected'>;
 
@@ -58,7 +59,7 @@ export function ConnectionControls({
   const check = async () => {
     setError(null);
     setRequesting(true);
-    const result = await checkConnectionAction(form.factorySlug, { uid: form.uid });
+    const result = await reach(checkConnectionAction)(form.factorySlug, { uid: form.uid });
     setRequesting(false);
     if (!result.ok) setError(result.error.message);
     router.refresh();
@@ -66,7 +67,7 @@ export function ConnectionControls({
 
   const disconnect = async () => {
     setError(null);
-    const result = await disconnectWebhookAction(form.factorySlug, { uid: form.uid, deleteProviderHook: deleteHook });
+    const result = await reach(disconnectWebhookAction)(form.factorySlug, { uid: form.uid, deleteProviderHook: deleteHook });
     if (!result.ok) setError(result.error.message);
     setDeleteHook(false);
     router.refresh();

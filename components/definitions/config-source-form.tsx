@@ -12,6 +12,7 @@ import { Input } from '@/components/ui/input';
 import { setConfigSourceAction } from '@/lib/domain/definitions/actions';
 import { repositorySettingsSchema, type RepositorySettings } from '@/lib/domain/definitions/schemas';
 import { parseRepositoryUrl } from '@/lib/domain/definitions/repository-url';
+import { reach } from '@/components/forms/reach';
 
 type Source = 'dashboard' | 'managed' | 'repository';
 
@@ -74,7 +75,7 @@ export function ConfigSourceForm({
     startSaving(async () => {
       if (source === 'repository') return;
       setError(null);
-      const result = await setConfigSourceAction(factorySlug, { source });
+      const result = await reach(setConfigSourceAction)(factorySlug, { source });
       if (!result.ok) return setError(result.error.message);
       router.refresh();
     });

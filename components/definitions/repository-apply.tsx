@@ -8,6 +8,7 @@ import { Button } from '@/components/ui/button';
 import { Dialog } from '@/components/ui/dialog';
 import { applyRepositoryAction, previewRepositoryAction } from '@/lib/domain/definitions/actions';
 import type { DefinitionProblem, RepositorySettingsInput } from '@/lib/domain/definitions/schemas';
+import { reach } from '@/components/forms/reach';
 
 type Preview = { commit: string; url: string; branch: string; plan: PlanJson };
 
@@ -49,7 +50,7 @@ export function RepositoryApply({
       setProblems([]);
       const chosen = settings ? settings() : undefined;
       if (chosen === null) return;
-      const result = await previewRepositoryAction(factorySlug, { repository: chosen });
+      const result = await reach(previewRepositoryAction)(factorySlug, { repository: chosen });
       if (!result.ok) return report(result.error.message, result.error.fields);
       setPreview(result.data);
     });
@@ -57,7 +58,7 @@ export function RepositoryApply({
   const apply = () =>
     startApplying(async () => {
       if (!preview) return;
-      const result = await applyRepositoryAction(factorySlug, { repository: settings ? (settings() ?? undefined) : undefined, commit: preview.commit });
+      const result = await reach(applyRepositoryAction)(factorySlug, { repository: settings ? (settings() ?? undefined) : undefined, commit: preview.commit });
       if (!result.ok) return setError(result.error.message);
       if (!result.data.applied) return setProblems(result.data.problems);
       setPreview(null);

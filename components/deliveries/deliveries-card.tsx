@@ -7,8 +7,8 @@ import { EmptyState } from '@/components/ui/empty-state';
 import { InboxIcon } from '@/components/ui/icons';
 import { Pager } from '@/components/ui/pager';
 import { DataTable, TableEmpty, TD, TR } from '@/components/ui/table';
-import { deliveryStatusLabels, searchesPayloads, type DeliveryStatusFilter } from '@/lib/domain/deliveries/schemas';
-import type { DeliverySummary } from '@/lib/domain/deliveries/service';
+import { deliveryStatusLabels, searchesPayloads } from '@/lib/domain/deliveries/schemas';
+import type { DeliveryLogView } from '@/lib/adapters/pages/delivery-log';
 import type { AuthMode } from '@/lib/domain/webhooks/schemas';
 import { AutoRefresh } from './auto-refresh';
 import { DeliveryFilters } from './delivery-filters';
@@ -18,21 +18,7 @@ import { RecoveredBadge } from './origin-badge';
 import { DeliveryStatusBadge } from './status-badge';
 import { Timestamp } from './timestamp';
 
-export type DeliveryLogView = {
-  /** The page that holds the card: filters and pages are its search params. */
-  path: string;
-  status: DeliveryStatusFilter | null;
-  q: string;
-  /** The event type filter (a type, or a pattern with `*` segments). */
-  event: string | null;
-  /** The types among the newest entries, most frequent first: the event filter's choices. */
-  eventTypes: { type: string; count: number }[];
-  cursor: string | null;
-  /** When the page was read (for "2 min ago"). */
-  now: number;
-  /** Null when the cursor could not be read. */
-  page: { deliveries: DeliverySummary[]; nextCursor: string | null } | null;
-};
+const SEARCH_PROBLEM_ID = 'deliveries-search-problem';
 
 export type DeliveryLogWebhook = {
   uid: string;
@@ -115,14 +101,15 @@ export function DeliveriesCard({
   /** Admins: the bulk replay page, which the log's search and event filter are carried to as its selection. */
   replayPath?: string | null;
 }) {
-  const { page, status, q, event, eventTypes, cursor, now } = view;
+  const { page, status, q, event, eventTypes, cursor, now, searchProblem = null } = view;
   const filtered = Boolean(status || q || event);
   const rows = page?.deliveries ?? [];
   // The event type column and filter appear once the webhook has seen a type.
   const typed = eventTypes.length > 0 || event !== null || rows.some((delivery) => delivery.eventType !== null);
   const neverReceived = page !== null && rows.length === 0 && !filtered && !cursor;
-  // Only the first page follows new deliveries: an older page would shift under the reader.
-  const live = !cursor;
+  // Only the first page follows new deliveries: an older page would shift under the reader. A search
+  // of payloads is not repeated every few seconds either: each one may read the database for seconds.
+  const live = !cursor && !(q && searchesPayloads(q));
   const first = href(view.path, { status, q, event });
   const columns = typed ? 6 : 5;
 
@@ -139,20 +126,24 @@ export function DeliveriesCard({
         <>
           <div className="border-b border-line px-5 py-3">
             <div className="flex flex-wrap items-start justify-between gap-3">
-              <DeliveryFilters status={status} q={q} event={event} eventTypes={typed ? eventTypes : null} handshakes={webhook.handshakes === true || status === 'handshake'} allowlist={webhook.allowlist === true || status === 'refused_address'} />
+              <DeliveryFilters status={status} q={q} event={event} eventTypes={typed ? eventTypes : null} handshakes={webhook.handshakes === true || status === 'handshake'} allowlist={webhook.allowlist === true || status === 'refused_address'} searchProblemId={searchProblem ? SEARCH_PROBLEM_ID : null} />
               {replayPath ? (
                 <ButtonLink href={replayHref(replayPath, { q, event })} variant="secondary" size="sm" className="shrink-0">
                   {filtered ? 'Replay these…' : 'Replay many…'}
                 </ButtonLink>
               ) : null}
             </div>
-            {q && !searchesPayloads(q) ? (
+            {searchProblem ? (
+              <p id={SEARCH_PROBLEM_ID} role="alert" className="mt-2 text-[13px] leading-5 text-red-700">
+                {searchProblem}
+              </p>
+            ) : q && !searchesPayloads(q) ? (
               <p className="mt-2 text-sm text-fg-muted">
                 Matched against delivery IDs only: payloads are searched for text with at least 3 letters or digits in a row.
               </p>
             ) : null}
           </div>
-          {page === null ? (
+          {searchProblem ? null : page === null ? (
             <div className="px-5 py-5">
               <Alert
                 tone="warning"

@@ -24,6 +24,7 @@ export function DeliveryFilters({
   eventTypes = null,
   handshakes = false,
   allowlist = false,
+  searchProblemId = null,
 }: {
   status: DeliveryStatusFilter | null;
   q: string;
@@ -34,6 +35,8 @@ export function DeliveryFilters({
   handshakes?: boolean;
   /** The webhook has an IP allowlist: Refused (address) is offered. */
   allowlist?: boolean;
+  /** The id of the message saying why the search could not be answered (shown by the card): the box is marked invalid and described by it. */
+  searchProblemId?: string | null;
 }) {
   const router = useRouter();
   const pathname = usePathname();
@@ -126,6 +129,8 @@ export function DeliveryFilters({
           type="search"
           name="q"
           aria-label="Search deliveries"
+          aria-invalid={searchProblemId ? true : undefined}
+          aria-describedby={searchProblemId ?? undefined}
           placeholder="Search delivery ID or payload"
           value={text}
           maxLength={200}

@@ -8,6 +8,7 @@ import { Alert } from '@/components/ui/alert';
 import { ConfirmDialog } from '@/components/ui/dialog';
 import { replayDeliveryAction } from '@/lib/domain/runs/actions';
 import type { ReplayResult } from '@/lib/domain/runs/replay';
+import { reach } from '@/components/forms/reach';
 
 // Replay (admins, Accepted entries): confirms what it does, then says what
 // it started and refreshes the page so Runs and Why not show the new runs.
@@ -47,7 +48,7 @@ export function ReplayDelivery({ factorySlug, uid, id }: { factorySlug: string; 
   const [outcome, setOutcome] = useState<Outcome | null>(null);
 
   const replay = async () => {
-    const result = await replayDeliveryAction(factorySlug, { uid, id });
+    const result = await reach(replayDeliveryAction)(factorySlug, { uid, id });
     setOutcome(result.ok ? { ok: true, result: result.data } : { ok: false, message: result.error.message });
     router.refresh();
   };

@@ -13,6 +13,7 @@ import { Input } from '@/components/ui/input';
 import { createFactoryAction } from '@/lib/domain/factories/actions';
 import { createFactorySchema, slugify, type CreateFactoryInput } from '@/lib/domain/factories/schemas';
 import { ClientForm } from '@/components/forms/client-form';
+import { reach } from '@/components/forms/reach';
 
 export function CreateFactoryForm() {
   const router = useRouter();
@@ -27,7 +28,7 @@ export function CreateFactoryForm() {
 
   const onSubmit = handleSubmit(async (values) => {
     setFormError(null);
-    const result = await createFactoryAction(values);
+    const result = await reach(createFactoryAction)(values);
     if (!result.ok) {
       setFormError(applyFieldErrors(result.error, setError, ['name', 'slug']));
       return;

@@ -14,6 +14,7 @@ import { Select } from '@/components/ui/select';
 import { setExpectedIntervalAction } from '@/lib/domain/webhooks/actions';
 import { expectedIntervalFormSchema, type ExpectedIntervalFormInput } from '@/lib/domain/webhooks/schemas';
 import { ClientForm } from '@/components/forms/client-form';
+import { reach } from '@/components/forms/reach';
 
 function initialValues(seconds: number | null): ExpectedIntervalFormInput {
   if (seconds === null) return { amount: '', unit: 'hours' };
@@ -35,7 +36,7 @@ export function ExpectedIntervalForm({ factorySlug, uid, seconds }: { factorySlu
   const onSubmit = handleSubmit(async (value) => {
     setFormError(null);
     setSaved(false);
-    const result = await setExpectedIntervalAction(factorySlug, { uid, expectedIntervalSeconds: value });
+    const result = await reach(setExpectedIntervalAction)(factorySlug, { uid, expectedIntervalSeconds: value });
     if (!result.ok) {
       setFormError(applyFieldErrors(result.error, setError, ['amount']));
       return;

@@ -4,6 +4,7 @@ import { useRouter } from 'next/navigation';
 import { useState } from 'react';
 import { ConfirmDialog } from '@/components/ui/dialog';
 import { setInstanceAdminAction, setUserDisabledAction } from '@/lib/domain/instance/actions';
+import { reach } from '@/components/forms/reach';
 
 /** Instance admin and Disable/Enable for one account row of the Instance page. */
 export function UserActions({
@@ -41,7 +42,7 @@ export function UserActions({
                 : 'They lose the Instance page at once. Their factory roles do not change.'
             }
             confirmLabel="Revoke instance admin"
-            onConfirm={() => run(() => setInstanceAdminAction({ userId: user.id, instanceAdmin: false }))}
+            onConfirm={() => run(() => reach(setInstanceAdminAction)({ userId: user.id, instanceAdmin: false }))}
           />
         ) : (
           <ConfirmDialog
@@ -53,7 +54,7 @@ export function UserActions({
             description="Instance admins see every account and factory, disable and enable accounts, and create factories."
             confirmLabel="Make instance admin"
             confirmVariant="primary"
-            onConfirm={() => run(() => setInstanceAdminAction({ userId: user.id, instanceAdmin: true }))}
+            onConfirm={() => run(() => reach(setInstanceAdminAction)({ userId: user.id, instanceAdmin: true }))}
           />
         )}
         {user.disabled ? (
@@ -66,7 +67,7 @@ export function UserActions({
             description="They can sign in again, and their API tokens work again."
             confirmLabel="Enable account"
             confirmVariant="primary"
-            onConfirm={() => run(() => setUserDisabledAction({ userId: user.id, disabled: false }))}
+            onConfirm={() => run(() => reach(setUserDisabledAction)({ userId: user.id, disabled: false }))}
           />
         ) : isSelf ? null : (
           <ConfirmDialog
@@ -77,7 +78,7 @@ export function UserActions({
             title={`Disable ${user.email}?`}
             description="They are signed out everywhere at once, cannot sign in, and their API tokens stop working. Their memberships and data are kept; you can enable the account again."
             confirmLabel="Disable account"
-            onConfirm={() => run(() => setUserDisabledAction({ userId: user.id, disabled: true }))}
+            onConfirm={() => run(() => reach(setUserDisabledAction)({ userId: user.id, disabled: true }))}
           />
         )}
       </div>

@@ -14,6 +14,7 @@ import { Input } from '@/components/ui/input';
 import { acceptInvitationAction, acceptWithNewAccountAction } from '@/lib/domain/invitations/actions';
 import { newAccountFormSchema, type NewAccountFormInput } from '@/lib/domain/invitations/schemas';
 import { ClientForm } from '@/components/forms/client-form';
+import { reach } from '@/components/forms/reach';
 
 /** Creates the account for the invited email and joins the factory, then signs in. */
 export function NewAccountFromInvitation({ token, email, signInHref }: { token: string; email: string; signInHref: string }) {
@@ -26,7 +27,7 @@ export function NewAccountFromInvitation({ token, email, signInHref }: { token: 
 
   const onSubmit = handleSubmit(async (values) => {
     setFormError(null);
-    const result = await acceptWithNewAccountAction({ ...values, token });
+    const result = await reach(acceptWithNewAccountAction)({ ...values, token });
     if (!result.ok) {
       setFormError(applyFieldErrors(result.error, setError, ['name', 'password']));
       return;
@@ -71,7 +72,7 @@ export function AcceptAsSignedIn({ token, accountEmail, factoryName }: { token: 
   const accept = async () => {
     setError(null);
     setPending(true);
-    const result = await acceptInvitationAction({ token });
+    const result = await reach(acceptInvitationAction)({ token });
     if (!result.ok) {
       setError(result.error.message);
       setPending(false);

@@ -17,6 +17,7 @@ import { createInvitationAction } from '@/lib/domain/invitations/actions';
 import { createInvitationSchema, type CreateInvitationInput } from '@/lib/domain/invitations/schemas';
 import { dateTimeFormat } from '@/components/format';
 import { ClientForm } from '@/components/forms/client-form';
+import { reach } from '@/components/forms/reach';
 
 /** Invites an email with a role; the link is shown once, from memory, and gone on reload. */
 export function InviteForm({ factorySlug }: { factorySlug: string }) {
@@ -32,7 +33,7 @@ export function InviteForm({ factorySlug }: { factorySlug: string }) {
   const onSubmit = handleSubmit(async (values) => {
     setFormError(null);
     setCreated(null);
-    const result = await createInvitationAction(factorySlug, values);
+    const result = await reach(createInvitationAction)(factorySlug, values);
     if (!result.ok) {
       setFormError(applyFieldErrors(result.error, setError, ['email', 'role']));
       return;

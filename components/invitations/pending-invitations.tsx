@@ -9,6 +9,7 @@ import { DataTable, TD, TR } from '@/components/ui/table';
 import type { Role } from '@/lib/domain/auth/roles';
 import { revokeInvitationAction } from '@/lib/domain/invitations/actions';
 import { dateFormat } from '@/components/format';
+import { reach } from '@/components/forms/reach';
 
 export type InvitationRow = { id: string; email: string; role: Role; invitedBy: string | null; createdAt: string; expiresAt: string };
 
@@ -50,7 +51,7 @@ export function PendingInvitations({ factorySlug, invitations }: { factorySlug: 
                 confirmLabel="Revoke invitation"
                 onConfirm={async () => {
                   setError(null);
-                  const result = await revokeInvitationAction(factorySlug, { id: invitation.id });
+                  const result = await reach(revokeInvitationAction)(factorySlug, { id: invitation.id });
                   if (!result.ok) setError(result.error.message);
                   router.refresh();
                 }}

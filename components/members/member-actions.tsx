@@ -6,6 +6,7 @@ import { ConfirmDialog } from '@/components/ui/dialog';
 import { Select } from '@/components/ui/select';
 import { roleLabels, roles, type Role } from '@/lib/domain/auth/roles';
 import { changeMemberRoleAction, removeMemberAction } from '@/lib/domain/members/actions';
+import { reach } from '@/components/forms/reach';
 
 /** Role picker and Remove button for one member row (admins only). */
 export function MemberActions({
@@ -24,14 +25,14 @@ export function MemberActions({
   const changeRole = (role: Role) =>
     startTransition(async () => {
       setError(null);
-      const result = await changeMemberRoleAction(factorySlug, { userId: member.userId, role });
+      const result = await reach(changeMemberRoleAction)(factorySlug, { userId: member.userId, role });
       if (!result.ok) setError(result.error.message);
       router.refresh();
     });
 
   const remove = async () => {
     setError(null);
-    const result = await removeMemberAction(factorySlug, { userId: member.userId });
+    const result = await reach(removeMemberAction)(factorySlug, { userId: member.userId });
     if (!result.ok) setError(result.error.message);
     if (result.ok && isSelf) router.replace('/');
     else router.refresh();

@@ -15,6 +15,7 @@ import { Select } from '@/components/ui/select';
 import { createDestinationAction } from '@/lib/domain/notifications/actions';
 import { createDestinationSchema, notificationKindLabels, notificationKinds, type CreateDestinationInput } from '@/lib/domain/notifications/schemas';
 import { ClientForm } from '@/components/forms/client-form';
+import { reach } from '@/components/forms/reach';
 
 /** Adds a notification destination; a signed one's secret is shown here once. */
 export function CreateDestinationForm({ factorySlug }: { factorySlug: string }) {
@@ -30,7 +31,7 @@ export function CreateDestinationForm({ factorySlug }: { factorySlug: string }) 
   const onSubmit = handleSubmit(async (values) => {
     setFormError(null);
     setSecret(null);
-    const result = await createDestinationAction(factorySlug, values);
+    const result = await reach(createDestinationAction)(factorySlug, values);
     if (!result.ok) {
       setFormError(applyFieldErrors(result.error, setError, ['name', 'kind', 'url']));
       return;

@@ -6,6 +6,7 @@ import { EnabledSwitch } from '@/components/enabled-switch';
 import { Button } from '@/components/ui/button';
 import { ConfirmDialog } from '@/components/ui/dialog';
 import { deleteDestinationAction, sendTestNotificationAction, setDestinationEnabledAction } from '@/lib/domain/notifications/actions';
+import { reach } from '@/components/forms/reach';
 
 /** Enabled, Send test notification and Delete, for one destination. */
 export function DestinationActions({ factorySlug, id, name, enabled }: { factorySlug: string; id: string; name: string; enabled: boolean }) {
@@ -16,13 +17,13 @@ export function DestinationActions({ factorySlug, id, name, enabled }: { factory
   const test = async () => {
     setSending(true);
     setMessage(null);
-    const result = await sendTestNotificationAction(factorySlug, { id });
+    const result = await reach(sendTestNotificationAction)(factorySlug, { id });
     setSending(false);
     setMessage(result.ok ? { tone: 'ok', text: 'Queued: it appears in the log below when sent.' } : { tone: 'error', text: result.error.message });
     router.refresh();
   };
   const remove = async () => {
-    const result = await deleteDestinationAction(factorySlug, { id });
+    const result = await reach(deleteDestinationAction)(factorySlug, { id });
     if (!result.ok) setMessage({ tone: 'error', text: result.error.message });
     router.refresh();
   };
@@ -34,7 +35,7 @@ export function DestinationActions({ factorySlug, id, name, enabled }: { factory
         accessibleName={`Enabled: ${name}`}
         size="sm"
         description={enabled ? 'Receives this factory’s events.' : 'Receives nothing; queued notifications were marked failed.'}
-        save={(next) => setDestinationEnabledAction(factorySlug, { id, enabled: next })}
+        save={(next) => reach(setDestinationEnabledAction)(factorySlug, { id, enabled: next })}
       />
       <div className="flex flex-wrap gap-2">
         <Button

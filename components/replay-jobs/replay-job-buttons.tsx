@@ -6,6 +6,7 @@ import { Alert } from '@/components/ui/alert';
 import { ConfirmDialog } from '@/components/ui/dialog';
 import { cancelReplayJobAction, startReplayJobAction } from '@/lib/domain/replay-jobs/actions';
 import type { ReplaySelectionInput } from '@/lib/domain/replay-jobs/schemas';
+import { reach } from '@/components/forms/reach';
 
 // Start and Cancel of a bulk replay job (admins): each confirms, calls its
 // server action and refreshes the page, whose server components read the job.
@@ -15,7 +16,7 @@ export function StartReplayJob({ factorySlug, selection, count }: { factorySlug:
   const [error, setError] = useState<string | null>(null);
   const deliveries = `${count.toLocaleString('en-US')} ${count === 1 ? 'delivery' : 'deliveries'}`;
   const start = async () => {
-    const result = await startReplayJobAction(factorySlug, { selection });
+    const result = await reach(startReplayJobAction)(factorySlug, { selection });
     setError(result.ok ? null : result.error.message);
     router.refresh();
   };
@@ -49,7 +50,7 @@ export function CancelReplayJob({ factorySlug, id, done, total }: { factorySlug:
   const router = useRouter();
   const [error, setError] = useState<string | null>(null);
   const cancel = async () => {
-    const result = await cancelReplayJobAction(factorySlug, { id });
+    const result = await reach(cancelReplayJobAction)(factorySlug, { id });
     setError(result.ok ? null : result.error.message);
     router.refresh();
   };

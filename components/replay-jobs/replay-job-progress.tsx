@@ -5,6 +5,7 @@ import { useEffect, useState, type ReactNode } from 'react';
 import { Badge, type BadgeTone } from '@/components/ui/badge';
 import { CancelReplayJob } from '@/components/replay-jobs/replay-job-buttons';
 import { replayJobProgressAction } from '@/lib/domain/replay-jobs/actions';
+import { reach } from '@/components/forms/reach';
 
 // One bulk replay job: its state, a progress bar and what it did. The page
 // renders it from the stored job (so a reload shows the same progress); while
@@ -43,7 +44,7 @@ export function ReplayJobProgress({ job: initial, factorySlug, manage, children 
     let stopped = false;
     const timer = setInterval(() => {
       if (document.hidden) return;
-      void replayJobProgressAction(factorySlug, { id: job.id }).then((result) => {
+      void reach(replayJobProgressAction)(factorySlug, { id: job.id }).then((result) => {
         if (stopped || !result.ok) return;
         setJob((current) => ({ ...current, ...result.data }));
         if (result.data.status !== 'running') router.refresh();

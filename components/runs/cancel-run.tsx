@@ -4,6 +4,7 @@ import { useRouter } from 'next/navigation';
 import { useState } from 'react';
 import { ConfirmDialog } from '@/components/ui/dialog';
 import { cancelRunAction } from '@/lib/domain/runs/actions';
+import { reach } from '@/components/forms/reach';
 
 // The run page's Cancel run (editors and admins): confirms, asks the server,
 // and refreshes the page, which then shows the run Cancelled, or Running while
@@ -13,7 +14,7 @@ export function CancelRun({ factorySlug, id, running }: { factorySlug: string; i
   const router = useRouter();
   const [error, setError] = useState<string | null>(null);
   const onConfirm = async () => {
-    const result = await cancelRunAction(factorySlug, { id });
+    const result = await reach(cancelRunAction)(factorySlug, { id });
     setError(result.ok ? null : result.error.message);
     router.refresh();
   };

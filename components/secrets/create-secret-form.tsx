@@ -13,6 +13,7 @@ import { Input } from '@/components/ui/input';
 import { createSecretAction } from '@/lib/domain/secrets/actions';
 import { createSecretSchema, type CreateSecretInput } from '@/lib/domain/secrets/schemas';
 import { ClientForm } from '@/components/forms/client-form';
+import { reach } from '@/components/forms/reach';
 
 export function CreateSecretForm({ factorySlug }: { factorySlug: string }) {
   const router = useRouter();
@@ -26,7 +27,7 @@ export function CreateSecretForm({ factorySlug }: { factorySlug: string }) {
   const onSubmit = handleSubmit(async (values) => {
     setFormError(null);
     setAdded(null);
-    const result = await createSecretAction(factorySlug, values);
+    const result = await reach(createSecretAction)(factorySlug, values);
     if (!result.ok) {
       setFormError(applyFieldErrors(result.error, setError, ['name', 'value']));
       return;

@@ -14,6 +14,7 @@ import { Input } from '@/components/ui/input';
 import { deleteSecretAction, replaceSecretAction } from '@/lib/domain/secrets/actions';
 import { putSecretSchema } from '@/lib/domain/secrets/schemas';
 import { ClientForm } from '@/components/forms/client-form';
+import { reach } from '@/components/forms/reach';
 
 type ReplaceValues = z.input<typeof putSecretSchema>;
 
@@ -35,7 +36,7 @@ function ReplaceValueDialog({ factorySlug, name, used }: { factorySlug: string; 
 
   const onSubmit = handleSubmit(async (values) => {
     setFormError(null);
-    const result = await replaceSecretAction(factorySlug, { name, value: values.value });
+    const result = await reach(replaceSecretAction)(factorySlug, { name, value: values.value });
     if (!result.ok) {
       setFormError(applyFieldErrors(result.error, setError, ['value']));
       return;
@@ -87,7 +88,7 @@ export function SecretActions({ factorySlug, name, used }: { factorySlug: string
 
   const remove = async () => {
     setError(null);
-    const result = await deleteSecretAction(factorySlug, { name });
+    const result = await reach(deleteSecretAction)(factorySlug, { name });
     if (!result.ok) setError(result.error.message);
     router.refresh();
   };

@@ -17,6 +17,7 @@ import { createApiTokenAction, revokeApiTokenAction } from '@/lib/domain/api-tok
 import { createApiTokenSchema, type CreateApiTokenInput } from '@/lib/domain/api-tokens/schemas';
 import { dateTimeFormat } from '@/components/format';
 import { ClientForm } from '@/components/forms/client-form';
+import { reach } from '@/components/forms/reach';
 
 export type TokenRow = { id: string; name: string; prefix: string; createdAt: string; lastUsedAt: string | null };
 
@@ -31,7 +32,7 @@ export function CreateApiTokenForm() {
 
   const onSubmit = handleSubmit(async (values) => {
     setFormError(null);
-    const result = await createApiTokenAction(values);
+    const result = await reach(createApiTokenAction)(values);
     if (!result.ok) {
       setFormError(applyFieldErrors(result.error, setError, ['name']));
       return;
@@ -94,7 +95,7 @@ export function ApiTokenTable({ tokens }: { tokens: TokenRow[] }) {
                 confirmLabel="Revoke token"
                 onConfirm={async () => {
                   setError(null);
-                  const result = await revokeApiTokenAction({ id: token.id });
+                  const result = await reach(revokeApiTokenAction)({ id: token.id });
                   if (!result.ok) setError(result.error.message);
                   router.refresh();
                 }}

@@ -22,6 +22,7 @@ import { getScheme, schemeIds, schemes, type SchemeInfo } from '@/lib/ingress/si
 import { createWebhookAction } from '@/lib/domain/webhooks/actions';
 import { authModeLabels, authModes, createWebhookSchema, suggestFreeSecretName, type AuthMode } from '@/lib/domain/webhooks/schemas';
 import { ClientForm } from '@/components/forms/client-form';
+import { reach } from '@/components/forms/reach';
 
 // 29 providers: alphabetical by name, so a person finds theirs at a glance.
 const schemeOptions = [...schemeIds].sort((a, b) => schemes[a].displayName.localeCompare(schemes[b].displayName, 'en'));
@@ -124,7 +125,7 @@ export function CreateWebhookForm({
 
   const onSubmit = handleSubmit(async (values) => {
     setFormError(null);
-    const result = await createWebhookAction(factorySlug, values);
+    const result = await reach(createWebhookAction)(factorySlug, values);
     if (!result.ok) {
       setFormError(applyFieldErrors(result.error, setError, fieldNames));
       return;

@@ -19,6 +19,7 @@ import { statusLabels } from '@/components/webhooks/custom-response-summary';
 import { setCustomResponseAction } from '@/lib/domain/webhooks/actions';
 import { customResponseFormSchema, type CustomResponseFormValues } from '@/lib/domain/webhooks/schemas';
 import { CUSTOM_RESPONSE_CONTENT_TYPES, DELIVERY_ID_PLACEHOLDER, MAX_CUSTOM_RESPONSE_BODY_BYTES, type CustomResponse } from '@/lib/ingress/custom-response';
+import { reach } from '@/components/forms/reach';
 
 type Output = z.output<typeof customResponseFormSchema>;
 
@@ -69,7 +70,7 @@ export function CustomResponseForm({ factorySlug, uid, response }: { factorySlug
   const onSubmit = handleSubmit(async (values) => {
     setFormError(null);
     setSaved(null);
-    const result = await setCustomResponseAction(factorySlug, { uid, customResponse: values.customResponse });
+    const result = await reach(setCustomResponseAction)(factorySlug, { uid, customResponse: values.customResponse });
     if (!result.ok) {
       setFormError(applyFieldErrors(result.error, setError, ['customResponse.status', 'customResponse.contentType', 'customResponse.body']));
       return;

@@ -13,6 +13,7 @@ import { Button } from '@/components/ui/button';
 import { setEventTypeSettingAction } from '@/lib/domain/webhooks/actions';
 import { eventTypeSettingFormSchema } from '@/lib/domain/webhooks/schemas';
 import { ClientForm } from '@/components/forms/client-form';
+import { reach } from '@/components/forms/reach';
 
 type Output = z.output<typeof eventTypeSettingFormSchema>;
 
@@ -58,7 +59,7 @@ export function EventTypeSettingForm({
   const onSubmit = handleSubmit(async (values) => {
     setFormError(null);
     setSaved(null);
-    const result = await setEventTypeSettingAction(factorySlug, { uid, ...values });
+    const result = await reach(setEventTypeSettingAction)(factorySlug, { uid, ...values });
     if (!result.ok) {
       setFormError(applyFieldErrors(result.error, setError, ['eventTypeHeader', 'eventTypePath']));
       return;

@@ -5,6 +5,7 @@ import { useEffect, useState } from 'react';
 import { DeliveryStatusBadge } from '@/components/deliveries/status-badge';
 import { ArrowRightIcon } from '@/components/ui/icons';
 import { latestDeliveryAction } from '@/lib/domain/webhooks/actions';
+import { reach } from '@/components/forms/reach';
 
 type Latest = NonNullable<Extract<Awaited<ReturnType<typeof latestDeliveryAction>>, { ok: true }>['data']>;
 
@@ -25,7 +26,7 @@ export function FirstDelivery({ factorySlug, uid, webhookPath, waitingFor }: { f
     let timer: ReturnType<typeof setTimeout> | undefined;
     const poll = async () => {
       if (!document.hidden) {
-        const result = await latestDeliveryAction(factorySlug, { uid });
+        const result = await reach(latestDeliveryAction)(factorySlug, { uid });
         if (stopped) return;
         if (result.ok && result.data) return setLatest(result.data);
       }

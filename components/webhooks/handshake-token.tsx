@@ -4,6 +4,7 @@ import { useState } from 'react';
 import { Button } from '@/components/ui/button';
 import { CopyField } from '@/components/ui/copy-button';
 import { revealHandshakeTokenAction } from '@/lib/domain/webhooks/actions';
+import { reach } from '@/components/forms/reach';
 
 /**
  * Shows Notion's verification token once, to paste into Notion's Verify
@@ -15,14 +16,17 @@ export function HandshakeTokenReveal({ factorySlug, uid, shownAt }: { factorySlu
   const [gone, setGone] = useState(false);
   const [refusal, setRefusal] = useState<string | null>(null);
   const [pending, setPending] = useState(false);
+  const [failure, setFailure] = useState<string | null>(null);
 
   async function reveal() {
     setPending(true);
-    const result = await revealHandshakeTokenAction(factorySlug, { uid });
+    const result = await reach(revealHandshakeTokenAction)(factorySlug, { uid });
     setPending(false);
     if (result.ok && result.data.token) setToken(result.data.token);
-    else if (!result.ok && result.error.code === 'conflict') setRefusal(result.error.message);
-    else setGone(true);
+    else if (result.ok) setGone(true);
+    else if (result.error.code === 'conflict') setRefusal(result.error.message);
+    // Anything else (the server unreachable, the session ended) left the token where it was: say why, and keep the button.
+    else setFailure(result.error.message);
   }
 
   if (refusal) {
@@ -46,8 +50,15 @@ export function HandshakeTokenReveal({ factorySlug, uid, shownAt }: { factorySlu
     return <p className="mt-3">The token was already shown{when}: Tripline shows it only once.</p>;
   }
   return (
-    <Button type="button" size="sm" className="mt-3" loading={pending} onClick={reveal}>
-      Show the token once
-    </Button>
+    <>
+      <Button type="button" size="sm" className="mt-3" loading={pending} onClick={reveal} aria-describedby={failure ? 'handshake-token-failure' : undefined}>
+        Show the token once
+      </Button>
+      {failure ? (
+        <p id="handshake-token-failure" role="alert" className="mt-2 text-[13px] leading-5 text-red-700">
+          {failure}
+        </p>
+      ) : null}
+    </>
   );
 }

@@ -14,6 +14,7 @@ import { Field } from '@/components/ui/field';
 import { Textarea } from '@/components/ui/textarea';
 import { setIpAllowlistAction } from '@/lib/domain/webhooks/actions';
 import { ipAllowlistFormSchema, type IpAllowlistFormInput } from '@/lib/domain/webhooks/schemas';
+import { reach } from '@/components/forms/reach';
 
 type Output = z.output<typeof ipAllowlistFormSchema>;
 const resolver = zodResolver(ipAllowlistFormSchema) as unknown as Resolver<IpAllowlistFormInput, unknown, Output>;
@@ -36,7 +37,7 @@ export function IpAllowlistForm({ factorySlug, uid, ranges, address }: { factory
   const save = async (list: string[], confirmOutsideAddress: boolean) => {
     setFormError(null);
     setSaved(null);
-    const result = await setIpAllowlistAction(factorySlug, { uid, ipAllowlist: list.join('\n'), confirmOutsideAddress });
+    const result = await reach(setIpAllowlistAction)(factorySlug, { uid, ipAllowlist: list.join('\n'), confirmOutsideAddress });
     if (!result.ok) {
       setFormError(applyFieldErrors(result.error, setError, ['ipAllowlist']));
       return;

@@ -14,6 +14,7 @@ import { Input } from '@/components/ui/input';
 import { setProviderSecretAction } from '@/lib/domain/webhooks/actions';
 import { providerSecretSchema } from '@/lib/domain/webhooks/schemas';
 import { ClientForm } from '@/components/forms/client-form';
+import { reach } from '@/components/forms/reach';
 
 type Values = z.input<typeof providerSecretSchema>;
 
@@ -43,7 +44,7 @@ export function ProviderSecretForm({
   const onSubmit = handleSubmit(async (values) => {
     setFormError(null);
     setSaved(false);
-    const result = await setProviderSecretAction(factorySlug, { uid, secret: values.secret });
+    const result = await reach(setProviderSecretAction)(factorySlug, { uid, secret: values.secret });
     if (!result.ok) {
       setFormError(applyFieldErrors(result.error, setError, ['secret']));
       return;

@@ -6,6 +6,7 @@ import { CopyField } from '@/components/ui/copy-button';
 import { ConfirmDialog } from '@/components/ui/dialog';
 import { Field } from '@/components/ui/field';
 import { rotateWebhookSecretAction } from '@/lib/domain/webhooks/actions';
+import { reach } from '@/components/forms/reach';
 
 const noOverlap =
   'The old secret stops working immediately, with no overlap. For a rollover without downtime, create a second webhook, move the sender to it, then delete this one.';
@@ -36,7 +37,7 @@ export function RotateSecret({
   const rotate = async () => {
     setError(null);
     setRotated(null);
-    const result = await rotateWebhookSecretAction(factorySlug, { uid });
+    const result = await reach(rotateWebhookSecretAction)(factorySlug, { uid });
     if (result.ok) setRotated(result.data);
     else setError(result.error.message);
   };

@@ -270,6 +270,30 @@ test.describe.serial('webhooks and team secrets', () => {
     await screenshot(page, 'webhooks-list');
   });
 
+  test('an action that cannot reach the server says so where it was asked for, and the page stays', async () => {
+    await openWebhook(page, 'deploys');
+    // Server actions are POSTs with a Next-Action header: these fail on the way, as a dropped connection or a restarting server would.
+    await page.route('**/*', (route) => (route.request().headers()['next-action'] ? route.abort('connectionreset') : route.fallback()));
+    try {
+      const enabled = page.getByRole('switch', { name: 'Enabled' });
+      await enabled.click();
+      await expect(page.getByRole('alert').filter({ hasText: 'Tripline did not answer: the connection failed or the server is restarting.' })).toBeVisible();
+      // The switch is described by the message, so a screen reader finds it from the control too.
+      await expect(enabled).toHaveAccessibleDescription(/Tripline did not answer/);
+      await page.getByRole('button', { name: 'Rotate secret' }).click();
+      const dialog = page.locator('dialog[open]');
+      await dialog.getByRole('button', { name: 'Rotate secret' }).click();
+      await expect(page.getByRole('alert').filter({ hasText: 'Reload the page to see whether the change was made' })).toHaveCount(2);
+      await screenshot(page, 'webhook-action-unreachable');
+      // Still the webhook's page, not an error page.
+      await expect(page.getByRole('heading', { name: 'deploys', level: 1 })).toBeVisible();
+    } finally {
+      await page.unroute('**/*');
+    }
+    await page.reload();
+    await expect(page.getByRole('switch', { name: 'Enabled' })).toBeChecked();
+  });
+
   test('an admin disables, enables, rotates and deletes webhooks', async ({ request }) => {
     await openWebhook(page, 'deploys');
     const enabled = page.getByRole('switch', { name: 'Enabled' });

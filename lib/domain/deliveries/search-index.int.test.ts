@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setDatabase } from '@/lib/platform/db';
 import { lockKeys } from '@/lib/platform/db/locks';
 import { listDeliveries, logSearchLimits } from '@/lib/domain/deliveries/service';
+import { loadDeliveryLog } from '@/lib/adapters/pages/delivery-log';
 import { appError } from '@/tests/support/app-error';
 import { mergeSearchPendingList, SEARCH_INDEX } from '@/lib/domain/deliveries/search-index';
 import { createFactory } from '@/lib/domain/factories/service';
@@ -119,5 +120,24 @@ describe.each(testDatabaseKinds().filter((kind) => kind === 'postgres'))('a sear
       logSearchLimits.timeoutMs = limit;
     }
     expect((await listDeliveries(log.factoryId, log.uid, { q: 'plain words', limit: 50 })).deliveries).toEqual([]);
+  });
+
+  it('is said under the webhook page\'s search box, where the page was an error page, and with a cursor is not called a stale link', async () => {
+    const limit = logSearchLimits.timeoutMs;
+    logSearchLimits.timeoutMs = 1;
+    try {
+      const { nextCursor } = await listDeliveries(log.factoryId, log.uid, { limit: 25 });
+      expect(nextCursor).not.toBeNull();
+      for (const cursor of [undefined, nextCursor!]) {
+        const view = await loadDeliveryLog(log.factoryId, log.uid, '/f/merge/automations/webhooks/x', { q: 'plain words', cursor });
+        expect(view.page).toBeNull();
+        expect(view.searchProblem).toMatch(/^This text is in too few payloads to find within 0 s: narrow the search/);
+      }
+    } finally {
+      logSearchLimits.timeoutMs = limit;
+    }
+    const view = await loadDeliveryLog(log.factoryId, log.uid, '/f/merge/automations/webhooks/x', { q: 'plain words' });
+    expect(view).toMatchObject({ page: { deliveries: [] } });
+    expect(view.searchProblem).toBeUndefined();
   });
 });

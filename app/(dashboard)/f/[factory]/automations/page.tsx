@@ -14,7 +14,7 @@ import { DataTable, TD, TR } from '@/components/ui/table';
 import { requireFactoryPage } from '@/lib/domain/auth/current-user';
 import { AUTOMATIONS_PER_PAGE } from '@/lib/domain/automations/schemas';
 import { listAutomations, type AutomationPage } from '@/lib/domain/automations/service';
-import { AppError } from '@/lib/platform/http/errors';
+import { toAppError } from '@/lib/platform/http/errors';
 
 export const metadata: Metadata = { title: 'Automations' };
 
@@ -26,8 +26,10 @@ async function loadPage(factoryId: string, search: SearchParams): Promise<{ page
   const cursor = raw ? raw : null;
   try {
     return { page: await listAutomations(factoryId, { cursor: cursor ?? undefined, limit: AUTOMATIONS_PER_PAGE }), cursor, badCursor: false };
-  } catch (error) {
-    if (!(error instanceof AppError && error.code === 'validation_failed' && cursor)) throw error;
+  } catch (thrown) {
+    // The service's own check of the cursor (its length, say) throws a ZodError: the same 422 as a cursor it cannot read.
+    const error = toAppError(thrown);
+    if (!(error.code === 'validation_failed' && cursor)) throw thrown;
     return { page: await listAutomations(factoryId, { limit: AUTOMATIONS_PER_PAGE }), cursor: null, badCursor: true };
   }
 }

@@ -2,9 +2,9 @@ import type { Metadata } from 'next';
 import Link from 'next/link';
 import { DetailRow } from '@/components/ui/detail-row';
 import { ChipList } from '@/components/ui/chip-list';
-import { notFound } from 'next/navigation';
 import { cache } from 'react';
-import { DeliveriesCard, type DeliveryLogView } from '@/components/deliveries/deliveries-card';
+import { DeliveriesCard } from '@/components/deliveries/deliveries-card';
+import { loadDeliveryLog } from '@/lib/adapters/pages/delivery-log';
 import { senderName } from '@/components/deliveries/origin-badge';
 import { ConnectionCard } from '@/components/connections/connection-card';
 import { getConnection } from '@/lib/domain/connections/service';
@@ -32,13 +32,9 @@ import { CopyField } from '@/components/ui/copy-button';
 import { PageHeader } from '@/components/ui/page-header';
 import { orNotFound, requireFactoryPage } from '@/lib/domain/auth/current-user';
 import { RETENTION_DAYS, RETENTION_MIN_ENTRIES } from '@/lib/domain/deliveries/retention';
-import { deliveryStatusFilters, type DeliveryStatusFilter } from '@/lib/domain/deliveries/schemas';
-import { listDeliveries, recentEventTypes } from '@/lib/domain/deliveries/service';
-import { eventPatternProblem } from '@/lib/ingress/filters/events';
 import { getFieldCatalogue } from '@/lib/domain/fields/service';
 import { definitionPath } from '@/lib/domain/webhooks/definition-file';
 import { readDefinitionFiles } from '@/lib/domain/definitions/service';
-import { AppError } from '@/lib/platform/http/errors';
 import { listSecrets } from '@/lib/domain/secrets/service';
 import { getScheme } from '@/lib/ingress/signatures/registry';
 import { metaVerifyToken } from '@/lib/ingress/signatures/meta';
@@ -61,40 +57,7 @@ export async function generateMetadata({ params }: { params: Promise<{ factory: 
 
 type SearchParams = Record<string, string | string[] | undefined>;
 
-const DELIVERIES_PER_PAGE = 25;
-
 const firstValue = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value) ?? '';
-
-/** The delivery log page the URL asks for (?status=&q=&event=&cursor=); unknown values are ignored, a bad cursor is reported. */
-async function loadDeliveryLog(factoryId: string, uid: string, path: string, search: SearchParams): Promise<DeliveryLogView> {
-  const statusParam = firstValue(search.status);
-  const status = (deliveryStatusFilters as readonly string[]).includes(statusParam) ? (statusParam as DeliveryStatusFilter) : null;
-  const q = firstValue(search.q).trim().slice(0, 200);
-  const cursor = firstValue(search.cursor) || null;
-  // An event filter that is not a valid pattern is ignored, like an unknown status.
-  const eventParam = firstValue(search.event).trim();
-  const event = eventParam && eventPatternProblem(eventParam) === null ? eventParam : null;
-  const eventTypes = await recentEventTypes(factoryId, uid).catch((error: unknown) => {
-    if (error instanceof AppError && error.code === 'not_found') notFound();
-    throw error;
-  });
-  const view = { path, status, q, event, eventTypes, cursor, now: Date.now() };
-  if (cursor && cursor.length > 200) return { ...view, page: null };
-  try {
-    const page = await listDeliveries(factoryId, uid, {
-      status: status ?? undefined,
-      q: q || undefined,
-      event: event ?? undefined,
-      cursor: cursor ?? undefined,
-      limit: DELIVERIES_PER_PAGE,
-    });
-    return { ...view, page };
-  } catch (error) {
-    if (error instanceof AppError && error.code === 'validation_failed' && cursor) return { ...view, page: null };
-    if (error instanceof AppError && error.code === 'not_found') notFound();
-    throw error;
-  }
-}
 
 // GET /f/[factory]/automations/webhooks/[uid]: every member reads it and its delivery log; admins manage it
 export default async function WebhookPage({
