@@ -9,6 +9,7 @@ import { pruneDeliveries } from '@/lib/domain/deliveries/retention';
 import { mergeSearchPendingList } from '@/lib/domain/deliveries/search-index';
 import { closeAllStreams } from '@/lib/domain/deliveries/stream';
 import { syncAllRepositories } from '@/lib/domain/definitions/repository-schedule';
+import { protectDestinationUrls } from '@/lib/domain/notifications/service';
 import { moveRepositoryCredentials } from '@/lib/domain/definitions/repository-credentials';
 import { env } from '@/lib/platform/env';
 import { servedByEntry } from '@/lib/platform/entry/client-address';
@@ -113,6 +114,8 @@ export async function startServer(): Promise<void> {
     }
     const moved = await moveRepositoryCredentials(database.prisma);
     if (moved > 0) line(`moved the credentials of ${moved} repository URL${moved === 1 ? '' : 's'} into encrypted storage`);
+    const encrypted = await protectDestinationUrls(database.prisma);
+    if (encrypted > 0) line(`encrypted the URLs of ${encrypted} Slack notification destination${encrypted === 1 ? '' : 's'}`);
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     setPhase('failed', reason);

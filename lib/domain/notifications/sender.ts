@@ -7,7 +7,7 @@ import { decryptSecret } from '@/lib/platform/crypto/encryption';
 import { log } from '@/lib/platform/log';
 import { AppError } from '@/lib/platform/http/errors';
 import { checkNotificationUrl, guardedLookup } from '@/lib/domain/notifications/address';
-import { destinationContext, type NotificationEvent } from '@/lib/domain/notifications/service';
+import { destinationContext, destinationTarget, type NotificationEvent } from '@/lib/domain/notifications/service';
 import { slackMessage } from '@/lib/domain/notifications/slack';
 
 // The notification sender, run by the housekeeping loop (never by a request).
@@ -28,7 +28,17 @@ const logger = log('notifications');
 /** 30 s, 1 min, 2 min, … capped at an hour. */
 export const retryDelayMs = (attempt: number) => Math.min(BASE_DELAY_MS * 2 ** (attempt - 1), MAX_DELAY_MS);
 
-type Claimed = { id: string; eventId: string; attempts: number; payload: NotificationEvent; kind: 'standard_webhooks' | 'slack'; url: string; secretEncrypted: string | null; destinationId: string };
+type Claimed = {
+  id: string;
+  eventId: string;
+  attempts: number;
+  payload: NotificationEvent;
+  kind: 'standard_webhooks' | 'slack';
+  url: string;
+  urlEncrypted: string | null;
+  secretEncrypted: string | null;
+  destinationId: string;
+};
 
 async function claim(db: Db): Promise<Claimed[]> {
   // Only rows of enabled destinations are picked: a row of a disabled one (queued as it was being
@@ -40,7 +50,7 @@ async function claim(db: Db): Promise<Claimed[]> {
        SELECT x."id" FROM "Notification" x JOIN "NotificationDestination" e ON e."id" = x."destinationId" AND e."enabled"
        WHERE x."status" = 'pending' AND x."nextAttemptAt" <= now() AND (x."lockedUntil" IS NULL OR x."lockedUntil" < now())
        ORDER BY x."nextAttemptAt" LIMIT $2 FOR UPDATE OF x SKIP LOCKED)
-     RETURNING n."id", n."eventId", n."attempts", n."payload", d."kind"::text AS "kind", d."url", d."secretEncrypted", d."id" AS "destinationId"`,
+     RETURNING n."id", n."eventId", n."attempts", n."payload", d."kind"::text AS "kind", d."url", d."urlEncrypted", d."secretEncrypted", d."id" AS "destinationId"`,
     LEASE_MS,
     BATCH,
   );
@@ -105,9 +115,10 @@ async function deliver(db: Db, row: Claimed, timeoutMs: number): Promise<void> {
     // The save-time check again, at every send: the operator's settings may
     // have changed, and an IP literal never reaches guardedLookup (Node makes
     // no DNS lookup for it).
-    checkNotificationUrl(row.url);
+    const target = destinationTarget({ id: row.destinationId, url: row.url, urlEncrypted: row.urlEncrypted });
+    checkNotificationUrl(target);
     const { headers, body } = notificationRequest(row);
-    answer = await post(row.url, headers, body, timeoutMs);
+    answer = await post(target, headers, body, timeoutMs);
   } catch (error) {
     const fields = error instanceof AppError ? Object.values(error.fields ?? {}) : [];
     answer = { error: fields[0] ?? (error as Error).message };

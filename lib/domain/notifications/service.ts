@@ -1,7 +1,7 @@
 import 'server-only';
 import { randomBytes } from 'node:crypto';
 import { prisma, type Db, type Tx } from '@/lib/platform/db';
-import { encryptSecret } from '@/lib/platform/crypto/encryption';
+import { decryptSecret, encryptSecret } from '@/lib/platform/crypto/encryption';
 import { randomBase62 } from '@/lib/platform/crypto/random';
 import { env } from '@/lib/platform/env';
 import { AppError } from '@/lib/platform/http/errors';
@@ -20,10 +20,12 @@ import {
 // from the request that caused it.
 
 export const destinationContext = (id: string) => `notification-destination:${id}`;
+/** The encryption context of a destination's URL where the URL is its credential (Slack's). */
+export const destinationUrlContext = (id: string) => `notification-destination-url:${id}`;
 
 export type DestinationView = { id: string; name: string; kind: NotificationKind; url: string; enabled: boolean; createdAt: Date };
 
-const destinationSelect = { id: true, name: true, kind: true, url: true, enabled: true, createdAt: true } as const;
+const destinationSelect = { id: true, name: true, kind: true, url: true, urlEncrypted: true, enabled: true, createdAt: true } as const;
 
 /** Slack incoming-webhook URLs carry their credential in the path: only the origin and the start of the path are shown. */
 export function displayUrl(kind: NotificationKind, url: string): string {
@@ -33,9 +35,38 @@ export function displayUrl(kind: NotificationKind, url: string): string {
   return `${parsed.origin}${path}/…`;
 }
 
-/** A destination as lists and answers show it (displayUrl). */
-function toView(row: DestinationView): DestinationView {
-  return { ...row, url: displayUrl(row.kind, row.url) };
+/** A destination as lists and answers show it: a Slack URL stored before it was kept encrypted is cut here too (displayUrl). */
+function toView(row: DestinationView & { urlEncrypted: string | null }): DestinationView {
+  const { urlEncrypted, ...view } = row;
+  return { ...view, url: urlEncrypted === null ? displayUrl(row.kind, row.url) : row.url };
+}
+
+/**
+ * How a destination's URL is stored: where the URL is its credential (a Slack incoming webhook's
+ * path is its token), only the part that may be shown stays readable and the whole URL is
+ * encrypted like team secrets; otherwise the URL as it is.
+ */
+function storedUrl(id: string, kind: NotificationKind, url: string): { url: string; urlEncrypted: string | null } {
+  return kind === 'slack' ? { url: displayUrl(kind, url), urlEncrypted: encryptSecret(url, destinationUrlContext(id)) } : { url, urlEncrypted: null };
+}
+
+/** The URL a destination's notifications are sent to. */
+export function destinationTarget(row: { id: string; url: string; urlEncrypted: string | null }): string {
+  return row.urlEncrypted === null ? row.url : decryptSecret(row.urlEncrypted, destinationUrlContext(row.id));
+}
+
+/**
+ * Encrypts the Slack URLs stored in the clear before they were kept encrypted (at start, after the
+ * migrations): returns how many it encrypted. Each row is changed only if it is still as read.
+ */
+export async function protectDestinationUrls(db: Db = prisma): Promise<number> {
+  const rows = await db.notificationDestination.findMany({ where: { kind: 'slack', urlEncrypted: null }, select: { id: true, kind: true, url: true } });
+  let protectedCount = 0;
+  for (const row of rows) {
+    const { count } = await db.notificationDestination.updateMany({ where: { id: row.id, url: row.url, urlEncrypted: null }, data: storedUrl(row.id, row.kind, row.url) });
+    protectedCount += count;
+  }
+  return protectedCount;
 }
 
 export async function listDestinations(factoryId: string, db: Db = prisma): Promise<DestinationView[]> {
@@ -53,7 +84,7 @@ export async function createDestination(factoryId: string, input: CreateDestinat
     if (count >= MAX_DESTINATIONS_PER_FACTORY) throw new AppError('conflict', `A factory has at most ${MAX_DESTINATIONS_PER_FACTORY} notification destinations`);
     const id = `nd_${randomBase62(20)}`;
     return tx.notificationDestination.create({
-      data: { id, factoryId, name: data.name, kind: data.kind, url: data.url, secretEncrypted: secret ? encryptSecret(secret, destinationContext(id)) : null },
+      data: { id, factoryId, name: data.name, kind: data.kind, ...storedUrl(id, data.kind, data.url), secretEncrypted: secret ? encryptSecret(secret, destinationContext(id)) : null },
       select: destinationSelect,
     });
   });
