@@ -16,7 +16,7 @@ const ingress: IngressServer = await startConnectionIngress();
 const { testDatabaseKinds } = await import('@/tests/support/databases');
 const { useFactoryDatabase } = await import('@/tests/support/factory-database');
 const { createWebhook, rotateWebhookSecret } = await import('@/lib/domain/webhooks/service');
-const { readSecretValue } = await import('@/lib/domain/secrets/service');
+const { readSecretValue, replaceSecretValue } = await import('@/lib/domain/secrets/service');
 const { connectWebhook, disconnectWebhook, getConnection, requestCheck } = await import('@/lib/domain/connections/service');
 const { runRecoveryPass, runDuePasses } = await import('@/lib/domain/connections/recover');
 const { metrics } = await import('@/lib/platform/metrics');
@@ -281,6 +281,20 @@ describe.each(testDatabaseKinds())('connections to GitHub on %s', (kind) => {
     // Webhooks of another scheme cannot be connected to GitHub.
     const stripe = await createWebhook(state.factoryId, { name: 'stripe', authMode: 'signature', signatureScheme: 'stripe', providerSecret: 'whsec_abcdefghijklmnop' }, state.database.prisma);
     await expect(connectWebhook(state.factoryId, stripe.webhook.uid, { provider: 'github_repository', apiBaseUrl: fake.url, credentialSecretName: 'GITHUB_TOKEN', target: 'octo/app' }, state.database.prisma)).rejects.toThrow(/verifies GitHub signatures/);
+  });
+
+  it('a connect that fails puts its secret back only while it is still its own: one that connected meanwhile keeps its secret', async () => {
+    const db = state.database.prisma;
+    const raced = await createWebhook(state.factoryId, { name: 'raced', authMode: 'signature', signatureScheme: 'github' }, db);
+    const secretName = raced.webhook.secretName;
+    // While this connect waits on GitHub, another apply (another instance) connects the same webhook: its
+    // secret is the team secret's value now, and the one on GitHub's hook. Then GitHub fails this one.
+    fake.faults.push({ match: /^\/repos\/octo\/raced\/hooks$/, status: 500, times: 20, before: () => replaceSecretValue(state.factoryId, secretName, 'the-secret-of-the-connect-that-won', db).then(() => {}) });
+    await expect(
+      connectWebhook(state.factoryId, raced.webhook.uid, { provider: 'github_repository', apiBaseUrl: fake.url, credentialSecretName: 'GITHUB_TOKEN', target: 'octo/raced', eventTypes: [] }, db),
+    ).rejects.toBeTruthy();
+    // Before, the failed connect wrote the secret it had replaced over the winner's: GitHub signed with one Tripline no longer checked.
+    expect((await readSecretValue(db, state.factoryId, secretName))!.value).toBe('the-secret-of-the-connect-that-won');
   });
 
   it('connecting again after the hook was deleted on GitHub creates a new one', async () => {

@@ -292,6 +292,10 @@ async function connectTriplineSecret(db: Db, side: ConnectSide): Promise<{ hookI
   } catch (error) {
     if (previousSecret !== null) {
       await db.$transaction(async (tx) => {
+        await lockFactory(tx, target.factoryId);
+        // Only this attempt's secret goes back: a connect that ran meanwhile (another apply, another instance)
+        // put its own secret on the provider's hook, and taking it away would fail every delivery from then on.
+        if ((await readSecretValue(tx, target.factoryId, webhook.secretName))?.value !== secret) return;
         await putSecretTx(tx, target.factoryId, webhook.secretName, previousSecret);
         await applyCredential(tx, target.factoryId, webhook);
       });

@@ -19,6 +19,8 @@ const { planDefinitions, describeAction } = await import('@/lib/domain/definitio
 const { formatProblem } = await import('@/lib/domain/definitions/schemas');
 const { exportDefinitionFiles, getDefinitionsStatus, readDefinitionFiles, setConfigSource } = await import('@/lib/domain/definitions/service');
 const { connectRepository, syncRepository } = await import('@/lib/domain/definitions/repository');
+const { resetRepositoryBackoff, syncAllRepositories } = await import('@/lib/domain/definitions/repository-schedule');
+const { env } = await import('@/lib/platform/env');
 const { localRepository } = await import('@/tests/support/local-repository');
 const { createFactory } = await import('@/lib/domain/factories/service');
 const { createSecret } = await import('@/lib/domain/secrets/service');
@@ -186,6 +188,20 @@ describe.each(testDatabaseKinds())('connections in definition files on %s', (kin
       expect(status.lastFailure).toMatchObject({ commit: second, message: expect.stringContaining('applied, but 1 connection did not') });
       expect(status.lastFailure!.problems).toEqual([{ file: 'webhooks/repo-app.yaml', key: 'connection', message: expect.stringContaining('admin:repo_hook') }]);
       expect((await getConnection(factoryId, uid, db))?.credentialSecretName).toBe('GITHUB_TOKEN');
+
+      // The periodic check retries the commit less and less often while its step fails: each retry asks
+      // GitHub and puts a new secret on the webhook for the moment of the call (the old check did so every interval).
+      resetRepositoryBackoff();
+      const interval = env().repositorySyncInterval * 1000;
+      let now = Date.now();
+      await syncAllRepositories(() => {}, () => now);
+      const asked = fake.requests.length;
+      await syncAllRepositories(() => {}, () => now);
+      expect(fake.requests.length).toBe(asked);
+      now += interval;
+      await syncAllRepositories(() => {}, () => now);
+      expect(fake.requests.length).toBeGreaterThan(asked);
+      resetRepositoryBackoff();
 
       // The next periodic check applies the same commit again, and the step goes through once the token may.
       fake.tokens.set('repo-read-token', 'admin');

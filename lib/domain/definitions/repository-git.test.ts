@@ -103,7 +103,7 @@ describe('git for a repository fetch', () => {
     });
     // Shallow, one branch, no tags, small blobs only, and the URL after "--", without the credential.
     expect(call.argv).toEqual(expect.arrayContaining(['fetch', '--no-tags', '--depth=1', '--filter=blob:limit=16384', '--no-recurse-submodules']));
-    expect(call.argv.slice(call.argv.indexOf('--'))).toEqual(['--', 'https://github.com/acme/defs.git', '+refs/heads/main:refs/tripline/main']);
+    expect(call.argv.slice(call.argv.indexOf('--'))).toEqual(['--', 'https://github.com/acme/defs.git', '+refs/heads/main:refs/tripline/head']);
     // The token is on no command line of any git started.
     for (const invocation of invocations()) expect(invocation.argv.join(' ')).not.toContain(TOKEN);
   });

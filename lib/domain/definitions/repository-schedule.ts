@@ -12,7 +12,10 @@ import { log } from '@/lib/platform/log';
 // hold the others' checks: a few factories are checked at once, and a factory
 // whose repository cannot be fetched is checked less and less often while it
 // fails (its failure is already recorded and shown; checking it every minute
-// changes nothing). Sync now and Check in Settings are never held back.
+// changes nothing). So is one whose commit applied but whose connection steps
+// failed (a revoked token, the provider's API down): each retry calls the
+// provider and puts a new secret on the webhook for the moment of the call.
+// Sync now and Check in Settings are never held back.
 
 /** Factories checked at once: a repository that takes its whole minute holds one of these, not the rest. */
 export const SYNC_CONCURRENCY = 4;
@@ -33,7 +36,7 @@ export async function syncAllRepositories(report: (line: string) => void = (line
   // Times count from the check's start, as its timer does: a fetch that took its minute must not push the next turn back.
   const startedAt = now();
   const factories = await prisma.factory.findMany({ where: { configSource: 'repository' }, select: { id: true, slug: true, lastApplyError: true }, orderBy: { id: 'asc' } });
-  const failing = new Set(factories.filter((factory) => fetchFailed(factory.lastApplyError)).map((factory) => factory.id));
+  const failing = new Set(factories.filter((factory) => retriedLess(factory.lastApplyError)).map((factory) => factory.id));
   for (const id of backoff.keys()) if (!failing.has(id)) backoff.delete(id);
   const due = factories.filter((factory) => (backoff.get(factory.id)?.dueAt ?? 0) <= startedAt);
   const intervalMs = Math.max(1, env().repositorySyncInterval) * 1000;
@@ -45,7 +48,7 @@ export async function syncAllRepositories(report: (line: string) => void = (line
   const check = async (factory: { id: string; slug: string }) => {
     try {
       const result = await syncRepository(factory.id, { by: { kind: 'schedule' } });
-      if (result.status === 'failed' && result.commit === null) failed(factory.id);
+      if (result.status === 'failed' && retriedLess(result.failure)) failed(factory.id);
       else backoff.delete(factory.id);
       if (result.status === 'applied') report(`${factory.slug}: applied ${result.commit.slice(0, 12)}`);
       if (result.status === 'failed') report(`${factory.slug}: ${result.failure.message}`);
@@ -62,9 +65,16 @@ export async function syncAllRepositories(report: (line: string) => void = (line
   await Promise.all(Array.from({ length: Math.min(SYNC_CONCURRENCY, due.length) }, worker));
 }
 
-/** Whether a factory's stored failure is a fetch's (no commit was read), as syncOnce records it. */
-function fetchFailed(stored: unknown): boolean {
-  return typeof stored === 'object' && stored !== null && (stored as { commit?: unknown }).commit === null;
+/**
+ * Whether a factory's failure (as syncOnce records it) is one the periodic check retries less and
+ * less often: a fetch's (no commit was read), or a commit's connection steps alone. A commit whose
+ * files have problems is read again every interval: the fix is a new commit, applied at once.
+ */
+function retriedLess(stored: unknown): boolean {
+  if (typeof stored !== 'object' || stored === null) return false;
+  const failure = stored as { commit?: unknown; problems?: Array<{ key?: string }> };
+  if (failure.commit === null) return true;
+  return Array.isArray(failure.problems) && failure.problems.length > 0 && failure.problems.every((problem) => problem.key === 'connection');
 }
 
 /** Tests: forget every factory's failures. */

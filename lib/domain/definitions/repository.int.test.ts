@@ -1,9 +1,11 @@
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setDatabase } from '@/lib/platform/db';
 import { redactUrl } from '@/lib/domain/definitions/redact-url';
-import { connectRepository, factoryCacheDir, previewRepository, syncRepository } from '@/lib/domain/definitions/repository';
+import { connectRepository, factoryCacheDir, fetchRepository, previewRepository, syncRepository } from '@/lib/domain/definitions/repository';
+import { OPERATOR_ACCESS } from '@/lib/domain/definitions/repository-access';
 import { formatProblem } from '@/lib/domain/definitions/schemas';
 import { getDefinitionsStatus, readDefinitionFiles } from '@/lib/domain/definitions/service';
 import { createFactory } from '@/lib/domain/factories/service';
@@ -108,6 +110,25 @@ describe.each(testDatabaseKinds())('a repository-backed factory on %s', (kind) =
     repo.commit('Roll the deploy token');
     expect(await syncRepository(factoryId, schedule)).toMatchObject({ status: 'applied' });
     expect((await findLiveWebhook(deploys!.uid))?.credential).toBe('deploy-token-2');
+  });
+
+  it('fetches a branch whose name has the last one\'s as a folder (release, then release/prod)', async () => {
+    const renamed = localRepository();
+    const git = (...args: string[]) => execFileSync('git', args, { cwd: renamed.dir, encoding: 'utf8' });
+    try {
+      renamed.write('webhooks/deploys.yaml', 'secretName: DEPLOY_TOKEN\n');
+      const first = renamed.commit('On release');
+      git('branch', '-m', 'release');
+      const target = { url: renamed.dir, branch: 'release', credential: null, access: OPERATOR_ACCESS };
+      expect((await fetchRepository('renamed-branch', target)).commit).toBe(first);
+      // The team renames the branch: git cannot hold release and release/prod at once, in their repository or in a cache.
+      git('branch', '-m', 'release', 'release/prod');
+      const second = renamed.commit('On release/prod');
+      // The old cache kept refs/tripline/release, which blocked refs/tripline/release/prod: "Could not connect".
+      expect((await fetchRepository('renamed-branch', { ...target, branch: 'release/prod' })).commit).toBe(second);
+    } finally {
+      renamed.cleanup();
+    }
   });
 
   it('records a branch that cannot be fetched, without touching the webhooks', async () => {

@@ -215,7 +215,9 @@ export async function fetchRepository(factoryId: string, target: RepositoryTarge
     if (!existsSync(path.join(gitDir, 'HEAD'))) {
       await runGit(['init', '--bare', '--quiet', gitDir], { ...local, maxStdout: 64 * 1024 });
     }
-    const ref = `refs/tripline/${target.branch}`;
+    // One ref whatever the branch: a cache holds one location's branch, and a ref named after the branch
+    // would block the fetch of a branch whose name has it as a folder (release, then release/prod).
+    const ref = 'refs/tripline/head';
     const { url, config } = transport(checked, target.credential);
     await runGit(
       [

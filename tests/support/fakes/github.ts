@@ -300,7 +300,7 @@ export async function startGitHubFake(): Promise<GitHubFake> {
   const server = http.createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
+    request.on('end', async () => {
       const url = new URL(request.url ?? '/', 'http://fake');
       const method = (request.method ?? 'GET').toLowerCase();
       fake.requests.push(`${method.toUpperCase()} ${url.pathname}`);
@@ -327,6 +327,7 @@ export async function startGitHubFake(): Promise<GitHubFake> {
       const token = /^(?:token|bearer) (.+)$/i.exec(request.headers.authorization ?? '')?.[1];
       const access = token ? fake.tokens.get(token) : undefined;
       const fault = takeFault(fake.faults, url.pathname);
+      await fault?.before?.();
       let answer: { status: number; body: unknown; headers?: Record<string, string> };
       if (fault) {
         if (fault.body !== undefined) {

@@ -15,7 +15,15 @@ export type Operation = { method: string; template: string; pattern: RegExp; nam
 export type ValidatorKind = 'responses' | 'requests';
 
 /** One injected answer for the next request(s) whose path (fakes/github.ts) or method and path (fakes/stripe.ts) match. */
-export type Fault = { match?: RegExp; status: number; body?: string; headers?: Record<string, string>; times?: number };
+export type Fault = {
+  match?: RegExp;
+  status: number;
+  body?: string;
+  headers?: Record<string, string>;
+  times?: number;
+  /** Awaited before the fault is answered: what a test has happen meanwhile (another instance's change, say). */
+  before?: () => Promise<void>;
+};
 
 /** The first fault matching `key`, counted off (gone after `times`, default once); undefined when none. */
 export function takeFault(faults: Fault[], key: string): Fault | undefined {
