@@ -1,7 +1,7 @@
 'use client';
 
 import { useRouter } from 'next/navigation';
-import { useState, useTransition } from 'react';
+import { useId, useState, useTransition } from 'react';
 import { ConfirmDialog } from '@/components/ui/dialog';
 import { Select } from '@/components/ui/select';
 import { roleLabels, roles, type Role } from '@/lib/domain/auth/roles';
@@ -21,6 +21,7 @@ export function MemberActions({
   const router = useRouter();
   const [error, setError] = useState<string | null>(null);
   const [pending, startTransition] = useTransition();
+  const errorId = useId();
 
   const changeRole = (role: Role) =>
     startTransition(async () => {
@@ -43,6 +44,7 @@ export function MemberActions({
       <div className="flex items-center justify-end gap-2">
         <Select
           aria-label={`Role of ${member.email}`}
+          aria-describedby={error ? errorId : undefined}
           className="h-8 w-32"
           value={member.role}
           disabled={pending}
@@ -69,7 +71,7 @@ export function MemberActions({
         />
       </div>
       {error ? (
-        <p role="alert" className="max-w-80 text-right text-[13px] text-red-700">
+        <p id={errorId} role="alert" className="max-w-80 text-right text-[13px] text-red-700">
           {error}
         </p>
       ) : null}

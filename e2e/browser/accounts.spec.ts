@@ -169,6 +169,8 @@ test.describe.serial('accounts, invitations, factories, members and the instance
     const adaRow = page.getByRole('row').filter({ hasText: admin.email });
     await adaRow.getByLabel(`Role of ${admin.email}`).selectOption('viewer');
     await expect(adaRow.getByRole('alert')).toHaveText(/at least one admin/);
+    // The role picker is described by the refusal, for a screen reader on the control.
+    await expect(adaRow.getByLabel(`Role of ${admin.email}`)).toHaveAccessibleDescription(/at least one admin/);
     await page.reload();
     await expect(page.getByLabel(`Role of ${admin.email}`)).toHaveValue('admin');
   });
