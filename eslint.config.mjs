@@ -64,6 +64,11 @@ const config = [
           selector: "JSXOpeningElement[name.name='form']:not(:has(JSXAttribute[name.name='method'][value.value='get'])) > JSXAttribute[name.name='onSubmit']",
           message: 'Use ClientForm from @/components/forms/client-form: a plain <form> can be submitted natively before React hydrates, putting its values in the URL.',
         },
+        {
+          // A server action is a request that can fail on the way (components/forms/reach.ts).
+          selector: 'CallExpression[callee.type="Identifier"][callee.name=/Action$/]',
+          message: 'Call a server action through reach() from @/components/forms/reach (reach(fooAction)(...)): a failed request then shows a message where the action was asked for, not an error page.',
+        },
       ],
     },
   },
