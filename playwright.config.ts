@@ -35,7 +35,12 @@ export const servers = {
   browser: `http://localhost:${portBase}`,
   apiPglite: `http://localhost:${portBase + 1}`,
   apiPostgres: `http://localhost:${portBase + 2}`,
+  // The lifecycle specs start servers of their own, each file on ports no other file uses (npm test
+  // runs two lifecycle files at once):
   // portBase + 3: e2e/lifecycle/restart.spec.ts
+  // portBase + 5: e2e/lifecycle/postgres-start.spec.ts
+  // portBase + 6: e2e/lifecycle/readiness.spec.ts (its PostgreSQL on 5400 + portBase % 90)
+  // portBase + 7: e2e/lifecycle/backtest-log.spec.ts
   // portBase + 8: e2e/lifecycle/notification-address.spec.ts
   // portBase + 10..12: e2e/lifecycle/postgres-concurrent-start.spec.ts
   // portBase + 20: e2e/lifecycle/embedded-backup.spec.ts
@@ -47,6 +52,10 @@ export const servers = {
   // portBase + 44: e2e/lifecycle/tracing.spec.ts
   // portBase + 45, 46: the nginx of e2e/api/ip-allowlist.spec.ts (api-pglite, api-postgres)
   // portBase + 47: e2e/lifecycle/run-control-restart.spec.ts
+  // portBase + 48, 49: e2e/lifecycle/connections-recovery.spec.ts
+  // portBase + 50: e2e/lifecycle/crash.spec.ts
+  // portBase + 51: e2e/lifecycle/listen-restart.spec.ts
+  // portBase + 52: e2e/lifecycle/shutdown.spec.ts
   apiPostgresB: `http://localhost:${portBase + 4}`,
 };
 

@@ -70,24 +70,34 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 // then, and will be answered with `Connection: close`.
 const IDLE_GRACE_MS = 2_000;
 
-/** The first part of a URL whose percent-encoding cannot be decoded to UTF-8: a path segment, or (for the API) a query parameter. */
-function undecodable(url: string, withQuery: boolean): string | null {
-  const [pathname = '', query = ''] = url.split(/\?(.*)/s, 2);
-  const decodes = (text: string) => {
+type UrlPart = { kind: 'segment' | 'name' | 'value'; raw: string; name: string; decoded: string | null };
+
+/** A URL's path segments, then (with the query) each query parameter's name and value, each decoded (null: its percent-encoding does not decode to UTF-8). */
+function* urlParts(url: string, withQuery: boolean): Generator<UrlPart> {
+  const decode = (text: string) => {
     try {
-      decodeURIComponent(text.replace(/\+/g, ' '));
-      return true;
+      return decodeURIComponent(text.replace(/\+/g, ' '));
     } catch {
-      return false;
+      return null;
     }
   };
-  const segment = pathname.split('/').find((part) => !decodes(part));
-  if (segment !== undefined) return `the path segment "${segment.slice(0, 80)}"`;
-  if (!withQuery) return null;
+  const [pathname = '', query = ''] = url.split(/\?(.*)/s, 2);
+  for (const raw of pathname.split('/')) yield { kind: 'segment', raw, name: '', decoded: decode(raw) };
+  if (!withQuery || !query) return;
   for (const pair of query.split('&')) {
-    const [name = '', value = ''] = pair.split(/=(.*)/s, 2);
-    if (!decodes(name)) return 'the name of a query parameter';
-    if (!decodes(value)) return `the query parameter ${decodeURIComponent(name.replace(/\+/g, ' ')).slice(0, 80)}`;
+    const [rawName = '', raw = ''] = pair.split(/=(.*)/s, 2);
+    const name = decode(rawName);
+    yield { kind: 'name', raw: rawName, name: '', decoded: name };
+    yield { kind: 'value', raw, name: name ?? '', decoded: decode(raw) };
+  }
+}
+
+/** The first part of a URL whose percent-encoding cannot be decoded to UTF-8: a path segment, or (for the API) a query parameter. */
+function undecodable(url: string, withQuery: boolean): string | null {
+  for (const part of urlParts(url, withQuery)) {
+    if (part.decoded !== null) continue;
+    if (part.kind === 'segment') return `the path segment "${part.raw.slice(0, 80)}"`;
+    return part.kind === 'name' ? 'the name of a query parameter' : `the query parameter ${part.name.slice(0, 80)}`;
   }
   return null;
 }
@@ -98,15 +108,8 @@ function undecodable(url: string, withQuery: boolean): string | null {
  * refuses it naming the parameter (lib/platform/http/unsafe-input.ts), the ingress as a wrong URL.
  */
 function unsafePageUrl(url: string): boolean {
-  const [pathname = '', query = ''] = url.split(/\?(.*)/s, 2);
-  const parts = [...pathname.split('/'), ...query.split(/[&=]/)];
-  return parts.some((part) => {
-    try {
-      return unsafeText(decodeURIComponent(part.replace(/\+/g, ' '))) !== null;
-    } catch {
-      return false;
-    }
-  });
+  for (const part of urlParts(url, true)) if (part.decoded !== null && unsafeText(part.decoded) !== null) return true;
+  return false;
 }
 
 /** A URL whose percent-encoding cannot be decoded, answered the way its area answers a wrong URL. */

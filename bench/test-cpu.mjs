@@ -24,7 +24,7 @@
 //
 // `report` prints each part's CPU-seconds, then, for each e2e run, each spec
 // file's: the CPU of the seconds in which it was the file running in its run
-// (each run takes its files one at a time), from the Playwright JSON reports.
+// (shared evenly where a run had two files running), from the Playwright JSON reports.
 // CPU-seconds depend on the machine's speed: compare shares, or runs on one
 // machine (docs/testing.md).
 import fs from 'node:fs';
@@ -40,6 +40,7 @@ function partOf(command) {
       ['lifecycle', 'e2e-lifecycle'],
       ['logs', 'e2e-logs'],
       ['api-pglite', 'e2e-api'],
+      ['api-postgres', 'e2e-api-postgres'],
     ]) {
       if (command.includes(`--project=${project}`)) return part;
     }
@@ -249,7 +250,12 @@ function report(samplesFile, resultsDir) {
   for (const [name, kinds] of Object.entries(totals).sort(([, a], [, b]) => sum(b) - sum(a))) {
     console.log(`${name.padEnd(14)} ${sum(kinds).toFixed(0).padStart(6)} CPU-s  (${byKindText(kinds)})`);
   }
-  const runs = { 'e2e-browser': 'playwright-browser.json', 'e2e-api': 'playwright-api.json', 'e2e-lifecycle': 'playwright-lifecycle.json' };
+  const runs = {
+    'e2e-browser': 'playwright-browser.json',
+    'e2e-api': 'playwright-api.json',
+    'e2e-api-postgres': 'playwright-api-postgres.json',
+    'e2e-lifecycle': 'playwright-lifecycle.json',
+  };
   for (const [name, file] of Object.entries(runs)) {
     const spans = specSpans(path.join(resultsDir, file));
     if (!spans) continue;
@@ -259,11 +265,14 @@ function report(samplesFile, resultsDir) {
       if (!kinds) continue;
       // The step covers the second before its sample; a file's last test may end up to a second before its teardown's CPU is read.
       const at = step.t - 500;
-      const running = spans.find((s) => at >= s.start && at < s.end + 1000);
-      const key = running?.key ?? '(global setup and teardown, between files)';
-      const entry = perSpec.get(key) ?? { kinds: {}, seconds: running ? (running.end - running.start) / 1000 : 0 };
-      add(entry.kinds, kinds);
-      perSpec.set(key, entry);
+      // A run with two workers (the lifecycle run) has two files running at once: each is given half the second.
+      const running = spans.filter((s) => at >= s.start && at < s.end + 1000);
+      for (const span of running.length ? running : [null]) {
+        const key = span?.key ?? '(global setup and teardown, between files)';
+        const entry = perSpec.get(key) ?? { kinds: {}, seconds: span ? (span.end - span.start) / 1000 : 0 };
+        add(entry.kinds, running.length > 1 ? Object.fromEntries(Object.entries(kinds).map(([kind, cpu]) => [kind, cpu / running.length])) : kinds);
+        perSpec.set(key, entry);
+      }
     }
     const runTotal = [...perSpec.values()].reduce((total, entry) => total + sum(entry.kinds), 0);
     console.log(`\n${name}: ${runTotal.toFixed(0)} CPU-s (CPU-s, seconds running, file, by kind)`);

@@ -40,22 +40,26 @@ async function seed(env: ServerEnv): Promise<Record<string, string>> {
 
 /**
  * Which servers this run starts: E2E_SERVERS=browser (the browser project's),
- * api (the API projects'), none (for the logs project alone), or unset for
- * all, as `npm test` does. Running one project, say the browser journeys,
- * then starts only the servers it needs; two runs with different
- * E2E_SERVERS can run side by side (their ports differ).
+ * api (both API projects'), api-pglite or api-postgres (one API project's),
+ * none (for the lifecycle and logs projects, which start none), or unset for
+ * all. Running one project, say the browser journeys, then starts only the
+ * servers it needs; runs with different E2E_SERVERS can run side by side
+ * (their ports differ), as `npm test` does.
  */
-function wantedServers(): { browser: boolean; api: boolean } {
+function wantedServers(): { browser: boolean; pglite: boolean; postgres: boolean } {
   const wanted = process.env.E2E_SERVERS ?? 'all';
-  if (!['all', 'browser', 'api', 'none'].includes(wanted)) throw new Error(`E2E_SERVERS must be browser, api or none, not ${wanted}`);
-  return { browser: wanted === 'all' || wanted === 'browser', api: wanted === 'all' || wanted === 'api' };
+  if (!['all', 'browser', 'api', 'api-pglite', 'api-postgres', 'none'].includes(wanted)) {
+    throw new Error(`E2E_SERVERS must be browser, api, api-pglite, api-postgres or none, not ${wanted}`);
+  }
+  const api = wanted === 'all' || wanted === 'api';
+  return { browser: wanted === 'all' || wanted === 'browser', pglite: api || wanted === 'api-pglite', postgres: api || wanted === 'api-postgres' };
 }
 
 export default async function globalSetup(): Promise<() => Promise<void>> {
   // The command line, bundled once for this run's workers (tests/support/bundle.ts).
   prepareBundles();
   const wanted = wantedServers();
-  if (!wanted.browser && !wanted.api) return async () => {};
+  if (!wanted.browser && !wanted.pglite && !wanted.postgres) return async () => {};
   const runDir = path.join(root, 'test-results', 'e2e-data', `${Date.now().toString(36)}-${process.pid}`);
   fs.mkdirSync(runDir, { recursive: true });
   const started: RunningServer[] = [];
@@ -132,7 +136,7 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
     // A second instance on the same database, as behind a load balancer.
     await start('api-postgres-b', servers.apiPostgresB, { ...env, TRIPLINE_DATA_DIR: path.join(runDir, 'api-postgres-b') });
   };
-  const outcomes = await Promise.allSettled(wanted.api ? [...(wanted.browser ? [browser()] : []), pglite(), postgres()] : [browser()]);
+  const outcomes = await Promise.allSettled([...(wanted.browser ? [browser()] : []), ...(wanted.pglite ? [pglite()] : []), ...(wanted.postgres ? [postgres()] : [])]);
   const failed = outcomes.find((outcome) => outcome.status === 'rejected');
   if (failed) {
     await Promise.all(started.map((server) => server.stop()));

@@ -201,11 +201,12 @@ const built = step('build', node, [bin('next', 'dist/bin/next'), 'build'], { TRI
 if (built) {
   // e2e/lifecycle starts `npm start`, which then serves this build as it is.
   writeStamp(stamp);
-  // Three Playwright runs side by side, each with its own servers (e2e/global-setup.ts,
-  // E2E_SERVERS): the browser journeys, the API specs, and the lifecycle specs
-  // (which start servers of their own). Each runs its files one at a time; much
-  // of their time is waiting (for servers to start, for runs, for time windows,
-  // for a dead server's lease to expire), which the other runs fill. Then the
+  // Four Playwright runs side by side, each with its own servers (e2e/global-setup.ts,
+  // E2E_SERVERS): the browser journeys, the API specs on each database, and the lifecycle
+  // specs (which start servers of their own). Each API and browser run takes its files one at
+  // a time against its server; the lifecycle run takes two at a time, each on ports of its own
+  // (playwright.config.ts). Much of their time is waiting (for servers to start, for runs, for
+  // time windows, for a dead server's lease to expire), which the other runs fill. Then the
   // logs project reads every server's log. E2E_SPLIT=0: one run.
   const playwright = [bin('@playwright/test', 'cli.js'), 'test'];
   const e2eReports = [];
@@ -226,20 +227,20 @@ if (built) {
     countReport('e2e', report);
   } else {
     fs.rmSync(path.join(reports, 'e2e-secrets.txt'), { force: true });
-    const api = ['api-pglite', ...(process.env.TEST_DATABASE_URL ? ['api-postgres'] : [])];
     const parts = [
       { name: 'e2e-browser', key: 'browser', servers: 'browser', projects: ['browser'] },
       // The package project (the README's quick start and the npm package) evens the runs out.
-      { name: 'e2e-api', key: 'api', servers: 'api', projects: [...api, 'package'] },
-      // Lifecycle specs start servers of their own (each on its own port), none of the shared ones.
-      { name: 'e2e-lifecycle', key: 'lifecycle', servers: 'none', projects: ['lifecycle'] },
+      { name: 'e2e-api', key: 'api', servers: 'api-pglite', projects: ['api-pglite', 'package'] },
+      ...(process.env.TEST_DATABASE_URL ? [{ name: 'e2e-api-postgres', key: 'api-postgres', servers: 'api-postgres', projects: ['api-postgres'] }] : []),
+      // Lifecycle specs start servers of their own (each file on its own ports), none of the shared ones.
+      { name: 'e2e-lifecycle', key: 'lifecycle', servers: 'none', projects: ['lifecycle'], workers: 2 },
     ];
     await Promise.all(
       parts.map((part) => {
         const report = path.join(reports, `playwright-${part.key}.json`);
         e2eReports.push([part.name, report]);
         fs.rmSync(report, { force: true });
-        const args = [...playwright, ...part.projects.map((project) => `--project=${project}`), '--output', `test-results/playwright-${part.key}`];
+        const args = [...playwright, ...part.projects.map((project) => `--project=${project}`), `--workers=${part.workers ?? 1}`, '--output', `test-results/playwright-${part.key}`];
         return stepBeside(part.name, node, args, { E2E_SERVERS: part.servers, PLAYWRIGHT_JSON_OUTPUT_NAME: report });
       }),
     );

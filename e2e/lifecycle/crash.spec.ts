@@ -10,7 +10,7 @@ import { cli, lifecycleDatabase, queryDatabase, serverEnv, startServer, type Run
 // that got a 202 is then in the log, read through a restarted server, with
 // its run, read in the database; on PostgreSQL and on the embedded database.
 
-const port = Number(process.env.E2E_PORT_BASE ?? 3210) + 7;
+const port = Number(process.env.E2E_PORT_BASE ?? 3210) + 50;
 const base = `http://localhost:${port}`;
 const adminUrl = process.env.TEST_DATABASE_URL;
 

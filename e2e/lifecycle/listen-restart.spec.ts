@@ -12,7 +12,7 @@ import { cli, migratedDataDir, startServer, type RunningServer } from '../server
 // once, in order; so does one started "from now" that had forwarded nothing
 // yet (it resumes from the second it began listening).
 
-const port = Number(process.env.E2E_PORT_BASE ?? 3210) + 40;
+const port = Number(process.env.E2E_PORT_BASE ?? 3210) + 51;
 // The server's grace period (TRIPLINE_SHUTDOWN_GRACE_SECONDS, its default): a stream that held the drain would keep it this long.
 const GRACE_MS = 30_000;
 

@@ -15,7 +15,7 @@ import { cliArgs } from '../../tests/support/bundle';
 // exits at once.
 
 const root = path.resolve(import.meta.dirname, '..', '..');
-const port = Number(process.env.E2E_PORT_BASE ?? 3210) + 5;
+const port = Number(process.env.E2E_PORT_BASE ?? 3210) + 52;
 const base = `http://localhost:${port}`;
 const agent = path.join(root, 'e2e', 'fixtures', 'agent.mjs');
 

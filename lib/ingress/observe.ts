@@ -49,6 +49,13 @@ export function observeIngress(request: Request, uid: string, serve: () => Promi
   return inSpan('tripline.ingress', { ...senderSpanOptions(request.headers), attributes }, () => observed(request, uid, serve));
 }
 
+/** One answer in the ingress's request counter and duration histogram. */
+function count(outcome: IngressOutcome, facts: Note | undefined, seconds: number): void {
+  const { ingressRequests, ingressDuration } = metrics();
+  ingressRequests.inc({ outcome, auth_mode: facts?.authMode ?? 'unknown', scheme: facts?.scheme ?? 'none' });
+  ingressDuration.observe({ outcome }, seconds);
+}
+
 async function observed(request: Request, uid: string, serve: () => Promise<Response>): Promise<Response> {
   const started = performance.now();
   let response: Response;
@@ -56,10 +63,7 @@ async function observed(request: Request, uid: string, serve: () => Promise<Resp
     response = await serve();
   } catch (error) {
     // Next answers a throw with a 500: counted here, so an alert on the ingress's error rate sees it.
-    const { ingressRequests, ingressDuration } = metrics();
-    const facts = notes.get(request);
-    ingressRequests.inc({ outcome: 'error', auth_mode: facts?.authMode ?? 'unknown', scheme: facts?.scheme ?? 'none' });
-    ingressDuration.observe({ outcome: 'error' }, (performance.now() - started) / 1000);
+    count('error', notes.get(request), (performance.now() - started) / 1000);
     throw error;
   }
   const seconds = (performance.now() - started) / 1000;
@@ -74,9 +78,7 @@ async function observed(request: Request, uid: string, serve: () => Promise<Resp
     ...(facts?.eventType ? { 'tripline.event_type': facts.eventType } : {}),
     ...(facts?.runs !== undefined ? { 'tripline.runs_started': facts.runs } : {}),
   });
-  const { ingressRequests, ingressDuration } = metrics();
-  ingressRequests.inc({ outcome, auth_mode: facts?.authMode ?? 'unknown', scheme: facts?.scheme ?? 'none' });
-  ingressDuration.observe({ outcome }, seconds);
+  count(outcome, facts, seconds);
   if (outcome === 'rate_limited') countRefusal(facts?.budget ?? 'delivery_rate');
   // A delivery written: a full disk, if there was one, has room again (/readyz stops reporting it).
   if (outcome === 'accepted') noteDatabaseWrote();

@@ -32,7 +32,8 @@ type SearchParams = Record<string, string | string[] | undefined>;
 
 export const DELIVERIES_PER_PAGE = 25;
 
-const firstValue = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value) ?? '';
+/** A search parameter's first value ('' when absent). */
+export const firstValue = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value) ?? '';
 
 /** The delivery log page the URL asks for (?status=&q=&event=&cursor=); unknown values are ignored, a bad cursor is reported. */
 export async function loadDeliveryLog(factoryId: string, uid: string, path: string, search: SearchParams): Promise<DeliveryLogView> {

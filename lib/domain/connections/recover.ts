@@ -54,17 +54,19 @@ const RETRIES = 4;
 export type PassLimits = { maxPages: number; maxBytes: number; maxMs: number; maxRedeliveries: number };
 export const DEFAULT_LIMITS: PassLimits = { maxPages: 300, maxBytes: 50_000_000, maxMs: 120_000, maxRedeliveries: 1_000 };
 /**
- * Redeliveries a minute: within GitHub's secondary limit on requests that
- * create content (80 a minute; not for imports, which create nothing), half the webhook's own delivery rate limit
- * (TRIPLINE_DELIVERY_RATE_LIMIT), so redeliveries never crowd out the live
- * deliveries arriving beside them or get 429 from the ingress, and the
- * provider's own limit when it sets one (ProviderModule.redeliveryRate:
- * GitLab's 5 a minute, or TRIPLINE_GITLAB_RESEND_LIMIT).
+ * Redeliveries a minute: the provider's own limit where Tripline knows it
+ * (ProviderModule.redeliveryRate: GitLab's 5 a minute, or
+ * TRIPLINE_GITLAB_RESEND_LIMIT), else within GitHub's secondary limit on
+ * requests that create content (80 a minute), and always at most half the
+ * webhook's own delivery rate limit (TRIPLINE_DELIVERY_RATE_LIMIT), so
+ * redeliveries never crowd out the live deliveries arriving beside them or get
+ * 429 from the ingress. An import asks the provider for nothing (the listing
+ * carries the payloads): only the ingress's share bounds it.
  */
 export function defaultRedeliveryRate(provider?: { burst: number; perMinute: number }, recovery: 'redelivery' | 'import' = 'redelivery'): { burst: number; perMinute: number } {
-  // An import asks the provider for nothing (the listing carries the payloads): only the ingress's share bounds it.
-  const providerCap = recovery === 'import' ? Infinity : 80;
-  const perMinute = Math.max(1, Math.min(providerCap, Math.floor(env().deliveryRateLimit / 2), provider?.perMinute ?? Infinity));
+  // A limit the provider states replaces GitHub's: a self-managed GitLab whose admin allows 600 resends a minute gets them.
+  const cap = provider?.perMinute ?? (recovery === 'import' ? Infinity : 80);
+  const perMinute = Math.max(1, Math.min(cap, Math.floor(env().deliveryRateLimit / 2)));
   return { burst: Math.max(1, Math.min(20, perMinute, provider?.burst ?? Infinity)), perMinute };
 }
 

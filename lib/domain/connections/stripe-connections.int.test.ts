@@ -18,6 +18,7 @@ const { connectWebhook, disconnectWebhook, getConnection } = await import('@/lib
 const { defaultRedeliveryRate, runRecoveryPass } = await import('@/lib/domain/connections/recover');
 const { importDelivery, importTarget } = await import('@/lib/domain/connections/import');
 const { stripeAccount } = await import('@/lib/domain/connections/providers/stripe');
+const { gitlabResendRate } = await import('@/lib/domain/connections/providers/gitlab');
 const { listDeliveries } = await import('@/lib/domain/deliveries/service');
 
 afterAll(() => ingress.close());
@@ -28,6 +29,11 @@ it('imports go at half the delivery rate limit, not at GitHub’s 80 redeliverie
   // TRIPLINE_DELIVERY_RATE_LIMIT is 100,000 here (tests/support/ingress-server.ts).
   expect(defaultRedeliveryRate(undefined, 'redelivery')).toEqual({ burst: 20, perMinute: 80 });
   expect(defaultRedeliveryRate(undefined, 'import')).toEqual({ burst: 20, perMinute: 50_000 });
+});
+
+it('a limit the provider states replaces GitHub’s 80 a minute: a self-managed GitLab allowing 600 resends a minute gets 540', () => {
+  expect(defaultRedeliveryRate(gitlabResendRate(600), 'redelivery')).toEqual({ burst: 1, perMinute: 540 });
+  expect(defaultRedeliveryRate(gitlabResendRate(5), 'redelivery')).toEqual({ burst: 1, perMinute: 4.5 });
 });
 
 describe.each(testDatabaseKinds())('connections to Stripe on %s', (kind) => {

@@ -3,6 +3,7 @@ import { prisma, type Db, type DbOrTx } from '@/lib/platform/db';
 import { listDeliveriesSchema, searchesPayloads, type DeliveryStatusFilter, type ListDeliveriesInput } from '@/lib/domain/deliveries/schemas';
 import { eventTypesToSql } from '@/lib/ingress/filters/events';
 import { AppError } from '@/lib/platform/http/errors';
+import { localStatementTimeout } from '@/lib/platform/db/sql';
 import { isStatementTimeout } from '@/lib/platform/db/unavailable';
 import { decodeTimeCursor, keysetPage } from '@/lib/platform/time-cursor';
 
@@ -140,7 +141,7 @@ export async function runLogQuery<T>(db: DbOrTx, query: { sql: string; params: u
   if (!query.searchesBodies || typeof client.$transaction !== 'function') return db.$queryRawUnsafe<T[]>(query.sql, ...query.params);
   try {
     return await (db as Db).$transaction(async (tx) => {
-      await tx.$executeRawUnsafe(`SET LOCAL statement_timeout = ${Math.max(1, Math.round(logSearchLimits.timeoutMs))}`);
+      await tx.$executeRawUnsafe(localStatementTimeout(logSearchLimits.timeoutMs));
       return tx.$queryRawUnsafe<T[]>(query.sql, ...query.params);
     }, { timeout: logSearchLimits.timeoutMs + 5_000, maxWait: 5_000 });
   } catch (error) {

@@ -12,6 +12,9 @@ export async function sql<Row>(text: string, params: unknown[] = []): Promise<Ro
   throw new Error('No SQL connection for this database');
 }
 
+/** The statement that bounds each later statement of the transaction it runs in to `ms` (PostgreSQL cancels it past that). */
+export const localStatementTimeout = (ms: number) => `SET LOCAL statement_timeout = ${Math.max(1, Math.round(ms))}`;
+
 /**
  * `sql` bounded on the database's side: on PostgreSQL the statement is cancelled after `ms`
  * (a lock held by a migration, a table scan), so a probe or a scrape that gave up waiting does not
@@ -24,7 +27,7 @@ export async function sqlWithin<Row>(ms: number, text: string, params: unknown[]
   const client = await adapter.pool.connect();
   let failed: unknown;
   try {
-    await client.query(`BEGIN; SET LOCAL statement_timeout = ${Math.max(1, Math.round(ms))}`);
+    await client.query(`BEGIN; ${localStatementTimeout(ms)}`);
     const { rows } = await client.query(text, params);
     await client.query('COMMIT');
     return rows as Row[];

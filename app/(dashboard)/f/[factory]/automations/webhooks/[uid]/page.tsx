@@ -4,7 +4,7 @@ import { DetailRow } from '@/components/ui/detail-row';
 import { ChipList } from '@/components/ui/chip-list';
 import { cache } from 'react';
 import { DeliveriesCard } from '@/components/deliveries/deliveries-card';
-import { loadDeliveryLog } from '@/lib/adapters/pages/delivery-log';
+import { firstValue, loadDeliveryLog } from '@/lib/adapters/pages/delivery-log';
 import { senderName } from '@/components/deliveries/origin-badge';
 import { ConnectionCard } from '@/components/connections/connection-card';
 import { getConnection } from '@/lib/domain/connections/service';
@@ -57,7 +57,6 @@ export async function generateMetadata({ params }: { params: Promise<{ factory: 
 
 type SearchParams = Record<string, string | string[] | undefined>;
 
-const firstValue = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value) ?? '';
 
 // GET /f/[factory]/automations/webhooks/[uid]: every member reads it and its delivery log; admins manage it
 export default async function WebhookPage({

@@ -13,6 +13,7 @@ import { Field } from '@/components/ui/field';
 import { Input } from '@/components/ui/input';
 import { PageHeader } from '@/components/ui/page-header';
 import { Select } from '@/components/ui/select';
+import { firstValue } from '@/lib/adapters/pages/delivery-log';
 import { orNotFound, requireFactoryPage } from '@/lib/domain/auth/current-user';
 import { listAutomationsForWebhook } from '@/lib/domain/automations/service';
 import { AppError } from '@/lib/platform/http/errors';
@@ -23,13 +24,14 @@ import { getWebhook } from '@/lib/domain/webhooks/service';
 export const metadata: Metadata = { title: 'Replay deliveries' };
 
 type SearchParams = Record<string, string | string[] | undefined>;
-const firstValue = (value: string | string[] | undefined) => ((Array.isArray(value) ? value[0] : value) ?? '').slice(0, 200);
+// A parameter is read to 200 characters at most.
+const param = (value: string | string[] | undefined) => firstValue(value).slice(0, 200);
 
 /** The selection the URL asks for: the log's filters (?q=&event=&from=&to=, as the delivery log carries them) or ?automation=<id>.<trigger>. */
 function selectionFromSearch(uid: string, search: SearchParams): ReplaySelectionInput {
-  const [automation, trigger] = firstValue(search.automation).split('.');
+  const [automation, trigger] = param(search.automation).split('.');
   if (automation) return { webhook: uid, automation, trigger: trigger ?? '0' } as ReplaySelectionInput;
-  return { webhook: uid, q: firstValue(search.q), event: firstValue(search.event), from: firstValue(search.from), to: firstValue(search.to) };
+  return { webhook: uid, q: param(search.q), event: param(search.event), from: param(search.from), to: param(search.to) };
 }
 
 async function loadPreview(factoryId: string, selection: ReplaySelectionInput): Promise<{ preview: SelectionPreview } | { error: string }> {
@@ -65,8 +67,8 @@ export default async function ReplayPage({ params, searchParams }: { params: Pro
   );
   const names = new Map(automations.map((a) => [a.id, a.name]));
   const running = jobs.find((job) => job.status === 'running') ?? null;
-  const chosen = firstValue(search.automation);
-  const logFilters = Object.fromEntries(['q', 'event'].flatMap((key) => (firstValue(search[key]) ? [[key, firstValue(search[key])]] : [])));
+  const chosen = param(search.automation);
+  const logFilters = Object.fromEntries(['q', 'event'].flatMap((key) => (param(search[key]) ? [[key, param(search[key])]] : [])));
   const logHref = Object.keys(logFilters).length ? `${webhookPath}?${new URLSearchParams({ status: 'accepted', ...logFilters }).toString()}#deliveries` : `${webhookPath}#deliveries`;
 
   return (
@@ -124,16 +126,16 @@ export default async function ReplayPage({ params, searchParams }: { params: Pro
           <CardBody>
             <form method="get" className="grid gap-4 sm:grid-cols-2 lg:grid-cols-4">
               <Field label="Search" hint="Delivery ID or payload text">
-                <Input name="q" defaultValue={firstValue(search.q)} maxLength={200} />
+                <Input name="q" defaultValue={param(search.q)} maxLength={200} />
               </Field>
               <Field label="Event type" hint="e.g. pull_request.* ">
-                <Input name="event" defaultValue={firstValue(search.event)} maxLength={200} mono />
+                <Input name="event" defaultValue={param(search.event)} maxLength={200} mono />
               </Field>
               <Field label="Received from">
-                <Input name="from" type="datetime-local" step={1} defaultValue={firstValue(search.from).replace(/Z$/, '')} />
+                <Input name="from" type="datetime-local" step={1} defaultValue={param(search.from).replace(/Z$/, '')} />
               </Field>
               <Field label="Received before">
-                <Input name="to" type="datetime-local" step={1} defaultValue={firstValue(search.to).replace(/Z$/, '')} />
+                <Input name="to" type="datetime-local" step={1} defaultValue={param(search.to).replace(/Z$/, '')} />
               </Field>
               {triggers.length ? (
                 <Field label="Or: what an automation’s trigger matches in Backtest" className="sm:col-span-2">
