@@ -87,6 +87,10 @@ export default defineConfig({
         '--disable-component-update',
         '--disable-sync',
         '--no-first-run',
+        // Each test's pages live seconds: V8's optimizing compilers (Maglev, TurboFan) spent more
+        // compiling the dashboard's scripts than they saved. Without them, three browser specs took
+        // 73 CPU-seconds in two runs each against 78 and 79 (2026-11-30; docs/testing.md).
+        '--js-flags=--no-opt --no-maglev',
       ],
     },
   },
