@@ -54,4 +54,15 @@ describe.each(testDatabaseKinds())('a Slack destination URL at rest on %s', (kin
     expect(await protectDestinationUrls(database.prisma)).toBe(0);
     expect(await rowOf(signed.destination.id)).toEqual({ url: 'https://hooks.example.com/tripline?key=public', urlEncrypted: null });
   });
+
+  it('stored in the clear and unparseable, is encrypted at start all the same, and shown as none of itself: the start goes on', async () => {
+    const url = `hooks.slack.com${TOKEN_PATH}3`;
+    const legacy = await database.prisma.notificationDestination.create({ data: { id: 'nd_unparseable', factoryId, name: 'typo', kind: 'slack', url }, select: { id: true } });
+    expect(await protectDestinationUrls(database.prisma)).toBe(1);
+    const row = await rowOf(legacy.id);
+    expect(row.url).toBe('(not a valid URL)');
+    expect(JSON.stringify(row)).not.toContain('xoxbsecretpathtoken0123');
+    expect(destinationTarget({ id: legacy.id, ...row })).toBe(url);
+    expect((await listDestinations(factoryId, database.prisma)).find((d) => d.id === legacy.id)?.url).toBe('(not a valid URL)');
+  });
 });

@@ -27,10 +27,19 @@ export type DestinationView = { id: string; name: string; kind: NotificationKind
 
 const destinationSelect = { id: true, name: true, kind: true, url: true, urlEncrypted: true, enabled: true, createdAt: true } as const;
 
-/** Slack incoming-webhook URLs carry their credential in the path: only the origin and the start of the path are shown. */
+/**
+ * Slack incoming-webhook URLs carry their credential in the path: only the origin and the start of
+ * the path are shown. A stored URL that does not parse (written before URLs were checked as they
+ * are now) shows none of itself: where its credential is cannot be told.
+ */
 export function displayUrl(kind: NotificationKind, url: string): string {
   if (kind !== 'slack') return url;
-  const parsed = new URL(url);
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return '(not a valid URL)';
+  }
   const path = parsed.pathname.split('/').slice(0, 3).join('/');
   return `${parsed.origin}${path}/…`;
 }
