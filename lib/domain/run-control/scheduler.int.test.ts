@@ -10,6 +10,7 @@ import { pruneRuns } from '@/lib/domain/runs/retention';
 import { budget } from '@/scripts/speed.mjs';
 import { previewRunControl } from '@/lib/domain/run-control/preview';
 import { testTrigger } from '@/lib/domain/automations/test-filter';
+import { ACTIVE_RUN_STATUSES } from '@/lib/domain/run-status/statuses';
 import { testDatabaseKinds, type TestDatabase } from '@/tests/support/databases';
 import { arrive, claim, controlledAutomation, finish, runControlDatabase, runsOf, type Place } from '@/tests/support/run-control';
 
@@ -539,6 +540,16 @@ describe.each(testDatabaseKinds())('run control scheduler on %s', (kind) => {
     const later = new Date(Date.now() + 100 * 24 * 60 * 60 * 1000);
     await pruneRuns(90, database.prisma, later);
     expect(await statuses(runs)).toEqual(['queued']);
+  });
+
+  it('reads a group\'s runs that have not ended from an index that holds only those, whatever the statuses not ended are', async () => {
+    // A pass never walks a group's history: Run_active_group_idx (migration run_group_active_index) holds only runs
+    // whose status is one of ACTIVE_RUN_STATUSES. A status added there and not to the index's predicate would leave
+    // those runs out of the index, and the pass's look would fall back to an index that does not exist any more.
+    const [index] = await database.prisma.$queryRawUnsafe<{ definition: string }[]>(`SELECT indexdef AS "definition" FROM pg_indexes WHERE indexname = 'Run_active_group_idx'`);
+    const named = [...(index?.definition ?? '').matchAll(/'([a-z_]+)'::"RunStatus"/g)].map((match) => match[1]);
+    expect(named.sort()).toEqual([...ACTIVE_RUN_STATUSES].sort());
+    expect(index?.definition).toMatch(/"controlKey" IS NOT NULL/);
   });
 
   it('counts each outcome in /metrics', async () => {

@@ -7,13 +7,13 @@ import { ACTIVE_RUN_STATUSES, sqlStatusList } from '@/lib/domain/run-status/stat
 import { schedulers, type Scheduler } from '@/lib/domain/run-control/wake';
 
 // Run control's scheduler (docs/automations.md, Run control; docs/decisions/0101).
-// Every instance runs one. A pass first makes the row of every group that has
-// a pending run and none (a delivery's first in its group), in a short
-// statement of its own. Then it claims groups (RunGroup rows) that have a
+// Every instance runs one. A pass claims groups (RunGroup rows) that have a
 // pending run (a delivery arrived), are dirty (a run ended, a cancel) or are
 // due (a debounce or throttle period ends) under a transaction-scoped advisory lock taken without
 // waiting (groupLock), so two instances never decide one group at once, and
-// decides each group's runs in the pass's transaction (decide.ts). The
+// decides each group's runs in the pass's transaction (decide.ts). A group
+// with a pending run and no row yet (a delivery's first in its group) gets its
+// row in a short statement of its own, and the pass is run again. The
 // group's row is locked only by the pass's last statement, which writes its
 // state and clears `dirty` unless a writer marked the group again meanwhile
 // (its `changes` moved): the workers, which mark groups dirty, never wait for
@@ -21,7 +21,9 @@ import { schedulers, type Scheduler } from '@/lib/domain/run-control/wake';
 // group's row at all (docs/decisions/0115). The pass never waits for
 // a lock: it skips groups another pass holds, and a group whose runs it cannot
 // all lock (a worker is ending one this moment) stays dirty for the next
-// pass. So it cannot deadlock with the ingress or the workers.
+// pass. So it cannot deadlock with the ingress or the workers. A pass is four
+// statements in its transaction (docs/decisions/0122): the claim, the groups
+// with the runs they list, those runs locked, and the writes.
 //
 // Everything it knows is in the database: a restarted instance finds the
 // pending, debouncing, throttled and waiting rows, and their groups dirty or
@@ -74,6 +76,7 @@ const PASS_WAIT_MS = 10_000;
 const PASS_TIMEOUT_MS = 30_000;
 
 const ACTIVE_SQL = sqlStatusList(ACTIVE_RUN_STATUSES);
+const NOT_PENDING_SQL = sqlStatusList(ACTIVE_RUN_STATUSES.filter((status) => status !== 'pending'));
 /**
  * A pass's hold on a group: a transaction-scoped advisory lock on the
  * group's key (two keys whose hashes collide only share a pass's turn),
@@ -108,8 +111,10 @@ export function debouncedLine(deliveryIds: readonly string[]): string {
  * Makes the row of each group that has a pending run and no row (the first
  * delivery of a group, or one whose idle group was trimmed while its run was
  * being recorded: the trim decides from what is committed). One statement, in
- * key order, outside the pass's transaction: it never writes an existing group,
- * and waits only for another instance making the same group this moment.
+ * key order, outside a pass's transaction: it never writes an existing group,
+ * and waits only for another instance making the same group this moment. A
+ * pass calls it only when its claim found such a group, so a steady stream to
+ * known groups costs no statement here.
  */
 async function makeMissingGroups(db: Db): Promise<void> {
   await db.$executeRawUnsafe(
@@ -124,22 +129,37 @@ async function makeMissingGroups(db: Db): Promise<void> {
 }
 
 /**
- * One pass: makes the groups of pending runs that have none, then claims up
- * to PASS_GROUPS groups with pending runs, as many dirty and as many due ones,
- * and decides them in one transaction, at the time `clock` gives once it has read
- * them (a Date: that time, as the tests drive it).
+ * One pass: claims up to PASS_GROUPS groups with pending runs, as many dirty and as many due ones,
+ * and decides them in one transaction, at the time `clock` gives once it has read them (a Date:
+ * that time, as the tests drive it). When the claim found groups with a pending run and no row,
+ * it makes their rows and passes once more, so a group's first delivery is decided by the same
+ * call.
  */
 export async function schedulePass(clock: Date | (() => Date), db: Db = prisma, pendingPerGroup = PASS_PENDING_PER_GROUP): Promise<PassResult> {
   const read = typeof clock === 'function' ? clock : () => clock;
+  const once = async () => {
+    // Under load a pass waits for a connection (Prisma's default gives up after 2 s) rather than fail a turn: the ingress shares the pool.
+    const result = await db.$transaction((tx) => decideGroups(tx, read, pendingPerGroup), { maxWait: PASS_WAIT_MS, timeout: PASS_TIMEOUT_MS });
+    const counter = metrics().runControlOutcomes;
+    for (const [outcome, count] of result.outcomes) counter.inc({ outcome }, count);
+    return result;
+  };
+  const first = await once();
+  if (!first.rowless) return first.pass;
   await makeMissingGroups(db);
-  // Under load a pass waits for a connection (Prisma's default gives up after 2 s) rather than fail a turn: the ingress shares the pool.
-  const result = await db.$transaction((tx) => decideGroups(tx, read, pendingPerGroup), { maxWait: PASS_WAIT_MS, timeout: PASS_TIMEOUT_MS });
-  const counter = metrics().runControlOutcomes;
-  for (const [outcome, count] of result.outcomes) counter.inc({ outcome }, count);
-  return result.pass;
+  const second = await once();
+  return {
+    groups: first.pass.groups + second.pass.groups,
+    deferred: first.pass.deferred + second.pass.deferred,
+    truncated: first.pass.truncated + second.pass.truncated,
+    started: first.pass.started + second.pass.started,
+    changes: first.pass.changes + second.pass.changes,
+  };
 }
 
-async function decideGroups(tx: Tx, clock: () => Date, pendingPerGroup: number): Promise<{ pass: PassResult; outcomes: Map<string, number> }> {
+const NOTHING: PassResult = { groups: 0, deferred: 0, truncated: 0, started: 0, changes: 0 };
+
+async function decideGroups(tx: Tx, clock: () => Date, pendingPerGroup: number): Promise<{ pass: PassResult; outcomes: Map<string, number>; rowless: boolean }> {
   const outcomes = new Map<string, number>();
   // The clock is read once the pass holds a connection, not when it began waiting for one (up to PASS_WAIT_MS under
   // load): a time from before the wait would open a throttle period, or start a debounce, seconds in the past.
@@ -157,34 +177,32 @@ async function decideGroups(tx: Tx, clock: () => Date, pendingPerGroup: number):
     claimedAt,
     PASS_GROUPS,
   );
-  if (claimed.length === 0) return { pass: { groups: 0, deferred: 0, truncated: 0, started: 0, changes: 0 }, outcomes };
-  const groups = await tx.$queryRawUnsafe<ClaimedGroup[]>(
-    `SELECT g."automationId", g."key", g."burstStartedAt", g."burstDueAt", g."windowStartedAt", g."windowRuns", g."changes"::text AS "changes", a."runControl"
+  if (claimed.length === 0) return { pass: NOTHING, outcomes, rowless: false };
+  // The groups' state, and the runs of each that have not ended (of the pending ones, the oldest
+  // PASS_PENDING_PER_GROUP), listed without locks, then read with their locks: a group with a listed
+  // row not among the locked ones is being changed by a worker (which will mark it dirty again) and
+  // waits for the next pass. By their IDs, not their number: a delivery's pending run committed
+  // between the two statements would make up for a row skipped as locked, and the pass would decide
+  // without a run in progress (two running under a limit of 1). A run recorded after the list waits
+  // for the next pass (it is pending: its group is claimed again). The lists come from
+  // Run_active_group_idx, which holds only runs not ended: a group's history is never read.
+  const inGroup = `r."automationId" = g."automationId" AND r."controlKey" = g."key"`;
+  const groups = await tx.$queryRawUnsafe<(ClaimedGroup & { ids: string[]; more: boolean })[]>(
+    `SELECT g."automationId", g."key", g."burstStartedAt", g."burstDueAt", g."windowStartedAt", g."windowRuns", g."changes"::text AS "changes", a."runControl",
+            ARRAY(SELECT r."id" FROM "Run" r WHERE ${inGroup} AND r."status" IN (${NOT_PENDING_SQL}))
+            || ARRAY(SELECT r."id" FROM "Run" r WHERE ${inGroup} AND r."status" = 'pending' ORDER BY r."createdAt", r."id" LIMIT $2) AS "ids",
+            EXISTS (SELECT 1 FROM "Run" r WHERE ${inGroup} AND r."status" = 'pending' ORDER BY r."createdAt", r."id" OFFSET $2 LIMIT 1) AS "more"
        FROM "RunGroup" g JOIN ${GROUPS_FROM('$1')} c ON g."automationId" = c."automationId" AND g."key" = c."key"
        JOIN "Automation" a ON a."id" = g."automationId"`,
     JSON.stringify(claimed.map((group) => [group.automationId, group.key])),
-  );
-  if (groups.length === 0) return { pass: { groups: 0, deferred: 0, truncated: 0, started: 0, changes: 0 }, outcomes };
-  const keys = JSON.stringify(groups.map((group) => [group.automationId, group.key]));
-  const groupKey = (row: { automationId: string; key: string }) => JSON.stringify([row.automationId, row.key]);
-  // The rows not ended (of the pending ones, the oldest PASS_PENDING_PER_GROUP), listed without locks, then read
-  // with their locks: a group with a listed row not among the locked ones is being changed by a worker (which
-  // will mark it dirty again) and waits for the next pass. By their IDs, not their number: a delivery's pending
-  // run committed between the two statements would make up for a row skipped as locked, and the pass would
-  // decide without a run in progress (two running under a limit of 1). A run recorded after the list waits for
-  // the next pass (it is pending: its group is claimed again).
-  const inGroup = `r."automationId" = g."automationId" AND r."controlKey" = g."key"`;
-  const listing = await tx.$queryRawUnsafe<{ automationId: string; key: string; ids: string[]; more: boolean }[]>(
-    `SELECT g."automationId", g."key",
-            ARRAY(SELECT r."id" FROM "Run" r WHERE ${inGroup} AND r."status" IN (${ACTIVE_SQL}) AND r."status" <> 'pending')
-            || ARRAY(SELECT r."id" FROM "Run" r WHERE ${inGroup} AND r."status" = 'pending' ORDER BY r."createdAt", r."id" LIMIT $2) AS "ids",
-            EXISTS (SELECT 1 FROM "Run" r WHERE ${inGroup} AND r."status" = 'pending' ORDER BY r."createdAt", r."id" OFFSET $2 LIMIT 1) AS "more"
-       FROM ${GROUPS_FROM('$1')} g`,
-    keys,
     pendingPerGroup,
   );
-  const listed = new Map(listing.map((row) => [groupKey(row), row.ids]));
-  const truncated = new Set(listing.filter((row) => row.more).map(groupKey));
+  // A claimed group without a row had a pending run and none: the caller makes its row and passes again.
+  const rowless = groups.length < claimed.length;
+  if (groups.length === 0) return { pass: NOTHING, outcomes, rowless };
+  const groupKey = (row: { automationId: string; key: string }) => JSON.stringify([row.automationId, row.key]);
+  const listed = new Map(groups.map((group) => [groupKey(group), group.ids]));
+  const truncated = new Set(groups.filter((group) => group.more).map(groupKey));
   const rows = await tx.$queryRawUnsafe<RunRow[]>(
     `SELECT r."id", r."automationId", r."controlKey" AS "key", r."status"::text AS "status", r."deliveryId" AS "deliveryRowId",
             COALESCE(r."envelope"->>'deliveryId', r."id") AS "deliveryId", r."outcomeRunId", r."notBefore", r."cancelRequestedAt"
@@ -192,7 +210,7 @@ async function decideGroups(tx: Tx, clock: () => Date, pendingPerGroup: number):
       WHERE r."id" = ANY($1::text[]) AND r."status" IN (${ACTIVE_SQL})
       ORDER BY r."createdAt", r."id"
         FOR UPDATE OF r SKIP LOCKED`,
-    listing.flatMap((row) => row.ids),
+    groups.flatMap((group) => group.ids),
   );
   // Decided as of now, after the reads: every run seen here was recorded before this time.
   const now = new Date(Math.max(clock().getTime(), claimedAt.getTime()));
@@ -223,60 +241,70 @@ async function decideGroups(tx: Tx, clock: () => Date, pendingPerGroup: number):
     // A group with pending runs past what one pass reads stays dirty: the next pass decides the next of them.
     states.push({ automationId: group.automationId, key: group.key, changes: group.changes, dirty: truncated.has(groupKey(group)), keep: false, dueAt: decision.dueAt, ...decision.state });
   }
-  if (changes.length) await applyChanges(tx, changes, now);
-  // The groups' rows are locked in key order first, as every writer locks them (lib/domain/run-control/dirty.ts):
-  // an UPDATE alone locks them in its join's order, and a delivery recording two groups of the
-  // pass in the other order deadlocked with it (PostgreSQL ended the delivery's statement after
-  // its 1 s deadlock timeout, and the ingress's p99 went from 0.1 to 5 s; bench/run-control.mjs).
-  await tx.$executeRawUnsafe(
-    `WITH locked AS MATERIALIZED (
-       SELECT x."automationId", x."key" FROM "RunGroup" x
-        WHERE (x."automationId", x."key") IN (SELECT c->>'automationId', c->>'key' FROM jsonb_array_elements($1::jsonb) c)
-        ORDER BY x."automationId", x."key"
-          FOR UPDATE
-     )
-     UPDATE "RunGroup" g
-        SET "dirty" = (c->>'dirty')::boolean OR g."changes" <> (c->>'changes')::bigint,
-            "dueAt" = CASE WHEN (c->>'keep')::boolean THEN g."dueAt" ELSE ${timestamp(`c->>'dueAt'`)} END,
-            "burstStartedAt" = CASE WHEN (c->>'keep')::boolean THEN g."burstStartedAt" ELSE ${timestamp(`c->>'burstStartedAt'`)} END,
-            "burstDueAt" = CASE WHEN (c->>'keep')::boolean THEN g."burstDueAt" ELSE ${timestamp(`c->>'burstDueAt'`)} END,
-            "windowStartedAt" = CASE WHEN (c->>'keep')::boolean THEN g."windowStartedAt" ELSE ${timestamp(`c->>'windowStartedAt'`)} END,
-            "windowRuns" = CASE WHEN (c->>'keep')::boolean THEN g."windowRuns" ELSE (c->>'windowRuns')::int END,
-            "activeAt" = CASE WHEN (c->>'keep')::boolean THEN g."activeAt" ELSE now() END
-       FROM jsonb_array_elements($1::jsonb) c, locked l
-      WHERE g."automationId" = c->>'automationId' AND g."key" = c->>'key' AND l."automationId" = g."automationId" AND l."key" = g."key"`,
-    JSON.stringify(states),
-  );
+  await writePass(tx, changes, states, now);
   const started = changes.filter((change) => change.status === 'queued' && change.from !== 'queued').length;
   // Only the groups decided: a deferred group waits for its pass in any case.
   const left = states.filter((state) => !state.keep && state.dirty).length;
-  return { pass: { groups: groups.length, deferred, truncated: left, started, changes: changes.length }, outcomes };
+  return { pass: { groups: groups.length, deferred, truncated: left, started, changes: changes.length }, outcomes, rowless };
 }
 
 // Times travel as ISO 8601 text (UTC) in the JSON, and are stored as the UTC timestamps the schema holds.
 const timestamp = (text: string) => `((${text})::timestamptz AT TIME ZONE 'UTC')`;
 
-/** Writes a pass's changes in one statement; each applies only to a row still in the status it was read with (it is locked). */
-async function applyChanges(tx: Tx, changes: (RunChange & { envelopeLine?: string })[], now: Date): Promise<void> {
+/**
+ * Writes a pass's changes and its groups' state in one statement. Each change applies only to a
+ * run still in the status it was read with (it is locked). The groups' rows are locked in key order
+ * first, as every writer locks them (lib/domain/run-control/dirty.ts): an UPDATE alone locks them in
+ * its join's order, and a delivery recording two groups of the pass in the other order deadlocked
+ * with it (PostgreSQL ended the delivery's statement after its 1 s deadlock timeout, and the
+ * ingress's p99 went from 0.1 to 5 s; bench/run-control.mjs). The runs' rows are this pass's
+ * already, so the statement takes no lock but the groups'.
+ */
+async function writePass(tx: Tx, changes: (RunChange & { envelopeLine?: string })[], states: Record<string, unknown>[], now: Date): Promise<void> {
   const column = (name: string, value: string) => `"${name}" = CASE WHEN c ? '${name}' THEN ${value} ELSE r."${name}" END`;
-  const updated = await tx.$executeRawUnsafe(
-    `UPDATE "Run" r
-        SET "status" = (c->>'status')::"RunStatus",
-            ${column('outcomeRunId', `c->>'outcomeRunId'`)},
-            ${column('outcomeDeliveryId', `c->>'outcomeDeliveryId'`)},
-            ${column('outcomeDetail', `c->>'outcomeDetail'`)},
-            ${column('notBefore', timestamp(`c->>'notBefore'`))},
-            ${column('cancelRequestedAt', timestamp(`c->>'cancelRequestedAt'`))},
-            "finishedAt" = CASE WHEN (c->>'finished')::boolean THEN $2 ELSE r."finishedAt" END,
-            "envelope" = CASE WHEN c ? 'deliveryIds'
-                              THEN jsonb_set(jsonb_set(r."envelope", '{deliveryIds}', c->'deliveryIds'), '{text}', to_jsonb((r."envelope"->>'text') || (c->>'envelopeLine')))
-                              ELSE r."envelope" END
-       FROM jsonb_array_elements($1::jsonb) c
-      WHERE r."id" = c->>'id' AND r."status" = (c->>'from')::"RunStatus"`,
+  const kept = (name: string, value: string) => `"${name}" = CASE WHEN (c->>'keep')::boolean THEN g."${name}" ELSE ${value} END`;
+  const [written] = await tx.$queryRawUnsafe<{ updated: number }[]>(
+    `WITH changed AS (
+       UPDATE "Run" r
+          SET "status" = (c->>'status')::"RunStatus",
+              ${column('outcomeRunId', `c->>'outcomeRunId'`)},
+              ${column('outcomeDeliveryId', `c->>'outcomeDeliveryId'`)},
+              ${column('outcomeDetail', `c->>'outcomeDetail'`)},
+              ${column('notBefore', timestamp(`c->>'notBefore'`))},
+              ${column('cancelRequestedAt', timestamp(`c->>'cancelRequestedAt'`))},
+              "finishedAt" = CASE WHEN (c->>'finished')::boolean THEN $3 ELSE r."finishedAt" END,
+              "envelope" = CASE WHEN c ? 'deliveryIds'
+                                THEN jsonb_set(jsonb_set(r."envelope", '{deliveryIds}', c->'deliveryIds'), '{text}', to_jsonb((r."envelope"->>'text') || (c->>'envelopeLine')))
+                                ELSE r."envelope" END
+         FROM jsonb_array_elements($1::jsonb) c
+        WHERE r."id" = c->>'id' AND r."status" = (c->>'from')::"RunStatus"
+        RETURNING 1
+     ),
+     locked AS MATERIALIZED (
+       SELECT x."automationId", x."key" FROM "RunGroup" x
+        WHERE (x."automationId", x."key") IN (SELECT c->>'automationId', c->>'key' FROM jsonb_array_elements($2::jsonb) c)
+        ORDER BY x."automationId", x."key"
+          FOR UPDATE
+     ),
+     written AS (
+       UPDATE "RunGroup" g
+          SET "dirty" = (c->>'dirty')::boolean OR g."changes" <> (c->>'changes')::bigint,
+              ${kept('dueAt', timestamp(`c->>'dueAt'`))},
+              ${kept('burstStartedAt', timestamp(`c->>'burstStartedAt'`))},
+              ${kept('burstDueAt', timestamp(`c->>'burstDueAt'`))},
+              ${kept('windowStartedAt', timestamp(`c->>'windowStartedAt'`))},
+              ${kept('windowRuns', `(c->>'windowRuns')::int`)},
+              ${kept('activeAt', 'now()')}
+         FROM jsonb_array_elements($2::jsonb) c, locked l
+        WHERE g."automationId" = c->>'automationId' AND g."key" = c->>'key' AND l."automationId" = g."automationId" AND l."key" = g."key"
+     )
+     SELECT count(*)::int AS "updated" FROM changed`,
     JSON.stringify(changes),
+    JSON.stringify(states),
     now,
   );
-  // Every row was locked with its status: a shortfall means a writer that does not mark the group dirty (a bug).
+  const updated = written?.updated ?? 0;
+  // Every run was locked with its status: a shortfall means a writer that does not mark the group dirty (a bug).
   if (updated !== changes.length) throw new Error(`run control: ${changes.length - updated} of ${changes.length} changes found their run changed under its lock`);
 }
 
@@ -376,12 +404,15 @@ export function startScheduler(
   let idleMs = pollMs;
   const loop = async () => {
     while (!stopped) {
+      // What woke it (a pending run recorded here, a run that ended here, a cancel) is work, as is a
+      // backlog: the pass's own claim looks, without a statement before it to ask.
+      const known = woken || backlog;
       woken = false;
       let more = false;
       let wait = pollMs;
       try {
         const at = now();
-        const work = await pendingWork(at);
+        const work = known ? { ready: true, nextDueAt: null } : await pendingWork(at);
         if (work.ready) {
           idleMs = pollMs;
           // What woke it meanwhile is decided by this pass too.
