@@ -92,16 +92,13 @@ type AppliedRow = { migration_name: string; checksum: string; finished: boolean;
 async function historyIsCurrent(database: MigrationDatabase, list: MigrationList): Promise<boolean> {
   const sql =
     'SELECT migration_name, checksum, finished_at IS NOT NULL AS finished, rolled_back_at IS NOT NULL AS rolled_back FROM _prisma_migrations';
-  let rows: AppliedRow[];
+  let rows: AppliedRow[] | null;
   try {
-    if (database.pglite) {
-      await database.lock;
-      rows = (await database.pglite.query<AppliedRow>(sql)).rows;
-    } else if (database.pool) rows = (await database.pool.query<AppliedRow>(sql)).rows;
-    else return false;
+    rows = await queryHistory<AppliedRow>(database, sql);
   } catch {
     return false; // no history table yet, or anything the engine explains better
   }
+  if (!rows) return false;
   const applied = new Map<string, string>();
   for (const row of rows) {
     if (row.rolled_back) continue;
@@ -115,12 +112,50 @@ async function historyIsCurrent(database: MigrationDatabase, list: MigrationList
   });
 }
 
-/** Applies the migrations the database has not seen yet; returns their names. */
+/** Runs one statement on the opened database's own connections; null where it has none. */
+async function queryHistory<Row>(database: MigrationDatabase, sql: string): Promise<Row[] | null> {
+  if (database.pglite) {
+    await database.lock;
+    return (await database.pglite.query<Row>(sql)).rows;
+  }
+  if (database.pool) return (await database.pool.query<Row & pg.QueryResultRow>(sql)).rows;
+  return null;
+}
+
+/**
+ * The migrations a process began and neither finished nor saw fail: it died while the migration ran
+ * (a signal during a start, SIGKILL, the machine lost). Each migration's script runs as one
+ * transaction that also records the migration finished (schema-engine.ts, withFinishedMark), so
+ * one still unfinished never committed: the database rolled it back when the process's connection
+ * dropped. A migration that failed has its error in `logs` and is not among these: it needs an
+ * operator. Read under the migration lock, so no process is applying one this moment.
+ */
+async function interruptedMigrations(database: MigrationDatabase): Promise<string[]> {
+  try {
+    const rows = await queryHistory<{ migration_name: string }>(
+      database,
+      'SELECT DISTINCT migration_name FROM _prisma_migrations WHERE finished_at IS NULL AND rolled_back_at IS NULL AND logs IS NULL ORDER BY migration_name',
+    );
+    return (rows ?? []).map((row) => row.migration_name);
+  } catch {
+    return []; // no history table yet
+  }
+}
+
+/**
+ * Applies the migrations the database has not seen yet; returns their names. A migration whose
+ * process died while applying it is recorded rolled back first (as `migrate resolve --rolled-back`
+ * would) and applied again, so a signal during a start never leaves the next one refusing.
+ */
 export async function applyPendingMigrations(database: MigrationDatabase, options: MigrationOptions = {}): Promise<string[]> {
   const migrationsList = loadMigrationList(options.migrationsDir);
   if (await historyIsCurrent(database, migrationsList)) return [];
   return withMigrationLock(database, options, (factory) =>
     withSchemaEngine(factory, readSchema(), async (engine) => {
+      for (const migrationName of await interruptedMigrations(database)) {
+        options.log?.(`migration ${migrationName} was interrupted before it finished (its transaction rolled back); applying it again`);
+        await engine.markMigrationRolledBack({ migrationName });
+      }
       const result = await engine.applyMigrations({ migrationsList, filters: noFilters });
       return result.appliedMigrationNames;
     }),
@@ -168,6 +203,11 @@ export async function withMigrationLock<T>(
   try {
     // A role's lock_timeout or statement_timeout would cut the wait short, or a long migration.
     await pool.query('SET lock_timeout = 0; SET statement_timeout = 0');
+    // Should this process die while a migration's statement runs, PostgreSQL notices within a second
+    // and rolls the migration back, releasing its table locks (which hold up every instance still
+    // serving) and the migration lock, instead of finishing a statement nobody waits for
+    // (PostgreSQL 14 and later; earlier ones notice at the statement's end).
+    await pool.query(`SELECT set_config('client_connection_check_interval', '1000', false) WHERE current_setting('server_version_num')::int >= 140000`);
     const { rows } = await pool.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1::bigint) AS locked', [MIGRATION_LOCK_KEY]);
     if (!rows[0]?.locked) {
       options.log?.(`waiting for another instance to finish migrating (PostgreSQL advisory lock ${MIGRATION_LOCK_KEY})`);

@@ -1,4 +1,5 @@
 import 'server-only';
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -140,7 +141,9 @@ function clearLeftoverTimers(): void {
 //   every ';', string literals included, running the pieces in separate
 //   transactions. Here the whole script goes out as one simple-protocol query,
 //   which PostgreSQL runs as one implicit transaction, as Prisma's native
-//   engine does.
+//   engine does, with a statement that records the migration finished in
+//   that transaction (withFinishedMark), so that a process that dies while
+//   migrating leaves a history the next start can repair on its own.
 // The wrapping (dispose once, executeScript replaced) is done on the adapter
 // objects the factory returns, because neither adapter exposes an option for
 // it. Each half can go on its own once upstream fixes it:
@@ -148,8 +151,9 @@ function clearLeftoverTimers(): void {
 //   opens (SchemaEngine.free() calling adapter.dispose());
 // - executeScript, when pglite-prisma-adapter awaits exec() in executeScript
 //   and @prisma/adapter-pg sends the script unsplit (as its pool.query(text)
-//   would). To check a new version: on both databases, a failing migration
-//   must be recorded as failed, and a ';' inside a string literal must survive.
+//   would); the finished mark stays ours. To check a new version: on both
+//   databases, a failing migration must be recorded as failed, and a ';'
+//   inside a string literal must survive.
 function trackConnections(factory: SqlMigrationAwareDriverAdapterFactory): {
   factory: SqlMigrationAwareDriverAdapterFactory;
   disposeAll: () => Promise<void>;
@@ -165,7 +169,7 @@ function trackConnections(factory: SqlMigrationAwareDriverAdapterFactory): {
     if (runScript) {
       adapter.executeScript = async (script: string) => {
         try {
-          await runScript(script);
+          await runScript(withFinishedMark(script));
         } catch (error) {
           throw asDriverAdapterError(error);
         }
@@ -187,6 +191,27 @@ function trackConnections(factory: SqlMigrationAwareDriverAdapterFactory): {
       if (failure) console.error('Could not close a schema engine connection:', failure.reason);
     },
   };
+}
+
+/**
+ * The script, and after it a statement that records its migration finished, in the script's own
+ * transaction: the row the engine wrote for it before running it (`_prisma_migrations`, found by
+ * the script's checksum, as Prisma computes it) gets its `finished_at` in the same commit as the
+ * migration's changes. The engine records it finished again once the script returns; if the process
+ * dies between the two, the history still says finished, so a migration left unfinished is always
+ * one whose transaction never committed (migrate.ts, interruptedMigrations). Without a history
+ * table (a shadow database, scripts that are no migration), the statement does nothing.
+ */
+export function withFinishedMark(script: string): string {
+  const checksum = createHash('sha256').update(script).digest('hex');
+  // A line of its own first: the script may end in a comment or without a semicolon.
+  return `${script}
+;
+DO $tripline_finished$ BEGIN
+  IF to_regclass('_prisma_migrations') IS NOT NULL THEN
+    UPDATE _prisma_migrations SET finished_at = now() WHERE checksum = '${checksum}' AND finished_at IS NULL AND rolled_back_at IS NULL;
+  END IF;
+END $tripline_finished$;`;
 }
 
 type ScriptClient = { query?: (sql: string) => Promise<unknown>; exec?: (sql: string) => Promise<unknown> };
