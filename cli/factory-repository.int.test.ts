@@ -21,6 +21,7 @@ describe.skipIf(!testDatabaseKinds().includes('postgres'))('tripline factory use
   const repo = localRepository();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tripline-use-repository-'));
   const tripline = (...args: string[]) => runCli(['factory', ...args], { DATABASE_URL: database.url!, TRIPLINE_DATA_DIR: dataDir });
+  const withInput = (input: string, ...args: string[]) => runCli(['factory', ...args], { DATABASE_URL: database.url!, TRIPLINE_DATA_DIR: dataDir }, input);
   const webhookNames = async () => (await database.prisma.webhook.findMany({ where: { factoryId, deletedAt: null }, select: { name: true }, orderBy: { name: 'asc' } })).map((w) => w.name);
   const source = async () => (await database.prisma.factory.findUniqueOrThrow({ where: { id: factoryId }, select: { configSource: true } })).configSource;
 
@@ -64,6 +65,24 @@ describe.skipIf(!testDatabaseKinds().includes('postgres'))('tripline factory use
     expect(applied.stdout).toContain(`repo-cli: applied ${second} of main`);
     expect(await webhookNames()).toEqual(['jobs', 'more']);
     expect(await source()).toBe('repository');
+  }, budget(120_000));
+
+  it('reads the URL from standard input with --repo-stdin, and warns where --repo carries a credential', async () => {
+    const head = repo.commit('head');
+    const read = await withInput(`${repo.dir}\n`, 'use-repository', '--factory', 'repo-cli', '--repo-stdin');
+    expect(read.status, read.stderr).toBe(0);
+    expect(read.stdout).toContain(`run this again with --commit ${head}`);
+    expect(read.stderr).not.toContain('warning');
+
+    const both = await withInput(repo.dir, 'use-repository', '--factory', 'repo-cli', '--repo-stdin', '--repo', repo.dir);
+    expect(both.status).toBe(2);
+    expect(both.stderr).toContain('Give --repo or --repo-stdin, not both');
+
+    // Nothing listens on port 9: the fetch fails, after the warning, and the token is printed nowhere.
+    const inArgs = await tripline('use-repository', '--factory', 'repo-cli', '--repo', 'https://ci:tok3n-in-args@127.0.0.1:9/hooks.git');
+    expect(inArgs.status).not.toBe(0);
+    expect(inArgs.stderr).toContain('warning: the repository URL carries a credential, which every user of this machine could read in the process list');
+    expect(inArgs.stderr + inArgs.stdout).not.toContain('tok3n-in-args');
   }, budget(120_000));
 
   it('refuses --yes with --commit as wrong usage', async () => {

@@ -3,7 +3,7 @@ import { printConnections, printPlan, printProblems } from './definitions';
 import { getDefinitionsStatus, setConfigSource } from '@/lib/domain/definitions/service';
 import { formatProblem, repositorySettingsSchema } from '@/lib/domain/definitions/schemas';
 import { listAllFactories } from '@/lib/domain/instance/service';
-import { CLI, parseOptions, required, UsageError } from '../args';
+import { CLI, parseOptions, readStdin, required, UsageError } from '../args';
 import { withDatabase } from '../database';
 import { factoryIdOrThrow } from '../factory';
 import { runCommand } from '../run-command';
@@ -14,16 +14,19 @@ const usage = `Usage: ${CLI} factory <subcommand> --factory <slug> [options]
   status                                     the kind of factory, and for a repository what applied last
   use-dashboard                              webhooks are managed in the dashboard (the default)
   use-managed                                the service keeps definition files; the dashboard writes them
-  use-repository --repo <url|path> [--branch main] [--yes | --commit <sha>]
+  use-repository (--repo <url|path> | --repo-stdin) [--branch main] [--yes | --commit <sha>]
                                              the production branch of a git repository applies (now, and on every new commit);
                                              without --yes or --commit, prints what applying its newest commit would do and
-                                             changes nothing; --commit applies only if the branch is still at that commit`;
+                                             changes nothing; --commit applies only if the branch is still at that commit;
+                                             --repo-stdin reads the URL from standard input, so a credential in it never shows
+                                             in the process list or the shell's history`;
 
 export function run(args: string[]): Promise<number> {
   return runCommand(usage, args, async () => {
     const { values, positionals } = parseOptions(args, {
       factory: { type: 'string' },
       repo: { type: 'string' },
+      'repo-stdin': { type: 'boolean' },
       branch: { type: 'string' },
       yes: { type: 'boolean' },
       commit: { type: 'string' },
@@ -58,7 +61,12 @@ export function run(args: string[]): Promise<number> {
           console.log(`${slug}: ${subcommand === 'use-managed' ? 'managed definition files' : 'dashboard'}`);
           return 0;
         case 'use-repository': {
-          const settings = repositorySettingsSchema.parse({ url: required(values.repo, 'repo'), branch: values.branch });
+          if (values.repo !== undefined && values['repo-stdin']) throw new UsageError('Give --repo or --repo-stdin, not both');
+          const url = values['repo-stdin'] ? (await readStdin()).trim() : required(values.repo, 'repo');
+          if (!values['repo-stdin'] && hasPassword(url)) {
+            console.error('warning: the repository URL carries a credential, which every user of this machine could read in the process list while this command ran; pass the URL on standard input with --repo-stdin instead');
+          }
+          const settings = repositorySettingsSchema.parse({ url, branch: values.branch });
           if (values.yes && values.commit) throw new UsageError('Give --yes or --commit, not both');
           // The operator's own tool: every kind of location is allowed (TRIPLINE_REPOSITORY_ALLOW is for dashboard and API users).
           const operator = { kind: 'operator' } as const;
@@ -89,4 +97,13 @@ export function run(args: string[]): Promise<number> {
       }
     });
   });
+}
+
+/** Whether a URL names a password (https://user:token@host/...); paths and scp-like locations have none. */
+function hasPassword(location: string): boolean {
+  try {
+    return new URL(location).password !== '';
+  } catch {
+    return false;
+  }
 }

@@ -8,10 +8,11 @@ export type CliResult = { status: number | null; stdout: string; stderr: string 
 
 const root = path.resolve(import.meta.dirname, '../..');
 
-/** Runs `tripline <args>` as a process of its own from the project's folder, killed past its budget (120 s on machine C). */
-export function runCli(args: string[], env: Record<string, string>): Promise<CliResult> {
+/** Runs `tripline <args>` as a process of its own from the project's folder, with `input` on its standard input, killed past its budget (120 s on machine C). */
+export function runCli(args: string[], env: Record<string, string>, input?: string): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, cliArgs(args), { cwd: root, env: { ...process.env, ...env } });
+    if (input !== undefined) child.stdin.end(input);
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
