@@ -76,7 +76,25 @@ export type MigrationDatabase = {
   pglite?: { query<T>(sql: string): Promise<{ rows: T[] }> };
 };
 
-export type MigrationOptions = { migrationsDir?: string; log?: (line: string) => void };
+export type MigrationOptions = {
+  migrationsDir?: string;
+  log?: (line: string) => void;
+  /** How long a migration's statement waits for a table's lock before it gives way and is tried again (PostgreSQL). */
+  lockTimeoutMs?: number;
+  /** The first pause before a migration that gave way is tried again; it doubles, up to a minute. */
+  retryMs?: number;
+};
+
+/**
+ * A migration's statement waits this long for a table's lock (PostgreSQL). Waiting longer would
+ * hold up every query of the instances still serving that table behind it: PostgreSQL queues them
+ * after the migration's request.
+ */
+export const MIGRATION_LOCK_TIMEOUT_MS = 5_000;
+const MIGRATION_RETRY_MS = 5_000;
+const MIGRATION_RETRY_MAX_MS = 60_000;
+/** SQLSTATE lock_not_available: a statement gave up waiting for a lock (lock_timeout). */
+const LOCK_NOT_AVAILABLE = '55P03';
 
 type AppliedRow = { migration_name: string; checksum: string; finished: boolean; rolled_back: boolean };
 
@@ -143,9 +161,25 @@ async function interruptedMigrations(database: MigrationDatabase): Promise<strin
 }
 
 /**
+ * The migrations that failed because a statement gave up waiting for a table's lock: their error
+ * (the engine's `logs`) carries SQLSTATE 55P03, which schema-engine.ts adds to every database
+ * error's message. Their transaction rolled back; they can be tried again as they are.
+ */
+async function migrationsThatGaveWay(database: MigrationDatabase): Promise<string[]> {
+  const rows = await queryHistory<{ migration_name: string }>(
+    database,
+    `SELECT DISTINCT migration_name FROM _prisma_migrations WHERE finished_at IS NULL AND rolled_back_at IS NULL AND logs LIKE '%(SQLSTATE ${LOCK_NOT_AVAILABLE})%' ORDER BY migration_name`,
+  );
+  return (rows ?? []).map((row) => row.migration_name);
+}
+
+/**
  * Applies the migrations the database has not seen yet; returns their names. A migration whose
  * process died while applying it is recorded rolled back first (as `migrate resolve --rolled-back`
- * would) and applied again, so a signal during a start never leaves the next one refusing.
+ * would) and applied again, so a signal during a start never leaves the next one refusing. On
+ * PostgreSQL a migration's statement waits at most `lockTimeoutMs` for a table's lock, so that it
+ * never holds up the queries of instances still serving behind it for long; one that gave way is
+ * recorded rolled back and tried again after a pause, for as long as it takes.
  */
 export async function applyPendingMigrations(database: MigrationDatabase, options: MigrationOptions = {}): Promise<string[]> {
   const migrationsList = loadMigrationList(options.migrationsDir);
@@ -156,10 +190,39 @@ export async function applyPendingMigrations(database: MigrationDatabase, option
         options.log?.(`migration ${migrationName} was interrupted before it finished (its transaction rolled back); applying it again`);
         await engine.markMigrationRolledBack({ migrationName });
       }
-      const result = await engine.applyMigrations({ migrationsList, filters: noFilters });
-      return result.appliedMigrationNames;
+      const applied: string[] = [];
+      const before = await finishedMigrations(database);
+      for (let pause = options.retryMs ?? MIGRATION_RETRY_MS; ; pause = Math.min(pause * 2, MIGRATION_RETRY_MAX_MS)) {
+        try {
+          applied.push(...(await engine.applyMigrations({ migrationsList, filters: noFilters })).appliedMigrationNames);
+          return applied;
+        } catch (error) {
+          const gaveWay = await migrationsThatGaveWay(database).catch(() => []);
+          if (gaveWay.length === 0) throw error;
+          // What it applied before the one that gave way is recorded applied; the engine does not return it.
+          const finished = await finishedMigrations(database);
+          applied.push(...migrationsList.migrationDirectories.map((directory) => directory.path).filter((name) => finished.has(name) && !before.has(name) && !applied.includes(name)));
+          for (const migrationName of gaveWay) {
+            options.log?.(
+              `migration ${migrationName} waited ${((options.lockTimeoutMs ?? MIGRATION_LOCK_TIMEOUT_MS) / 1000).toFixed(1)} s for a table another session holds, and gave way so the instances serving it are not held up; trying it again in ${(pause / 1000).toFixed(1)} s`,
+            );
+            await engine.markMigrationRolledBack({ migrationName });
+          }
+          await new Promise((resolve) => setTimeout(resolve, pause));
+        }
+      }
     }),
   );
+}
+
+/** The migrations recorded applied and finished (none before the history table exists). */
+async function finishedMigrations(database: MigrationDatabase): Promise<Set<string>> {
+  try {
+    const rows = await queryHistory<{ migration_name: string }>(database, 'SELECT migration_name FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL');
+    return new Set((rows ?? []).map((row) => row.migration_name));
+  } catch {
+    return new Set(); // no history table yet
+  }
 }
 
 // The key of the session-level advisory lock Prisma's schema engine takes
@@ -215,6 +278,8 @@ export async function withMigrationLock<T>(
       await pool.query('SELECT pg_advisory_lock($1::bigint)', [MIGRATION_LOCK_KEY]);
       options.log?.(`migration lock acquired after ${((Date.now() - started) / 1000).toFixed(1)} s`);
     }
+    // Held: a migration's statement now waits for a table's lock only so long (applyPendingMigrations tries it again).
+    await pool.query(`SET lock_timeout = ${Math.max(1, Math.round(options.lockTimeoutMs ?? MIGRATION_LOCK_TIMEOUT_MS))}`);
     try {
       return await fn(new PrismaPg(pool));
     } finally {

@@ -26,11 +26,13 @@ afterAll(() => fs.rmSync(scratch, { recursive: true, force: true }));
 const FIRST = '20240101000000_first';
 const SECOND = '20240101000001_second';
 const THIRD = '20240101000002_third';
+const FOURTH = '20240101000003_fourth';
 const SCRIPTS: Record<string, string> = {
   [FIRST]: 'CREATE TABLE "First" ("id" INTEGER PRIMARY KEY);\n',
   // Sleeps while "First" has no row 1: a migration that is running when its process dies.
   [SECOND]: 'CREATE TABLE "Second" ("id" INTEGER);\nINSERT INTO "First" VALUES (2);\nSELECT pg_sleep(600) WHERE NOT EXISTS (SELECT 1 FROM "First" WHERE "id" = 1);\n',
   [THIRD]: 'CREATE TABLE "Third" ("id" INTEGER);\n',
+  [FOURTH]: 'ALTER TABLE "First" ADD COLUMN "note" TEXT;\n',
 };
 const checksum = (name: string) => createHash('sha256').update(SCRIPTS[name]!).digest('hex');
 
@@ -125,6 +127,48 @@ describe.each(testDatabaseKinds())('a migration interrupted on %s', (kind) => {
       expect(await query(adapter, `SELECT to_regclass('"Second"') IS NULL AS "absent"`)).toEqual([{ absent: true }]);
     } finally {
       await close();
+    }
+  });
+});
+
+describe.skipIf(!process.env.TEST_DATABASE_URL)('a migration that waits for a table (PostgreSQL)', () => {
+  it('gives way after its lock timeout, so serving instances are not held up behind it, and is tried again until it applies', async () => {
+    const { url, drop } = await createPostgresDatabase('tripline_migration_gives_way');
+    const adapter = openAdapter({ kind: 'postgres', url }, { poolSize: 2 });
+    const serving = new pg.Client({ connectionString: url });
+    try {
+      await applyPendingMigrations(adapter, { migrationsDir: migrations('gives-way-1', [FIRST]) });
+      // A serving instance's long transaction reads "First": FOURTH's ALTER TABLE cannot have the table.
+      await serving.connect();
+      await serving.query('BEGIN');
+      await serving.query('SELECT * FROM "First"');
+      const lines: string[] = [];
+      const applying = applyPendingMigrations(adapter, { migrationsDir: migrations('gives-way-2', [FIRST, FOURTH]), lockTimeoutMs: 200, retryMs: 100, log: (line) => lines.push(line) });
+      while (!lines.some((line) => line.startsWith(`migration ${FOURTH} waited 0.2 s for a table another session holds, and gave way`))) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      // Another serving instance reads "First" meanwhile: it waits at most for one of the migration's tries, never
+      // behind a migration that waits for ever (PostgreSQL queues new requests for the table behind its request).
+      const other = new pg.Client({ connectionString: url });
+      await other.connect();
+      try {
+        await other.query("SET lock_timeout = '30s'");
+        expect((await other.query('SELECT count(*)::int AS "n" FROM "First"')).rows).toEqual([{ n: 0 }]);
+      } finally {
+        await other.end();
+      }
+      await serving.query('COMMIT');
+      expect(await applying).toEqual([FOURTH]);
+      expect(lines.at(-1)).toContain('trying it again in');
+      const tried = (await history(adapter)).filter((row) => row.migration_name === FOURTH);
+      expect(tried.at(-1)).toEqual({ migration_name: FOURTH, finished: true, rolled_back: false });
+      expect(tried.slice(0, -1).length).toBeGreaterThan(0);
+      for (const row of tried.slice(0, -1)) expect(row).toEqual({ migration_name: FOURTH, finished: false, rolled_back: true });
+      expect((await serving.query(`SELECT count(*)::int AS "n" FROM information_schema.columns WHERE table_name = 'First' AND column_name = 'note'`)).rows).toEqual([{ n: 1 }]);
+    } finally {
+      await serving.end();
+      await adapter.close();
+      await drop();
     }
   });
 });

@@ -238,7 +238,8 @@ function asDriverAdapterError(error: unknown): unknown {
     kind: 'postgres',
     code: e.code,
     severity: text(e.severity) ?? 'ERROR',
-    message: e.message,
+    // The SQLSTATE too: it lands in _prisma_migrations.logs, where the message may be in the server's language.
+    message: `${e.message} (SQLSTATE ${e.code})`,
     detail: text(e.detail),
     column: text(e.column),
     hint: text(e.hint),
