@@ -6,7 +6,8 @@ import { budget } from '../../scripts/speed.mjs';
 import { cli, migratedDataDir, startServer, type RunningServer } from '../servers';
 
 // `npm start` on the embedded database keeps everything across a restart:
-// the account and factory, API tokens, generated keys, and browser sessions.
+// the account and factory, API tokens, generated keys, and browser sessions;
+// and a server started with the test clock on warns at start.
 
 const port = Number(process.env.E2E_PORT_BASE ?? 3210) + 3;
 
@@ -32,9 +33,13 @@ test('the embedded database, keys and sessions survive a restart', async ({ page
   } finally {
     await server.stop();
   }
+  const testClockWarning = 'TRIPLINE_TEST_CLOCK=true: any request may set the time its signature is checked at';
+  expect(fs.readFileSync(server.logFile, 'utf8')).not.toContain(testClockWarning);
 
-  server = await startServer('restart-2', port, env);
+  // Restarted with a test-only setting on: the server says so at start.
+  server = await startServer('restart-2', port, { ...env, TRIPLINE_TEST_CLOCK: 'true' });
   try {
+    expect(fs.readFileSync(server.logFile, 'utf8')).toContain(testClockWarning);
     expect(fs.readFileSync(path.join(dataDir, 'secrets.key'), 'utf8')).toBe(keyBefore);
     await page.reload();
     await expect(page).toHaveURL(/\/f\/persist\/automations$/);

@@ -126,6 +126,9 @@ export async function startServer(): Promise<void> {
   if (!servedByEntry()) {
     logger.warn('not started through server.ts (npm start): client addresses are unknown, so every client shares one failed-authentication budget, and shutdown does not drain');
   }
+  if (env().testClock) {
+    logger.warn('TRIPLINE_TEST_CLOCK=true: any request may set the time its signature is checked at (X-Tripline-Test-Now), which undoes replay protection; for test servers only, never in production');
+  }
 
   // What housekeeping does differently on the embedded database (one connection, no autovacuum).
   const pglite = database.adapter.pglite;
