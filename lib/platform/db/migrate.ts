@@ -140,6 +140,16 @@ async function queryHistory<Row>(database: MigrationDatabase, sql: string): Prom
   return null;
 }
 
+/** The history's migrations that match `where`, by name (none before the history table exists). */
+async function historyNames(database: MigrationDatabase, where: string): Promise<string[]> {
+  try {
+    const rows = await queryHistory<{ migration_name: string }>(database, `SELECT DISTINCT migration_name FROM _prisma_migrations WHERE ${where} ORDER BY migration_name`);
+    return (rows ?? []).map((row) => row.migration_name);
+  } catch {
+    return []; // no history table yet
+  }
+}
+
 /**
  * The migrations a process began and neither finished nor saw fail: it died while the migration ran
  * (a signal during a start, SIGKILL, the machine lost). Each migration's script runs as one
@@ -148,30 +158,14 @@ async function queryHistory<Row>(database: MigrationDatabase, sql: string): Prom
  * dropped. A migration that failed has its error in `logs` and is not among these: it needs an
  * operator. Read under the migration lock, so no process is applying one this moment.
  */
-async function interruptedMigrations(database: MigrationDatabase): Promise<string[]> {
-  try {
-    const rows = await queryHistory<{ migration_name: string }>(
-      database,
-      'SELECT DISTINCT migration_name FROM _prisma_migrations WHERE finished_at IS NULL AND rolled_back_at IS NULL AND logs IS NULL ORDER BY migration_name',
-    );
-    return (rows ?? []).map((row) => row.migration_name);
-  } catch {
-    return []; // no history table yet
-  }
-}
-
+const INTERRUPTED = 'finished_at IS NULL AND rolled_back_at IS NULL AND logs IS NULL';
 /**
  * The migrations that failed because a statement gave up waiting for a table's lock: their error
  * (the engine's `logs`) carries SQLSTATE 55P03, which schema-engine.ts adds to every database
  * error's message. Their transaction rolled back; they can be tried again as they are.
  */
-async function migrationsThatGaveWay(database: MigrationDatabase): Promise<string[]> {
-  const rows = await queryHistory<{ migration_name: string }>(
-    database,
-    `SELECT DISTINCT migration_name FROM _prisma_migrations WHERE finished_at IS NULL AND rolled_back_at IS NULL AND logs LIKE '%(SQLSTATE ${LOCK_NOT_AVAILABLE})%' ORDER BY migration_name`,
-  );
-  return (rows ?? []).map((row) => row.migration_name);
-}
+const GAVE_WAY = `finished_at IS NULL AND rolled_back_at IS NULL AND logs LIKE '%(SQLSTATE ${LOCK_NOT_AVAILABLE})%'`;
+const FINISHED = 'finished_at IS NOT NULL AND rolled_back_at IS NULL';
 
 /**
  * Applies the migrations the database has not seen yet; returns their names. A migration whose
@@ -186,21 +180,21 @@ export async function applyPendingMigrations(database: MigrationDatabase, option
   if (await historyIsCurrent(database, migrationsList)) return [];
   return withMigrationLock(database, options, (factory) =>
     withSchemaEngine(factory, readSchema(), async (engine) => {
-      for (const migrationName of await interruptedMigrations(database)) {
+      for (const migrationName of await historyNames(database, INTERRUPTED)) {
         options.log?.(`migration ${migrationName} was interrupted before it finished (its transaction rolled back); applying it again`);
         await engine.markMigrationRolledBack({ migrationName });
       }
       const applied: string[] = [];
-      const before = await finishedMigrations(database);
+      const before = new Set(await historyNames(database, FINISHED));
       for (let pause = options.retryMs ?? MIGRATION_RETRY_MS; ; pause = Math.min(pause * 2, MIGRATION_RETRY_MAX_MS)) {
         try {
           applied.push(...(await engine.applyMigrations({ migrationsList, filters: noFilters })).appliedMigrationNames);
           return applied;
         } catch (error) {
-          const gaveWay = await migrationsThatGaveWay(database).catch(() => []);
+          const gaveWay = await historyNames(database, GAVE_WAY);
           if (gaveWay.length === 0) throw error;
           // What it applied before the one that gave way is recorded applied; the engine does not return it.
-          const finished = await finishedMigrations(database);
+          const finished = new Set(await historyNames(database, FINISHED));
           applied.push(...migrationsList.migrationDirectories.map((directory) => directory.path).filter((name) => finished.has(name) && !before.has(name) && !applied.includes(name)));
           for (const migrationName of gaveWay) {
             options.log?.(
@@ -213,16 +207,6 @@ export async function applyPendingMigrations(database: MigrationDatabase, option
       }
     }),
   );
-}
-
-/** The migrations recorded applied and finished (none before the history table exists). */
-async function finishedMigrations(database: MigrationDatabase): Promise<Set<string>> {
-  try {
-    const rows = await queryHistory<{ migration_name: string }>(database, 'SELECT migration_name FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL');
-    return new Set((rows ?? []).map((row) => row.migration_name));
-  } catch {
-    return new Set(); // no history table yet
-  }
 }
 
 // The key of the session-level advisory lock Prisma's schema engine takes

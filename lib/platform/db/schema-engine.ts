@@ -199,7 +199,7 @@ function trackConnections(factory: SqlMigrationAwareDriverAdapterFactory): {
  * the script's checksum, as Prisma computes it) gets its `finished_at` in the same commit as the
  * migration's changes. The engine records it finished again once the script returns; if the process
  * dies between the two, the history still says finished, so a migration left unfinished is always
- * one whose transaction never committed (migrate.ts, interruptedMigrations). Without a history
+ * one whose transaction never committed (migrate.ts, INTERRUPTED). Without a history
  * table (a shadow database, scripts that are no migration), the statement does nothing.
  */
 export function withFinishedMark(script: string): string {
