@@ -285,12 +285,14 @@ export type MigrationStatus = {
 export async function migrationStatus(database: MigrationDatabase, options: MigrationOptions = {}): Promise<MigrationStatus> {
   const migrationsList = loadMigrationList(options.migrationsDir);
   const local = migrationsList.migrationDirectories.map((directory) => directory.path);
-  const diagnosis = await withMigrationLock(database, options, (factory) =>
-    withSchemaEngine(factory, readSchema(), (engine) =>
+  const { diagnosis, retried } = await withMigrationLock(database, options, async (factory) => ({
+    // Recorded as failed, but the next start or deploy applies them again on its own (applyPendingMigrations).
+    retried: new Set([...(await historyNames(database, INTERRUPTED)), ...(await historyNames(database, GAVE_WAY))]),
+    diagnosis: await withSchemaEngine(factory, readSchema(), (engine) =>
       // Without a shadow database this only reads _prisma_migrations.
       engine.diagnoseMigrationHistory({ migrationsList, optInToShadowDatabase: false, filters: noFilters }),
     ),
-  );
+  }));
 
   const pending: string[] = [];
   const problems: string[] = [];
@@ -304,7 +306,8 @@ export async function migrationStatus(database: MigrationDatabase, options: Migr
     }
   }
   for (const name of diagnosis.failedMigrationNames) {
-    problems.push(`${name} failed to apply; repair the database, then mark it rolled back or applied (migrate resolve)`);
+    if (retried.has(name)) pending.push(name);
+    else problems.push(`${name} failed to apply; repair the database, then mark it rolled back or applied (migrate resolve)`);
   }
   for (const name of diagnosis.editedMigrationNames) {
     problems.push(`${name} was edited after it was applied (its checksum no longer matches)`);
