@@ -83,6 +83,10 @@ describe.skipIf(!testDatabaseKinds().includes('postgres'))('tripline factory use
     expect(inArgs.status).not.toBe(0);
     expect(inArgs.stderr).toContain('warning: the repository URL carries a credential, which every user of this machine could read in the process list');
     expect(inArgs.stderr + inArgs.stdout).not.toContain('tok3n-in-args');
+    // A token given as the user name alone is a credential as well.
+    const tokenOnly = await tripline('use-repository', '--factory', 'repo-cli', '--repo', 'https://tok3n-as-user@127.0.0.1:9/hooks.git');
+    expect(tokenOnly.stderr).toContain('warning: the repository URL carries a credential');
+    expect(tokenOnly.stderr + tokenOnly.stdout).not.toContain('tok3n-as-user');
   }, budget(120_000));
 
   it('refuses --yes with --commit as wrong usage', async () => {

@@ -2,6 +2,7 @@ import { connectRepository, previewRepository } from '@/lib/domain/definitions/r
 import { printConnections, printPlan, printProblems } from './definitions';
 import { getDefinitionsStatus, setConfigSource } from '@/lib/domain/definitions/service';
 import { formatProblem, repositorySettingsSchema } from '@/lib/domain/definitions/schemas';
+import { parseRepositoryUrl } from '@/lib/domain/definitions/repository-url';
 import { listAllFactories } from '@/lib/domain/instance/service';
 import { CLI, parseOptions, readStdin, required, UsageError } from '../args';
 import { withDatabase } from '../database';
@@ -63,10 +64,11 @@ export function run(args: string[]): Promise<number> {
         case 'use-repository': {
           if (values.repo !== undefined && values['repo-stdin']) throw new UsageError('Give --repo or --repo-stdin, not both');
           const url = values['repo-stdin'] ? (await readStdin()).trim() : required(values.repo, 'repo');
-          if (!values['repo-stdin'] && hasPassword(url)) {
+          const settings = repositorySettingsSchema.parse({ url, branch: values.branch });
+          // A token alone (https://TOKEN@host/...) is a credential too: the same reading the server stores it by.
+          if (!values['repo-stdin'] && parseRepositoryUrl(url).credential) {
             console.error('warning: the repository URL carries a credential, which every user of this machine could read in the process list while this command ran; pass the URL on standard input with --repo-stdin instead');
           }
-          const settings = repositorySettingsSchema.parse({ url, branch: values.branch });
           if (values.yes && values.commit) throw new UsageError('Give --yes or --commit, not both');
           // The operator's own tool: every kind of location is allowed (TRIPLINE_REPOSITORY_ALLOW is for dashboard and API users).
           const operator = { kind: 'operator' } as const;
@@ -99,11 +101,3 @@ export function run(args: string[]): Promise<number> {
   });
 }
 
-/** Whether a URL names a password (https://user:token@host/...); paths and scp-like locations have none. */
-function hasPassword(location: string): boolean {
-  try {
-    return new URL(location).password !== '';
-  } catch {
-    return false;
-  }
-}
