@@ -40,7 +40,7 @@ describe.skipIf(!testDatabaseKinds().includes('postgres'))('tripline factory use
     fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it('prints the plan and changes nothing; --commit of that plan applies it; a moved branch is refused', async () => {
+  it('prints the plan and changes nothing; --commit of that plan applies it; a moved branch, or with --plan a changed plan, is refused', async () => {
     const first = repo.commit('one webhook');
     const shown = await tripline('use-repository', '--factory', 'repo-cli', '--repo', repo.dir);
     expect(shown.status, shown.stderr).toBe(0);
@@ -59,6 +59,19 @@ describe.skipIf(!testDatabaseKinds().includes('postgres'))('tripline factory use
     expect(moved.status).toBe(1);
     expect(moved.stderr).toContain(`The branch moved to ${second.slice(0, 12)} since you looked`);
     expect(await webhookNames()).toEqual(['billing', 'deploys']);
+
+    // The plan printed carries its digest; with --plan, a change to the factory since (a webhook made in the dashboard) is refused.
+    const planned = await tripline('use-repository', '--factory', 'repo-cli', '--repo', repo.dir);
+    const digest = /^plan digest ([0-9a-f]{64}): use-repository --commit (\w+) --plan \1 applies exactly this plan, or nothing$/m.exec(planned.stdout);
+    expect(digest?.[2], planned.stdout).toBe(second);
+    await createWebhook(factoryId, { name: 'late' }, database.prisma);
+    const drifted = await tripline('use-repository', '--factory', 'repo-cli', '--repo', repo.dir, '--commit', second, '--plan', digest![1]!);
+    expect(drifted.status).toBe(1);
+    expect(drifted.stderr).toContain('The plan changed since it was shown');
+    expect(await webhookNames()).toEqual(['billing', 'deploys', 'late']);
+    const malformed = await tripline('use-repository', '--factory', 'repo-cli', '--repo', repo.dir, '--commit', second, '--plan', 'abc');
+    expect(malformed.status).toBe(2);
+    expect(malformed.stderr).toContain('--plan must be the digest a plan printed');
 
     const applied = await tripline('use-repository', '--factory', 'repo-cli', '--repo', repo.dir, '--commit', second);
     expect(applied.status, applied.stderr).toBe(0);

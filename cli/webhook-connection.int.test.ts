@@ -189,7 +189,10 @@ describe.skipIf(!testDatabaseKinds().includes('postgres'))('tripline webhook con
       const plan = await command('plan', '--factory', 'conn-managed', folder);
       expect(plan.status, plan.stderr).toBe(0);
       expect(plan.stdout).toContain(`~ update gh ${webhook.uid} (connect to GitHub octo/managed)`);
-      const applied = await command('apply', '--factory', 'conn-managed', folder);
+      // The plan ends with its digest; apply --plan applies that plan (and would refuse another).
+      const digest = /^plan digest ([0-9a-f]{64}): .*apply --factory conn-managed \S+ --plan \1 applies exactly this plan, or nothing$/m.exec(plan.stdout)?.[1];
+      expect(digest, plan.stdout).toBeDefined();
+      const applied = await command('apply', '--factory', 'conn-managed', '--plan', digest!, folder);
       expect(applied.status, applied.stderr).toBe(0);
       const created = [...fake.hooks.values()].find((h) => h.scope === 'repos/octo/managed')!;
       expect(applied.stdout).toContain(`connected gh\t${webhook.uid}\t${fake.url}/octo/managed/settings/hooks/${created.id}`);

@@ -2,8 +2,8 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { applyDefinitions, type ConnectionOutcome } from '@/lib/domain/definitions/apply';
 import { parseDefinitionFiles } from '@/lib/domain/definitions/parse';
-import { describeAction, planDefinitions, type Plan } from '@/lib/domain/definitions/plan';
-import { formatProblem, type DefinitionFiles, type DefinitionProblem } from '@/lib/domain/definitions/schemas';
+import { describeAction, planDefinitions, planDigest, type Plan } from '@/lib/domain/definitions/plan';
+import { formatProblem, planDigestSchema, type DefinitionFiles, type DefinitionProblem } from '@/lib/domain/definitions/schemas';
 import { WEBHOOKS_DIR } from '@/lib/domain/webhooks/definition-file';
 import { CLI, parseOptions, required, UsageError } from '../args';
 import { withDatabase } from '../database';
@@ -66,6 +66,18 @@ export function printConnections(connections: ConnectionOutcome[]): boolean {
   return false;
 }
 
+/** The --plan option: the digest a plan printed (an apply given it refuses any other plan). */
+export function planOption(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  if (!planDigestSchema.safeParse(value).success) throw new UsageError('--plan must be the digest a plan printed (64 hex digits)');
+  return value;
+}
+
+/** The line after a valid plan: its digest, for an apply that must apply exactly this plan. */
+export function printDigest(plan: Plan, apply: string): void {
+  console.log(`plan digest ${planDigest(plan)}: ${apply} --plan ${planDigest(plan)} applies exactly this plan, or nothing`);
+}
+
 function folderArgument(positionals: string[], index: number): string {
   const dir = positionals[index];
   if (!dir) throw new UsageError('Missing the folder that contains webhooks/');
@@ -102,6 +114,7 @@ export const plan = {
             printProblems(result.problems);
             return 1;
           }
+          printDigest(result, `${CLI} apply --factory ${slug} ${positionals[0]}`);
           return values['exit-code'] && result.actions.length > 0 ? CHANGES_PENDING : 0;
         });
       },
@@ -111,15 +124,16 @@ export const plan = {
 export const apply = {
   run: (args: string[]) =>
     runCommand(
-      `Usage: ${CLI} apply --factory <slug> <dir>\n\nMakes the factory's webhooks what <dir>/webhooks defines, all or nothing, and prints the UIDs and ingress URLs of created webhooks. The factory must be managed (its settings); a repository-backed factory applies its branch.\n${exitCodes}`,
+      `Usage: ${CLI} apply --factory <slug> [--plan <digest>] <dir>\n\nMakes the factory's webhooks what <dir>/webhooks defines, all or nothing, and prints the UIDs and ingress URLs of created webhooks. The factory must be managed (its settings); a repository-backed factory applies its branch. With --plan (the digest \`plan\` printed), applies only if the plan is still that one: a change to the factory since (a webhook, a team secret) refuses it, and nothing is applied.\n${exitCodes}`,
       args,
       async () => {
-        const { values, positionals } = parseOptions(args, { factory: { type: 'string' } });
+        const { values, positionals } = parseOptions(args, { factory: { type: 'string' }, plan: { type: 'string' } });
         const slug = required(values.factory, 'factory');
+        const expectedPlan = planOption(values.plan);
         const files = readDefinitionFolder(folderArgument(positionals, 0));
         return withDatabase(async (database) => {
           const factoryId = await factoryIdOrThrow(database, slug);
-          const outcome = await applyDefinitions(factoryId, files, { source: 'managed', db: database.prisma });
+          const outcome = await applyDefinitions(factoryId, files, { source: 'managed', expectedPlan, db: database.prisma });
           printPlan(slug, outcome.plan);
           if (!outcome.ok) {
             printProblems(outcome.plan.problems);

@@ -1,5 +1,5 @@
 import { connectRepository, previewRepository } from '@/lib/domain/definitions/repository';
-import { printConnections, printPlan, printProblems } from './definitions';
+import { planOption, printConnections, printDigest, printPlan, printProblems } from './definitions';
 import { getDefinitionsStatus, setConfigSource } from '@/lib/domain/definitions/service';
 import { formatProblem, repositorySettingsSchema } from '@/lib/domain/definitions/schemas';
 import { parseRepositoryUrl } from '@/lib/domain/definitions/repository-url';
@@ -15,10 +15,11 @@ const usage = `Usage: ${CLI} factory <subcommand> --factory <slug> [options]
   status                                     the kind of factory, and for a repository what applied last
   use-dashboard                              webhooks are managed in the dashboard (the default)
   use-managed                                the service keeps definition files; the dashboard writes them
-  use-repository (--repo <url|path> | --repo-stdin) [--branch main] [--yes | --commit <sha>]
+  use-repository (--repo <url|path> | --repo-stdin) [--branch main] [--yes | --commit <sha> [--plan <digest>]]
                                              the production branch of a git repository applies (now, and on every new commit);
-                                             without --yes or --commit, prints what applying its newest commit would do and
-                                             changes nothing; --commit applies only if the branch is still at that commit;
+                                             without --yes or --commit, prints what applying its newest commit would do (and
+                                             the plan's digest) and changes nothing; --commit applies only if the branch is
+                                             still at that commit, and --plan only if the plan is still the one printed;
                                              --repo-stdin reads the URL from standard input, so a credential in it never shows
                                              in the process list or the shell's history`;
 
@@ -31,6 +32,7 @@ export function run(args: string[]): Promise<number> {
       branch: { type: 'string' },
       yes: { type: 'boolean' },
       commit: { type: 'string' },
+      plan: { type: 'string' },
     });
     const subcommand = positionals[0];
     if (subcommand === 'list') {
@@ -70,6 +72,8 @@ export function run(args: string[]): Promise<number> {
             console.error('warning: the repository URL carries a credential, which every user of this machine could read in the process list while this command ran; pass the URL on standard input with --repo-stdin instead');
           }
           if (values.yes && values.commit) throw new UsageError('Give --yes or --commit, not both');
+          if (values.plan !== undefined && !values.commit) throw new UsageError('--plan goes with --commit: the commit whose plan it is');
+          const plan = planOption(values.plan);
           // The operator's own tool: every kind of location is allowed (TRIPLINE_REPOSITORY_ALLOW is for dashboard and API users).
           const operator = { kind: 'operator' } as const;
           if (!values.yes && !values.commit) {
@@ -81,10 +85,11 @@ export function run(args: string[]): Promise<number> {
               console.error(`Commit ${preview.commit.slice(0, 12)} cannot apply: nothing was changed.`);
               return 1;
             }
-            console.log(`Nothing was changed. To apply commit ${preview.commit} of ${settings.branch}, run this again with --commit ${preview.commit}`);
+            printDigest(preview.plan, `use-repository --commit ${preview.commit}`);
+            console.log(`Nothing was changed. To apply commit ${preview.commit} of ${settings.branch}, run this again with --commit ${preview.commit} (and --plan, to apply exactly this plan)`);
             return 0;
           }
-          const outcome = await connectRepository(factoryId, settings, operator, values.commit);
+          const outcome = await connectRepository(factoryId, settings, operator, { commit: values.commit, plan });
           printPlan(slug, outcome.plan);
           if (!outcome.ok) {
             for (const problem of outcome.plan.problems) console.error(`  ${formatProblem(problem)}`);

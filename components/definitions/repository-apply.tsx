@@ -36,6 +36,8 @@ export function RepositoryApply({
   const [preview, setPreview] = useState<Preview | null>(null);
   const [problems, setProblems] = useState<DefinitionProblem[]>([]);
   const [error, setError] = useState<string | null>(null);
+  // Set when an apply was refused because the branch or the plan moved since the check: the dialog then shows the new plan.
+  const [moved, setMoved] = useState<string | null>(null);
   const [checking, startChecking] = useTransition();
   const [applying, startApplying] = useTransition();
 
@@ -48,6 +50,7 @@ export function RepositoryApply({
     startChecking(async () => {
       report(null);
       setProblems([]);
+      setMoved(null);
       const chosen = settings ? settings() : undefined;
       if (chosen === null) return;
       const result = await reach(previewRepositoryAction)(factorySlug, { repository: chosen });
@@ -55,11 +58,25 @@ export function RepositoryApply({
       setPreview(result.data);
     });
 
+  // The apply names the commit and the plan shown: when either moved since the check, nothing applies, and the dialog
+  // checks again and shows the plan as it is now, so the admin confirms what will happen (docs/decisions/0125).
   const apply = () =>
     startApplying(async () => {
       if (!preview) return;
-      const result = await reach(applyRepositoryAction)(factorySlug, { repository: settings ? (settings() ?? undefined) : undefined, commit: preview.commit });
-      if (!result.ok) return setError(result.error.message);
+      const repository = settings ? (settings() ?? undefined) : undefined;
+      const result = await reach(applyRepositoryAction)(factorySlug, { repository, commit: preview.commit, plan: preview.plan.digest });
+      if (!result.ok) {
+        if (result.error.code !== 'conflict') return setError(result.error.message);
+        const again = await reach(previewRepositoryAction)(factorySlug, { repository });
+        if (!again.ok) return setError(again.error.message);
+        setError(null);
+        setMoved(
+          again.data.commit !== preview.commit
+            ? `The branch moved to ${again.data.commit.slice(0, 12)} since you checked. Nothing was applied: below is what applying it would do now.`
+            : 'This factory’s webhooks or team secrets changed since you checked. Nothing was applied: below is what applying the commit would do now.',
+        );
+        return setPreview(again.data);
+      }
       if (!result.data.applied) return setProblems(result.data.problems);
       setPreview(null);
       router.refresh();
@@ -81,6 +98,7 @@ export function RepositoryApply({
             setPreview(null);
             setProblems([]);
             setError(null);
+            setMoved(null);
           }
         }}
         size="lg"
@@ -109,6 +127,11 @@ export function RepositoryApply({
       >
         {preview ? (
           <div className="flex flex-col gap-4">
+            {moved ? (
+              <Alert tone="warning" title="The plan changed">
+                {moved}
+              </Alert>
+            ) : null}
             {invalid ? (
               <Alert tone="danger" title="Nothing would change: the definition files have problems">
                 <ProblemList problems={preview.plan.problems} />

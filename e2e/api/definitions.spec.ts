@@ -58,6 +58,34 @@ test('plan, apply, re-apply, a failing apply and a removed file, with the ingres
   expect(await deliver(created[0].ingressUrl)).toBe(404);
 });
 
+test('an apply given a plan’s digest applies that plan or nothing: a change to the factory since is a 409', async ({ request, tokens }) => {
+  const admin = bearer(tokens.outsider);
+  const post = (path: string, data: object) => request.post(`${base}/${path}`, { headers: admin, data });
+  const files = { 'webhooks/invoices.yaml': orders };
+  const shown = (await (await post('plan', { files })).json()).plan;
+  expect(shown).toMatchObject({ valid: true, digest: expect.stringMatching(/^[0-9a-f]{64}$/), actions: [{ action: 'create', name: 'invoices' }] });
+
+  // Another pipeline applies first: the same files would now also delete its webhook, which the plan shown did not say.
+  expect((await post('apply', { files: { ...files, 'webhooks/refunds.yaml': orders } })).status()).toBe(200);
+  const refused = await post('apply', { files, plan: shown.digest });
+  expect(refused.status()).toBe(409);
+  expect((await refused.json()).error.message).toContain('The plan changed since it was shown');
+  const names = async () => (await (await request.get('/api/v1/factories/globex/webhooks', { headers: admin })).json()).webhooks.map((w: { name: string }) => w.name);
+  expect(await names()).toEqual(['invoices', 'refunds']);
+
+  const malformed = await post('apply', { files, plan: 'latest' });
+  expect(malformed.status()).toBe(422);
+  expect((await malformed.json()).error.fields.plan).toContain('digest of a plan');
+
+  const now = (await (await post('plan', { files })).json()).plan;
+  expect(now.actions).toEqual([expect.objectContaining({ action: 'delete', name: 'refunds' })]);
+  const applied = await post('apply', { files, plan: now.digest });
+  expect(applied.status()).toBe(200);
+  expect((await applied.json()).plan.digest).toBe(now.digest);
+  expect(await names()).toEqual(['invoices']);
+  expect((await post('apply', { files: {} })).status()).toBe(200);
+});
+
 test('apply is refused on a dashboard factory; definitions are for admins', async ({ request, tokens }) => {
   const files = { files: { 'webhooks/x.yaml': orders } };
   const refused = await request.post('/api/v1/factories/acme/definitions/apply', { headers: bearer(tokens.admin), data: files });

@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 import { budget } from '../../scripts/speed.mjs';
-import { completeFirstRunIfNeeded, screenshot, setUpFactory } from './helpers';
+import { completeFirstRunIfNeeded, createWebhook, screenshot, setUpFactory } from './helpers';
 
 // Factory as code in the dashboard: switching a factory to managed
 // definition files, a webhook created in the dashboard showing its file, and
@@ -133,7 +133,18 @@ test.describe.serial('factory as code', () => {
     const changes = dialog.getByRole('list', { name: 'Planned changes' });
     await expect(changes.getByRole('listitem').filter({ hasText: 'Update' })).toContainText('deliveryIdHeader: (none) → x-deploy-id');
     await expect(changes.getByRole('listitem').filter({ hasText: 'Create' })).toContainText('nightly');
+    await expect(changes.getByRole('listitem').filter({ hasText: 'Delete' })).toHaveCount(0);
     await screenshot(page, 'definitions-repository-plan');
+
+    // While the dialog is open, another tab creates a webhook: the plan shown would delete it unannounced, so Apply applies
+    // nothing and the dialog shows the plan as it is now.
+    const other = await page.context().newPage();
+    await createWebhook(other, factory.slug, 'late-arrival');
+    await other.close();
+    await dialog.getByRole('button', { name: `Apply ${first.slice(0, 7)}` }).click();
+    await expect(dialog.getByRole('alert').filter({ hasText: 'The plan changed' })).toContainText('webhooks or team secrets changed since you checked');
+    await expect(changes.getByRole('listitem').filter({ hasText: 'Delete' })).toContainText('late-arrival');
+    await screenshot(page, 'definitions-repository-plan-changed');
     await dialog.getByRole('button', { name: `Apply ${first.slice(0, 7)}` }).click();
     await expect(dialog).toHaveCount(0);
 

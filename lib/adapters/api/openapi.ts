@@ -4,7 +4,7 @@ import { startReplayJobSchema } from '@/lib/domain/replay-jobs/schemas';
 import { AUTOMATIONS_PER_PAGE, backtestSchema, createAutomationSchema, testFilterSchema, updateAutomationSchema } from '@/lib/domain/automations/schemas';
 import { deliveryStatusFilters } from '@/lib/domain/deliveries/schemas';
 import { RUN_STATUSES } from '@/lib/domain/run-status/statuses';
-import { definitionFilesSchema, repositoryApplySchema, repositoryCheckSchema } from '@/lib/domain/definitions/schemas';
+import { definitionApplySchema, definitionFilesSchema, repositoryApplySchema, repositoryCheckSchema } from '@/lib/domain/definitions/schemas';
 import { createFactorySchema, FACTORIES_PER_API_PAGE } from '@/lib/domain/factories/schemas';
 import { API_PAGE_MAX } from '@/lib/platform/paging';
 import { createInvitationSchema } from '@/lib/domain/invitations/schemas';
@@ -135,6 +135,11 @@ export function openApiDocument(baseUrl: string) {
           type: 'object',
           properties: {
             valid: { type: 'boolean', description: 'false when any problem would make the apply fail' },
+            digest: {
+              type: 'string',
+              pattern: '^[0-9a-f]{64}$',
+              description: 'The plan’s fingerprint (its actions, the UIDs they touch and their changes, and the webhooks left as they are): pass it as an apply’s "plan" to apply exactly this plan or nothing',
+            },
             actions: {
               type: 'array',
               items: {
@@ -577,8 +582,9 @@ export function openApiDocument(baseUrl: string) {
       '/factories/{factory}/definitions/apply': {
         parameters: [factoryParam],
         post: {
-          summary: 'Apply the files to a managed factory, all or nothing (admin); then each connection step the files ask for (connections: one entry each, ok or the provider’s reason; a failed one is tried again at the next apply)',
-          requestBody: body(jsonSchema(definitionFilesSchema)),
+          summary:
+            'Apply the files to a managed factory, all or nothing (admin); then each connection step the files ask for (connections: one entry each, ok or the provider’s reason; a failed one is tried again at the next apply). With "plan" (a plan’s digest), refused unless the plan made now is that one.',
+          requestBody: body(jsonSchema(definitionApplySchema)),
           responses: {
             200: json({
               type: 'object',
@@ -598,7 +604,7 @@ export function openApiDocument(baseUrl: string) {
               },
             }),
             ...standardErrors,
-            409: errorResponse('The factory is not managed (dashboard or repository-backed)'),
+            409: errorResponse('The factory is not managed (dashboard or repository-backed), or the plan is no longer the one given as "plan"'),
             422: errorResponse('Problems in the files (error.problems); nothing was applied'),
           },
         },
@@ -621,12 +627,13 @@ export function openApiDocument(baseUrl: string) {
       '/factories/{factory}/definitions/repository/apply': {
         parameters: [factoryParam],
         post: {
-          summary: 'Apply the checked commit (admin): connects "repository" (the factory becomes repository-backed), or syncs the factory’s own. Refused when the branch moved since the check.',
+          summary:
+            'Apply the checked commit (admin): connects "repository" (the factory becomes repository-backed), or syncs the factory’s own. Refused when the branch moved since the check, and, with "plan" (the check’s plan.digest), when the plan is no longer that one.',
           requestBody: body(jsonSchema(repositoryApplySchema)),
           responses: {
             200: json({ type: 'object', properties: { applied: { type: 'boolean' }, commit: { type: 'string' }, problems: { type: 'array' } } }),
             ...standardErrors,
-            409: errorResponse('Could not fetch, the branch moved, or a sync is already running'),
+            409: errorResponse('Could not fetch, the branch or the plan moved, or a sync is already running'),
             422: errorResponse('Refused location, or invalid fields'),
             429: errorResponse('More than 10 repository checks a minute by this user'),
           },

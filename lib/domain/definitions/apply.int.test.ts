@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ZodError } from 'zod';
 import { setDatabase } from '@/lib/platform/db';
-import { applyDefinitions, type ApplyOutcome } from '@/lib/domain/definitions/apply';
-import { planDefinitions } from '@/lib/domain/definitions/plan';
+import { applyDefinitions, PLAN_CHANGED_MESSAGE, type ApplyOutcome } from '@/lib/domain/definitions/apply';
+import { planDefinitions, planDigest } from '@/lib/domain/definitions/plan';
 import { formatProblem } from '@/lib/domain/definitions/schemas';
 import { readDefinitionFiles, setConfigSource } from '@/lib/domain/definitions/service';
 import { createFactory } from '@/lib/domain/factories/service';
@@ -173,6 +173,37 @@ describe.each(testDatabaseKinds())('applying definition files on %s', (kind) => 
 
     await deleteWebhook(factoryId, created.webhook.uid, database.prisma);
     expect(Object.keys(await readDefinitionFiles(factoryId, database.prisma))).toEqual(['webhooks/github.yaml']);
+  });
+
+  it('applies a plan given by its digest only while the plan made now is that one', async () => {
+    const next = { 'webhooks/github.yaml': files['webhooks/github.yaml'], 'webhooks/cron.yaml': files['webhooks/cron.yaml'] };
+    const applyAsShown = (digest: string) => applyDefinitions(factoryId, next, { source: 'managed', expectedPlan: digest, db: database.prisma });
+    const describe = (plan: Awaited<ReturnType<typeof planDefinitions>>) => plan.actions.map((a) => `${a.action} ${a.name}`);
+    const shown = await planDefinitions(factoryId, next, database.prisma);
+    expect(describe(shown)).toEqual(['create cron']);
+
+    // Meanwhile an admin creates a webhook in the dashboard: the same files would now delete it, which the plan shown did not say.
+    await createWebhook(factoryId, { name: 'stray' }, database.prisma);
+    const before = await snapshot();
+    await expect(applyAsShown(planDigest(shown))).rejects.toMatchObject({ code: 'conflict', message: PLAN_CHANGED_MESSAGE });
+    expect(await snapshot()).toBe(before);
+
+    // The plan made now says so, and its digest applies it.
+    const now = await planDefinitions(factoryId, next, database.prisma);
+    expect(describe(now)).toEqual(['delete stray', 'create cron']);
+    expect(applied(await applyAsShown(planDigest(now))).plan.actions).toHaveLength(2);
+    expect(Object.keys(await uids()).sort()).toEqual(['cron', 'github']);
+
+    // A team secret's new value changes the plan too (a webhook would take it up).
+    const unchanged = await planDefinitions(factoryId, next, database.prisma);
+    expect(describe(unchanged)).toEqual([]);
+    await replaceSecretValue(factoryId, 'CRON_TOKEN', 'cron-token-4', database.prisma);
+    await expect(applyAsShown(planDigest(unchanged))).rejects.toMatchObject({ code: 'conflict' });
+    expect(applied(await applyAsShown(planDigest(await planDefinitions(factoryId, next, database.prisma)))).plan.actions).toMatchObject([
+      { action: 'update', name: 'cron', changes: ['takes up the changed value of CRON_TOKEN'] },
+    ]);
+    // Files with a problem report the problem, whatever digest comes with them.
+    expect((await applyDefinitions(factoryId, { 'webhooks/x.yaml': 'secretName: NOPE\n' }, { source: 'managed', expectedPlan: planDigest(unchanged), db: database.prisma })).ok).toBe(false);
   });
 
   it('switching to managed writes the live webhooks as files, and back to the dashboard drops them', async () => {

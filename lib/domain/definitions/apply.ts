@@ -1,7 +1,7 @@
 import 'server-only';
 import { prisma } from '@/lib/platform/db';
 import { isIgnoredPath } from '@/lib/domain/definitions/parse';
-import { planDefinitions, type ConnectionStep, type Plan } from '@/lib/domain/definitions/plan';
+import { planDefinitions, planDigest, type ConnectionStep, type Plan } from '@/lib/domain/definitions/plan';
 import { connectWebhook, disconnectWebhook } from '@/lib/domain/connections/service';
 import type { DefinitionFiles } from '@/lib/domain/definitions/schemas';
 import { replaceDefinitionFilesTx } from '@/lib/domain/definitions/store';
@@ -46,8 +46,14 @@ type ApplyOptions = {
   repository?: RepositoryCommit;
   /** Connecting a repository may start from any kind; otherwise the factory must already be of `source`'s kind. */
   switching?: boolean;
+  /** The digest of the plan the admin saw (planDigest): refused, with nothing written, when the plan made now differs. */
+  expectedPlan?: string;
   db?: typeof prisma;
 };
+
+/** The refusal of an apply whose plan is no longer the one shown (docs/decisions/0125). */
+export const PLAN_CHANGED_MESSAGE =
+  'The plan changed since it was shown (a webhook or a team secret of this factory changed meanwhile): nothing was applied. Make the plan again and review it before applying.';
 
 function refuse(current: ConfigSource): AppError {
   return new AppError(
@@ -104,6 +110,8 @@ async function applyWebhooks(factoryId: string, files: DefinitionFiles, options:
       if (current !== options.source && !options.switching) throw refuse(current);
       const plan = await planDefinitions(factoryId, files, tx);
       if (plan.problems.length > 0) return { ok: false as const, plan };
+      // Made under the factory's lock: nothing can change it between this comparison and the writes.
+      if (options.expectedPlan !== undefined && planDigest(plan) !== options.expectedPlan) throw new AppError('conflict', PLAN_CHANGED_MESSAGE);
 
       const created: CreatedWebhook[] = [];
       for (const action of plan.actions) {

@@ -1,11 +1,12 @@
 import type { ApplyOutcome } from '@/lib/domain/definitions/apply';
-import type { Plan } from '@/lib/domain/definitions/plan';
+import { planDigest, type Plan } from '@/lib/domain/definitions/plan';
 import type { RepositoryPreview } from '@/lib/domain/definitions/repository';
 
-/** A plan as the management API returns it: what would change, by webhook name, and every problem. */
+/** A plan as the management API returns it: what would change, by webhook name, every problem, and its digest (an apply's `plan`). */
 export function planJson(plan: Plan) {
   return {
     valid: plan.problems.length === 0,
+    digest: planDigest(plan),
     actions: plan.actions.map((action) => ({
       action: action.action,
       name: action.name,

@@ -1,4 +1,5 @@
 import 'server-only';
+import { createHash } from 'node:crypto';
 import { prisma, type DbOrTx } from '@/lib/platform/db';
 import { parseDefinitionFiles, type ParsedDefinition } from '@/lib/domain/definitions/parse';
 import type { ConnectionDefinition, DefinitionFiles, DefinitionProblem, WebhookDefinition } from '@/lib/domain/definitions/schemas';
@@ -155,6 +156,17 @@ export async function planDefinitions(factoryId: string, files: DefinitionFiles,
     }));
 
   return { actions: [...deletes, ...updates, ...creates], unchanged, problems };
+}
+
+/**
+ * The plan's fingerprint: every action with the webhook it touches (its UID)
+ * and its changes in words, and the webhooks left as they are. A plan shown
+ * to an admin carries it, and an apply given it refuses when the plan it
+ * makes now is another (docs/decisions/0125): what applies is what was shown.
+ */
+export function planDigest(plan: Pick<Plan, 'actions' | 'unchanged'>): string {
+  const actions = plan.actions.map((action) => [action.action, action.name, 'uid' in action ? action.uid : null, action.changes]);
+  return createHash('sha256').update(JSON.stringify(['tripline.plan.v1', actions, plan.unchanged])).digest('hex');
 }
 
 /** The plan in lines, as the CLI prints it and the dashboard lists it. */

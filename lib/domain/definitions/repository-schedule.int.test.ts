@@ -76,7 +76,7 @@ describe.each(testDatabaseKinds())('the periodic repository check on %s', (kind)
     for (const id of [quick, stuck[0]!]) await createSecret(id, { name: 'DEPLOY_TOKEN', value: 'deploy-token-1' }, database.prisma);
     repo.write('webhooks/.gitkeep', '');
     const first = repo.commit('No webhooks yet');
-    expect(await connectRepository(quick, { url: repo.dir, branch: 'main' }, { kind: 'operator' }, first)).toMatchObject({ ok: true });
+    expect(await connectRepository(quick, { url: repo.dir, branch: 'main' }, { kind: 'operator' }, { commit: first })).toMatchObject({ ok: true });
     repo.write('webhooks/deploys.yaml', 'secretName: DEPLOY_TOKEN\n');
     const second = repo.commit('Add the deploys webhook');
 

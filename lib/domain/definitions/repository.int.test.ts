@@ -4,6 +4,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setDatabase } from '@/lib/platform/db';
 import { redactUrl } from '@/lib/domain/definitions/redact-url';
+import { planDigest } from '@/lib/domain/definitions/plan';
+import { PLAN_CHANGED_MESSAGE } from '@/lib/domain/definitions/apply';
 import { connectRepository, factoryCacheDir, fetchRepository, previewRepository, syncRepository } from '@/lib/domain/definitions/repository';
 import { OPERATOR_ACCESS } from '@/lib/domain/definitions/repository-access';
 import { formatProblem } from '@/lib/domain/definitions/schemas';
@@ -55,8 +57,20 @@ describe.each(testDatabaseKinds())('a repository-backed factory on %s', (kind) =
     expect(preview.plan.actions.map((a) => `${a.action} ${a.name}`)).toEqual(['delete old', 'create deploys']);
     expect((await getDefinitionsStatus(factoryId)).configSource).toBe('dashboard');
 
-    const connected = await connectRepository(factoryId, { url: repo.dir, branch: 'main' }, operator, first);
+    // Another admin makes a webhook in the dashboard after the check: applying the plan shown would delete it unannounced.
+    const late = await createWebhook(factoryId, { name: 'late' }, database.prisma);
+    await expect(connectRepository(factoryId, { url: repo.dir, branch: 'main' }, operator, { commit: first, plan: planDigest(preview.plan) })).rejects.toMatchObject({
+      code: 'conflict',
+      message: PLAN_CHANGED_MESSAGE,
+    });
+    expect((await getDefinitionsStatus(factoryId)).configSource).toBe('dashboard');
+    expect(await findLiveWebhook(late.webhook.uid)).not.toBeNull();
+    const again = await previewRepository(factoryId, { url: repo.dir, branch: 'main' }, operator);
+    expect(again.plan.actions.map((a) => `${a.action} ${a.name}`)).toEqual(['delete late', 'delete old', 'create deploys']);
+
+    const connected = await connectRepository(factoryId, { url: repo.dir, branch: 'main' }, operator, { commit: first, plan: planDigest(again.plan) });
     expect(connected.ok).toBe(true);
+    expect(await findLiveWebhook(late.webhook.uid)).toBeNull();
     const status = await getDefinitionsStatus(factoryId);
     expect(status).toMatchObject({ configSource: 'repository', repoUrl: repo.dir, repoBranch: 'main', appliedCommit: first, lastFailure: null });
     expect(status.appliedAt).toBeInstanceOf(Date);

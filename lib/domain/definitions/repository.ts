@@ -414,15 +414,16 @@ export async function connectRepository(
   factoryId: string,
   settings: RepositorySettingsInput,
   by: Requester,
-  expectedCommit?: string,
+  expected: { commit?: string; plan?: string } = {},
 ): Promise<ApplyOutcome & { commit: string }> {
   return guarded(factoryId, by, async () => {
     const target = settingsTarget(factoryId, await storedRepository(factoryId), repositorySettingsSchema.parse(settings), by);
     const snapshot = await fetchRepository(factoryId, target).catch(fetchFailed);
-    checkExpected(snapshot.commit, expectedCommit);
+    checkExpected(snapshot.commit, expected.commit);
     const outcome = await applyDefinitions(factoryId, snapshot.files, {
       source: 'repository',
       switching: true,
+      expectedPlan: expected.plan,
       repository: {
         url: target.url,
         branch: target.branch,
@@ -456,14 +457,17 @@ export type SyncResult =
  */
 export async function syncRepository(
   factoryId: string,
-  options: { by: Requester; expectedCommit?: string; force?: boolean; lookup?: Lookup },
+  options: SyncOptions,
 ): Promise<SyncResult> {
   const result = await guarded(factoryId, options.by, () => syncOnce(factoryId, options));
   metrics().syncs.inc({ outcome: result.status });
   return result;
 }
 
-async function syncOnce(factoryId: string, options: { by: Requester; expectedCommit?: string; force?: boolean; lookup?: Lookup }): Promise<SyncResult> {
+/** `expectedCommit` and `expectedPlan`: what the admin checked (refused when the branch or the plan moved since). */
+type SyncOptions = { by: Requester; expectedCommit?: string; expectedPlan?: string; force?: boolean; lookup?: Lookup };
+
+async function syncOnce(factoryId: string, options: SyncOptions): Promise<SyncResult> {
   const stored = await storedRepository(factoryId);
   const repository = storedTarget(factoryId, stored, options.by);
   const lastFailure = (stored.lastApplyError as ApplyFailure | null) ?? null;
@@ -484,6 +488,7 @@ async function syncOnce(factoryId: string, options: { by: Requester; expectedCom
 
   const outcome = await applyDefinitions(factoryId, snapshot.files, {
     source: 'repository',
+    expectedPlan: options.expectedPlan,
     repository: { url: repository.url, branch: repository.branch, commit: snapshot.commit },
   });
   if (outcome.ok) {
@@ -501,14 +506,14 @@ async function syncOnce(factoryId: string, options: { by: Requester; expectedCom
 /** Applies the commit an admin checked: connecting `repository`, or syncing the factory's own (dashboard and API alike). */
 export async function applyRepository(
   factoryId: string,
-  input: { repository?: RepositorySettingsInput; commit: string },
+  input: { repository?: RepositorySettingsInput; commit: string; plan?: string },
   by: Requester,
 ): Promise<{ applied: boolean; commit: string; problems: DefinitionProblem[] }> {
   if (input.repository) {
-    const outcome = await connectRepository(factoryId, input.repository, by, input.commit);
+    const outcome = await connectRepository(factoryId, input.repository, by, { commit: input.commit, plan: input.plan });
     return { applied: outcome.ok, commit: outcome.commit, problems: outcome.ok ? [] : outcome.plan.problems };
   }
-  const result = await syncRepository(factoryId, { by, expectedCommit: input.commit, force: true });
+  const result = await syncRepository(factoryId, { by, expectedCommit: input.commit, expectedPlan: input.plan, force: true });
   if (result.status === 'failed' && result.commit === null) throw new AppError('conflict', result.failure.message);
   return { applied: result.status !== 'failed', commit: result.commit ?? input.commit, problems: result.status === 'failed' ? result.failure.problems : [] };
 }

@@ -126,6 +126,15 @@ export const definitionFilesSchema = z.object({
 });
 export type DefinitionFiles = Record<string, string>;
 
+/**
+ * The digest of the plan an admin saw (a plan's `digest`): an apply given it
+ * refuses when the plan it makes now is another (docs/decisions/0125).
+ */
+export const planDigestSchema = z.string().regex(/^[0-9a-f]{64}$/, 'Must be the digest of a plan (64 hex digits): plan or check again');
+
+/** Apply files (POST .../definitions/apply): `plan`, the digest of the plan made of these files, refuses an apply that would do anything else. */
+export const definitionApplySchema = definitionFilesSchema.extend({ plan: planDigestSchema.optional() });
+
 // A repository location in one of the forms git reads as a plain transport
 // (repository-url.ts: https://, ssh://, user@host:path, and, where the
 // operator allows them, http://, git://, file:// and server paths). Whether
@@ -172,5 +181,5 @@ const commitSchema = z.string().regex(/^[0-9a-f]{40,64}$/, 'Check the repository
 /** Check a repository (dashboard "Check" / "Sync now", POST .../definitions/repository/check): a new location, or without one the factory's own. */
 export const repositoryCheckSchema = z.object({ repository: repositorySettingsSchema.optional() });
 
-/** Apply the checked commit (POST .../definitions/repository/apply): connecting `repository`, or syncing the factory's own. */
-export const repositoryApplySchema = z.object({ repository: repositorySettingsSchema.optional(), commit: commitSchema });
+/** Apply the checked commit (POST .../definitions/repository/apply): connecting `repository`, or syncing the factory's own; `plan`: the checked plan's digest. */
+export const repositoryApplySchema = z.object({ repository: repositorySettingsSchema.optional(), commit: commitSchema, plan: planDigestSchema.optional() });

@@ -1,11 +1,12 @@
 import { withFactory } from '@/lib/adapters/api/handler';
 import { applyDefinitions } from '@/lib/domain/definitions/apply';
 import { appliedJson, planJson } from '@/lib/domain/definitions/json';
-import { definitionFilesSchema } from '@/lib/domain/definitions/schemas';
+import { definitionApplySchema } from '@/lib/domain/definitions/schemas';
 
-// POST /api/v1/factories/{factory}/definitions/apply with {"files": {path: yaml}}: all or nothing, managed factories only
-export const POST = withFactory('factory:manage', definitionFilesSchema, async ({ context, input: { files } }) => {
-  const outcome = await applyDefinitions(context.factory.id, files, { source: 'managed' });
+// POST /api/v1/factories/{factory}/definitions/apply with {"files": {path: yaml}, "plan"?: digest}: all or nothing, managed
+// factories only; with "plan" (a plan's digest), only if the plan is still that one
+export const POST = withFactory('factory:manage', definitionApplySchema, async ({ context, input: { files, plan } }) => {
+  const outcome = await applyDefinitions(context.factory.id, files, { source: 'managed', expectedPlan: plan });
   if (!outcome.ok) {
     const count = outcome.plan.problems.length;
     return Response.json(
