@@ -8,6 +8,7 @@ import { replaceDefinitionFilesTx } from '@/lib/domain/definitions/store';
 import { Prisma } from '@/lib/generated/prisma/client';
 import { AppError, toAppError } from '@/lib/platform/http/errors';
 import { forgetWebhook } from '@/lib/ingress/live-cache';
+import { errorFields, log } from '@/lib/platform/log';
 import {
   deleteWebhookTx,
   insertWebhookTx,
@@ -50,6 +51,9 @@ type ApplyOptions = {
   expectedPlan?: string;
   db?: typeof prisma;
 };
+
+/** A connection step that failed on Tripline's side, as its outcome says it (the cause is in the server's log at that time). */
+export const INTERNAL_STEP_MESSAGE = 'Tripline failed on its side during this step (the cause is in the server’s log at this time)';
 
 /** The refusal of an apply whose plan is no longer the one shown (docs/decisions/0125). */
 export const PLAN_CHANGED_MESSAGE =
@@ -95,7 +99,14 @@ async function applyConnections(factoryId: string, outcome: Omit<ApplyOutcome & 
       }
     } catch (error) {
       const appError = toAppError(error);
-      if (appError.code === 'internal') throw error;
+      if (appError.code === 'internal') {
+        // The webhooks are committed: an error answer would say that nothing applied. The step failed on Tripline's
+        // side (a bug, the database gone mid-step); its cause goes to the server's log, never to the caller, and the
+        // step is left to the next apply like a provider's refusal.
+        log('definitions').error({ factoryId, webhook: uid, step, ...errorFields(error) }, `connection step ${step} of ${action.name} failed on the server`);
+        results.push({ name: action.name, uid, step, ok: false, message: `${INTERNAL_STEP_MESSAGE} (${new Date().toISOString()})` });
+        continue;
+      }
       results.push({ name: action.name, uid, step, ok: false, message: appError.message });
     }
   }

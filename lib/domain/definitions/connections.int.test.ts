@@ -14,7 +14,7 @@ const ingress: IngressServer = await startConnectionIngress();
 
 const { testDatabaseKinds } = await import('@/tests/support/databases');
 const { useFactoryDatabase } = await import('@/tests/support/factory-database');
-const { applyDefinitions } = await import('@/lib/domain/definitions/apply');
+const { applyDefinitions, INTERNAL_STEP_MESSAGE } = await import('@/lib/domain/definitions/apply');
 const { planDefinitions, describeAction } = await import('@/lib/domain/definitions/plan');
 const { formatProblem } = await import('@/lib/domain/definitions/schemas');
 const { exportDefinitionFiles, getDefinitionsStatus, readDefinitionFiles, setConfigSource } = await import('@/lib/domain/definitions/service');
@@ -157,6 +157,31 @@ describe.each(testDatabaseKinds())('connections in definition files on %s', (kin
     expect(await getConnection(state.factoryId, uid, state.database.prisma)).toBeNull();
     expect(fake.hooks.has(id)).toBe(true);
     expect(await plan(files)).toEqual([]);
+  });
+
+  it('a step that fails on Tripline’s side is that step’s failure, not an error for the whole apply: the webhooks applied, the next apply connects', async () => {
+    const db = state.database.prisma;
+    const uid = await uidOf('app');
+    const files = { 'webhooks/app.yaml': app(connection()), 'webhooks/jobs.yaml': 'secretName: JOBS\ndeliveryIdHeader: X-Job\n' };
+    // A real failure of the database mid-step, after the webhooks' transaction committed: it refuses the connection's row.
+    await db.$executeRawUnsafe(`CREATE FUNCTION refuse_connection() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'connection rows refused by the test'; END $$`);
+    await db.$executeRawUnsafe(`CREATE TRIGGER refuse_connection BEFORE INSERT OR UPDATE ON "WebhookConnection" FOR EACH ROW EXECUTE FUNCTION refuse_connection()`);
+    try {
+      const outcome = await apply(files);
+      if (!outcome.ok) throw new Error(outcome.plan.problems.map(formatProblem).join('; '));
+      expect(outcome.connections).toEqual([{ name: 'app', uid, step: 'connect', ok: false, message: expect.stringContaining(INTERNAL_STEP_MESSAGE) }]);
+      expect(outcome.connections[0]!.ok === false && outcome.connections[0]!.message).not.toContain('refused by the test');
+      expect(outcome.created.map((c) => c.name)).toEqual(['jobs']);
+      expect(await getConnection(state.factoryId, uid, db)).toBeNull();
+    } finally {
+      await db.$executeRawUnsafe(`DROP TRIGGER refuse_connection ON "WebhookConnection"`);
+      await db.$executeRawUnsafe(`DROP FUNCTION refuse_connection()`);
+    }
+    expect(await plan(files)).toEqual([`update app ${uid} (connect to GitHub octo/app)`]);
+    const retried = await apply(files);
+    expect(retried.ok && retried.connections.map((c) => [c.step, c.ok])).toEqual([['connect', true]]);
+    expect((await getConnection(state.factoryId, uid, db))?.providerHookId).toBe(String(hook()!.id));
+    expect((await fake.send('repos/octo/app', 'issues', { action: 'closed' }))[0]).toMatchObject({ status_code: 202 });
   });
 
   it('on a repository-backed factory the branch connects; a step GitHub refuses fails the sync, which the next check retries', async () => {
