@@ -546,7 +546,7 @@ export function openApiDocument(baseUrl: string) {
           responses: {
             200: json({ type: 'object', properties: { connection: { $ref: '#/components/schemas/Connection' } } }),
             ...standardErrors,
-            409: errorResponse('The webhook does not verify the provider’s signatures, or its factory keeps its webhooks in definition files (managed or repository-backed: declare the connection in the file), or (Stripe) an endpoint this connection did not make already sends to the URL'),
+            409: errorResponse('The webhook does not verify the provider’s signatures, or its factory keeps its webhooks in definition files (managed or repository-backed: declare the connection in the file), or (Stripe) an endpoint this connection did not make already sends to the URL, or another connect of the webhook finished first (this one changed nothing)'),
             422: errorResponse('Invalid fields; or the provider refused the credential, naming the permission it lacks (credentialSecretName)'),
             503: errorResponse('The provider did not answer as expected'),
           },

@@ -253,7 +253,17 @@ type ConnectSide = {
   /** The provider's hook this connection made before, when the provider and target are the same. */
   known: string | null;
   caller: ConnectionCaller;
+  /** The connection's hook when this connect read it (null: no connection): another connect that ends first changes it. */
+  readHookId: string | null;
+  /** Writes the connection's row for a hook. */
+  record: (tx: DbOrTx, hookId: string, created: boolean) => Promise<ConnectionRow>;
 };
+
+/** What a connect did on the provider's side, and the connection's row when it was written with the secret. */
+type Connected = { hookId: string; created: boolean; row?: ConnectionRow };
+
+/** The refusal of a connect that another connect of the same webhook overtook (the later one to commit gives way). */
+export const OVERTAKEN_MESSAGE = 'Another connect of this webhook finished first: this one changed nothing (its new endpoint was deleted again). Look at the connection, and connect again if it is not what you want.';
 
 /** Within a transaction: the factory's row locked, and connecting refused where definition files decide. */
 async function refuseConnectTx(tx: Tx, factoryId: string, caller: ConnectionCaller): Promise<void> {
@@ -269,7 +279,7 @@ const unlessGone = (error: unknown) => (error instanceof ProviderError && error.
  * hook is updated, adopted or created with it. If the provider refuses,
  * Tripline's side goes back to the secret it had.
  */
-async function connectTriplineSecret(db: Db, side: ConnectSide): Promise<{ hookId: string; created: boolean }> {
+async function connectTriplineSecret(db: Db, side: ConnectSide): Promise<Connected> {
   const { webhook, target } = side;
   const secret = generateSecret();
   const previousSecret = await db.$transaction(async (tx) => {
@@ -316,7 +326,7 @@ async function connectTriplineSecret(db: Db, side: ConnectSide): Promise<{ hookI
  * (docs/decisions/0111-stripe-connections-recover-by-import.md). If storing
  * the secret fails, the new hook is deleted again.
  */
-async function connectProviderSecret(db: Db, side: ConnectSide): Promise<{ hookId: string; created: boolean }> {
+async function connectProviderSecret(db: Db, side: ConnectSide): Promise<Connected> {
   const { webhook, target } = side;
   const maker = moduleFor(target.provider);
   // Refused before anything is created on the provider's side.
@@ -340,11 +350,19 @@ async function connectProviderSecret(db: Db, side: ConnectSide): Promise<{ hookI
     logger.warn({ webhook: webhook.uid, provider: target.provider, error: (error as Error).message }, 'connect failed');
     throw providerFailure(error, target.provider);
   }
+  let row: ConnectionRow;
   try {
-    await db.$transaction(async (tx) => {
+    // The secret and the connection's row in one transaction, under the factory's lock: a hook whose secret is stored
+    // is always the connection's (a row written afterwards could fail, and a hook Tripline holds the secret of but does
+    // not know would be refused as someone else's at the next connect), and of two connects that each created an
+    // endpoint, the one that commits second finds the row changed and gives way, deleting its own.
+    row = await db.$transaction(async (tx) => {
       await refuseConnectTx(tx, target.factoryId, side.caller);
+      const now = await tx.webhookConnection.findFirst({ where: { factoryId: target.factoryId, webhookId: webhook.id }, select: { providerHookId: true } });
+      if ((now?.providerHookId ?? null) !== side.readHookId) throw new AppError('conflict', OVERTAKEN_MESSAGE);
       await putSecretTx(tx, target.factoryId, webhook.secretName, hook.secret!);
       await applyCredential(tx, target.factoryId, webhook);
+      return side.record(tx, hook.id, true);
     });
   } catch (error) {
     // Without its secret stored, the new hook's deliveries could never verify: it goes again.
@@ -352,7 +370,7 @@ async function connectProviderSecret(db: Db, side: ConnectSide): Promise<{ hookI
     throw error;
   }
   forgetWebhook(webhook.uid);
-  return { hookId: hook.id, created: true };
+  return { hookId: hook.id, created: true, row };
 }
 
 /**
@@ -370,26 +388,29 @@ export async function connectWebhook(factoryId: string, uid: string, input: Conn
   const known = existing && existing.provider === data.provider && existing.target === data.target && existing.apiBaseUrl === apiBaseUrl ? existing.providerHookId : null;
   const described = moduleFor(data.provider);
   const connect = described.secretMadeBy === 'provider' ? connectProviderSecret : connectTriplineSecret;
-  const { hookId, created } = await connect(db, { webhook, target, url, events: data.eventTypes, known, caller });
-
-  const fields = {
-    provider: data.provider,
-    apiBaseUrl,
-    credentialSecretName: data.credentialSecretName,
-    target: data.target,
-    eventTypes: data.eventTypes,
-    providerHookId: hookId,
-    nextCheckAt: new Date(),
-    lastError: null,
-    consecutiveFailures: 0,
+  const record = (tx: DbOrTx, hookId: string, created: boolean) => {
+    const fields = {
+      provider: data.provider,
+      apiBaseUrl,
+      credentialSecretName: data.credentialSecretName,
+      target: data.target,
+      eventTypes: data.eventTypes,
+      providerHookId: hookId,
+      nextCheckAt: new Date(),
+      lastError: null,
+      consecutiveFailures: 0,
+    };
+    return tx.webhookConnection.upsert({
+      where: { webhookId: webhook.id },
+      create: { factoryId, webhookId: webhook.id, ...fields },
+      // Another provider or target, or a new endpoint whose events start afresh (Stripe): the watermark starts over.
+      update: existing && (existing.provider !== data.provider || existing.target !== data.target || (created && described.secretMadeBy === 'provider')) ? { ...fields, watermark: null } : fields,
+      select: connectionRow,
+    });
   };
-  const row = await db.webhookConnection.upsert({
-    where: { webhookId: webhook.id },
-    create: { factoryId, webhookId: webhook.id, ...fields },
-    // Another provider or target, or a new endpoint whose events start afresh (Stripe): the watermark starts over.
-    update: existing && (existing.provider !== data.provider || existing.target !== data.target || (created && described.secretMadeBy === 'provider')) ? { ...fields, watermark: null } : fields,
-    select: connectionRow,
-  });
+  const connected = await connect(db, { webhook, target, url, events: data.eventTypes, known, caller, readHookId: existing?.providerHookId ?? null, record });
+  const { hookId } = connected;
+  const row = connected.row ?? (await record(db, hookId, connected.created));
   logger.info({ webhook: uid, provider: data.provider, hook: hookId }, 'connected');
   wakeConnectionChecks();
   return viewOf(db, row);

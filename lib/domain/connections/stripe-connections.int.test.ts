@@ -14,7 +14,7 @@ const { testDatabaseKinds } = await import('@/tests/support/databases');
 const { useFactoryDatabase } = await import('@/tests/support/factory-database');
 const { createWebhook, rotateWebhookSecret } = await import('@/lib/domain/webhooks/service');
 const { readSecretValue } = await import('@/lib/domain/secrets/service');
-const { connectWebhook, disconnectWebhook, getConnection } = await import('@/lib/domain/connections/service');
+const { connectWebhook, disconnectWebhook, getConnection, OVERTAKEN_MESSAGE } = await import('@/lib/domain/connections/service');
 const { defaultRedeliveryRate, runRecoveryPass } = await import('@/lib/domain/connections/recover');
 const { importDelivery, importTarget } = await import('@/lib/domain/connections/import');
 const { stripeAccount } = await import('@/lib/domain/connections/providers/stripe');
@@ -220,5 +220,54 @@ describe.each(testDatabaseKinds())('connections to Stripe on %s', (kind) => {
     expect(endpoint().secret).not.toBe(old.secret);
     const event = await paid(900);
     expect(fake.attempts.at(-1)).toMatchObject({ eventId: event.id, status: 202 });
+  });
+
+  // The endpoints sending to this webhook's URL, and the secret Tripline checks its deliveries with.
+  const sending = () => [...fake.endpoints.values()].filter((e) => e.url === `${ingress.url}/webhooks/w/${uid}`);
+  const storedSecret = async () => {
+    const { secretName } = await state.database.prisma.webhook.findUniqueOrThrow({ where: { uid }, select: { secretName: true } });
+    return (await readSecretValue(state.database.prisma, state.factoryId, secretName))!.value;
+  };
+
+  it('a connect whose row cannot be written deletes the endpoint it made, so the next connect makes one rather than refusing it as someone else’s', async () => {
+    const db = state.database.prisma;
+    await disconnectWebhook(state.factoryId, uid, { deleteProviderHook: true }, db);
+    // A real failure of the database after Stripe made the endpoint: it refuses the connection's row.
+    await db.$executeRawUnsafe(`CREATE FUNCTION refuse_connection() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'connection rows refused by the test'; END $$`);
+    await db.$executeRawUnsafe(`CREATE TRIGGER refuse_connection BEFORE INSERT OR UPDATE ON "WebhookConnection" FOR EACH ROW EXECUTE FUNCTION refuse_connection()`);
+    try {
+      await expect(connect()).rejects.toThrow(/refused by the test/);
+      expect(sending()).toEqual([]);
+      expect(await getConnection(state.factoryId, uid, db)).toBeNull();
+    } finally {
+      await db.$executeRawUnsafe(`DROP TRIGGER refuse_connection ON "WebhookConnection"`);
+      await db.$executeRawUnsafe(`DROP FUNCTION refuse_connection()`);
+    }
+    const view = await connect();
+    expect(sending().map((e) => e.id)).toEqual([view.providerHookId]);
+    expect(sending()[0]!.secret).toBe(await storedSecret());
+  });
+
+  it('two connects that each make an endpoint: the one that commits second gives way and deletes its own, so one endpoint sends, with the stored secret', async () => {
+    if (await getConnection(state.factoryId, uid, state.database.prisma)) await disconnectWebhook(state.factoryId, uid, { deleteProviderHook: true }, state.database.prisma);
+    for (const left of sending()) fake.endpoints.delete(left.id);
+    // The first connect's create waits at Stripe while a second connect (another admin, another instance) runs to its end.
+    let overtaker: ReturnType<typeof connect> | undefined;
+    fake.before = async (request) => {
+      if (request !== 'POST /v1/webhook_endpoints' || overtaker) return;
+      overtaker = connect();
+      await overtaker.catch(() => {});
+    };
+    try {
+      await expect(connect()).rejects.toMatchObject({ code: 'conflict', message: OVERTAKEN_MESSAGE });
+    } finally {
+      fake.before = null;
+    }
+    const winner = await overtaker!;
+    expect(sending().map((e) => e.id)).toEqual([winner.providerHookId]);
+    expect(sending()[0]!.secret).toBe(await storedSecret());
+    expect((await getConnection(state.factoryId, uid, state.database.prisma))?.providerHookId).toBe(winner.providerHookId);
+    const event = await paid(901);
+    expect(fake.attempts.filter((a) => a.eventId === event.id).map((a) => a.status)).toEqual([202]);
   });
 });

@@ -124,6 +124,8 @@ export type StripeFake = {
   faults: Fault[];
   /** When set, responses are changed by this function before they are validated and sent (a drifting fake). */
   drift: ((template: string, body: unknown) => unknown) | null;
+  /** When set, awaited before each API request ("METHOD /path") is handled: what a test has happen meanwhile (another connect, say). */
+  before: ((request: string) => Promise<void>) | null;
   /** An event happens: sent to every enabled endpoint subscribed to its type; resolves when each attempt is recorded. */
   send(type: string, object: Json, options?: { created?: number }): Promise<FakeEvent>;
   /** Stripe's own retry of the event to the endpoints that have not answered 2xx. */
@@ -158,6 +160,7 @@ export async function startStripeFake(): Promise<StripeFake> {
     accounts: [] as string[],
     faults: [] as Fault[],
     drift: null as StripeFake['drift'],
+    before: null as StripeFake['before'],
   };
 
   const endpointView = (endpoint: FakeEndpoint, withSecret = false) => ({
@@ -329,8 +332,9 @@ export async function startStripeFake(): Promise<StripeFake> {
   const server = http.createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
+    request.on('end', async () => {
       try {
+        await fake.before?.(`${request.method ?? 'GET'} ${new URL(request.url ?? '/', 'http://fake').pathname}`);
         serve(request, response, chunks);
       } catch (failure) {
         fake.problems.push(`${request.method ?? 'GET'} ${request.url ?? ''}: the fake failed: ${(failure as Error).message}`);
