@@ -44,7 +44,7 @@ import path from 'node:path';
 import readline from 'node:readline';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { register } from 'tsx/esm/api';
-import { cli, distDir, ensureBuild, scratchDatabase, serverNodeFlags } from './harness.mjs';
+import { cli, distDir, ensureBuild, quantile, scratchDatabase, serverNodeFlags } from './harness.mjs';
 
 // The fake is TypeScript: loaded through tsx's hooks, removed once it is in.
 const unregister = register();
@@ -66,18 +66,6 @@ const log = (line) => console.error(`[connection-pass] ${line}`);
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
 
-/** The q-quantile of merged { ms: count } histograms (as bench/load.mjs's own). */
-function quantile(histograms, q) {
-  const counts = new Map();
-  for (const histogram of histograms) for (const [ms, n] of Object.entries(histogram)) counts.set(Number(ms), (counts.get(Number(ms)) ?? 0) + n);
-  const sorted = [...counts].sort(([a], [b]) => a - b);
-  const total = sorted.reduce((sum, [, n]) => sum + n, 0);
-  if (!total) return null;
-  const rank = Math.ceil(q * total);
-  let seen = 0;
-  for (const [ms, n] of sorted) if ((seen += n) >= rank) return ms;
-  return sorted.at(-1)[0];
-}
 
 /** Windows' latency and statuses together: p50, p99, max, requests, non-202 answers and errors. */
 function summarize(windows) {

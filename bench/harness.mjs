@@ -89,3 +89,16 @@ export function processTicks() {
   }
   return ticks;
 }
+
+/** The q-quantile of merged { ms: count } histograms (bench/load.mjs's): the percentile of all their requests together; null without any. */
+export function quantile(histograms, q) {
+  const counts = new Map();
+  for (const histogram of histograms) for (const [ms, n] of Object.entries(histogram ?? {})) counts.set(Number(ms), (counts.get(Number(ms)) ?? 0) + n);
+  const sorted = [...counts].sort(([a], [b]) => a - b);
+  const total = sorted.reduce((sum, [, n]) => sum + n, 0);
+  if (!total) return null;
+  const rank = Math.ceil(q * total);
+  let seen = 0;
+  for (const [ms, n] of sorted) if ((seen += n) >= rank) return ms;
+  return sorted.at(-1)[0];
+}

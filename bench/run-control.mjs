@@ -18,7 +18,8 @@
 // pile, not run control (2026-11-29: "off" p99 303 ms, then 10.7 s).
 // Each phase starts from an empty Run table.
 //
-// Prints per phase the ingress's p50/p99, the outcomes counted on /metrics
+// Prints per phase the ingress's p50/p99 (and at the end each mode's p99 over all its phases'
+// requests together, with a bootstrap interval of on against off), the outcomes counted on /metrics
 // (tripline_run_control_outcomes_total), the CPU spent per delivery by
 // the server and by PostgreSQL (from /proc), and the server's event-loop
 // delay over the phase (p99 and maximum, from /metrics); the difference
@@ -34,7 +35,7 @@ import pg from 'pg';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { cli, distDir, ensureBuild, processTicks, scratchDatabase, serverNodeFlags, waitForHealthz } from './harness.mjs';
+import { cli, distDir, ensureBuild, processTicks, quantile, scratchDatabase, serverNodeFlags, waitForHealthz } from './harness.mjs';
 
 const WEBHOOKS = 20;
 const RATE = 200;
@@ -224,6 +225,7 @@ try {
       requests: load.requests,
       p50: load.latency.p50,
       p99: load.latency.p99,
+      histogram: load.histogram,
       serverMsPerDelivery: (cpuSince(before.cpu, after.cpu).server * 10) / accepted,
       databaseMsPerDelivery: (cpuSince(before.cpu, after.cpu).database * 10) / accepted,
       decided,
@@ -231,7 +233,7 @@ try {
       lockWaits,
       churn,
     };
-    log(`${index === 0 ? 'warm-up ' : ''}${mode}: ${JSON.stringify(phase)}`);
+    log(`${index === 0 ? 'warm-up ' : ''}${mode}: ${JSON.stringify({ ...phase, histogram: undefined })}`);
     if (index > 0) phases.push(phase);
   }
   fs.rmSync(optionsFile, { force: true });
@@ -263,7 +265,22 @@ for (const p of phases) {
 const of = (mode, key) => median(phases.filter((p) => p.mode === mode).map((p) => p[key]));
 const p99Off = of('off', 'p99');
 const p99On = of('on', 'p99');
-console.log(`median p99: off ${p99Off.toFixed(1)} ms, on ${p99On.toFixed(1)} ms (${(((p99On - p99Off) / p99Off) * 100).toFixed(0)}%)`);
+const percent = (ratio) => `${ratio >= 1 ? '+' : ''}${((ratio - 1) * 100).toFixed(0)}%`;
+console.log(`median p99: off ${p99Off.toFixed(1)} ms, on ${p99On.toFixed(1)} ms (${percent(p99On / p99Off)})`);
+// A phase's p99 rests on its slowest 1% (60 requests in 30 s), so phases of one mode differ by half
+// and a median of a few of them moves by more than the 10% asked. Pooled: the p99 of every request of
+// a mode's phases together; and how far it can be trusted, by resampling the phases (bootstrap,
+// 2,000 draws, seeded so that a run prints the same interval from the same phases).
+const histograms = (mode) => phases.filter((p) => p.mode === mode).map((p) => p.histogram);
+const pooledOff = quantile(histograms('off'), 0.99);
+const pooledOn = quantile(histograms('on'), 0.99);
+let seed = 20261201;
+const random = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+const draw = (items) => items.map(() => items[Math.floor(random() * items.length)]);
+const ratios = Array.from({ length: 2000 }, () => quantile(draw(histograms('on')), 0.99) / quantile(draw(histograms('off')), 0.99)).sort((a, b) => a - b);
+console.log(
+  `pooled p99: off ${pooledOff} ms, on ${pooledOn} ms (${percent(pooledOn / pooledOff)}; 90% of resampled phases between ${percent(ratios[100])} and ${percent(ratios[1899])})`,
+);
 console.log(
   `decision cost per delivery (on - off, medians): server ${(of('on', 'serverMsPerDelivery') - of('off', 'serverMsPerDelivery')).toFixed(2)} ms CPU, PostgreSQL ${(of('on', 'databaseMsPerDelivery') - of('off', 'databaseMsPerDelivery')).toFixed(2)} ms CPU`,
 );
