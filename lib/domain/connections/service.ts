@@ -324,7 +324,8 @@ async function connectTriplineSecret(db: Db, side: ConnectSide): Promise<Connect
  * ingress URL but was not made by this connection is not adopted: its secret
  * can never be read, so connecting is refused with a message naming it
  * (docs/decisions/0111-stripe-connections-recover-by-import.md). If storing
- * the secret fails, the new hook is deleted again.
+ * the secret with the connection's row fails, or another connect of the
+ * webhook committed first, the new hook is deleted again.
  */
 async function connectProviderSecret(db: Db, side: ConnectSide): Promise<Connected> {
   const { webhook, target } = side;
