@@ -209,6 +209,30 @@ export async function applyPendingMigrations(database: MigrationDatabase, option
   );
 }
 
+/**
+ * The migration session: one connection, kept when a statement fails. pg.Pool's own query() closes
+ * a connection whose statement failed and opens another for the next, and the migration session
+ * carries what must outlast a failed try: the migration lock, `client_connection_check_interval`,
+ * and `lock_timeout`. A migration that gave way was tried again on a fresh session that waited for
+ * its table with no timeout, holding up every instance's queries behind it (decision 0124), and
+ * without the migration lock. A connection that is really broken is still closed (pg-pool drops a
+ * client that is no longer queryable when it is given back).
+ */
+function migrationSessionPool(config: pg.PoolConfig): pg.Pool {
+  const pool = new pg.Pool(config);
+  // Every caller here (this file, @prisma/adapter-pg, schema-engine.ts) awaits the promise form.
+  const keepSession = async (query: string | pg.QueryConfig, values?: unknown[]) => {
+    const client = await pool.connect();
+    try {
+      return await client.query(query, values);
+    } finally {
+      client.release();
+    }
+  };
+  pool.query = keepSession as typeof pool.query;
+  return pool;
+}
+
 // The key of the session-level advisory lock Prisma's schema engine takes
 // before it migrates (its "Timed out trying to acquire a postgres advisory
 // lock (SELECT pg_advisory_lock(72707369))" after 10 s).
@@ -239,7 +263,7 @@ export async function withMigrationLock<T>(
     await database.lock;
     return fn(database.factory);
   }
-  const pool = new pg.Pool({
+  const pool = migrationSessionPool({
     connectionString: database.target.url,
     max: 1,
     idleTimeoutMillis: 0,

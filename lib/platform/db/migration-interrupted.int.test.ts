@@ -8,6 +8,7 @@ import pg from 'pg';
 import { openAdapter, type OpenedAdapter } from '@/lib/platform/db/adapter';
 import { applyPendingMigrations, MIGRATION_LOCK_CONTENT, migrationStatus } from '@/lib/platform/db/migrate';
 import { withFinishedMark } from '@/lib/platform/db/schema-engine';
+import { budget } from '@/scripts/speed.mjs';
 import { testDatabaseKinds } from '@/tests/support/databases';
 import { createPostgresDatabase } from '@/tests/support/postgres';
 import { cliArgs } from '@/tests/support/bundle';
@@ -148,7 +149,11 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('a migration that waits for a ta
       await serving.query('SELECT * FROM "First"');
       const lines: string[] = [];
       const applying = applyPendingMigrations(adapter, { migrationsDir: migrations('gives-way-2', [FIRST, FOURTH]), lockTimeoutMs: 200, retryMs: 100, log: (line) => lines.push(line) });
-      while (!lines.some((line) => line.startsWith(`migration ${FOURTH} waited 0.2 s for a table another session holds, and gave way`))) {
+      // It gives way at every try, not only the first: a try on a session that lost its lock_timeout would wait for ever.
+      const gaveWay = () => lines.filter((line) => line.startsWith(`migration ${FOURTH} waited 0.2 s for a table another session holds, and gave way`)).length;
+      const deadline = Date.now() + budget(20_000);
+      while (gaveWay() < 3) {
+        if (Date.now() > deadline) throw new Error(`the migration gave way ${gaveWay()} times, then waited for the table: ${JSON.stringify(lines)}`);
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
       // Another serving instance reads "First" meanwhile: it waits at most for one of the migration's tries, never
