@@ -69,6 +69,8 @@ export function RepositoryApply({
         if (result.error.code !== 'conflict') return setError(result.error.message);
         const again = await reach(previewRepositoryAction)(factorySlug, { repository });
         if (!again.ok) return setError(again.error.message);
+        // Refused for another reason (a sync already running): the plan shown still stands.
+        if (again.data.commit === preview.commit && again.data.plan.digest === preview.plan.digest) return setError(result.error.message);
         setError(null);
         setMoved(
           again.data.commit !== preview.commit

@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startConnectionIngress, type IngressServer } from '@/tests/support/ingress-server';
+import { refuseWrites } from '@/tests/support/refuse-writes';
 import { startStripeFake, type FakeEvent, type StripeFake } from '@/tests/support/fakes/stripe';
 import { connectableWebhook, type ConnectableWebhook } from '@/tests/support/connectable-webhook';
 
@@ -233,15 +234,13 @@ describe.each(testDatabaseKinds())('connections to Stripe on %s', (kind) => {
     const db = state.database.prisma;
     await disconnectWebhook(state.factoryId, uid, { deleteProviderHook: true }, db);
     // A real failure of the database after Stripe made the endpoint: it refuses the connection's row.
-    await db.$executeRawUnsafe(`CREATE FUNCTION refuse_connection() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'connection rows refused by the test'; END $$`);
-    await db.$executeRawUnsafe(`CREATE TRIGGER refuse_connection BEFORE INSERT OR UPDATE ON "WebhookConnection" FOR EACH ROW EXECUTE FUNCTION refuse_connection()`);
+    const allowWrites = await refuseWrites(db, 'WebhookConnection');
     try {
-      await expect(connect()).rejects.toThrow(/refused by the test/);
+      await expect(connect()).rejects.toThrow(/writes to WebhookConnection refused by the test/);
       expect(sending()).toEqual([]);
       expect(await getConnection(state.factoryId, uid, db)).toBeNull();
     } finally {
-      await db.$executeRawUnsafe(`DROP TRIGGER refuse_connection ON "WebhookConnection"`);
-      await db.$executeRawUnsafe(`DROP FUNCTION refuse_connection()`);
+      await allowWrites();
     }
     const view = await connect();
     expect(sending().map((e) => e.id)).toEqual([view.providerHookId]);

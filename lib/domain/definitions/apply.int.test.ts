@@ -178,9 +178,9 @@ describe.each(testDatabaseKinds())('applying definition files on %s', (kind) => 
   it('applies a plan given by its digest only while the plan made now is that one', async () => {
     const next = { 'webhooks/github.yaml': files['webhooks/github.yaml'], 'webhooks/cron.yaml': files['webhooks/cron.yaml'] };
     const applyAsShown = (digest: string) => applyDefinitions(factoryId, next, { source: 'managed', expectedPlan: digest, db: database.prisma });
-    const describe = (plan: Awaited<ReturnType<typeof planDefinitions>>) => plan.actions.map((a) => `${a.action} ${a.name}`);
+    const actions = (plan: Awaited<ReturnType<typeof planDefinitions>>) => plan.actions.map((a) => `${a.action} ${a.name}`);
     const shown = await planDefinitions(factoryId, next, database.prisma);
-    expect(describe(shown)).toEqual(['create cron']);
+    expect(actions(shown)).toEqual(['create cron']);
 
     // Meanwhile an admin creates a webhook in the dashboard: the same files would now delete it, which the plan shown did not say.
     await createWebhook(factoryId, { name: 'stray' }, database.prisma);
@@ -190,13 +190,13 @@ describe.each(testDatabaseKinds())('applying definition files on %s', (kind) => 
 
     // The plan made now says so, and its digest applies it.
     const now = await planDefinitions(factoryId, next, database.prisma);
-    expect(describe(now)).toEqual(['delete stray', 'create cron']);
+    expect(actions(now)).toEqual(['delete stray', 'create cron']);
     expect(applied(await applyAsShown(planDigest(now))).plan.actions).toHaveLength(2);
     expect(Object.keys(await uids()).sort()).toEqual(['cron', 'github']);
 
     // A team secret's new value changes the plan too (a webhook would take it up).
     const unchanged = await planDefinitions(factoryId, next, database.prisma);
-    expect(describe(unchanged)).toEqual([]);
+    expect(actions(unchanged)).toEqual([]);
     await replaceSecretValue(factoryId, 'CRON_TOKEN', 'cron-token-4', database.prisma);
     await expect(applyAsShown(planDigest(unchanged))).rejects.toMatchObject({ code: 'conflict' });
     expect(applied(await applyAsShown(planDigest(await planDefinitions(factoryId, next, database.prisma)))).plan.actions).toMatchObject([

@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startConnectionIngress, type IngressServer } from '@/tests/support/ingress-server';
+import { refuseWrites } from '@/tests/support/refuse-writes';
 import { startGitHubFake, type GitHubFake } from '@/tests/support/fakes/github';
 
 // Connections declared in definition files, applied against the fake GitHub
@@ -164,8 +165,7 @@ describe.each(testDatabaseKinds())('connections in definition files on %s', (kin
     const uid = await uidOf('app');
     const files = { 'webhooks/app.yaml': app(connection()), 'webhooks/jobs.yaml': 'secretName: JOBS\ndeliveryIdHeader: X-Job\n' };
     // A real failure of the database mid-step, after the webhooks' transaction committed: it refuses the connection's row.
-    await db.$executeRawUnsafe(`CREATE FUNCTION refuse_connection() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'connection rows refused by the test'; END $$`);
-    await db.$executeRawUnsafe(`CREATE TRIGGER refuse_connection BEFORE INSERT OR UPDATE ON "WebhookConnection" FOR EACH ROW EXECUTE FUNCTION refuse_connection()`);
+    const allowWrites = await refuseWrites(db, 'WebhookConnection');
     try {
       const outcome = await apply(files);
       if (!outcome.ok) throw new Error(outcome.plan.problems.map(formatProblem).join('; '));
@@ -174,8 +174,7 @@ describe.each(testDatabaseKinds())('connections in definition files on %s', (kin
       expect(outcome.created.map((c) => c.name)).toEqual(['jobs']);
       expect(await getConnection(state.factoryId, uid, db)).toBeNull();
     } finally {
-      await db.$executeRawUnsafe(`DROP TRIGGER refuse_connection ON "WebhookConnection"`);
-      await db.$executeRawUnsafe(`DROP FUNCTION refuse_connection()`);
+      await allowWrites();
     }
     expect(await plan(files)).toEqual([`update app ${uid} (connect to GitHub octo/app)`]);
     const retried = await apply(files);
