@@ -256,6 +256,23 @@ describe.each(testDatabaseKinds())('connections to GitHub on %s', (kind) => {
     expect(await state.database.prisma.webhookConnection.findUniqueOrThrow({ where: { id } })).toMatchObject({ consecutiveFailures: 0, lastError: null });
   });
 
+  it('a connect while a pass runs takes its lease: the pass stops and its state (its error, its back-off) never lands on the connection as connected anew', async () => {
+    const id = await connectionId();
+    const db = state.database.prisma;
+    // The pass's listing of deliveries is garbage, which it would record as its failure; while GitHub answers it, an
+    // admin connects the webhook again with other events.
+    fake.faults.push({ match: /\/deliveries$/, status: 200, body: '{"this is": "not a list"', before: () => connect({ eventTypes: ['issues'] }).then(() => {}) });
+    const started = Date.now();
+    const pass = await runRecoveryPass(id, FAST, db);
+    expect(pass).toMatchObject({ outcome: 'lost', error: expect.stringContaining('by a connect') });
+    const row = await db.webhookConnection.findUniqueOrThrow({ where: { id } });
+    expect(row).toMatchObject({ eventTypes: ['issues'], lastError: null, consecutiveFailures: 0, leaseOwner: null });
+    // Due at once, as the connect left it: not backed off by the old connection's failure.
+    expect(row.nextCheckAt!.getTime()).toBeLessThanOrEqual(Date.now());
+    expect(row.nextCheckAt!.getTime()).toBeGreaterThanOrEqual(started - 1000);
+    await connect();
+  });
+
   it('a token without the hook permission: the pass fails naming admin:repo_hook, three times running', async () => {
     const id = await connectionId();
     await state.database.prisma.webhookConnection.update({ where: { id }, data: { credentialSecretName: 'READ_ONLY_TOKEN' } });

@@ -45,6 +45,8 @@ const logger = log('connections');
  * pass whose instance died is taken over within LEASE_SECONDS.
  */
 export const LEASE_SECONDS = 30;
+/** Why a pass stopped without writing its state: another instance's pass took the lease, or a connect took it (service.ts). */
+const LEASE_LOST = 'the lease was taken: by another instance, or by a connect that changed the connection';
 /** How far behind the pass's start the watermark stays: a delivery made while the pass ran is listed by the next. */
 const SKEW_MS = 5 * 60_000;
 /** A failing connection's next pass: 1, 2, 4 ... minutes, at most the check interval. */
@@ -144,7 +146,7 @@ async function renewLease(db: Db, connectionId: string, owner: string, seconds: 
     owner,
     seconds,
   );
-  if (rows.length !== 1) throw new LeaseLost('another instance took the lease');
+  if (rows.length !== 1) throw new LeaseLost(LEASE_LOST);
 }
 
 /** The call again after the provider's Retry-After (or a growing pause), while the pass's time allows. */
@@ -364,7 +366,7 @@ export async function runRecoveryPass(connectionId: string, options: PassOptions
         },
       });
       // Another instance took the lease (this one's renewals failed): its pass's state stands, not this one's.
-      if (count === 0) Object.assign(result, { outcome: 'lost', error: 'another instance took the lease' });
+      if (count === 0) Object.assign(result, { outcome: 'lost', error: LEASE_LOST });
       // A notification when a pass finds missed deliveries, and once when passes have failed three times running.
       else if (result.missing > 0 || failures === FAILING_AFTER) await notify(tx, row, result, failures);
     });

@@ -400,6 +400,11 @@ export async function connectWebhook(factoryId: string, uid: string, input: Conn
       nextCheckAt: new Date(),
       lastError: null,
       consecutiveFailures: 0,
+      // A recovery pass running now read the connection as it was (another hook, target or events): taking its
+      // lease stops it before its next request, and its end writes nothing (recover.ts), so its watermark and its
+      // error never land on the connection as connected now, which is due for a pass of its own at once.
+      leaseOwner: null,
+      leaseUntil: null,
     };
     return tx.webhookConnection.upsert({
       where: { webhookId: webhook.id },
